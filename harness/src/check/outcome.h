@@ -1,0 +1,103 @@
+// What one run measured, as plain structs. The checker fills them from history and final state;
+// reporters only read them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "ports/ports.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+struct TrialOutcome {
+    int trial = 0;       // 1-based
+    uint64_t seed = 0;   // the trial's own seed, derived from the run's seed
+    std::vector<StreamEntry> stream;        // XRANGE after the trial, in log order
+    std::vector<HistoryRecord> history;     // merged, times rebased to the trial origin, sorted
+    std::vector<OrderRow> final_rows;
+    bool wrong = false;                     // some order's final status is not its expected one
+    std::vector<std::string> wrong_orders;  // "#42=created (expected paid)"
+    std::vector<std::string> unmet;         // every_trial_has matches that did not occur
+    int lost_events = 0;        // published events that no consumer received
+    int duplicate_effects = 0;  // events applied (write with affected>0) more than once
+    int reordered = 0;          // writes with affected>0 of an older version after a newer one, per order
+};
+
+// One step of a scripted session as it ran.
+struct StepOutcome {
+    std::string session;
+    std::string sql;
+    int64_t start_us = 0;     // from the case origin
+    int64_t duration_us = 0;
+    std::string tag;          // "UPDATE 1", "BEGIN"... empty on error
+    std::string sqlstate;     // on error
+    std::string error;        // server message on error
+    std::vector<std::vector<std::string>> rows;  // result rows of a SELECT
+    std::vector<std::string> columns;
+    bool ok = true;           // every expectation of the step held
+    std::string failure;      // why not
+};
+
+struct CaseOutcome {
+    std::string title;
+    std::string title_vi;
+    std::vector<StepOutcome> steps;  // in start order
+    std::vector<std::string> columns;
+    std::vector<std::vector<std::string>> final_rows;
+    bool wrong = false;              // final rows differ from expect_rows
+    std::vector<std::string> failures;
+};
+
+struct LatencyStats {
+    int samples = 0;
+    int64_t p50_us = 0;
+    int64_t max_us = 0;
+};
+
+struct LabResult {
+    Scenario scenario;
+    std::string backend = "real";
+    bool skipped = false;
+    std::string skip_reason;
+    std::vector<TrialOutcome> trials;  // workload labs
+    std::vector<CaseOutcome> cases;    // session labs
+    int wrong = 0;                     // trials (or cases) with a wrong final state
+    int total = 0;                     // trials (or cases)
+    bool held = false;                 // the scenario's expectation held
+    std::vector<std::string> failures; // why not, one line each
+    LatencyStats delivery;             // XADD to receipt by a blocked consumer
+    std::string lock_release_method;   // "DELEX IFEQ" or "compare-and-delete Lua script"
+    double elapsed_s = 0;
+};
+
+struct ServerInfo {
+    std::string redis_version;
+    std::string pg_version;
+    bool redis_external = false;
+    bool pg_external = false;
+    bool delex = false;
+    bool xadd_idmp = false;
+};
+
+struct RunReport {
+    std::string relab_commit;
+    uint64_t seed = 0;
+    std::string started_at;  // ISO 8601 UTC
+    ServerInfo servers;
+    std::vector<LabResult> labs;
+    bool all_held() const;
+};
+
+// Checker: the outcome of one trial from its final rows and history.
+TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
+                         std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
+// Fills wrong/total/held/failures/delivery of a lab from its trials or cases.
+void summarize(LabResult& lab);
+// Median and max of receipt - xadd per entry id, over all trials.
+LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials);
+
+}  // namespace relab

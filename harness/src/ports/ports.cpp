@@ -1,0 +1,29 @@
+#include "ports/ports.h"
+
+namespace relab {
+
+std::string StreamEntry::field(const std::string& name) const {
+    for (const auto& [k, v] : fields)
+        if (k == name) return v;
+    return {};
+}
+
+nlohmann::json to_json(const HistoryRecord& r) {
+    nlohmann::json j = {{"trial", r.trial}, {"t_us", r.t_ns / 1000}, {"actor", r.actor}, {"op", r.op}};
+    for (const auto& [k, v] : r.data.items()) j[k] = v;
+    j["t_ns"] = r.t_ns;
+    return j;
+}
+
+HistoryRecord history_record_from_json(const nlohmann::json& j) {
+    HistoryRecord r;
+    r.trial = j.value("trial", 0);
+    r.t_ns = j.contains("t_ns") ? j.at("t_ns").get<int64_t>() : j.value("t_us", int64_t{0}) * 1000;
+    r.actor = j.value("actor", "");
+    r.op = j.value("op", "");
+    for (const auto& [k, v] : j.items())
+        if (k != "trial" && k != "t_us" && k != "t_ns" && k != "actor" && k != "op") r.data[k] = v;
+    return r;
+}
+
+}  // namespace relab

@@ -1,0 +1,134 @@
+// The only surface role code (producer, consumer, ...) may touch. The real backend implements
+// these over hiredis/libpqxx/steady_clock; the simulator implements them on virtual time. Role
+// code that reaches around them cannot be replayed, so it must not.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace relab {
+
+using Nanos = std::chrono::nanoseconds;
+using Millis = std::chrono::milliseconds;
+
+// Monotonic time. now() is absolute on the backend's own scale; history times are rebased to the
+// trial's origin afterwards, so roles never need to agree on an origin while they run.
+class Clock {
+public:
+    virtual ~Clock() = default;
+    virtual Nanos now() = 0;
+    virtual void sleep_for(Nanos d) = 0;
+};
+
+// Every random choice a role makes. Seeded per trial and per actor, so a trial replays exactly.
+class Rng {
+public:
+    virtual ~Rng() = default;
+    // Uniform integer in [lo, hi], both inclusive.
+    virtual int64_t uniform(int64_t lo, int64_t hi) = 0;
+};
+
+using Fields = std::vector<std::pair<std::string, std::string>>;
+
+struct StreamEntry {
+    std::string id;  // "1792591449272-0"
+    Fields fields;
+    std::string field(const std::string& name) const;
+};
+
+// The Redis Streams commands the roles need. Key names are the lab's logical names ("orders");
+// the backend maps them into the run's namespace.
+class Stream {
+public:
+    virtual ~Stream() = default;
+    // XADD stream * fields... for each batch member, sent back to back in one round trip.
+    // Returns the entry IDs in order.
+    virtual std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) = 0;
+    // XREADGROUP GROUP g c COUNT n BLOCK ms STREAMS s >. Empty when the block ran out or was
+    // interrupted.
+    virtual std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
+                                                const std::string& stream, int count, Millis block) = 0;
+    virtual void xack(const std::string& stream, const std::string& group, const std::string& id) = 0;
+    virtual std::vector<StreamEntry> xrange(const std::string& stream) = 0;
+    // Start barrier: returns once `readers` consumers of this trial are blocked in XREADGROUP.
+    virtual void wait_readers_blocked(int readers, Millis timeout) = 0;
+};
+
+// String keys with expiry: locks and control flags.
+class Kv {
+public:
+    virtual ~Kv() = default;
+    // SET key value NX PX ttl; true when the key was set.
+    virtual bool set_nx_px(const std::string& key, const std::string& value, Millis ttl) = 0;
+    // Deletes key only while it still holds token (DELEX IFEQ or the compare-and-delete script).
+    // Returns the number of keys deleted: 1, or 0 when the key expired or belongs to someone else.
+    virtual int64_t delete_if_equals(const std::string& key, const std::string& token) = 0;
+    // How delete_if_equals is done on this server, for the report.
+    virtual std::string delete_if_equals_method() const = 0;
+    virtual bool exists(const std::string& key) = 0;
+};
+
+enum class WriteMode { plain, cas };
+
+// A state write to the consumer-side table tmp_orders.
+struct OrderWrite {
+    int64_t order = 0;
+    std::string status;
+    int64_t version = 0;
+    WriteMode mode = WriteMode::plain;
+};
+
+struct WriteResult {
+    int64_t affected = 0;
+    std::string sql;  // the statement as it would be typed in psql, for the timeline
+};
+
+struct OrderRow {
+    int64_t id = 0;
+    std::string status;
+    int64_t version = 0;
+};
+
+// The consumer side's PostgreSQL table, in the lab's vocabulary.
+class OrderStore {
+public:
+    virtual ~OrderStore() = default;
+    virtual WriteResult write_state(const OrderWrite& w) = 0;
+    virtual std::vector<OrderRow> rows() = 0;
+};
+
+// One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...).
+struct HistoryRecord {
+    int trial = 0;
+    int64_t t_ns = 0;
+    std::string actor;
+    std::string op;
+    nlohmann::json data = nlohmann::json::object();
+};
+
+nlohmann::json to_json(const HistoryRecord& r);
+HistoryRecord history_record_from_json(const nlohmann::json& j);
+
+class History {
+public:
+    virtual ~History() = default;
+    virtual void record(HistoryRecord r) = 0;
+};
+
+// Everything one role gets. Roles are plain functions of this.
+struct RolePorts {
+    Clock& clock;
+    Rng& rng;
+    Stream& stream;
+    Kv& kv;
+    OrderStore& orders;
+    History& history;
+};
+
+}  // namespace relab

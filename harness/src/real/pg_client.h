@@ -1,0 +1,88 @@
+// libpqxx connections and the OrderStore port over them. Every connection of a run sets
+// search_path to the run's own schema, so SQL in scenarios says "tmp_orders" as the article does.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "real/servers.h"
+
+namespace relab {
+
+class PgError : public std::runtime_error {
+public:
+    PgError(std::string sql, std::string sqlstate, std::string message);
+    const std::string& sql() const { return m_sql; }
+    const std::string& sqlstate() const { return m_sqlstate; }
+    const std::string& server_message() const { return m_message; }
+
+private:
+    std::string m_sql, m_sqlstate, m_message;
+};
+
+// What one statement did, errors included (scripted sessions expect some errors).
+struct SqlStepResult {
+    std::string tag;       // command tag: "UPDATE 1", "BEGIN", "SELECT 1"; empty on error
+    int64_t affected = 0;
+    std::vector<std::string> columns;
+    std::vector<std::vector<std::string>> rows;  // NULL as ""
+    std::string sqlstate;  // set on error, e.g. "40001"
+    std::string error;     // the server's message on error
+    bool ok() const { return sqlstate.empty() && error.empty(); }
+};
+
+// One session: a connection in autocommit mode on which BEGIN/COMMIT/ROLLBACK are plain
+// statements, like psql.
+class PgSession {
+public:
+    // schema empty: the server's default search_path.
+    PgSession(const PgEndpoint& ep, const std::string& schema);
+    ~PgSession();
+    PgSession(const PgSession&) = delete;
+    PgSession& operator=(const PgSession&) = delete;
+
+    SqlStepResult run(const std::string& sql);  // never throws for SQL errors
+    SqlStepResult exec(const std::string& sql); // throws PgError on SQL errors
+    std::string server_version();               // "15.18"
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// Creates schema `name` (CREATE SCHEMA) on construction; DROP SCHEMA ... CASCADE on destruction.
+class PgSchemaGuard {
+public:
+    PgSchemaGuard(const PgEndpoint& ep, std::string name);
+    ~PgSchemaGuard();
+    PgSchemaGuard(const PgSchemaGuard&) = delete;
+    PgSchemaGuard& operator=(const PgSchemaGuard&) = delete;
+    const std::string& name() const { return m_name; }
+    void drop() noexcept;  // idempotent
+
+private:
+    PgEndpoint m_ep;
+    std::string m_name;
+};
+
+// The consumer side's tmp_orders in a schema.
+class RealOrderStore : public OrderStore {
+public:
+    explicit RealOrderStore(PgSession& s);
+    WriteResult write_state(const OrderWrite& w) override;
+    std::vector<OrderRow> rows() override;
+
+private:
+    PgSession& m_session;
+};
+
+// Creates tmp_orders if needed and resets it to the scenario's initial rows.
+void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial);
+
+}  // namespace relab

@@ -1,0 +1,120 @@
+// RAII hiredis connection and the Stream/Kv ports over it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "real/servers.h"
+
+namespace relab {
+
+// A command failed: carries the command (arguments abbreviated), the key and the server's message.
+class RedisError : public std::runtime_error {
+public:
+    RedisError(std::string command, std::string key, std::string message);
+    const std::string& command() const { return m_command; }
+    const std::string& key() const { return m_key; }
+    const std::string& server_message() const { return m_message; }
+
+private:
+    std::string m_command, m_key, m_message;
+};
+
+// The connection is gone (refused, closed, timed out). After it the client refuses further calls.
+class RedisConnectionError : public RedisError {
+public:
+    using RedisError::RedisError;
+};
+
+// An owned copy of a hiredis reply.
+struct RedisReply {
+    enum class Type { nil, status, error, integer, string, array };
+    Type type = Type::nil;
+    std::string str;       // status, error, string
+    long long integer = 0;
+    std::vector<RedisReply> elements;
+    bool is_nil() const { return type == Type::nil; }
+    bool is_error() const { return type == Type::error; }
+    std::string to_string() const;  // redis-cli style: (nil), (integer) 1, "abc", 1) ...
+};
+
+class RedisClient {
+public:
+    // Connects with the given timeout for connect and for every reply. AUTH and SELECT as the
+    // endpoint says. Throws RedisConnectionError with the endpoint (password masked).
+    RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds timeout = std::chrono::milliseconds(5000));
+    ~RedisClient();
+    RedisClient(const RedisClient&) = delete;
+    RedisClient& operator=(const RedisClient&) = delete;
+
+    // The reply as it is, error replies included (scripted sessions expect some errors).
+    RedisReply command(const std::vector<std::string>& argv);
+    // As command(), but an error reply throws RedisError.
+    RedisReply call(const std::vector<std::string>& argv);
+    // Sends all commands in one write, then reads every reply. Error replies are returned.
+    std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& commands);
+    void set_timeout(std::chrono::milliseconds timeout);
+    const RedisEndpoint& endpoint() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+struct RedisFeatures {
+    std::string version;     // "7.0.15"
+    bool delex = false;      // DELEX key IFEQ value (8.4)
+    bool xadd_idmp = false;  // XADD ... IDMP (8.6)
+};
+RedisFeatures detect_redis_features(RedisClient& c);
+
+// Logical key -> real key. Every key a run touches starts with prefix ("relab:<run>:t<trial>:").
+struct RedisNamespace {
+    std::string prefix;
+    std::string key(const std::string& logical) const { return prefix + logical; }
+};
+
+// Deletes every key under a prefix (SCAN MATCH prefix* + UNLINK), never anything else.
+void delete_keys_with_prefix(RedisClient& c, const std::string& prefix);
+
+class RealStream : public Stream {
+public:
+    // client_name is set with CLIENT SETNAME so the start barrier can find blocked readers: every
+    // reader of a trial is named "<barrier_prefix><actor>".
+    RealStream(RedisClient& c, RedisNamespace ns, std::string barrier_prefix);
+    std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) override;
+    std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
+                                        const std::string& stream, int count, Millis block) override;
+    void xack(const std::string& stream, const std::string& group, const std::string& id) override;
+    std::vector<StreamEntry> xrange(const std::string& stream) override;
+    void wait_readers_blocked(int readers, Millis timeout) override;
+
+private:
+    RedisClient& m_client;
+    RedisNamespace m_ns;
+    std::string m_barrier_prefix;
+};
+
+class RealKv : public Kv {
+public:
+    RealKv(RedisClient& c, RedisNamespace ns, bool use_delex);
+    bool set_nx_px(const std::string& key, const std::string& value, Millis ttl) override;
+    int64_t delete_if_equals(const std::string& key, const std::string& token) override;
+    std::string delete_if_equals_method() const override;
+    bool exists(const std::string& key) override;
+
+private:
+    RedisClient& m_client;
+    RedisNamespace m_ns;
+    bool m_use_delex;
+};
+
+// The standard compare-and-delete script used where DELEX is missing.
+extern const char* const kCompareAndDeleteScript;
+
+}  // namespace relab

@@ -1,0 +1,117 @@
+// Throwaway redis-server and PostgreSQL on free loopback ports, or existing servers given by URL.
+// Everything started here is owned by RAII objects: destroying them stops the processes (SIGTERM,
+// then SIGKILL after a grace period, always followed by wait()) and removes their directories.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace relab {
+
+// The machine lacks something relab needs, or a server did not come up. The message says what to
+// do (install a package, free a port, check a URL). Maps to exit status 2.
+class EnvironmentError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct RedisEndpoint {
+    std::string host = "127.0.0.1";
+    int port = 0;
+    std::string password;  // never printed
+    int db = 0;
+    std::string display() const;  // "redis://127.0.0.1:6390/0", password masked
+};
+
+struct PgEndpoint {
+    std::string host = "127.0.0.1";
+    int port = 0;
+    std::string user;
+    std::string password;  // never printed
+    std::string dbname;
+    std::string conninfo() const;  // libpq keyword=value string (contains the password)
+    std::string display() const;   // "postgresql://user@127.0.0.1:5433/db", password masked
+};
+
+// Parses redis://[:password@]host[:port][/db]. Throws EnvironmentError on a bad URL.
+RedisEndpoint parse_redis_url(const std::string& url);
+// Parses postgresql://[user[:password]@]host[:port]/dbname (also postgres://).
+PgEndpoint parse_pg_url(const std::string& url);
+
+struct RedisOptions {
+    // Extra "--name value" settings (maxmemory, maxmemory-policy, appendonly, save, ...).
+    std::map<std::string, std::string> config;
+    std::chrono::milliseconds start_timeout{10000};
+};
+
+// A redis-server child process: loopback, free port, no persistence unless config asks,
+// --enable-debug-command local. Answers PING before the constructor returns.
+class EmbeddedRedis {
+public:
+    explicit EmbeddedRedis(const RedisOptions& opts = {});
+    ~EmbeddedRedis();
+    EmbeddedRedis(const EmbeddedRedis&) = delete;
+    EmbeddedRedis& operator=(const EmbeddedRedis&) = delete;
+
+    const RedisEndpoint& endpoint() const;
+    int pid() const;
+    const std::string& data_dir() const;
+    void stop();  // idempotent
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+struct PgOptions {
+    std::map<std::string, std::string> config;  // "-c name=value" settings
+    std::chrono::milliseconds start_timeout{30000};
+};
+
+// initdb into a temp dir and a postgres child on a free loopback port, running as an unprivileged
+// user ("postgres", or $RELAB_PG_USER) when relab runs as root. Answers a query before the
+// constructor returns. The database is "relab", the user the OS user it runs as; no password.
+class EmbeddedPostgres {
+public:
+    explicit EmbeddedPostgres(const PgOptions& opts = {});
+    ~EmbeddedPostgres();
+    EmbeddedPostgres(const EmbeddedPostgres&) = delete;
+    EmbeddedPostgres& operator=(const EmbeddedPostgres&) = delete;
+
+    const PgEndpoint& endpoint() const;
+    int pid() const;
+    const std::string& data_dir() const;
+    void stop();  // idempotent
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// What a run talks to: embedded servers it started, or external ones from URLs.
+struct ServerSet {
+    RedisEndpoint redis;
+    PgEndpoint pg;
+    bool redis_external = false;
+    bool pg_external = false;
+    std::unique_ptr<EmbeddedRedis> embedded_redis;
+    std::unique_ptr<EmbeddedPostgres> embedded_pg;
+};
+
+// redis_url / pg_url empty: start embedded servers. Throws EnvironmentError.
+ServerSet start_servers(const std::string& redis_url, const std::string& pg_url,
+                        const RedisOptions& redis_opts = {}, const PgOptions& pg_opts = {});
+
+// Binaries (redis-server, initdb, postgres) looked up on PATH and in /usr/lib/postgresql/*/bin.
+// Throws EnvironmentError naming the Debian package to install.
+std::string find_binary(const std::string& name);
+
+// A free TCP port on 127.0.0.1 (bind to port 0, read it back, close).
+int free_loopback_port();
+
+}  // namespace relab
