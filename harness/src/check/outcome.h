@@ -97,7 +97,8 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
 // Fills wrong/total/held/failures/delivery of a lab from its trials or cases.
 void summarize(LabResult& lab);
-// Median and max of receipt - xadd per entry id, over all trials.
+// Median and max of receipt - xadd per entry id, over all trials, counting only receipts by a
+// consumer that was blocked in XREADGROUP (not busy with a job) when the entry was added.
 LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials);
 
 }  // namespace relab

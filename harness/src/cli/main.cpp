@@ -1,1 +1,27 @@
-int main() { return 0; }
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+    CLI::App app{"relab: replay ordering and idempotency labs on real Redis and PostgreSQL"};
+    app.require_subcommand(1);
+    relab::ListOptions list_opts;
+    relab::RunOptions run_opts;
+    relab::RoleOptions role_opts;
+    auto* list = app.add_subcommand("list", "show every scenario with its title and documented result");
+    relab::setup_list(*list, list_opts);
+    auto* run = app.add_subcommand("run", "run labs by id, part name or file");
+    relab::setup_run(*run, run_opts);
+    auto* role = app.add_subcommand("role", "internal: one actor of a trial, spawned by `relab run`");
+    relab::setup_role(*role, role_opts);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        const int code = app.exit(e);
+        return code == 0 ? 0 : 2;
+    }
+    if (*list) return relab::run_list(list_opts);
+    if (*run) return relab::run_run(run_opts);
+    if (*role) return relab::run_role(role_opts);
+    return 2;
+}

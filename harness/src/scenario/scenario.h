@@ -50,8 +50,8 @@ struct EventSpec {
     int64_t order = 42;
     std::string type;     // "created", "paid", ...
     int64_t version = 0;  // the business version assigned when the event was created
-    int64_t at_ms = 0;    // when the producer publishes it, from the trial origin; equal times
-                          // are sent back to back in one round trip
+    int64_t at_ms = 0;    // when the producer publishes it, from the trial origin; events due at
+                          // the same time go out back to back (one XADD after the other)
 };
 
 struct LockSpec {

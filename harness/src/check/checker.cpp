@@ -1,0 +1,203 @@
+// The checker: what a trial's history and final rows say about it, and whether a lab's
+// expectation held. Pure functions of recorded data; nothing here talks to a server.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "check/outcome.h"
+
+namespace relab {
+
+namespace {
+
+using nlohmann::json;
+
+// Field readers that tolerate records lacking a field: a malformed record counts as "not that".
+std::string text_field(const json& data, const char* key) {
+    auto it = data.find(key);
+    return it != data.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+int64_t int_field(const json& data, const char* key, int64_t fallback = 0) {
+    auto it = data.find(key);
+    return it != data.end() && it->is_number() ? it->get<int64_t>() : fallback;
+}
+
+// (order, type, v) of the record's "event".
+using EventKey = std::tuple<int64_t, std::string, int64_t>;
+
+EventKey event_key(const json& data) {
+    auto it = data.find("event");
+    if (it == data.end() || !it->is_object()) return {0, "", 0};
+    return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
+}
+
+bool matches(const RecordMatch& m, const HistoryRecord& r) {
+    if (r.op != m.op) return false;
+    for (const auto& [key, value] : m.fields.items()) {
+        auto it = r.data.find(key);
+        if (it == r.data.end() || *it != value) return false;
+    }
+    return true;
+}
+
+bool is_ok_publish(const HistoryRecord& r) {
+    return r.op == "publish" && text_field(r.data, "result") == "ok" && !text_field(r.data, "entry").empty();
+}
+
+bool is_applied_write(const HistoryRecord& r) { return r.op == "write" && int_field(r.data, "affected") > 0; }
+
+std::string count_text(const Expectation& e) {
+    Expectation count_only = e;
+    count_only.every_trial_has.clear();
+    return count_only.describe();
+}
+
+void summarize_workload(LabResult& lab) {
+    lab.total = static_cast<int>(lab.trials.size());
+    lab.wrong = static_cast<int>(std::count_if(lab.trials.begin(), lab.trials.end(),
+                                               [](const TrialOutcome& t) { return t.wrong; }));
+    const Expectation& e = lab.scenario.expect;
+    if (!e.holds(lab.wrong, lab.total))
+        lab.failures.push_back(fmt::format("expected {}, measured {}/{}", count_text(e), lab.wrong, lab.total));
+    for (const auto& t : lab.trials)
+        for (const auto& missing : t.unmet) lab.failures.push_back(fmt::format("trial {}: no {}", t.trial, missing));
+}
+
+void summarize_sessions(LabResult& lab) {
+    lab.total = static_cast<int>(lab.cases.size());
+    lab.wrong = static_cast<int>(std::count_if(lab.cases.begin(), lab.cases.end(),
+                                               [](const CaseOutcome& c) { return c.wrong; }));
+    const Expectation& e = lab.scenario.expect;
+    if (!e.holds(lab.wrong, lab.total))
+        lab.failures.push_back(fmt::format("expected {}, measured {}/{}", count_text(e), lab.wrong, lab.total));
+    for (size_t i = 0; i < lab.cases.size(); ++i)
+        for (const auto& step : lab.cases[i].steps)
+            if (!step.ok)
+                lab.failures.push_back(
+                    fmt::format("case {}, session {}, step '{}': {}", i + 1, step.session, step.sql, step.failure));
+}
+
+}  // namespace
+
+TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
+                         std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream) {
+    TrialOutcome out;
+    out.trial = trial;
+    out.seed = seed;
+    // Stable: records of one instant keep the order they were recorded (merged) in.
+    std::stable_sort(history.begin(), history.end(),
+                     [](const HistoryRecord& a, const HistoryRecord& b) { return a.t_ns < b.t_ns; });
+    out.history = std::move(history);
+    out.final_rows = std::move(final_rows);
+    out.stream = std::move(stream);
+
+    for (const auto& order : s.orders) {
+        auto row = std::find_if(out.final_rows.begin(), out.final_rows.end(),
+                                [&](const OrderRow& r) { return r.id == order.id; });
+        if (row == out.final_rows.end())
+            out.wrong_orders.push_back(fmt::format("#{}=(no row) (expected {})", order.id, order.expected_final));
+        else if (row->status != order.expected_final)
+            out.wrong_orders.push_back(fmt::format("#{}={} (expected {})", order.id, row->status, order.expected_final));
+    }
+    out.wrong = !out.wrong_orders.empty();
+
+    for (const auto& m : s.expect.every_trial_has) {
+        const bool seen = std::any_of(out.history.begin(), out.history.end(),
+                                      [&](const HistoryRecord& r) { return matches(m, r); });
+        if (!seen) out.unmet.push_back(m.describe());
+    }
+
+    std::set<std::string> received;
+    for (const auto& r : out.history)
+        if (r.op == "receive") received.insert(text_field(r.data, "entry"));
+    for (const auto& r : out.history)
+        if (is_ok_publish(r) && !received.count(text_field(r.data, "entry"))) ++out.lost_events;
+
+    std::set<EventKey> applied;
+    std::map<int64_t, int64_t> newest_applied;  // order -> highest event version applied so far
+    for (const auto& r : out.history) {
+        if (!is_applied_write(r)) continue;
+        const EventKey key = event_key(r.data);
+        if (!applied.insert(key).second) ++out.duplicate_effects;
+        const auto& [order, type, v] = key;
+        auto [it, first] = newest_applied.emplace(order, v);
+        if (!first) {
+            if (v < it->second)
+                ++out.reordered;
+            else
+                it->second = v;
+        }
+    }
+    return out;
+}
+
+LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
+    std::vector<int64_t> samples_us;
+    for (const auto& t : trials) {
+        // Entry ids are only unique within a trial's stream.
+        std::map<std::string, int64_t> published_ns;
+        std::set<std::string> counted;
+        std::vector<const HistoryRecord*> sorted;
+        for (const auto& r : t.history) sorted.push_back(&r);
+        std::stable_sort(sorted.begin(), sorted.end(),
+                         [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
+        for (const auto* r : sorted)
+            if (is_ok_publish(*r)) published_ns.emplace(text_field(r->data, "entry"), r->t_ns);
+        // Whether an actor was waiting in XREADGROUP at time t: its last record before t is none
+        // or an ack. A consumer busy with a job picks an entry up late, which is queueing, not
+        // delivery latency.
+        auto idle_at = [&](const std::string& actor, int64_t t_ns) {
+            const HistoryRecord* last = nullptr;
+            for (const auto* r : sorted) {
+                if (r->t_ns >= t_ns) break;
+                if (r->actor == actor) last = r;
+            }
+            return last == nullptr || last->op == "ack" || last->op == "start";
+        };
+        for (const auto* r : sorted) {
+            if (r->op != "receive") continue;
+            const std::string entry = text_field(r->data, "entry");
+            auto pub = published_ns.find(entry);
+            // Only the first receipt is delivery; later ones are redeliveries.
+            if (pub == published_ns.end() || !counted.insert(entry).second) continue;
+            if (!idle_at(r->actor, pub->second)) continue;
+            samples_us.push_back((r->t_ns - pub->second) / 1000);
+        }
+    }
+    LatencyStats stats;
+    if (samples_us.empty()) return stats;
+    std::sort(samples_us.begin(), samples_us.end());
+    stats.samples = static_cast<int>(samples_us.size());
+    stats.p50_us = samples_us[(samples_us.size() - 1) / 2];
+    stats.max_us = samples_us.back();
+    return stats;
+}
+
+void summarize(LabResult& lab) {
+    lab.failures.clear();
+    lab.delivery = delivery_latency(lab.trials);
+    if (lab.skipped) {
+        // Not a failure: the reporters show the skip reason instead of a verdict.
+        lab.wrong = 0;
+        lab.total = 0;
+        lab.held = true;
+        return;
+    }
+    if (lab.scenario.kind == ScenarioKind::workload)
+        summarize_workload(lab);
+    else
+        summarize_sessions(lab);
+    if (lab.total == 0)
+        lab.failures.push_back(lab.scenario.kind == ScenarioKind::workload ? "no trial ran" : "no case ran");
+    lab.held = lab.failures.empty();
+}
+
+bool RunReport::all_held() const {
+    return std::all_of(labs.begin(), labs.end(), [](const LabResult& lab) { return lab.held; });
+}
+
+}  // namespace relab

@@ -1,0 +1,39 @@
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+std::string default_scenarios_dir() {
+    if (const char* env = std::getenv("RELAB_SCENARIOS"); env && *env) return env;
+    if (std::filesystem::is_directory("scenarios")) return "scenarios";
+    return std::string(RELAB_SOURCE_DIR) + "/scenarios";
+}
+
+void setup_list(CLI::App& app, ListOptions& o) {
+    app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
+}
+
+int run_list(const ListOptions& o) {
+    try {
+        const auto all = load_scenario_dir(o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir);
+        for (const auto& s : all) {
+            std::cout << fmt::format("{:<20} part={:<10} {}\n", s.id, s.part, s.title);
+            std::string doc = s.documented.text;
+            if (s.documented.wrong && s.documented.of)
+                doc = fmt::format("{}/{} — {}", *s.documented.wrong, *s.documented.of, doc);
+            std::cout << fmt::format("{:<20} documented: {}\n", "", doc);
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "relab list: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace relab

@@ -1,0 +1,213 @@
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+#include "relab_commit.h"
+#include "real/interrupt.h"
+#include "real/redis_client.h"
+#include "real/pg_client.h"
+#include "report/reporter.h"
+#include "run/real_backend.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+namespace {
+
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string env_or(const char* name, const std::string& fallback) {
+    if (!fallback.empty()) return fallback;
+    const char* v = std::getenv(name);
+    return v ? v : "";
+}
+
+std::string utc_now_iso() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string self_exe() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
+    return p.string();
+}
+
+// Every argument is a file, a scenario id or a part name; order is kept, duplicates dropped.
+std::vector<Scenario> select_labs(const RunOptions& o) {
+    const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
+    std::vector<Scenario> all;
+    if (std::filesystem::is_directory(dir)) all = load_scenario_dir(dir);
+    if (o.labs.empty()) {
+        if (all.empty()) throw UsageError("no scenario files in " + dir);
+        return all;
+    }
+    std::vector<Scenario> chosen;
+    std::set<std::string> seen;
+    auto add = [&](const Scenario& s) {
+        if (seen.insert(s.id).second) chosen.push_back(s);
+    };
+    for (const auto& arg : o.labs) {
+        if (std::filesystem::is_regular_file(arg)) {
+            add(load_scenario(arg));
+            continue;
+        }
+        bool found = false;
+        for (const auto& s : all)
+            if (s.id == arg || s.part == arg || s.output == arg) {
+                add(s);
+                found = true;
+            }
+        if (!found) {
+            std::set<std::string> parts;
+            for (const auto& s : all) parts.insert(s.part);
+            throw UsageError(fmt::format("unknown lab '{}': not a file, a scenario id or a part ({}); `relab list` shows them",
+                                         arg, fmt::join(parts, ", ")));
+        }
+    }
+    return chosen;
+}
+
+TextOptions text_options(const RunOptions& o) {
+    TextOptions t;
+    if (o.lang == "en")
+        t.lang = Lang::en;
+    else if (o.lang == "vi")
+        t.lang = Lang::vi;
+    else
+        throw UsageError("--lang takes en or vi, got '" + o.lang + "'");
+    static const std::map<std::string, TimelineSelection> sel = {{"first", TimelineSelection::first_and_wrong},
+                                                                  {"wrong", TimelineSelection::wrong},
+                                                                  {"all", TimelineSelection::all},
+                                                                  {"none", TimelineSelection::none}};
+    const auto it = sel.find(o.timelines);
+    if (it == sel.end()) throw UsageError("--timelines takes first, wrong, all or none, got '" + o.timelines + "'");
+    t.timelines = it->second;
+    return t;
+}
+
+void write_file(const std::string& path, const std::string& content) {
+    std::ofstream out(path);
+    if (!out) throw std::runtime_error("cannot write " + path);
+    out << content;
+}
+
+}  // namespace
+
+void setup_run(CLI::App& app, RunOptions& o) {
+    app.add_option("labs", o.labs, "scenario ids, part names (baseline, s1, lock, cas, ...) or files; none = all");
+    app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
+    app.add_option("--runs", o.runs, "trials per lab (overrides the files)")->check(CLI::Range(1, 100000));
+    app.add_option("--seed", o.seed, "root seed; every lab and trial seed derives from it");
+    app.add_option("--json", o.json_path, "write the whole run as JSON to this file");
+    app.add_option("--out-dir", o.out_dir, "write <output>.txt and <output>.json per lab output here");
+    app.add_option("--lang", o.lang, "text language: en or vi");
+    app.add_option("--timelines", o.timelines, "which trials get a timeline: first (trial 1 + first wrong), wrong, all, none");
+    app.add_option("--redis-url", o.redis_url, "use this Redis instead of starting one (or $REDIS_URL)");
+    app.add_option("--pg-url", o.pg_url, "use this PostgreSQL instead of starting one (or $DATABASE_URL)");
+    app.add_flag("--quiet", o.quiet, "no text report on stdout");
+}
+
+int run_run(const RunOptions& o) {
+    install_interrupt_handlers();
+    try {
+        const TextOptions topts = text_options(o);
+        const std::vector<Scenario> labs = select_labs(o);  // every file validated before any server starts
+
+        const bool progress = isatty(STDERR_FILENO);
+        ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
+        RunReport report;
+        report.relab_commit = RELAB_COMMIT;
+        report.seed = o.seed.value_or(0);
+        report.started_at = utc_now_iso();
+        {
+            BackendOptions bo;
+            bo.seed = o.seed;
+            bo.runs = o.runs;
+            bo.relab_exe = self_exe();
+            bo.run_id = new_run_id();
+            const auto started = std::chrono::steady_clock::now();
+            if (progress)
+                bo.progress = [started](const std::string& lab, int k, int n) {
+                    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+                    std::cerr << fmt::format("\r\033[K{} trial {}/{} ({:.1f} s)", lab, k, n, s) << std::flush;
+                };
+            RealBackend backend(servers, bo);
+            report.servers = backend.server_info();
+            for (const auto& s : labs) report.labs.push_back(backend.run(s));
+            if (progress) std::cerr << "\r\033[K" << std::flush;
+        }
+
+        auto text = make_text_reporter(topts);
+        auto json = make_json_reporter();
+        if (!o.quiet) text->report(report, std::cout);
+        if (!o.json_path.empty()) {
+            std::ofstream out(o.json_path);
+            json->report(report, out);
+        }
+        if (!o.out_dir.empty()) {
+            std::filesystem::create_directories(o.out_dir);
+            std::map<std::string, RunReport> by_output;
+            std::vector<std::string> order;
+            for (const auto& lab : report.labs) {
+                auto [it, fresh] = by_output.try_emplace(lab.scenario.output, report);
+                if (fresh) {
+                    it->second.labs.clear();
+                    order.push_back(lab.scenario.output);
+                }
+                it->second.labs.push_back(lab);
+            }
+            for (const auto& name : order) {
+                std::ostringstream t, j;
+                text->report(by_output[name], t);
+                json->report(by_output[name], j);
+                write_file(o.out_dir + "/" + name + ".txt", t.str());
+                write_file(o.out_dir + "/" + name + ".json", j.str());
+            }
+        }
+
+        int broken = 0;
+        for (const auto& lab : report.labs)
+            if (!lab.held) ++broken;
+        std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken\n", report.labs.size(),
+                                 report.labs.size() - broken, broken);
+        for (const auto& lab : report.labs)
+            if (!lab.held)
+                for (const auto& f : lab.failures) std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, f);
+        return broken == 0 ? 0 : 1;
+    } catch (const Interrupted& e) {
+        std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
+        return 130;
+    } catch (const ScenarioError& e) {
+        std::cerr << "relab: bad scenario: " << e.what() << "\n";
+        return 2;
+    } catch (const UsageError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
+        return 2;
+    } catch (const EnvironmentError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "relab: run failed: " << e.what() << "\n";
+        return 2;
+    }
+}
+
+}  // namespace relab

@@ -1,0 +1,44 @@
+// One function pair per subcommand: setup_x adds it to the app, run_x does the work and returns
+// the exit status (0 ok, 1 an expectation broke, 2 usage or environment error).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace relab {
+
+struct ListOptions {
+    std::string scenarios_dir;
+};
+void setup_list(CLI::App& app, ListOptions& o);
+int run_list(const ListOptions& o);
+
+struct RunOptions {
+    std::vector<std::string> labs;  // ids, parts or files; empty = all
+    std::string scenarios_dir;
+    std::optional<int> runs;
+    std::optional<uint64_t> seed;
+    std::string json_path;
+    std::string out_dir;  // writes <output>.txt and <output>.json per output group
+    std::string lang = "en";
+    std::string timelines = "first";  // first | wrong | all | none (first = trial 1 + first wrong)
+    std::string redis_url;
+    std::string pg_url;
+    bool quiet = false;
+};
+void setup_run(CLI::App& app, RunOptions& o);
+int run_run(const RunOptions& o);
+
+struct RoleOptions {
+    std::string config_path;
+};
+void setup_role(CLI::App& app, RoleOptions& o);
+int run_role(const RoleOptions& o);
+
+// The scenarios folder: --scenarios, else $RELAB_SCENARIOS, else ./scenarios, else the source tree's.
+std::string default_scenarios_dir();
+
+}  // namespace relab

@@ -1,0 +1,137 @@
+// The machine-readable report: everything the text report shows plus the full history, the
+// scenario as loaded and the seeds, so a run can be inspected or replayed without rerunning it.
+#include "report/reporter.h"
+
+namespace relab {
+
+namespace {
+
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json rows_json(const std::vector<OrderRow>& rows) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) out.push_back({{"id", r.id}, {"status", r.status}, {"version", r.version}});
+    return out;
+}
+
+nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : stream) {
+        nlohmann::json fields = nlohmann::json::object();
+        for (const auto& [k, v] : e.fields) fields[k] = v;
+        out.push_back({{"id", e.id}, {"fields", std::move(fields)}});
+    }
+    return out;
+}
+
+nlohmann::json trial_json(const TrialOutcome& t) {
+    nlohmann::json history = nlohmann::json::array();
+    for (const auto& r : t.history) history.push_back(to_json(r));
+    return {{"trial", t.trial},
+            {"seed", t.seed},
+            {"wrong", t.wrong},
+            {"wrong_orders", t.wrong_orders},
+            {"unmet", t.unmet},
+            {"lost_events", t.lost_events},
+            {"duplicate_effects", t.duplicate_effects},
+            {"reordered", t.reordered},
+            {"final_rows", rows_json(t.final_rows)},
+            {"stream", stream_json(t.stream)},
+            {"history", std::move(history)}};
+}
+
+nlohmann::json step_json(const StepOutcome& s) {
+    return {{"session", s.session},   {"sql", s.sql},         {"start_us", s.start_us},
+            {"duration_us", s.duration_us}, {"tag", s.tag},   {"sqlstate", s.sqlstate},
+            {"error", s.error},       {"columns", s.columns}, {"rows", s.rows},
+            {"ok", s.ok},             {"failure", s.failure}};
+}
+
+nlohmann::json case_json(const CaseOutcome& c) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& s : c.steps) steps.push_back(step_json(s));
+    return {{"title", c.title},       {"title_vi", c.title_vi},     {"wrong", c.wrong},
+            {"failures", c.failures}, {"columns", c.columns},       {"final_rows", c.final_rows},
+            {"steps", std::move(steps)}};
+}
+
+nlohmann::json lab_json(const LabResult& lab) {
+    const Scenario& s = lab.scenario;
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& t : lab.trials) trials.push_back(trial_json(t));
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& c : lab.cases) cases.push_back(case_json(c));
+    const nlohmann::json summary = {
+        {"id", s.id},
+        {"trials", lab.total},
+        {"wrong", lab.wrong},
+        {"documented",
+         {{"wrong", optional_json(s.documented.wrong)},
+          {"of", optional_json(s.documented.of)},
+          {"text", s.documented.text},
+          {"text_vi", s.documented.text_vi}}},
+        {"expectation", s.expect.describe()},
+        {"held", lab.held},
+        {"failures", lab.failures},
+        {"delivery_latency_us",
+         {{"samples", lab.delivery.samples}, {"p50", lab.delivery.p50_us}, {"max", lab.delivery.max_us}}},
+        {"lock_release_method", lab.lock_release_method},
+        {"elapsed_s", lab.elapsed_s}};
+    return {{"id", s.id},
+            {"title", s.title},
+            {"title_vi", s.title_vi},
+            {"output", s.output},
+            {"backend", lab.backend},
+            {"skipped", lab.skipped},
+            {"skip_reason", lab.skip_reason},
+            {"scenario", s.source},
+            {"seed", s.seed},
+            {"trials", std::move(trials)},
+            {"cases", std::move(cases)},
+            {"summary", summary}};
+}
+
+class JsonReporter : public Reporter {
+public:
+    void report(const RunReport& run, std::ostream& out) override {
+        // Server messages may carry bytes that are not UTF-8; replace them rather than lose the report.
+        out << run_to_json(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    }
+};
+
+}  // namespace
+
+nlohmann::json run_to_json(const RunReport& run) {
+    nlohmann::json labs = nlohmann::json::array();
+    int held = 0, broken = 0, skipped = 0;
+    for (const auto& lab : run.labs) {
+        labs.push_back(lab_json(lab));
+        if (lab.skipped)
+            ++skipped;
+        else if (lab.held)
+            ++held;
+        else
+            ++broken;
+    }
+    const auto& sv = run.servers;
+    return {{"relab_commit", run.relab_commit},
+            {"seed", run.seed},
+            {"started_at", run.started_at},
+            {"servers",
+             {{"redis_version", sv.redis_version},
+              {"pg_version", sv.pg_version},
+              {"redis_external", sv.redis_external},
+              {"pg_external", sv.pg_external},
+              {"delex", sv.delex},
+              {"xadd_idmp", sv.xadd_idmp}}},
+            {"labs", std::move(labs)},
+            {"summary",
+             {{"labs", static_cast<int>(run.labs.size())}, {"held", held}, {"broken", broken}, {"skipped", skipped}}}};
+}
+
+std::unique_ptr<Reporter> make_json_reporter() { return std::make_unique<JsonReporter>(); }
+
+}  // namespace relab

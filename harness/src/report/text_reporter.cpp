@@ -1,0 +1,530 @@
+// The plain-text report, in the article's own layout (article 000, sections 2, 3 and 6): a heading
+// per lab, the timeline of the selected trials, the final status of every trial, the wrong count
+// beside what the article documented, and whether the scenario's expectation held.
+#include "report/reporter.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace relab {
+
+namespace {
+
+// Every phrase the report prints, once per language.
+struct Words {
+    const char* trial;
+    const char* empty_stream;
+    const char* received;
+    const char* got_lock;  // key, ttl, attempts
+    const char* wrote;
+    const char* stale;
+    const char* released;
+    const char* lock_expired;
+    const char* failed;
+    const char* blip;
+    const char* retry_in;       // ms
+    const char* retry_again;    // ms
+    const char* no_retry;
+    const char* final_status;
+    const char* no_row;
+    const char* wrong_state;    // expected, wrong, total
+    const char* documented;
+    const char* expectation;
+    const char* held;
+    const char* broken;
+    const char* lock_release;
+    const char* delex_needs;
+    const char* delivery;       // p50, max, samples
+    const char* skipped;
+    const char* wrong_cases;    // wrong, total
+};
+
+constexpr Words k_en{
+    "trial",
+    "(empty)",
+    "received",
+    "got {} (SET NX PX {}) after {} attempt(s)",
+    "wrote",
+    "(skipped: stale)",
+    "released lock:",
+    "(lock expired, no longer ours)",
+    "FAILED",
+    "(simulated network blip)",
+    "→ retry in {} ms",
+    "→ retry in another {} ms",
+    "→ no retry scheduled",
+    "final status per trial:",
+    "(no row)",
+    "→ wrong final state (not {}): {}/{}",
+    "documented:",
+    "expectation:",
+    "held",
+    "BROKEN",
+    "lock release:",
+    "(DELEX needs Redis 8.4)",
+    "delivery XADD → receipt: p50 {} ms, max {} ms ({} samples)",
+    "skipped:",
+    "→ cases with a wrong final row: {}/{}",
+};
+
+constexpr Words k_vi{
+    "lần",
+    "(trống)",
+    "nhận",
+    "lấy được {} (SET NX PX {}) sau {} lần thử",
+    "ghi",
+    "(bỏ qua: bản cũ)",
+    "nhả lock:",
+    "(lock đã hết hạn, không còn là của mình)",
+    "LỖI",
+    "(giả lập network blip)",
+    "→ hẹn retry sau {} ms",
+    "→ hẹn retry sau {} ms nữa",
+    "→ không hẹn retry nữa",
+    "status cuối từng lần:",
+    "(không có dòng)",
+    "→ SAI trạng thái cuối (không phải {}): {}/{} lần",
+    "bài viết:",
+    "kỳ vọng:",
+    "đạt",
+    "KHÔNG ĐẠT",
+    "nhả lock bằng:",
+    "(DELEX cần Redis 8.4)",
+    "thời gian giao XADD → nhận: p50 {} ms, max {} ms ({} mẫu)",
+    "bỏ qua:",
+    "→ số trường hợp có dòng cuối SAI: {}/{}",
+};
+
+const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
+    return lang == Lang::vi && !vi.empty() ? vi : en;
+}
+
+// A field of a record's data as text: strings as they are, anything else as JSON, "?" if absent.
+std::string field_text(const nlohmann::json& data, const char* key) {
+    if (!data.is_object()) return "?";
+    const auto it = data.find(key);
+    if (it == data.end() || it->is_null()) return "?";
+    if (it->is_string()) return it->get<std::string>();
+    return it->dump();
+}
+
+int64_t field_int(const nlohmann::json& data, const char* key, int64_t fallback) {
+    if (!data.is_object()) return fallback;
+    const auto it = data.find(key);
+    if (it == data.end()) return fallback;
+    if (it->is_number()) return it->get<int64_t>();
+    if (it->is_string()) {
+        try {
+            return std::stoll(it->get<std::string>());
+        } catch (const std::exception&) {
+            return fallback;
+        }
+    }
+    return fallback;
+}
+
+// "created (v=1)", or "#42 created (v=1)" when the lab has several orders.
+std::string event_text(const nlohmann::json& event, bool several_orders) {
+    std::string text;
+    if (several_orders) text = "#" + field_text(event, "order") + " ";
+    return text + field_text(event, "type") + " (v=" + field_text(event, "v") + ")";
+}
+
+nlohmann::json event_of(const nlohmann::json& data) {
+    if (data.is_object() && data.contains("event") && data.at("event").is_object()) return data.at("event");
+    return nlohmann::json::object();
+}
+
+std::string entry_text(const StreamEntry& e, bool several_orders) {
+    std::string v = e.field("v");
+    if (v.empty()) v = e.field("version");
+    std::string text = e.id + " ";
+    if (several_orders) text += "#" + e.field("order") + " ";
+    return text + e.field("type") + " (v=" + v + ")";
+}
+
+// Milliseconds rounded down, right-aligned in 4 characters: "t=   2 ms", "t=1005 ms".
+std::string time_text(int64_t t_ns) {
+    const int64_t ms = t_ns >= 0 ? t_ns / 1'000'000 : -((-t_ns + 999'999) / 1'000'000);
+    return fmt::format("t={:>4} ms", ms);
+}
+
+// How much longer the producer will have waited for an event at its next attempt than at this
+// one, both counted from the first attempt: the article's "backoff x2" (500 ms, then 1000 ms).
+std::string backoff_text(const nlohmann::json& data, int64_t t_ns, int64_t first_attempt_ns,
+                         int64_t retry_in_ms) {
+    if (data.contains("backoff") && data.at("backoff").is_number())
+        return fmt::format(" (backoff x{})", data.at("backoff").dump());
+    const double waited_ms = static_cast<double>(t_ns - first_attempt_ns) / 1e6;
+    if (waited_ms <= 0) return {};
+    const double factor = std::round((waited_ms + static_cast<double>(retry_in_ms)) / waited_ms * 10) / 10;
+    if (factor <= 1.0) return {};
+    return fmt::format(" (backoff x{})", factor);
+}
+
+class TimelinePrinter {
+public:
+    TimelinePrinter(const Words& w, const LabResult& lab, const TrialOutcome& trial)
+        : m_w(w), m_lab(lab), m_trial(trial), m_several_orders(lab.scenario.orders.size() > 1) {
+        for (const auto& r : trial.history)
+            if (r.op == "publish" && field_text(r.data, "result") == "fail") m_show_publish = true;
+    }
+
+    void print(std::ostream& out) {
+        for (const auto& r : m_trial.history) {
+            const std::string text = describe(r);
+            if (!text.empty()) out << "  " << time_text(r.t_ns) << "  " << text << '\n';
+        }
+    }
+
+private:
+    // The record as one line of text without its time, or empty when it is not printed.
+    std::string describe(const HistoryRecord& r) {
+        const auto& d = r.data;
+        if (r.op == "ack" || r.op == "start") return {};
+        if (r.op == "receive")
+            return fmt::format("{} {} {} {}", r.actor, m_w.received, field_text(d, "entry"),
+                               event_text(event_of(d), m_several_orders));
+        if (r.op == "lock_acquire")
+            return r.actor + " " +
+                   fmt::format(fmt::runtime(m_w.got_lock), field_text(d, "key"), field_text(d, "ttl_ms"),
+                               field_text(d, "attempts"));
+        if (r.op == "write") return describe_write(r);
+        if (r.op == "lock_release") {
+            std::string method = d.contains("method") ? field_text(d, "method") : m_lab.lock_release_method;
+            const int64_t result = field_int(d, "result", -1);
+            std::string text = fmt::format("{} {} {} → {}", r.actor, m_w.released, method, field_text(d, "result"));
+            if (result == 0) text += std::string(" ") + m_w.lock_expired;
+            return text;
+        }
+        if (r.op == "publish") return m_show_publish ? describe_publish(r) : std::string{};
+        // An op this reporter does not know yet: show it raw rather than hide it.
+        return r.actor + " " + r.op + (d.empty() ? std::string{} : " " + d.dump());
+    }
+
+    std::string describe_write(const HistoryRecord& r) {
+        const auto& d = r.data;
+        const bool cas = field_text(d, "mode") == "cas";
+        std::string text = r.actor + " " + m_w.wrote + " ";
+        if (m_several_orders) text += "#" + field_text(event_of(d), "order") + " ";
+        text += "status=" + field_text(d, "status");
+        if (cas) text += " version=" + field_text(d, "version");
+        const std::string affected = field_text(d, "affected");
+        text += " → UPDATE " + affected;
+        if (cas && affected == "0") text += std::string(" ") + m_w.stale;
+        return text;
+    }
+
+    std::string describe_publish(const HistoryRecord& r) {
+        const auto& d = r.data;
+        const nlohmann::json event = event_of(d);
+        const int64_t attempt = field_int(d, "attempt", 1);
+        const bool ok = field_text(d, "result") == "ok";
+        const std::string key = event.dump();
+        if (attempt <= 1) m_first_attempt_ns[key] = r.t_ns;
+
+        std::string text = "producer: ";
+        if (attempt <= 1)
+            text += "publish " + event_text(event, m_several_orders);
+        else {
+            text += fmt::format("retry #{} ", attempt - 1);
+            if (m_several_orders) text += "#" + field_text(event, "order") + " ";
+            text += field_text(event, "type");
+        }
+        if (ok) return text + " OK → " + field_text(d, "entry");
+
+        text += std::string(" ") + m_w.failed;
+        if (attempt <= 1) {
+            const std::string reason = d.contains("reason") ? "(" + field_text(d, "reason") + ")" : m_w.blip;
+            text += " " + reason;
+        }
+        if (!d.contains("retry_in_ms")) return text + " " + m_w.no_retry;
+        const int64_t retry_in_ms = field_int(d, "retry_in_ms", 0);
+        if (attempt <= 1) return text + " " + fmt::format(fmt::runtime(m_w.retry_in), retry_in_ms);
+        text += " " + fmt::format(fmt::runtime(m_w.retry_again), retry_in_ms);
+        const auto first = m_first_attempt_ns.find(key);
+        if (first != m_first_attempt_ns.end()) text += backoff_text(d, r.t_ns, first->second, retry_in_ms);
+        return text;
+    }
+
+    const Words& m_w;
+    const LabResult& m_lab;
+    const TrialOutcome& m_trial;
+    bool m_several_orders;
+    bool m_show_publish = false;
+    std::map<std::string, int64_t> m_first_attempt_ns;  // per event, as JSON text
+};
+
+std::vector<const TrialOutcome*> selected_trials(const std::vector<TrialOutcome>& trials, TimelineSelection sel) {
+    std::vector<const TrialOutcome*> out;
+    if (trials.empty()) return out;
+    switch (sel) {
+        case TimelineSelection::none: break;
+        case TimelineSelection::first: out.push_back(&trials.front()); break;
+        case TimelineSelection::all:
+            for (const auto& t : trials) out.push_back(&t);
+            break;
+        case TimelineSelection::wrong:
+            for (const auto& t : trials)
+                if (t.wrong) out.push_back(&t);
+            break;
+        case TimelineSelection::first_and_wrong: {
+            out.push_back(&trials.front());
+            const auto it = std::find_if(trials.begin(), trials.end(), [](const TrialOutcome& t) { return t.wrong; });
+            if (it != trials.end() && it != trials.begin()) out.push_back(&*it);
+            break;
+        }
+    }
+    return out;
+}
+
+const OrderRow* find_row(const TrialOutcome& t, int64_t id) {
+    for (const auto& row : t.final_rows)
+        if (row.id == id) return &row;
+    return nullptr;
+}
+
+// One trial's entry on the "final status per trial" line.
+std::string trial_status_text(const Words& w, const Scenario& s, const TrialOutcome& t) {
+    const char* cross = "✕";
+    if (s.orders.size() <= 1) {
+        const OrderRow* row = nullptr;
+        if (!s.orders.empty())
+            row = find_row(t, s.orders.front().id);
+        else if (!t.final_rows.empty())
+            row = &t.final_rows.front();
+        return (row ? row->status : std::string(w.no_row)) + (t.wrong ? cross : "");
+    }
+    std::string text;
+    for (const auto& order : s.orders) {
+        const OrderRow* row = find_row(t, order.id);
+        const bool wrong = !row || row->status != order.expected_final;
+        if (!text.empty()) text += ' ';
+        text += fmt::format("#{}={}{}", order.id, row ? row->status : std::string(w.no_row), wrong ? cross : "");
+    }
+    return text;
+}
+
+// Code points, so Vietnamese text lines up like ASCII (combining marks aside).
+size_t display_width(const std::string& s) {
+    return static_cast<size_t>(
+        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+bool looks_numeric(const std::string& s) {
+    if (s.empty()) return false;
+    size_t i = s[0] == '-' ? 1 : 0;
+    if (i == s.size()) return false;
+    bool dot = false;
+    for (; i < s.size(); ++i) {
+        if (s[i] == '.' && !dot)
+            dot = true;
+        else if (s[i] < '0' || s[i] > '9')
+            return false;
+    }
+    return true;
+}
+
+void rstrip(std::string& s) {
+    while (!s.empty() && s.back() == ' ') s.pop_back();
+}
+
+// Rows as psql prints them: header centred, numbers right-aligned, text left-aligned, no trailing
+// blanks. Without column names only the rows are printed.
+void print_psql_table(std::ostream& out, const std::vector<std::string>& columns,
+                      const std::vector<std::vector<std::string>>& rows) {
+    size_t ncols = columns.size();
+    for (const auto& row : rows) ncols = std::max(ncols, row.size());
+    if (ncols == 0) return;
+    std::vector<size_t> width(ncols, 0);
+    std::vector<bool> numeric(ncols, !rows.empty());
+    for (size_t c = 0; c < columns.size(); ++c) width[c] = display_width(columns[c]);
+    for (const auto& row : rows)
+        for (size_t c = 0; c < ncols; ++c) {
+            const std::string cell = c < row.size() ? row[c] : std::string{};
+            width[c] = std::max(width[c], display_width(cell));
+            if (!looks_numeric(cell)) numeric[c] = false;
+        }
+
+    auto print_line = [&](auto&& cell_text) {
+        std::string line = " ";
+        for (size_t c = 0; c < ncols; ++c) {
+            if (c > 0) line += " | ";
+            line += cell_text(c);
+        }
+        rstrip(line);
+        out << line << '\n';
+    };
+    if (!columns.empty()) {
+        print_line([&](size_t c) {
+            const std::string name = c < columns.size() ? columns[c] : std::string{};
+            const size_t pad = width[c] - display_width(name);
+            return std::string(pad / 2, ' ') + name + std::string(pad - pad / 2, ' ');
+        });
+        std::string rule;
+        for (size_t c = 0; c < ncols; ++c) {
+            if (c > 0) rule += '+';
+            rule += std::string(width[c] + 2, '-');
+        }
+        out << rule << '\n';
+    }
+    for (const auto& row : rows)
+        print_line([&](size_t c) {
+            const std::string cell = c < row.size() ? row[c] : std::string{};
+            const std::string pad(width[c] - display_width(cell), ' ');
+            return numeric[c] ? pad + cell : cell + pad;
+        });
+}
+
+class TextReporter : public Reporter {
+public:
+    explicit TextReporter(const TextOptions& opts) : m_opts(opts), m_w(opts.lang == Lang::vi ? k_vi : k_en) {}
+
+    void report(const RunReport& run, std::ostream& out) override {
+        for (const auto& lab : run.labs) report_lab(lab, out);
+    }
+
+private:
+    void report_lab(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        out << "### " << pick(m_opts.lang, s.title, s.title_vi);
+        if (!s.output.empty()) out << "   (" << s.output << ".txt)";
+        out << '\n';
+        if (lab.skipped) {
+            out << m_w.skipped << ' ' << lab.skip_reason << '\n';
+            return;
+        }
+        if (s.kind == ScenarioKind::sessions)
+            report_sessions(lab, out);
+        else
+            report_workload(lab, out);
+    }
+
+    void report_workload(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        const bool several_orders = s.orders.size() > 1;
+        for (const TrialOutcome* t : selected_trials(lab.trials, m_opts.timelines)) {
+            out << m_w.trial << ' ' << t->trial << " — stream: ";
+            if (t->stream.empty()) out << m_w.empty_stream;
+            for (size_t i = 0; i < t->stream.size(); ++i)
+                out << (i ? ", " : "") << entry_text(t->stream[i], several_orders);
+            out << '\n';
+            TimelinePrinter(m_w, lab, *t).print(out);
+        }
+
+        out << "  " << m_w.final_status;
+        for (size_t i = 0; i < lab.trials.size(); ++i)
+            out << (i == 0 ? " " : several_orders ? " | " : " ") << trial_status_text(m_w, s, lab.trials[i]);
+        out << '\n';
+        const std::string expected = s.orders.empty() ? OrderSpec{}.expected_final : s.orders.front().expected_final;
+        out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected, lab.wrong, lab.total) << '\n';
+        report_verdict(lab, out);
+        if (!lab.lock_release_method.empty()) {
+            out << "  " << m_w.lock_release << ' ' << lab.lock_release_method;
+            if (lab.lock_release_method.rfind("DELEX", 0) != 0) out << ' ' << m_w.delex_needs;
+            out << '\n';
+        }
+        if (lab.delivery.samples > 0)
+            out << "  "
+                << fmt::format(fmt::runtime(m_w.delivery), fmt::format("{:.2f}", lab.delivery.p50_us / 1000.0),
+                               fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
+                << '\n';
+    }
+
+    void report_sessions(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        for (size_t i = 0; i < lab.cases.size(); ++i) {
+            const SessionCase* spec = i < s.cases.size() ? &s.cases[i] : nullptr;
+            report_case(lab.cases[i], spec, out);
+        }
+        out << "  " << fmt::format(fmt::runtime(m_w.wrong_cases), lab.wrong, lab.total) << '\n';
+        report_verdict(lab, out);
+    }
+
+    void report_case(const CaseOutcome& c, const SessionCase* spec, std::ostream& out) const {
+        out << "--- " << pick(m_opts.lang, c.title, c.title_vi) << '\n';
+
+        // Sessions in the scenario's order (only the transcript ones if it names any); without a
+        // spec, in the order they first ran.
+        std::vector<std::string> names;
+        if (spec) {
+            for (const auto& session : spec->sessions)
+                if (spec->transcript_sessions.empty() ||
+                    std::find(spec->transcript_sessions.begin(), spec->transcript_sessions.end(), session.name) !=
+                        spec->transcript_sessions.end())
+                    names.push_back(session.name);
+        } else {
+            for (const auto& step : c.steps)
+                if (std::find(names.begin(), names.end(), step.session) == names.end()) names.push_back(step.session);
+        }
+
+        // A case with one session is a plain psql transcript, as in the article's "CAS by hand".
+        const bool headers = (spec ? spec->sessions.size() : names.size()) > 1;
+        std::set<std::string> shown_failures;
+        for (const auto& name : names) {
+            if (headers) out << "----- " << name << " -----\n";
+            const SessionSpec* session_spec = nullptr;
+            if (spec)
+                for (const auto& ss : spec->sessions)
+                    if (ss.name == name) session_spec = &ss;
+            size_t index = 0;
+            for (const auto& step : c.steps) {
+                if (step.session != name) continue;
+                const SessionStep* step_spec =
+                    session_spec && index < session_spec->steps.size() ? &session_spec->steps[index] : nullptr;
+                ++index;
+                print_step(step, step_spec, out);
+                if (!step.ok) shown_failures.insert(step.failure);
+            }
+        }
+
+        print_psql_table(out, c.columns, c.final_rows);
+        for (const auto& failure : c.failures)
+            if (!shown_failures.count(failure)) out << "  ✕ " << failure << '\n';
+    }
+
+    static void print_step(const StepOutcome& step, const SessionStep* spec, std::ostream& out) {
+        // As psql echoes a statement typed at its prompt.
+        out << step.sql << (!step.sql.empty() && step.sql.back() == ';' ? "" : ";") << '\n';
+        if (!step.error.empty() || !step.sqlstate.empty())
+            out << "ERROR:  " << step.error << '\n';
+        else if (!step.columns.empty())
+            print_psql_table(out, step.columns, step.rows);
+        else if (!step.tag.empty())
+            out << step.tag << '\n';
+        if (spec && (spec->expect_wait_min_ms || spec->expect_wait_max_ms))
+            out << fmt::format("Time: {:.3f} ms", step.duration_us / 1000.0) << '\n';
+        if (!step.ok) out << "  ✕ " << step.failure << '\n';
+    }
+
+    void report_verdict(const LabResult& lab, std::ostream& out) const {
+        const Documented& doc = lab.scenario.documented;
+        const std::string& doc_text = pick(m_opts.lang, doc.text, doc.text_vi);
+        if (doc.wrong || !doc_text.empty()) {
+            out << "  " << m_w.documented;
+            if (doc.wrong) {
+                out << ' ' << *doc.wrong;
+                if (doc.of) out << '/' << *doc.of;
+                if (!doc_text.empty()) out << " —";
+            }
+            if (!doc_text.empty()) out << ' ' << doc_text;
+            out << '\n';
+        }
+        out << "  " << m_w.expectation << ' ' << lab.scenario.expect.describe() << " → "
+            << (lab.held ? m_w.held : m_w.broken) << '\n';
+        for (const auto& failure : lab.failures) out << "    ✕ " << failure << '\n';
+    }
+
+    TextOptions m_opts;
+    const Words& m_w;
+};
+
+}  // namespace
+
+std::unique_ptr<Reporter> make_text_reporter(const TextOptions& opts) { return std::make_unique<TextReporter>(opts); }
+
+}  // namespace relab

@@ -1,0 +1,90 @@
+#include "roles/event.h"
+#include "roles/roles.h"
+
+#include <fmt/format.h>
+
+namespace relab {
+
+std::string lock_key_for(const LockSpec& lock, int64_t order) {
+    std::string key = lock.key;
+    const std::string placeholder = "{order}";
+    for (auto pos = key.find(placeholder); pos != std::string::npos; pos = key.find(placeholder))
+        key.replace(pos, placeholder.size(), std::to_string(order));
+    return key;
+}
+
+namespace {
+
+class Consumer {
+public:
+    Consumer(const Scenario& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
+
+    void run() {
+        const Millis block{m_s.stream.block_ms};
+        for (;;) {
+            auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_s.stream.key,
+                                                 m_s.stream.read_count, block);
+            if (entries.empty()) {
+                if (m_p.kv.exists(kStopKey)) return;
+                continue;
+            }
+            for (const auto& e : entries) handle(e);
+        }
+    }
+
+private:
+    void record(const std::string& op, nlohmann::json data) {
+        m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_actor, op, std::move(data)});
+    }
+
+    void handle(const StreamEntry& entry) {
+        const Event ev = event_from_entry(entry);
+        record("receive", {{"entry", entry.id}, {"event", event_json(ev)}});
+
+        const std::string token = m_actor + ":" + entry.id;  // unique to this holder
+        std::string lock_key;
+        if (m_s.lock.enabled) {
+            lock_key = lock_key_for(m_s.lock, ev.order);
+            if (m_s.lock.skew_max_ms > 0)
+                m_p.clock.sleep_for(Millis{m_p.rng.uniform(m_s.lock.skew_min_ms, m_s.lock.skew_max_ms)});
+            int attempts = 1;
+            while (!m_p.kv.set_nx_px(lock_key, token, Millis{m_s.lock.ttl_ms})) {
+                m_p.clock.sleep_for(Millis{m_s.lock.retry_ms});
+                ++attempts;
+            }
+            record("lock_acquire", {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}});
+        }
+
+        const auto cost = m_s.job_cost_ms.find(ev.type);
+        if (cost != m_s.job_cost_ms.end()) m_p.clock.sleep_for(Millis{cost->second});
+
+        OrderWrite w;
+        w.order = ev.order;
+        w.status = ev.type;
+        w.mode = m_s.write.mode;
+        w.version = m_s.write.version_source == VersionSource::entry_id ? entry_id_as_version(entry.id) : ev.v;
+        const WriteResult res = m_p.orders.write_state(w);
+        nlohmann::json wd = {{"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
+                             {"affected", res.affected}, {"sql", res.sql}};
+        if (w.mode == WriteMode::cas) wd["version"] = w.version;
+        record("write", std::move(wd));
+
+        if (m_s.lock.enabled) {
+            const int64_t released = m_p.kv.delete_if_equals(lock_key, token);
+            record("lock_release",
+                   {{"key", lock_key}, {"result", released}, {"method", m_p.kv.delete_if_equals_method()}});
+        }
+        m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
+        record("ack", {{"entry", entry.id}});
+    }
+
+    const Scenario& m_s;
+    std::string m_actor;
+    RolePorts& m_p;
+};
+
+}  // namespace
+
+void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
+
+}  // namespace relab

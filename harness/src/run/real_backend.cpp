@@ -1,0 +1,304 @@
+#include "run/real_backend.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "history/file_history.h"
+#include "ports/seeded_rng.h"
+#include "real/child_process.h"
+#include "real/interrupt.h"
+#include "real/pg_client.h"
+#include "real/redis_client.h"
+#include "real/temp_dir.h"
+#include "roles/roles.h"
+#include "run/role_process.h"
+#include "run/session_runner.h"
+
+namespace relab {
+
+std::string new_run_id() {
+    std::random_device rd;
+    return fmt::format("{:08x}", rd());
+}
+
+uint64_t lab_seed(const Scenario& s, const std::optional<uint64_t>& override_seed) {
+    return override_seed ? derive_seed(*override_seed, s.id) : s.seed;
+}
+
+uint64_t trial_seed(uint64_t lab_seed_value, int trial) {
+    return derive_seed(lab_seed_value, static_cast<uint64_t>(trial));
+}
+
+namespace {
+
+using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+
+std::string tail_of_file(const std::string& path, size_t max_bytes = 2000) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string s = ss.str();
+    if (s.size() > max_bytes) s = "…" + s.substr(s.size() - max_bytes);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+// XINFO GROUPS reply entry (a flat field/value array) -> value of one field.
+const RedisReply* field_of(const RedisReply& flat, const std::string& name) {
+    for (size_t i = 0; i + 1 < flat.elements.size(); i += 2)
+        if (flat.elements[i].str == name) return &flat.elements[i + 1];
+    return nullptr;
+}
+
+struct RoleChild {
+    std::string actor;
+    std::string stderr_path;
+    std::unique_ptr<ChildProcess> process;
+};
+
+}  // namespace
+
+struct RealBackend::Impl {
+    const ServerSet& servers;
+    BackendOptions opts;
+    RedisClient admin;
+    RedisFeatures features;
+    std::string schema;
+    PgSchemaGuard schema_guard;
+    std::unique_ptr<PgSession> pg;
+    TempDir run_dir{"relab-run-"};
+    std::string pg_version;
+
+    Impl(const ServerSet& s, BackendOptions o)
+        : servers(s),
+          opts(std::move(o)),
+          admin(s.redis),
+          features(detect_redis_features(admin)),
+          schema("relab_" + opts.run_id),
+          schema_guard(s.pg, schema),
+          pg(std::make_unique<PgSession>(s.pg, schema)) {
+        pg_version = pg->server_version();
+    }
+
+    ~Impl() {
+        try {
+            delete_keys_with_prefix(admin, run_prefix());
+        } catch (...) {
+        }
+    }
+
+    std::string run_prefix() const { return "relab:" + opts.run_id + ":"; }
+
+    RoleConfig role_config(const Scenario& s, int trial, uint64_t seed, const std::string& prefix,
+                           const std::string& dir) const {
+        RoleConfig c;
+        c.trial = trial;
+        c.seed = seed;
+        c.redis = servers.redis;
+        c.pg = servers.pg;
+        c.schema = schema;
+        c.key_prefix = prefix;
+        c.barrier_prefix = prefix;
+        c.scenario = s.source;
+        c.scenario_file = s.file;
+        c.history_path = dir;
+        return c;
+    }
+
+    std::unique_ptr<ChildProcess> spawn(const RoleConfig& c, const std::string& dir, const std::string& stderr_path) {
+        const std::string config_path = dir + "/" + c.actor + ".json";
+        {
+            std::ofstream out(config_path);
+            out << role_config_to_json(c).dump();
+        }
+        std::filesystem::permissions(config_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+        ChildOptions o;
+        o.exe = opts.relab_exe;
+        o.args = {"role", "--config", config_path};
+        o.stdout_path = dir + "/" + c.actor + ".out";
+        o.stderr_path = stderr_path;
+        return std::make_unique<ChildProcess>(o);
+    }
+
+    static void fail_if_crashed(std::vector<RoleChild>& children) {
+        for (auto& ch : children) {
+            if (ch.process->running()) continue;
+            const auto code = ch.process->exit_code();
+            if (code && *code != 0)
+                throw std::runtime_error(fmt::format("role {} exited with status {}: {}", ch.actor, *code,
+                                                     tail_of_file(ch.stderr_path)));
+        }
+    }
+
+    // All published entries delivered and acknowledged.
+    bool group_drained(const Scenario& s, const RedisNamespace& ns) {
+        const auto last = admin.call({"XREVRANGE", ns.key(s.stream.key), "+", "-", "COUNT", "1"});
+        if (last.elements.empty()) return s.events.empty();
+        const std::string last_id = last.elements[0].elements[0].str;
+        const auto groups = admin.call({"XINFO", "GROUPS", ns.key(s.stream.key)});
+        for (const auto& g : groups.elements) {
+            const auto* name = field_of(g, "name");
+            if (!name || name->str != s.stream.group) continue;
+            const auto* pending = field_of(g, "pending");
+            const auto* delivered = field_of(g, "last-delivered-id");
+            return pending && delivered && pending->integer == 0 && delivered->str == last_id;
+        }
+        return false;
+    }
+
+    void unblock_readers(const std::string& barrier_prefix) {
+        const auto list = admin.call({"CLIENT", "LIST"});
+        std::istringstream lines(list.str);
+        std::string line;
+        while (std::getline(lines, line)) {
+            const auto name_at = line.find(" name=" + barrier_prefix);
+            const auto id_at = line.find("id=");
+            if (name_at == std::string::npos || id_at != 0) continue;
+            const std::string id = line.substr(3, line.find(' ') - 3);
+            admin.command({"CLIENT", "UNBLOCK", id});
+        }
+    }
+
+    TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
+        const std::string prefix = fmt::format("{}{}:t{}:", run_prefix(), s.id, trial);
+        const RedisNamespace ns{prefix};
+        const std::string dir = fmt::format("{}/{}-t{}", run_dir.path(), s.id, trial);
+        std::filesystem::create_directories(dir);
+
+        std::vector<OrderRow> initial;
+        for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
+        reset_orders_table(*pg, initial);
+        admin.call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
+
+        std::vector<RoleChild> consumers;
+        for (int i = 1; i <= s.consumers; ++i) {
+            RoleConfig c = role_config(s, trial, derive_seed(seed, static_cast<uint64_t>(i)), prefix, "");
+            c.role = "consumer";
+            c.actor = fmt::format("C{}", i);
+            c.history_path = dir + "/" + c.actor + ".jsonl";
+            const std::string err = dir + "/" + c.actor + ".err";
+            consumers.push_back(RoleChild{c.actor, err, spawn(c, dir, err)});
+        }
+        RoleConfig pc = role_config(s, trial, derive_seed(seed, uint64_t{0}), prefix, "");
+        pc.role = "producer";
+        pc.actor = "producer";
+        pc.history_path = dir + "/producer.jsonl";
+        std::vector<RoleChild> producer;
+        producer.push_back(RoleChild{"producer", dir + "/producer.err", spawn(pc, dir, dir + "/producer.err")});
+
+        // The producer ends after its last publish; the consumers when the stop flag is up.
+        const auto deadline = SteadyClock::now() + milliseconds(pc.barrier_timeout_ms) + milliseconds(60000);
+        while (producer[0].process->running()) {
+            throw_if_interrupted();
+            fail_if_crashed(consumers);
+            if (SteadyClock::now() > deadline) throw std::runtime_error("trial timed out waiting for the producer");
+            std::this_thread::sleep_for(milliseconds(2));
+        }
+        fail_if_crashed(producer);
+        while (!group_drained(s, ns)) {
+            throw_if_interrupted();
+            fail_if_crashed(consumers);
+            if (SteadyClock::now() > deadline)
+                throw std::runtime_error("trial timed out: the consumers did not acknowledge every entry");
+            std::this_thread::sleep_for(milliseconds(2));
+        }
+        admin.call({"SET", ns.key(kStopKey), "1"});
+        const auto stop_deadline = SteadyClock::now() + milliseconds(s.stream.block_ms + 5000);
+        for (;;) {
+            throw_if_interrupted();
+            bool any_running = false;
+            for (auto& ch : consumers) any_running = any_running || ch.process->running();
+            if (!any_running) break;
+            if (SteadyClock::now() > stop_deadline) throw std::runtime_error("consumers did not stop when told to");
+            unblock_readers(prefix);
+            std::this_thread::sleep_for(milliseconds(5));
+        }
+        fail_if_crashed(consumers);
+
+        std::vector<HistoryRecord> history = read_history_file(pc.history_path);
+        for (const auto& ch : consumers) {
+            auto part = read_history_file(dir + "/" + ch.actor + ".jsonl");
+            history.insert(history.end(), part.begin(), part.end());
+        }
+        int64_t origin = 0;
+        for (const auto& r : history)
+            if (r.actor == "producer" && r.op == "start") origin = r.t_ns;
+        for (auto& r : history) r.t_ns -= origin;
+
+        RealOrderStore store(*pg);
+        RedisClient reader(servers.redis);
+        RealStream stream(reader, ns, prefix + "reader-");
+        auto entries = stream.xrange(s.stream.key);
+        auto rows = store.rows();
+        delete_keys_with_prefix(admin, prefix);
+        std::filesystem::remove_all(dir);
+        return check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));
+    }
+
+    LabResult run_workload(const Scenario& s) {
+        LabResult lab;
+        lab.scenario = s;
+        const uint64_t seed = lab_seed(s, opts.seed);
+        const int runs = opts.runs.value_or(s.runs);
+        if (s.lock.enabled) {
+            RedisNamespace ns{run_prefix()};
+            RealKv kv(admin, ns, features.delex);
+            lab.lock_release_method = kv.delete_if_equals_method();
+        }
+        for (int t = 1; t <= runs; ++t) {
+            throw_if_interrupted();
+            if (opts.progress) opts.progress(s.id, t, runs);
+            lab.trials.push_back(run_trial(s, t, trial_seed(seed, t)));
+        }
+        return lab;
+    }
+
+    LabResult run_sessions(const Scenario& s) {
+        LabResult lab;
+        lab.scenario = s;
+        int k = 0;
+        for (const auto& c : s.cases) {
+            throw_if_interrupted();
+            if (opts.progress) opts.progress(s.id, ++k, static_cast<int>(s.cases.size()));
+            lab.cases.push_back(run_session_case(c, servers.pg, schema));
+        }
+        PgSession cleanup(servers.pg, schema);
+        cleanup.exec("DROP TABLE IF EXISTS tmp_orders");
+        return lab;
+    }
+};
+
+RealBackend::RealBackend(const ServerSet& servers, BackendOptions opts)
+    : m_impl(std::make_unique<Impl>(servers, std::move(opts))) {}
+
+RealBackend::~RealBackend() = default;
+
+ServerInfo RealBackend::server_info() const {
+    ServerInfo i;
+    i.redis_version = m_impl->features.version;
+    i.pg_version = m_impl->pg_version;
+    i.redis_external = m_impl->servers.redis_external;
+    i.pg_external = m_impl->servers.pg_external;
+    i.delex = m_impl->features.delex;
+    i.xadd_idmp = m_impl->features.xadd_idmp;
+    return i;
+}
+
+LabResult RealBackend::run(const Scenario& s) {
+    const auto started = SteadyClock::now();
+    LabResult lab = s.kind == ScenarioKind::workload ? m_impl->run_workload(s) : m_impl->run_sessions(s);
+    lab.backend = "real";
+    lab.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - started).count();
+    summarize(lab);
+    return lab;
+}
+
+}  // namespace relab

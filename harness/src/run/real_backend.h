@@ -1,0 +1,47 @@
+// Runs labs on real servers: per trial a fresh namespace, role processes, the start barrier, the
+// merge of their histories, and the final state read back for the checker.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "check/outcome.h"
+#include "real/servers.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+struct BackendOptions {
+    std::optional<uint64_t> seed;  // overrides every scenario's seed
+    std::optional<int> runs;       // overrides every scenario's runs
+    std::string relab_exe;         // spawned as `relab role --config FILE`
+    std::string run_id;            // names the run's key prefix and schema
+    // Called before each trial (lab id, trial, trials).
+    std::function<void(const std::string&, int, int)> progress;
+};
+
+class RealBackend {
+public:
+    RealBackend(const ServerSet& servers, BackendOptions opts);
+    ~RealBackend();
+    RealBackend(const RealBackend&) = delete;
+    RealBackend& operator=(const RealBackend&) = delete;
+
+    ServerInfo server_info() const;
+    LabResult run(const Scenario& s);
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+// A random run id: 8 lowercase hex characters.
+std::string new_run_id();
+// The seed a lab runs with: the --seed override or the scenario's own.
+uint64_t lab_seed(const Scenario& s, const std::optional<uint64_t>& override_seed);
+uint64_t trial_seed(uint64_t lab_seed, int trial);
+
+}  // namespace relab

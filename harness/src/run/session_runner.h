@@ -1,0 +1,16 @@
+#pragma once
+
+#include <string>
+
+#include "check/outcome.h"
+#include "real/servers.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+// Runs one scripted case: setup in one connection, then every session concurrently on its own
+// connection, each step no earlier than its at_ms; then the final query. Checks each step's
+// expectations and the final rows.
+CaseOutcome run_session_case(const SessionCase& c, const PgEndpoint& pg, const std::string& schema);
+
+}  // namespace relab

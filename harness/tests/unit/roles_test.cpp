@@ -1,0 +1,69 @@
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "ports/seeded_rng.h"
+#include "roles/event.h"
+#include "roles/order_sql.h"
+#include "roles/roles.h"
+
+namespace relab {
+
+TEST(OrderSqlTest, plain_and_cas_statements_read_as_the_article_prints_them) {
+    EXPECT_EQ(order_write_sql({42, "paid", 2, WriteMode::plain}), "UPDATE tmp_orders SET status = 'paid' WHERE id = 42");
+    EXPECT_EQ(order_write_sql({42, "created", 1, WriteMode::cas}),
+              "UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42 AND version < 1");
+    EXPECT_EQ(order_write_sql({1, "o'neil", 1, WriteMode::plain}), "UPDATE tmp_orders SET status = 'o''neil' WHERE id = 1");
+}
+
+TEST(EventTest, entry_id_as_version_is_ms_times_100000_plus_seq) {
+    EXPECT_EQ(entry_id_as_version("1792591578172-0"), 179259157817200000);
+    EXPECT_EQ(entry_id_as_version("1792591578172-7"), 179259157817200007);
+    EXPECT_THROW(entry_id_as_version("garbage"), std::runtime_error);
+}
+
+TEST(EventTest, an_event_survives_a_round_trip_through_stream_fields) {
+    const Event e{42, "paid", 2};
+    const Event back = event_from_entry(StreamEntry{"1-0", event_fields(e)});
+    EXPECT_EQ(back.order, 42);
+    EXPECT_EQ(back.type, "paid");
+    EXPECT_EQ(back.v, 2);
+    EXPECT_THROW(event_from_entry(StreamEntry{"1-0", {{"x", "y"}}}), std::runtime_error);
+}
+
+TEST(LockKeyTest, order_placeholder_is_replaced) {
+    LockSpec l;
+    EXPECT_EQ(lock_key_for(l, 42), "lock:order:42");
+    l.key = "lk:{order}:{order}";
+    EXPECT_EQ(lock_key_for(l, 7), "lk:7:7");
+}
+
+TEST(SeededRngTest, same_seed_same_draws_and_draws_stay_in_range) {
+    SeededRng a(123), b(123), c(124);
+    bool differs = false;
+    for (int i = 0; i < 1000; ++i) {
+        const auto x = a.uniform(0, 30);
+        EXPECT_EQ(x, b.uniform(0, 30));
+        EXPECT_GE(x, 0);
+        EXPECT_LE(x, 30);
+        differs = differs || x != c.uniform(0, 30);
+    }
+    EXPECT_TRUE(differs);
+}
+
+TEST(SeededRngTest, every_value_of_a_small_range_is_drawn) {
+    SeededRng r(7);
+    std::set<int64_t> seen;
+    for (int i = 0; i < 1000; ++i) seen.insert(r.uniform(-2, 2));
+    EXPECT_EQ(seen, (std::set<int64_t>{-2, -1, 0, 1, 2}));
+}
+
+TEST(SeedDerivationTest, children_differ_and_are_stable) {
+    EXPECT_NE(derive_seed(1, uint64_t{1}), derive_seed(1, uint64_t{2}));
+    EXPECT_NE(derive_seed(1, "08a-baseline"), derive_seed(1, "08b-s1"));
+    EXPECT_EQ(derive_seed(99, "x"), derive_seed(99, "x"));
+    // Pinned: seeds printed in old reports must keep replaying the same trials.
+    EXPECT_EQ(mix_seed(0), 0xe220a8397b1dcdafULL);
+}
+
+}  // namespace relab

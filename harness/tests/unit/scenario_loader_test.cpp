@@ -1,0 +1,656 @@
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "real/temp_dir.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+const std::string k_scenarios = std::string(RELAB_SOURCE_DIR) + "/scenarios";
+
+json workload_doc() {
+    return json::parse(R"({
+        "id": "t-1", "title": "T", "kind": "workload",
+        "orders": [ { "id": 42 } ],
+        "events": [ { "order": 42, "type": "created", "version": 1 },
+                    { "order": 42, "type": "paid", "version": 2 } ],
+        "expect": { "wrong": "none" }
+    })");
+}
+
+json sessions_doc() {
+    return json::parse(R"({
+        "id": "s-1", "title": "S", "kind": "sessions",
+        "cases": [ {
+            "title": "case one",
+            "sessions": [
+                { "name": "A", "steps": [ { "sql": "BEGIN", "expect": "BEGIN" } ] },
+                { "name": "B", "steps": [ { "sql": "SELECT 1" } ] }
+            ]
+        } ],
+        "expect": { "wrong": "none" }
+    })");
+}
+
+Scenario parse(const json& doc) { return parse_scenario(doc.dump(), "f.json"); }
+
+// The error parse_scenario raises for `text`; fails the test when there is none.
+std::optional<ScenarioError> error_of_text(const std::string& text) {
+    try {
+        parse_scenario(text, "f.json");
+    } catch (const ScenarioError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "accepted: " << text;
+    return std::nullopt;
+}
+
+std::optional<ScenarioError> error_of(const json& doc) { return error_of_text(doc.dump()); }
+
+// Asserts the error's JSON path exactly and that its reason contains `reason_part`.
+void expect_error(const json& doc, const std::string& path, const std::string& reason_part) {
+    auto e = error_of(doc);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->file(), "f.json");
+    EXPECT_EQ(e->json_path(), path) << e->what();
+    EXPECT_NE(e->reason().find(reason_part), std::string::npos) << e->what();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    out << text;
+}
+
+TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
+    const json doc = workload_doc();
+    Scenario s = parse(doc);
+    EXPECT_EQ(s.file, "f.json");
+    EXPECT_EQ(s.id, "t-1");
+    EXPECT_EQ(s.part, "t-1");
+    EXPECT_EQ(s.output, "t-1");
+    EXPECT_EQ(s.title_vi, "T");
+    EXPECT_EQ(s.kind, ScenarioKind::workload);
+    EXPECT_EQ(s.runs, 10);
+    EXPECT_EQ(s.seed, 1u);
+    EXPECT_EQ(s.consumers, 2);
+    EXPECT_EQ(s.stream.key, "orders");
+    EXPECT_EQ(s.stream.group, "order-processor");
+    EXPECT_EQ(s.stream.read_count, 1);
+    EXPECT_EQ(s.stream.block_ms, 2000);
+    EXPECT_FALSE(s.lock.enabled);
+    EXPECT_EQ(s.write.mode, WriteMode::plain);
+    EXPECT_EQ(s.write.version_source, VersionSource::event);
+    ASSERT_EQ(s.orders.size(), 1u);
+    EXPECT_EQ(s.orders[0].initial_status, "new");
+    EXPECT_EQ(s.orders[0].expected_final, "paid");
+    ASSERT_EQ(s.events.size(), 2u);
+    EXPECT_EQ(s.events[1].type, "paid");
+    EXPECT_EQ(s.events[1].version, 2);
+    EXPECT_EQ(s.events[1].at_ms, 0);
+    EXPECT_TRUE(s.job_cost_ms.empty());
+    EXPECT_EQ(s.expect.wrong, Expectation::Count::none);
+    EXPECT_TRUE(s.expect.every_trial_has.empty());
+    EXPECT_FALSE(s.documented.wrong.has_value());
+    EXPECT_EQ(s.source, doc);
+}
+
+TEST(ScenarioLoaderTest, LoadsBaselineExample) {
+    Scenario s = load_scenario(k_scenarios + "/08a-baseline.json");
+    EXPECT_EQ(s.file, k_scenarios + "/08a-baseline.json");
+    EXPECT_EQ(s.id, "08a-baseline");
+    EXPECT_EQ(s.part, "baseline");
+    EXPECT_EQ(s.output, "08a-baseline");
+    EXPECT_EQ(s.kind, ScenarioKind::workload);
+    EXPECT_EQ(s.runs, 10);
+    EXPECT_EQ(s.seed, 8001u);
+    EXPECT_EQ(s.stream.read_count, 1);
+    EXPECT_EQ(s.stream.block_ms, 2000);
+    ASSERT_EQ(s.orders.size(), 1u);
+    EXPECT_EQ(s.orders[0].id, 42);
+    EXPECT_EQ(s.orders[0].expected_final, "paid");
+    ASSERT_EQ(s.events.size(), 2u);
+    EXPECT_EQ(s.events[0].type, "created");
+    EXPECT_EQ(s.events[0].version, 1);
+    EXPECT_EQ(s.events[1].type, "paid");
+    EXPECT_EQ(s.events[1].version, 2);
+    EXPECT_EQ(s.job_cost_ms, (std::map<std::string, int64_t>{{"created", 800}, {"paid", 50}}));
+    EXPECT_EQ(s.consumers, 2);
+    EXPECT_EQ(s.write.mode, WriteMode::plain);
+    EXPECT_FALSE(s.lock.enabled);
+    EXPECT_EQ(s.expect.wrong, Expectation::Count::all);
+    EXPECT_EQ(s.documented.wrong, 10);
+    EXPECT_EQ(s.documented.of, 10);
+    EXPECT_EQ(s.documented.text_vi.rfind("SAI", 0), 0u);
+    EXPECT_EQ(s.title_vi.rfind("BUG: 1 stream, 1 group, 2 consumer song song", 0), 0u);
+    EXPECT_EQ(s.source.at("seed"), 8001);
+}
+
+TEST(ScenarioLoaderTest, LoadsLockExample) {
+    Scenario s = load_scenario(k_scenarios + "/08c-s4a-lock.json");
+    EXPECT_EQ(s.id, "08c-s4a");
+    EXPECT_EQ(s.part, "lock");
+    EXPECT_EQ(s.output, "08c-lock");
+    EXPECT_EQ(s.runs, 20);
+    EXPECT_EQ(s.seed, 8031u);
+    EXPECT_EQ(s.orders[0].initial_status, "new");
+    EXPECT_EQ(s.events[1].at_ms, 0);
+    EXPECT_TRUE(s.lock.enabled);
+    EXPECT_EQ(s.lock.key, "lock:order:{order}");
+    EXPECT_EQ(s.lock.ttl_ms, 5000);
+    EXPECT_EQ(s.lock.retry_ms, 20);
+    EXPECT_EQ(s.lock.skew_min_ms, 0);
+    EXPECT_EQ(s.lock.skew_max_ms, 0);
+    EXPECT_EQ(s.expect.wrong, Expectation::Count::at_least);
+    EXPECT_EQ(s.expect.n, 1);
+    EXPECT_EQ(s.documented.wrong, 3);
+    EXPECT_EQ(s.documented.of, 20);
+}
+
+TEST(ScenarioLoaderTest, LoadsSessionsExample) {
+    Scenario s = load_scenario(k_scenarios + "/08d-c-cas-overlap.json");
+    EXPECT_EQ(s.id, "08d-cas-overlap");
+    EXPECT_EQ(s.kind, ScenarioKind::sessions);
+    EXPECT_EQ(s.part, "cas");
+    EXPECT_EQ(s.output, "08d-cas");
+    ASSERT_GE(s.cases.size(), 3u);
+    const SessionCase& c = s.cases[0];
+    EXPECT_EQ(c.setup_sql.size(), 3u);
+    EXPECT_EQ(c.setup_sql[1], "DELETE FROM tmp_orders");
+    ASSERT_EQ(c.sessions.size(), 2u);
+    EXPECT_EQ(c.sessions[0].name, "A");
+    ASSERT_EQ(c.sessions[0].steps.size(), 3u);
+    EXPECT_EQ(c.sessions[0].steps[0].at_ms, 0);
+    EXPECT_EQ(c.sessions[0].steps[0].expect, "BEGIN");
+    EXPECT_EQ(c.sessions[0].steps[1].at_ms, -1);
+    EXPECT_EQ(c.sessions[0].steps[1].expect, "UPDATE 1");
+    EXPECT_EQ(c.sessions[0].steps[2].at_ms, 1000);
+    const SessionStep& b = c.sessions[1].steps.at(0);
+    EXPECT_EQ(b.at_ms, 300);
+    EXPECT_EQ(b.expect, "UPDATE 0");
+    EXPECT_FALSE(b.expect_sqlstate.has_value());
+    EXPECT_EQ(b.expect_wait_min_ms, 500);
+    EXPECT_TRUE(b.expect_wait_max_ms.has_value());
+    EXPECT_EQ(c.expect_rows, (std::vector<std::vector<std::string>>{{"42", "paid", "2"}}));
+    EXPECT_TRUE(c.transcript_sessions.empty());
+    // The third case's B fails with a serialization failure and carries no command tag.
+    const SessionStep& rr = s.cases[2].sessions.at(1).steps.at(1);
+    EXPECT_EQ(rr.expect_sqlstate, "40001");
+    EXPECT_FALSE(rr.expect.has_value());
+    EXPECT_EQ(s.cases[1].final_sql, "SELECT id, status, version FROM tmp_orders ORDER BY id");  // default
+    EXPECT_EQ(s.expect.wrong, Expectation::Count::none);
+    EXPECT_FALSE(s.documented.wrong.has_value());
+    EXPECT_FALSE(s.documented.text.empty());
+}
+
+TEST(ScenarioLoaderTest, RepoScenarioDirLoadsSortedByFileName) {
+    std::vector<Scenario> all = load_scenario_dir(k_scenarios);
+    ASSERT_GE(all.size(), 3u);
+    for (size_t i = 1; i < all.size(); ++i) EXPECT_LT(all[i - 1].file, all[i].file);
+    std::vector<std::string> ids;
+    for (const auto& s : all) ids.push_back(s.id);
+    for (const char* id : {"08a-baseline", "08c-s4a", "08d-cas-overlap"})
+        EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id;
+}
+
+TEST(ScenarioLoaderTest, DirectoryLoadIgnoresOtherFilesAndSortsByName) {
+    TempDir dir("relab-loader-test-");
+    json second = workload_doc();
+    second["id"] = "second";
+    json first = workload_doc();
+    first["id"] = "first";
+    write_file(dir.path() + "/b.json", second.dump());
+    write_file(dir.path() + "/a.json", first.dump());
+    write_file(dir.path() + "/notes.txt", "not a scenario");
+    std::vector<Scenario> all = load_scenario_dir(dir.path());
+    ASSERT_EQ(all.size(), 2u);
+    EXPECT_EQ(all[0].id, "first");
+    EXPECT_EQ(all[1].id, "second");
+}
+
+TEST(ScenarioLoaderTest, DuplicateIdsInDirectoryNameBothFiles) {
+    TempDir dir("relab-loader-test-");
+    write_file(dir.path() + "/a.json", workload_doc().dump());
+    write_file(dir.path() + "/b.json", workload_doc().dump());
+    try {
+        load_scenario_dir(dir.path());
+        FAIL() << "duplicate ids accepted";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.file(), dir.path() + "/b.json");
+        EXPECT_EQ(e.json_path(), "/id");
+        EXPECT_NE(e.reason().find(dir.path() + "/a.json"), std::string::npos) << e.what();
+        EXPECT_NE(e.reason().find("t-1"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ScenarioLoaderTest, BadFileInDirectoryIsReported) {
+    TempDir dir("relab-loader-test-");
+    json bad = workload_doc();
+    bad["runs"] = 0;
+    write_file(dir.path() + "/bad.json", bad.dump());
+    try {
+        load_scenario_dir(dir.path());
+        FAIL() << "bad scenario accepted";
+    } catch (const ScenarioError& e) {
+        EXPECT_EQ(e.file(), dir.path() + "/bad.json");
+        EXPECT_EQ(e.json_path(), "/runs");
+    }
+}
+
+TEST(ScenarioLoaderTest, MissingFileAndDirectoryAreErrors) {
+    EXPECT_THROW(load_scenario("/nonexistent/relab/x.json"), ScenarioError);
+    EXPECT_THROW(load_scenario_dir("/nonexistent/relab"), ScenarioError);
+}
+
+TEST(ScenarioLoaderTest, CommentsAreAccepted) {
+    const std::string text = R"(// line comment
+    {
+      /* block
+         comment */
+      "id": "c-1", "title": "C", "kind": "workload", // trailing
+      "orders": [ { "id": 7 } ],
+      "events": [ { "order": 7, "type": "paid", "version": 1 } ],
+      "expect": { "wrong": "none" }
+    })";
+    Scenario s = parse_scenario(text, "c.json");
+    EXPECT_EQ(s.id, "c-1");
+    EXPECT_EQ(s.orders[0].id, 7);
+}
+
+TEST(ScenarioLoaderTest, SyntaxErrorNamesLineAndColumn) {
+    auto e = error_of_text("{\n  \"id\": \"x\",\n  \"title\": oops\n}");
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->json_path(), "line 3, column 12");
+    EXPECT_NE(e->reason().find("syntax error"), std::string::npos) << e->what();
+    EXPECT_EQ(std::string(e->what()).rfind("f.json: at line 3, column 12: syntax error", 0), 0u) << e->what();
+}
+
+TEST(ScenarioLoaderTest, SyntaxErrorAtEndOfInput) {
+    auto e = error_of_text("{\n\"id\": 1,\n");
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->json_path(), "line 3, column 1");
+    EXPECT_NE(e->reason().find("end of input"), std::string::npos) << e->what();
+}
+
+TEST(ScenarioLoaderTest, WhatReadsFileAtPathReason) {
+    json doc = workload_doc();
+    doc["events"][1]["version"] = "two";
+    auto e = error_of(doc);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_STREQ(e->what(), "f.json: at /events/1/version: expected a non-negative integer, got \"two\"");
+    EXPECT_EQ(e->reason(), "expected a non-negative integer, got \"two\"");
+}
+
+TEST(ScenarioLoaderTest, TopLevelMustBeAnObject) {
+    auto e = error_of_text("[1, 2]");
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->json_path(), "");
+    EXPECT_STREQ(e->what(), "f.json: expected a JSON object at the top level, got [1,2]");
+}
+
+TEST(ScenarioLoaderTest, UnknownFieldsAreRejectedWithTheirPath) {
+    json doc = workload_doc();
+    doc["lokc"] = json::object();
+    expect_error(doc, "/lokc", "unknown field; known fields are: id, part");
+    expect_error(doc, "/lokc", "lock");
+
+    doc = workload_doc();
+    doc["events"][1]["verison"] = 3;
+    expect_error(doc, "/events/1/verison", "unknown field; known fields are: order, type, version, at_ms");
+
+    doc = workload_doc();
+    doc["expect"]["wrnog"] = "all";
+    expect_error(doc, "/expect/wrnog", "unknown field");
+
+    doc = workload_doc();
+    doc["a/b~c"] = 1;  // JSON Pointer escaping
+    expect_error(doc, "/a~1b~0c", "unknown field");
+}
+
+TEST(ScenarioLoaderTest, RequiredFieldsAreNamed) {
+    for (const char* key : {"id", "title", "kind", "expect", "orders", "events"}) {
+        json doc = workload_doc();
+        doc.erase(key);
+        expect_error(doc, std::string("/") + key, "required field is missing");
+    }
+    json doc = workload_doc();
+    doc["events"][0].erase("type");
+    expect_error(doc, "/events/0/type", "required field is missing");
+    doc = workload_doc();
+    doc["expect"].erase("wrong");
+    expect_error(doc, "/expect/wrong", "required field is missing");
+}
+
+TEST(ScenarioLoaderTest, IdAndNamesMustBeSlugs) {
+    json doc = workload_doc();
+    doc["id"] = "Bad_ID";
+    expect_error(doc, "/id", "got \"Bad_ID\"");
+    doc = workload_doc();
+    doc["id"] = "-x";
+    expect_error(doc, "/id", "[a-z0-9][a-z0-9-]*");
+    doc = workload_doc();
+    doc["output"] = "out/../x";
+    expect_error(doc, "/output", "expected lower-case");
+    doc = workload_doc();
+    doc["title"] = "";
+    expect_error(doc, "/title", "expected a non-empty string, got \"\"");
+}
+
+TEST(ScenarioLoaderTest, ScalarRangesAreChecked) {
+    json doc = workload_doc();
+    doc["kind"] = "batch";
+    expect_error(doc, "/kind", "expected \"workload\" or \"sessions\", got \"batch\"");
+    doc = workload_doc();
+    doc["runs"] = 0;
+    expect_error(doc, "/runs", "expected an integer in 1..100000, got 0");
+    doc["runs"] = 100001;
+    expect_error(doc, "/runs", "got 100001");
+    doc["runs"] = 2.5;
+    expect_error(doc, "/runs", "got 2.5");
+    doc = workload_doc();
+    doc["seed"] = -1;
+    expect_error(doc, "/seed", "expected a non-negative integer, got -1");
+    doc = workload_doc();
+    doc["consumers"] = 65;
+    expect_error(doc, "/consumers", "expected an integer in 1..64, got 65");
+    doc = workload_doc();
+    doc["stream"] = {{"read_count", 0}};
+    expect_error(doc, "/stream/read_count", "expected a positive integer, got 0");
+    doc["stream"] = {{"read_count", 3000000000LL}};
+    expect_error(doc, "/stream/read_count", "expected a positive integer no larger than 2147483647, got 3000000000");
+    doc["stream"] = {{"block_ms", 0}};
+    expect_error(doc, "/stream/block_ms", "expected a positive integer, got 0");
+    doc = workload_doc();
+    doc["events"][0]["at_ms"] = -5;
+    expect_error(doc, "/events/0/at_ms", "expected a non-negative integer, got -5");
+    doc = workload_doc();
+    doc["orders"][0]["initial_version"] = "0";
+    expect_error(doc, "/orders/0/initial_version", "got \"0\"");
+}
+
+TEST(ScenarioLoaderTest, LargeSeedIsKept) {
+    json doc = workload_doc();
+    doc["seed"] = std::numeric_limits<uint64_t>::max();
+    EXPECT_EQ(parse(doc).seed, std::numeric_limits<uint64_t>::max());
+}
+
+TEST(ScenarioLoaderTest, OrdersAndEventsAreCrossChecked) {
+    json doc = workload_doc();
+    doc["events"][1]["order"] = 43;
+    expect_error(doc, "/events/1/order", "expected one of the orders' ids (42), got 43");
+    doc = workload_doc();
+    doc["orders"].push_back({{"id", 42}});
+    expect_error(doc, "/orders/1/id", "duplicate order id 42 (first at /orders/0/id)");
+    doc = workload_doc();
+    doc["orders"] = json::array();
+    expect_error(doc, "/orders", "expected a non-empty array, got []");
+    doc = workload_doc();
+    doc["events"] = json::array();
+    expect_error(doc, "/events", "expected a non-empty array");
+    doc = workload_doc();
+    doc["events"][0]["type"] = "";
+    expect_error(doc, "/events/0/type", "expected a non-empty string");
+}
+
+TEST(ScenarioLoaderTest, JobCostKeysMustBeEventTypes) {
+    json doc = workload_doc();
+    doc["job_cost_ms"] = {{"craeted", 800}};
+    expect_error(doc, "/job_cost_ms/craeted", "no event has this type; event types are: \"created\", \"paid\"");
+    doc["job_cost_ms"] = {{"paid", -1}};
+    expect_error(doc, "/job_cost_ms/paid", "expected a non-negative integer, got -1");
+    doc["job_cost_ms"] = {{"created", 800}, {"paid", 50}};
+    EXPECT_EQ(parse(doc).job_cost_ms.at("created"), 800);
+}
+
+TEST(ScenarioLoaderTest, WriteModeAndVersionSource) {
+    json doc = workload_doc();
+    doc["write"] = {{"mode", "upsert"}};
+    expect_error(doc, "/write/mode", "expected one of \"plain\", \"cas\", got \"upsert\"");
+    doc["write"] = {{"version_source", "entry_id"}};
+    expect_error(doc, "/write/version_source", "requires \"mode\": \"cas\"");
+    doc["write"] = {{"mode", "plain"}, {"version_source", "entry_id"}};
+    expect_error(doc, "/write/version_source", "got mode \"plain\"");
+    doc["write"] = {{"mode", "cas"}, {"version_source", "entry_id"}};
+    Scenario s = parse(doc);
+    EXPECT_EQ(s.write.mode, WriteMode::cas);
+    EXPECT_EQ(s.write.version_source, VersionSource::entry_id);
+}
+
+TEST(ScenarioLoaderTest, LockObjectNullAndSkew) {
+    json doc = workload_doc();
+    doc["lock"] = nullptr;
+    EXPECT_FALSE(parse(doc).lock.enabled);
+    doc["lock"] = json::object();
+    Scenario s = parse(doc);
+    EXPECT_TRUE(s.lock.enabled);
+    EXPECT_EQ(s.lock.ttl_ms, 5000);
+    EXPECT_EQ(s.lock.retry_ms, 20);
+    doc["lock"] = {{"skew_ms", {10, 30}}, {"ttl_ms", 100}};
+    s = parse(doc);
+    EXPECT_EQ(s.lock.skew_min_ms, 10);
+    EXPECT_EQ(s.lock.skew_max_ms, 30);
+    EXPECT_EQ(s.lock.ttl_ms, 100);
+
+    doc["lock"] = {{"skew_ms", {30, 10}}};
+    expect_error(doc, "/lock/skew_ms", "expected [min, max] with min <= max, got [30,10]");
+    doc["lock"] = {{"skew_ms", {5}}};
+    expect_error(doc, "/lock/skew_ms", "expected [min, max] in milliseconds, got [5]");
+    doc["lock"] = {{"skew_ms", {-1, 5}}};
+    expect_error(doc, "/lock/skew_ms/0", "expected a non-negative integer, got -1");
+    doc["lock"] = {{"ttl_ms", 0}};
+    expect_error(doc, "/lock/ttl_ms", "expected a positive integer, got 0");
+    doc["lock"] = {{"retry_ms", 0}};
+    expect_error(doc, "/lock/retry_ms", "expected a positive integer");
+    doc["lock"] = true;
+    expect_error(doc, "/lock", "expected an object, got true");
+}
+
+TEST(ScenarioLoaderTest, ExpectCounts) {
+    json doc = workload_doc();
+    doc["expect"]["wrong"] = {{"at_most", 2}};
+    Scenario s = parse(doc);
+    EXPECT_EQ(s.expect.wrong, Expectation::Count::at_most);
+    EXPECT_EQ(s.expect.n, 2);
+    doc["expect"]["wrong"] = {{"exactly", 3}};
+    EXPECT_EQ(parse(doc).expect.wrong, Expectation::Count::exactly);
+
+    doc["expect"]["wrong"] = "some";
+    expect_error(doc, "/expect/wrong", "got \"some\"");
+    doc["expect"]["wrong"] = {{"at_least", -1}};
+    expect_error(doc, "/expect/wrong/at_least", "expected a non-negative integer, got -1");
+    doc["expect"]["wrong"] = {{"atleast", 1}};
+    expect_error(doc, "/expect/wrong/atleast", "unknown field; known fields are: at_least, at_most, exactly");
+    doc["expect"]["wrong"] = {{"at_least", 1}, {"at_most", 2}};
+    expect_error(doc, "/expect/wrong", "expected exactly one of");
+    doc["expect"]["wrong"] = {{"at_least", 11}};  // runs defaults to 10
+    expect_error(doc, "/expect/wrong/at_least", "the lab has 10 runs");
+}
+
+TEST(ScenarioLoaderTest, EveryTrialHasMatches) {
+    json doc = workload_doc();
+    doc["expect"]["every_trial_has"] = json::parse(R"([{"op":"lock_release","fields":{"result":0}},{"op":"ack"}])");
+    Scenario s = parse(doc);
+    ASSERT_EQ(s.expect.every_trial_has.size(), 2u);
+    EXPECT_EQ(s.expect.every_trial_has[0].op, "lock_release");
+    EXPECT_EQ(s.expect.every_trial_has[0].fields, json({{"result", 0}}));
+    EXPECT_TRUE(s.expect.every_trial_has[1].fields.empty());
+
+    doc["expect"]["every_trial_has"] = json::parse(R"([{"fields":{}}])");
+    expect_error(doc, "/expect/every_trial_has/0/op", "required field is missing");
+    doc["expect"]["every_trial_has"] = json::parse(R"([{"op":"ack","fields":[1]}])");
+    expect_error(doc, "/expect/every_trial_has/0/fields", "expected an object, got [1]");
+}
+
+TEST(ScenarioLoaderTest, FieldsOfTheOtherKindAreRejected) {
+    json doc = workload_doc();
+    doc["cases"] = json::array();
+    expect_error(doc, "/cases", "applies only to kind \"sessions\"");
+    doc = sessions_doc();
+    doc["events"] = json::array();
+    expect_error(doc, "/events", "applies only to kind \"workload\"");
+    doc = sessions_doc();
+    doc["expect"]["every_trial_has"] = json::array();
+    expect_error(doc, "/expect/every_trial_has", "applies only to kind \"workload\"");
+}
+
+TEST(ScenarioLoaderTest, SessionsDefaults) {
+    Scenario s = parse(sessions_doc());
+    ASSERT_EQ(s.cases.size(), 1u);
+    const SessionCase& c = s.cases[0];
+    EXPECT_EQ(c.title_vi, "case one");
+    EXPECT_TRUE(c.setup_sql.empty());
+    EXPECT_EQ(c.final_sql, "SELECT id, status, version FROM tmp_orders ORDER BY id");
+    EXPECT_EQ(c.sessions[1].steps[0].at_ms, -1);
+    EXPECT_FALSE(c.sessions[1].steps[0].expect.has_value());
+    EXPECT_FALSE(c.sessions[1].steps[0].expect_wait_min_ms.has_value());
+}
+
+TEST(ScenarioLoaderTest, SessionsRowsSqlstateAndTranscript) {
+    json doc = sessions_doc();
+    json& c = doc["cases"][0];
+    c["expect_rows"] = json::parse(R"([[42, "paid", 2], ["x"]])");
+    c["transcript_sessions"] = {"B"};
+    c["sessions"][1]["steps"][0]["expect_sqlstate"] = "40001";
+    c["sessions"][1]["steps"][0]["expect_wait_ms"] = {{"max", 100}};
+    Scenario s = parse(doc);
+    EXPECT_EQ(s.cases[0].expect_rows, (std::vector<std::vector<std::string>>{{"42", "paid", "2"}, {"x"}}));
+    EXPECT_EQ(s.cases[0].transcript_sessions, std::vector<std::string>{"B"});
+    const SessionStep& step = s.cases[0].sessions[1].steps[0];
+    EXPECT_EQ(step.expect_sqlstate, "40001");
+    EXPECT_FALSE(step.expect_wait_min_ms.has_value());
+    EXPECT_EQ(step.expect_wait_max_ms, 100);
+}
+
+TEST(ScenarioLoaderTest, SessionsErrorsNameTheirPath) {
+    json doc = sessions_doc();
+    doc["cases"] = json::array();
+    expect_error(doc, "/cases", "expected a non-empty array");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"] = json::array();
+    expect_error(doc, "/cases/0/sessions", "expected a non-empty array");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][1]["name"] = "A";
+    expect_error(doc, "/cases/0/sessions/1/name", "duplicate session name \"A\" (first at /cases/0/sessions/0/name)");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][0]["steps"][0]["sql"] = "";
+    expect_error(doc, "/cases/0/sessions/0/steps/0/sql", "expected a non-empty string");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][0]["steps"][0]["at_ms"] = -1;
+    expect_error(doc, "/cases/0/sessions/0/steps/0/at_ms", "expected a non-negative integer, got -1");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][1]["steps"][0]["expect_sqlstate"] = "4001";
+    expect_error(doc, "/cases/0/sessions/1/steps/0/expect_sqlstate", "5-character SQLSTATE");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][0]["steps"][0]["expect_sqlstate"] = "40001";
+    expect_error(doc, "/cases/0/sessions/0/steps/0/expect_sqlstate", "cannot both");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][0]["steps"][0]["expect_wait_ms"] = {{"min", 900}, {"max", 500}};
+    expect_error(doc, "/cases/0/sessions/0/steps/0/expect_wait_ms/max", "expected max >= min (900), got 500");
+
+    doc = sessions_doc();
+    doc["cases"][0]["sessions"][0]["steps"][0]["expect_wait_ms"] = {{"mn", 1}};
+    expect_error(doc, "/cases/0/sessions/0/steps/0/expect_wait_ms/mn", "unknown field");
+
+    doc = sessions_doc();
+    doc["cases"][0]["transcript_sessions"] = {"A", "C"};
+    expect_error(doc, "/cases/0/transcript_sessions/1", "expected one of the sessions (\"A\", \"B\"), got \"C\"");
+
+    doc = sessions_doc();
+    doc["cases"][0]["expect_rows"] = json::parse(R"([["42", "paid", true]])");
+    expect_error(doc, "/cases/0/expect_rows/0/2", "expected a string or a number, got true");
+
+    doc = sessions_doc();
+    doc["cases"][0]["setup_sql"] = json::parse(R"j(["CREATE TABLE t (id int)", 5])j");
+    expect_error(doc, "/cases/0/setup_sql/1", "expected a string, got 5");
+
+    doc = sessions_doc();
+    doc["cases"][0].erase("title");
+    expect_error(doc, "/cases/0/title", "required field is missing");
+
+    doc = sessions_doc();
+    doc["expect"]["wrong"] = {{"exactly", 2}};  // only one case
+    expect_error(doc, "/expect/wrong/exactly", "the lab has 1 cases");
+}
+
+TEST(ScenarioLoaderTest, DocumentedIsChecked) {
+    json doc = workload_doc();
+    doc["documented"] = {{"wrong", 3}, {"of", 2}};
+    expect_error(doc, "/documented/wrong", "expected at most \"of\" (2), got 3");
+    doc["documented"] = {{"txt", "x"}};
+    expect_error(doc, "/documented/txt", "unknown field; known fields are: text, text_vi, wrong, of");
+    doc["documented"] = {{"text", "t"}, {"wrong", 0}, {"of", 5}};
+    Scenario s = parse(doc);
+    EXPECT_EQ(s.documented.text, "t");
+    EXPECT_EQ(s.documented.wrong, 0);
+    EXPECT_EQ(s.documented.of, 5);
+}
+
+TEST(ScenarioLoaderTest, DescribeTexts) {
+    RecordMatch release{"lock_release", {{"result", 0}}};
+    EXPECT_EQ(release.describe(), "lock_release with result=0");
+    EXPECT_EQ(RecordMatch{"ack"}.describe(), "ack");
+    RecordMatch two{"lock_release", {{"method", "DELEX IFEQ"}, {"result", 1}}};
+    EXPECT_EQ(two.describe(), "lock_release with method=DELEX IFEQ, result=1");
+
+    Expectation e;
+    e.wrong = Expectation::Count::all;
+    EXPECT_EQ(e.describe(), "wrong = all");
+    e.wrong = Expectation::Count::none;
+    EXPECT_EQ(e.describe(), "wrong = none");
+    e.wrong = Expectation::Count::at_least;
+    e.n = 1;
+    EXPECT_EQ(e.describe(), "wrong >= 1");
+    e.wrong = Expectation::Count::at_most;
+    e.n = 2;
+    EXPECT_EQ(e.describe(), "wrong <= 2");
+    e.wrong = Expectation::Count::exactly;
+    e.n = 3;
+    EXPECT_EQ(e.describe(), "wrong = 3");
+    e.every_trial_has = {release};
+    EXPECT_EQ(e.describe(), "wrong = 3; every trial has lock_release with result=0");
+
+    EXPECT_EQ(to_string(WriteMode::plain), "plain");
+    EXPECT_EQ(to_string(WriteMode::cas), "cas");
+    EXPECT_EQ(to_string(VersionSource::event), "event");
+    EXPECT_EQ(to_string(VersionSource::entry_id), "entry_id");
+}
+
+TEST(ScenarioLoaderTest, ExpectationHolds) {
+    Expectation e;
+    e.wrong = Expectation::Count::all;
+    EXPECT_TRUE(e.holds(10, 10));
+    EXPECT_FALSE(e.holds(7, 10));
+    EXPECT_FALSE(e.holds(0, 0));
+    e.wrong = Expectation::Count::none;
+    EXPECT_TRUE(e.holds(0, 10));
+    EXPECT_FALSE(e.holds(1, 10));
+    e.wrong = Expectation::Count::at_least;
+    e.n = 1;
+    EXPECT_TRUE(e.holds(1, 20));
+    EXPECT_FALSE(e.holds(0, 20));
+    e.wrong = Expectation::Count::at_most;
+    e.n = 2;
+    EXPECT_TRUE(e.holds(2, 20));
+    EXPECT_FALSE(e.holds(3, 20));
+    e.wrong = Expectation::Count::exactly;
+    e.n = 3;
+    EXPECT_TRUE(e.holds(3, 20));
+    EXPECT_FALSE(e.holds(2, 20));
+    EXPECT_FALSE(e.holds(4, 20));
+}
+
+}  // namespace
+}  // namespace relab

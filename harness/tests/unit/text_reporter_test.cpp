@@ -1,0 +1,300 @@
+#include <algorithm>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/reporter.h"
+#include "report_fixture.h"
+
+namespace relab {
+namespace {
+
+using test::sample_run;
+
+std::string render(const RunReport& run, Lang lang = Lang::en,
+                   TimelineSelection sel = TimelineSelection::first_and_wrong) {
+    std::ostringstream out;
+    make_text_reporter(TextOptions{lang, sel})->report(run, out);
+    return out.str();
+}
+
+RunReport run_of(LabResult lab) {
+    RunReport run;
+    run.labs = {std::move(lab)};
+    return run;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+bool has_line(const std::string& text, const std::string& line) {
+    const auto lines = lines_of(text);
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+// The trial numbers whose timelines were printed, in order.
+std::vector<int> timeline_trials(const std::string& text, const std::string& word = "trial") {
+    std::vector<int> trials;
+    for (const auto& line : lines_of(text))
+        if (line.rfind(word + " ", 0) == 0 && line.find(" — stream:") != std::string::npos)
+            trials.push_back(std::stoi(line.substr(word.size() + 1)));
+    return trials;
+}
+
+TEST(TextReporterTest, EnglishReportOfEveryKindOfLabMatchesTheArticleLayout) {
+    const std::string expected = R"(### BUG: 2 parallel consumers; plain UPDATE   (08a-baseline.txt)
+trial 1 — stream: 1792591449272-0 created (v=1), 1792591449272-1 paid (v=2)
+  t=   2 ms  C1 received 1792591449272-0 created (v=1)
+  t=   2 ms  C2 received 1792591449272-1 paid (v=2)
+  t= 111 ms  C2 wrote status=paid → UPDATE 1
+  t= 816 ms  C1 wrote status=created → UPDATE 1
+  final status per trial: created✕ created✕
+  → wrong final state (not paid): 2/2
+  documented: 10/10 — wrong 10/10; created overwrites at 816 ms
+  expectation: wrong = all → held
+  delivery XADD → receipt: p50 0.21 ms, max 0.48 ms (4 samples)
+### S4a: 2 consumers + lock per key   (08c-lock.txt)
+trial 1 — stream: 1792591473321-0 created (v=1), 1792591473321-1 paid (v=2)
+  t=   1 ms  C1 received 1792591473321-0 created (v=1)
+  t=   1 ms  C2 received 1792591473321-1 paid (v=2)
+  t=   1 ms  C1 got lock:order:42 (SET NX PX 500) after 1 attempt(s)
+  t= 814 ms  C1 wrote status=created → UPDATE 1
+  t= 820 ms  C1 released lock: compare-and-delete Lua script → 1
+  t= 827 ms  C2 got lock:order:42 (SET NX PX 500) after 41 attempt(s)
+  t= 897 ms  C2 wrote status=paid → UPDATE 1
+  t= 898 ms  C2 released lock: compare-and-delete Lua script → 1
+trial 2 — stream: 1792591525929-0 created (v=1), 1792591525929-1 paid (v=2)
+  t=   1 ms  C2 received 1792591525929-1 paid (v=2)
+  t=   1 ms  C1 received 1792591525929-0 created (v=1)
+  t=   3 ms  C1 got lock:order:42 (SET NX PX 500) after 1 attempt(s)
+  t= 510 ms  C2 got lock:order:42 (SET NX PX 500) after 21 attempt(s)
+  t= 567 ms  C2 wrote status=paid → UPDATE 1
+  t= 568 ms  C2 released lock: compare-and-delete Lua script → 1
+  t= 810 ms  C1 wrote status=created → UPDATE 1
+  t= 810 ms  C1 released lock: compare-and-delete Lua script → 0 (lock expired, no longer ours)
+  final status per trial: paid created✕ created✕
+  → wrong final state (not paid): 2/3
+  documented: the late release returns 0
+  expectation: wrong >= 1 → held
+  lock release: compare-and-delete Lua script (DELEX needs Redis 8.4)
+### P2 right: CAS with the BUSINESS version   (08f-p2.txt)
+trial 1 — stream: 1792591566859-0 paid (v=2), 1792591567558-0 created (v=1)
+  t=   0 ms  producer: publish created (v=1) FAILED (simulated network blip) → retry in 500 ms
+  t= 301 ms  producer: publish paid (v=2) OK → 1792591566859-0
+  t= 301 ms  C1 received 1792591566859-0 paid (v=2)
+  t= 360 ms  C1 wrote status=paid version=2 → UPDATE 1
+  t= 501 ms  producer: retry #1 created FAILED → retry in another 500 ms (backoff x2)
+  t=1000 ms  producer: retry #2 created OK → 1792591567558-0
+  t=1000 ms  C1 received 1792591567558-0 created (v=1)
+  t=1802 ms  C1 wrote status=created version=1 → UPDATE 0 (skipped: stale)
+  final status per trial: paid
+  → wrong final state (not paid): 0/1
+  documented: 0/5 — wrong 0/5
+  expectation: wrong = none → held
+### P1 wrong: naive dispatcher   (08g-outbox.txt)
+trial 1 — stream: 1792591588799-0 #43 created (v=1), 1792591588804-0 #42 paid (v=2)
+  t=  30 ms  C1 received 1792591588799-0 #43 created (v=1)
+  t=  35 ms  C1 wrote #43 status=created → UPDATE 1
+  final status per trial: #42=created✕ #43=paid | #42=paid #43=paid
+  → wrong final state (not paid): 1/2
+  expectation: wrong >= 1 → held
+### CAS when 2 UPDATEs OVERLAP   (08d-cas.txt)
+--- A = paid v=2, B = created v=1 in REPEATABLE READ
+----- A -----
+BEGIN;
+BEGIN
+UPDATE tmp_orders SET status = 'paid', version = 2 WHERE id = 42 AND version < 2;
+UPDATE 1
+COMMIT;
+COMMIT
+----- B -----
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+BEGIN
+UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42 AND version < 1;
+ERROR:  could not serialize access due to concurrent update
+Time: 703.011 ms
+ROLLBACK;
+ROLLBACK
+ id | status | version
+----+--------+---------
+ 42 | paid   |       2
+--- CAS by hand: paid (v=2) first, created (v=1) late
+UPDATE tmp_orders SET status = 'paid', version = 2 WHERE id = 42 AND version < 2;
+UPDATE 1
+UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42 AND version < 1;
+UPDATE 1
+  ✕ expected UPDATE 0, got UPDATE 1
+SELECT id, status, version FROM tmp_orders;
+ id | status  | version
+----+---------+---------
+ 42 | created |       1
+ id | status  | version
+----+---------+---------
+ 42 | created |       1
+  ✕ final rows [42, created, 1], expected [42, paid, 2]
+  → cases with a wrong final row: 1/2
+  documented: B fails 'could not serialize access due to concurrent update'
+  expectation: wrong = none → BROKEN
+    ✕ 1 of 2 cases ended with wrong rows (expected none)
+### XADD IDMP producer idempotency   (08h-idmp.txt)
+skipped: XADD IDMP needs Redis 8.6; this server is 7.0.15
+)";
+    EXPECT_EQ(render(sample_run()), expected);
+}
+
+TEST(TextReporterTest, VietnameseBaselineReadsLikeTheArticleSection2) {
+    const std::string expected = R"(### BUG: 2 consumer song song; UPDATE thường   (08a-baseline.txt)
+lần 1 — stream: 1792591449272-0 created (v=1), 1792591449272-1 paid (v=2)
+  t=   2 ms  C1 nhận 1792591449272-0 created (v=1)
+  t=   2 ms  C2 nhận 1792591449272-1 paid (v=2)
+  t= 111 ms  C2 ghi status=paid → UPDATE 1
+  t= 816 ms  C1 ghi status=created → UPDATE 1
+  status cuối từng lần: created✕ created✕
+  → SAI trạng thái cuối (không phải paid): 2/2 lần
+  bài viết: 10/10 — SAI trạng thái cuối (không phải paid): 10/10 lần
+  kỳ vọng: wrong = all → đạt
+  thời gian giao XADD → nhận: p50 0.21 ms, max 0.48 ms (4 mẫu)
+)";
+    EXPECT_EQ(render(run_of(test::baseline_lab()), Lang::vi), expected);
+}
+
+TEST(TextReporterTest, VietnameseProducerRetriesReadLikeTheArticleSection6) {
+    const std::string text = render(run_of(test::cas_lab()), Lang::vi);
+    const std::vector<std::string> expected = {
+        "### P2 đúng: CAS với version NGHIỆP VỤ   (08f-p2.txt)",
+        "lần 1 — stream: 1792591566859-0 paid (v=2), 1792591567558-0 created (v=1)",
+        "  t=   0 ms  producer: publish created (v=1) LỖI (giả lập network blip) → hẹn retry sau 500 ms",
+        "  t= 301 ms  producer: publish paid (v=2) OK → 1792591566859-0",
+        "  t= 301 ms  C1 nhận 1792591566859-0 paid (v=2)",
+        "  t= 360 ms  C1 ghi status=paid version=2 → UPDATE 1",
+        "  t= 501 ms  producer: retry #1 created LỖI → hẹn retry sau 500 ms nữa (backoff x2)",
+        "  t=1000 ms  producer: retry #2 created OK → 1792591567558-0",
+        "  t=1000 ms  C1 nhận 1792591567558-0 created (v=1)",
+        "  t=1802 ms  C1 ghi status=created version=1 → UPDATE 0 (bỏ qua: bản cũ)",
+        "  status cuối từng lần: paid",
+        "  → SAI trạng thái cuối (không phải paid): 0/1 lần",
+        "  bài viết: 0/5 — SAI trạng thái cuối (không phải paid): 0/5 lần",
+        "  kỳ vọng: wrong = none → đạt",
+    };
+    EXPECT_EQ(lines_of(text), expected);
+}
+
+TEST(TextReporterTest, VietnameseLockSessionAndSkippedLines) {
+    const std::string text = render(sample_run(), Lang::vi);
+    EXPECT_TRUE(has_line(text, "  t=   1 ms  C1 lấy được lock:order:42 (SET NX PX 500) sau 1 lần thử")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 827 ms  C2 lấy được lock:order:42 (SET NX PX 500) sau 41 lần thử")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 820 ms  C1 nhả lock: compare-and-delete Lua script → 1")) << text;
+    EXPECT_TRUE(has_line(
+        text, "  t= 810 ms  C1 nhả lock: compare-and-delete Lua script → 0 (lock đã hết hạn, không còn là của mình)"))
+        << text;
+    EXPECT_TRUE(has_line(text, "  nhả lock bằng: compare-and-delete Lua script (DELEX cần Redis 8.4)")) << text;
+    EXPECT_TRUE(has_line(text, "  bài viết: DELEX … IFEQ trả 0")) << text;
+    EXPECT_TRUE(has_line(text, "  status cuối từng lần: #42=created✕ #43=paid | #42=paid #43=paid")) << text;
+    EXPECT_TRUE(has_line(text, "--- A = paid v=2, B = created v=1 ở REPEATABLE READ")) << text;
+    EXPECT_TRUE(has_line(text, "ERROR:  could not serialize access due to concurrent update")) << text;
+    EXPECT_TRUE(has_line(text, "  → số trường hợp có dòng cuối SAI: 1/2")) << text;
+    EXPECT_TRUE(has_line(text, "  kỳ vọng: wrong = none → KHÔNG ĐẠT")) << text;
+    EXPECT_TRUE(has_line(text, "### IDMP chống producer ghi trùng   (08h-idmp.txt)")) << text;
+    EXPECT_TRUE(has_line(text, "bỏ qua: XADD IDMP needs Redis 8.6; this server is 7.0.15")) << text;
+    EXPECT_EQ(text.find("received"), std::string::npos);
+    EXPECT_EQ(text.find("trial "), std::string::npos);
+}
+
+TEST(TextReporterTest, FirstAndWrongShowsTrialOneAndTheFirstWrongTrial) {
+    const RunReport lock = run_of(test::lock_lab());  // trial 1 right, trials 2 and 3 wrong
+    EXPECT_EQ(timeline_trials(render(lock)), (std::vector<int>{1, 2}));
+    const RunReport baseline = run_of(test::baseline_lab());  // trial 1 already wrong
+    EXPECT_EQ(timeline_trials(render(baseline)), (std::vector<int>{1}));
+    const RunReport cas = run_of(test::cas_lab());  // nothing wrong
+    EXPECT_EQ(timeline_trials(render(cas)), (std::vector<int>{1}));
+    EXPECT_EQ(timeline_trials(render(lock, Lang::vi), "lần"), (std::vector<int>{1, 2}));
+}
+
+TEST(TextReporterTest, EachTimelineSelectionPrintsItsTrials) {
+    const RunReport lock = run_of(test::lock_lab());
+    EXPECT_EQ(timeline_trials(render(lock, Lang::en, TimelineSelection::first)), (std::vector<int>{1}));
+    EXPECT_EQ(timeline_trials(render(lock, Lang::en, TimelineSelection::wrong)), (std::vector<int>{2, 3}));
+    EXPECT_EQ(timeline_trials(render(lock, Lang::en, TimelineSelection::all)), (std::vector<int>{1, 2, 3}));
+    const std::string none = render(lock, Lang::en, TimelineSelection::none);
+    EXPECT_TRUE(timeline_trials(none).empty());
+    EXPECT_EQ(none.find("  t="), std::string::npos);
+    // The summary lines do not depend on the selection.
+    EXPECT_TRUE(has_line(none, "  final status per trial: paid created✕ created✕")) << none;
+    EXPECT_TRUE(has_line(none, "  → wrong final state (not paid): 2/3")) << none;
+
+    const std::string all = render(lock, Lang::en, TimelineSelection::all);
+    EXPECT_TRUE(has_line(all, "trial 3 — stream: 1792591530001-0 created (v=1), 1792591530001-1 paid (v=2)")) << all;
+    EXPECT_TRUE(has_line(all, "  t=   2 ms  C1 received 1792591530001-1 paid (v=2)")) << all;
+}
+
+TEST(TextReporterTest, PublishLinesOnlyInTrialsWhereAPublishFailed) {
+    // The baseline's publishes all succeeded: its timeline starts with the receipts.
+    const std::string baseline = render(run_of(test::baseline_lab()));
+    EXPECT_EQ(baseline.find("producer:"), std::string::npos) << baseline;
+    const std::string cas = render(run_of(test::cas_lab()));
+    EXPECT_TRUE(has_line(cas, "  t= 301 ms  producer: publish paid (v=2) OK → 1792591566859-0")) << cas;
+}
+
+TEST(TextReporterTest, TimesAreMillisecondsRoundedDownRightAlignedInFourCharacters) {
+    LabResult lab = test::baseline_lab();
+    lab.trials.resize(1);
+    lab.trials[0].history = {
+        test::receive(1, 0.999, "C1", "1-0", test::event(42, "created", 1)),
+        test::receive(1, 99.9, "C1", "1-0", test::event(42, "created", 1)),
+        test::receive(1, 1005.2, "C1", "1-0", test::event(42, "created", 1)),
+        test::receive(1, 12345.0, "C1", "1-0", test::event(42, "created", 1)),
+    };
+    const std::string text = render(run_of(lab));
+    EXPECT_TRUE(has_line(text, "  t=   0 ms  C1 received 1-0 created (v=1)")) << text;
+    EXPECT_TRUE(has_line(text, "  t=  99 ms  C1 received 1-0 created (v=1)")) << text;
+    EXPECT_TRUE(has_line(text, "  t=1005 ms  C1 received 1-0 created (v=1)")) << text;
+    EXPECT_TRUE(has_line(text, "  t=12345 ms  C1 received 1-0 created (v=1)")) << text;
+}
+
+TEST(TextReporterTest, DelexReleaseHasNoVersionNoteAndAPublishWithoutRetryGivesUp) {
+    LabResult lab = test::cas_lab();
+    lab.lock_release_method = "DELEX IFEQ";
+    lab.trials[0].history = {test::rec(1, 5, "producer", "publish",
+                                       {{"event", test::event(42, "created", 1)}, {"attempt", 1}, {"result", "fail"}})};
+    const std::string text = render(run_of(lab));
+    EXPECT_TRUE(has_line(text, "  lock release: DELEX IFEQ")) << text;
+    EXPECT_TRUE(
+        has_line(text, "  t=   5 ms  producer: publish created (v=1) FAILED (simulated network blip) → no retry scheduled"))
+        << text;
+}
+
+TEST(TextReporterTest, TranscriptSessionsLimitsWhichSessionsArePrinted) {
+    LabResult lab = test::session_lab();
+    lab.scenario.cases[0].transcript_sessions = {"B"};
+    const std::string text = render(run_of(lab));
+    EXPECT_FALSE(has_line(text, "----- A -----")) << text;
+    EXPECT_TRUE(has_line(text, "----- B -----")) << text;
+    EXPECT_FALSE(has_line(text, "COMMIT")) << text;
+    EXPECT_TRUE(has_line(text, "Time: 703.011 ms")) << text;
+}
+
+TEST(TextReporterTest, PsqlTableRightAlignsNumbersAndCentresHeaders) {
+    LabResult lab = test::session_lab();
+    lab.cases.resize(1);
+    lab.cases[0].columns = {"status", "outbox_rows"};
+    lab.cases[0].final_rows = {{"paid", "0"}, {"đã giao", "12"}};
+    const std::string text = render(run_of(lab));
+    const std::vector<std::string> table = {
+        " status  | outbox_rows",
+        "---------+-------------",
+        " paid    |           0",
+        " đã giao |          12",
+    };
+    const auto lines = lines_of(text);
+    const auto at = std::find(lines.begin(), lines.end(), table[0]);
+    ASSERT_NE(at, lines.end()) << text;
+    ASSERT_GE(lines.end() - at, 4) << text;
+    EXPECT_EQ(std::vector<std::string>(at, at + 4), table) << text;
+}
+
+}  // namespace
+}  // namespace relab
