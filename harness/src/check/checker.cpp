@@ -147,16 +147,18 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
                          [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
         for (const auto* r : sorted)
             if (is_ok_publish(*r)) published_ns.emplace(text_field(r->data, "entry"), r->t_ns);
-        // Whether an actor was waiting in XREADGROUP at time t: its last record before t is none
-        // or an ack. A consumer busy with a job picks an entry up late, which is queueing, not
-        // delivery latency.
-        auto idle_at = [&](const std::string& actor, int64_t t_ns) {
+        // Whether `actor` sat blocked in XREADGROUP from the publish at pub_ns until it received
+        // the entry at recv_ns: its last record before pub_ns is none or an ack, and it recorded
+        // nothing in between. A consumer busy with a job picks an entry up late; that is
+        // queueing, not delivery latency.
+        auto waited_blocked = [&](const std::string& actor, int64_t pub_ns, int64_t recv_ns, const HistoryRecord* self) {
             const HistoryRecord* last = nullptr;
             for (const auto* r : sorted) {
-                if (r->t_ns >= t_ns) break;
-                if (r->actor == actor) last = r;
+                if (r == self || r->actor != actor) continue;
+                if (r->t_ns < pub_ns) last = r;
+                else if (r->t_ns <= recv_ns) return false;
             }
-            return last == nullptr || last->op == "ack" || last->op == "start";
+            return last == nullptr || last->op == "ack";
         };
         for (const auto* r : sorted) {
             if (r->op != "receive") continue;
@@ -164,7 +166,7 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
             auto pub = published_ns.find(entry);
             // Only the first receipt is delivery; later ones are redeliveries.
             if (pub == published_ns.end() || !counted.insert(entry).second) continue;
-            if (!idle_at(r->actor, pub->second)) continue;
+            if (!waited_blocked(r->actor, pub->second, r->t_ns, r)) continue;
             samples_us.push_back((r->t_ns - pub->second) / 1000);
         }
     }

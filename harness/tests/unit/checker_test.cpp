@@ -176,6 +176,20 @@ TEST(CheckerTest, DeliveryLatencyMedianAndMaxOverTrials) {
     EXPECT_EQ(stats.max_us, 0);
 }
 
+TEST(CheckerTest, DeliveryLatencyIgnoresEntriesPickedUpByABusyConsumer) {
+    // S1: paid is added while C1 still works on created; its late pickup is queueing, not delivery.
+    TrialOutcome t = check(one_order_scenario(),
+                           {publish_ok(0, "1-0", event(42, "created", 1)),
+                            publish_ok(100'000, "1-1", event(42, "paid", 2)),
+                            receive(200'000, "C1", "1-0", event(42, "created", 1)),  // idle: 200 us
+                            write(800'000'000, "C1", event(42, "created", 1), 1),
+                            rec(800'100'000, "C1", "ack", {{"entry", "1-0"}}),
+                            receive(800'200'000, "C1", "1-1", event(42, "paid", 2))});
+    const LatencyStats stats = delivery_latency({t});
+    EXPECT_EQ(stats.samples, 1);
+    EXPECT_EQ(stats.max_us, 200);
+}
+
 LabResult workload_lab(Expectation::Count count, int n, int trials, int wrong_trials) {
     LabResult lab;
     lab.scenario = one_order_scenario();
