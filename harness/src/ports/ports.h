@@ -69,7 +69,8 @@ public:
     // Deletes key only while it still holds token (DELEX IFEQ or the compare-and-delete script).
     // Returns the number of keys deleted: 1, or 0 when the key expired or belongs to someone else.
     virtual int64_t delete_if_equals(const std::string& key, const std::string& token) = 0;
-    // How delete_if_equals is done on this server, for the report.
+    // How delete_if_equals is done on this server, for the report: "DELEX IFEQ" or
+    // "compare-and-delete Lua script" (servers before 8.4).
     virtual std::string delete_if_equals_method() const = 0;
     virtual bool exists(const std::string& key) = 0;
 };

@@ -69,6 +69,7 @@ public:
 private:
     PgEndpoint m_ep;
     std::string m_name;
+    bool m_dropped = false;
 };
 
 // The consumer side's tmp_orders in a schema.

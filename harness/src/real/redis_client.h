@@ -58,7 +58,8 @@ public:
     RedisReply call(const std::vector<std::string>& argv);
     // Sends all commands in one write, then reads every reply. Error replies are returned.
     std::vector<RedisReply> pipeline(const std::vector<std::vector<std::string>>& commands);
-    void set_timeout(std::chrono::milliseconds timeout);
+    void set_timeout(std::chrono::milliseconds timeout);  // zero: wait forever
+    std::chrono::milliseconds timeout() const;
     const RedisEndpoint& endpoint() const;
 
 private:
@@ -98,6 +99,7 @@ private:
     RedisClient& m_client;
     RedisNamespace m_ns;
     std::string m_barrier_prefix;
+    std::string m_client_name;  // set by the first xreadgroup
 };
 
 class RealKv : public Kv {

@@ -47,6 +47,7 @@ struct RedisOptions {
     // Extra "--name value" settings (maxmemory, maxmemory-policy, appendonly, save, ...).
     std::map<std::string, std::string> config;
     std::chrono::milliseconds start_timeout{10000};
+    int preferred_port = 0;  // tried first; 0 = a free one. A taken port is replaced (3 retries).
 };
 
 // A redis-server child process: loopback, free port, no persistence unless config asks,
@@ -71,6 +72,7 @@ private:
 struct PgOptions {
     std::map<std::string, std::string> config;  // "-c name=value" settings
     std::chrono::milliseconds start_timeout{30000};
+    int preferred_port = 0;  // tried first; 0 = a free one. A taken port is replaced (3 retries).
 };
 
 // initdb into a temp dir and a postgres child on a free loopback port, running as an unprivileged
@@ -103,7 +105,8 @@ struct ServerSet {
     std::unique_ptr<EmbeddedPostgres> embedded_pg;
 };
 
-// redis_url / pg_url empty: start embedded servers. Throws EnvironmentError.
+// redis_url / pg_url empty: start embedded servers. Throws EnvironmentError. The options apply to
+// embedded servers only; external ones are used as they are.
 ServerSet start_servers(const std::string& redis_url, const std::string& pg_url,
                         const RedisOptions& redis_opts = {}, const PgOptions& pg_opts = {});
 

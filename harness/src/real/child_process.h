@@ -1,0 +1,78 @@
+// A child process owned by an object: the destructor stops it and reaps it, so no child outlives
+// relab's objects and no zombie is left. Output goes to files, never pipes: a pipe read by the
+// parent never reaches EOF while a grandchild still holds its write end.
+#pragma once
+
+#include <chrono>
+#include <csignal>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "real/servers.h"  // EnvironmentError
+
+namespace relab {
+
+struct ChildOptions {
+    std::string exe;                         // absolute path, or a name looked up on PATH
+    std::vector<std::string> args;           // without argv[0]
+    std::string stdout_path;                 // truncated and written; "" = /dev/null
+    std::string stderr_path;                 // may equal stdout_path; "" = /dev/null
+    std::optional<std::string> run_as_user;  // setgid/setuid before exec; needs root unless it is
+                                             // the current user. HOME, USER, LOGNAME follow it.
+    std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
+    std::string working_dir;                 // "" = the parent's
+    // A new process group: a terminal's Ctrl-C no longer reaches the child (relab stops it in
+    // order), and terminate() kills the whole group, grandchildren included (those that stay in
+    // it: PostgreSQL backends make their own groups and exit when the postmaster is gone).
+    bool own_process_group = false;
+    // PR_SET_PDEATHSIG SIGKILL, so the child dies even if relab is SIGKILLed. Linux sends it when
+    // the spawning THREAD exits, so spawn from a thread that outlives the child, or set false.
+    bool die_with_parent = true;
+};
+
+// A regular file this process may execute.
+bool is_executable_file(const std::string& path);
+// The first executable "dir/name" over the directories of $PATH.
+std::optional<std::string> find_on_path(const std::string& name);
+
+class ChildProcess {
+public:
+    // Starts the process. Throws EnvironmentError naming the executable when it cannot be found,
+    // an output file cannot be opened, the user cannot be switched to, or exec fails.
+    explicit ChildProcess(const ChildOptions& opts);
+    ~ChildProcess();  // terminate() if still running; never throws
+    ChildProcess(ChildProcess&& other) noexcept;
+    ChildProcess& operator=(ChildProcess&& other) noexcept;
+    ChildProcess(const ChildProcess&) = delete;
+    ChildProcess& operator=(const ChildProcess&) = delete;
+
+    int pid() const { return m_pid; }
+    const std::string& exe() const { return m_exe; }
+    // Reaps the child if it has exited.
+    bool running();
+    // Polls in sleeps of at most 20 ms; true once the child has exited (and is reaped). Does not
+    // look at the interrupt flag, so cleanup code can use it after Ctrl-C; callers that must react
+    // to Ctrl-C wait in short slices and call throw_if_interrupted() between them.
+    bool wait_for(std::chrono::milliseconds d);
+    // Exit status, 128 + signal when killed by a signal, -1 when the status was lost (reaped
+    // elsewhere); nullopt until running()/wait_for() has seen the exit.
+    std::optional<int> exit_code() const { return m_exit_code; }
+    // Sends sig to the child if it has not been reaped yet.
+    void signal(int sig) noexcept;
+    // Sends first_signal, waits up to grace, then SIGKILL (the whole group with own_process_group)
+    // and a blocking wait(): afterwards the child is reaped, always.
+    void terminate(std::chrono::milliseconds grace = std::chrono::milliseconds(2000),
+                   int first_signal = SIGTERM) noexcept;
+
+private:
+    void release() noexcept;
+
+    int m_pid = -1;
+    std::string m_exe;
+    bool m_own_process_group = false;
+    std::optional<int> m_exit_code;
+};
+
+}  // namespace relab

@@ -1,0 +1,220 @@
+#include "real/pg_client.h"
+
+#include <cctype>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <pqxx/pqxx>
+
+#include "roles/order_sql.h"
+
+namespace relab {
+
+namespace {
+
+std::string quote_ident(const std::string& s) {
+    std::string out = "\"";
+    for (char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string quote_literal(const std::string& s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') out += '\'';
+        out += c;
+    }
+    return out + "'";
+}
+
+// libpqxx 6.4 keeps result::cmd_status() (PQcmdStatus: the command tag psql prints, "UPDATE 1",
+// or "ROLLBACK" for a COMMIT of an aborted block) private, and libpq itself is not linked. An
+// explicit instantiation may name a private member ([temp.explicit]), so the tag is reached
+// through one without a second client library.
+using CmdStatusFn = const char* (pqxx::result::*)() const noexcept;
+CmdStatusFn cmd_status_fn();
+template <CmdStatusFn F>
+struct CmdStatusAccess {
+    friend CmdStatusFn cmd_status_fn() { return F; }
+};
+template struct CmdStatusAccess<&pqxx::result::cmd_status>;
+
+std::string command_tag(const pqxx::result& res) {
+    const char* tag = (res.*cmd_status_fn())();
+    return tag ? tag : "";
+}
+
+// libpq's text ("ERROR:  could not serialize access...\n") without severity prefix and newline.
+std::string server_message(const char* what) {
+    std::string m = what ? what : "";
+    for (const char* severity : {"ERROR:  ", "FATAL:  ", "PANIC:  "}) {
+        std::string s = severity;
+        if (m.compare(0, s.size(), s) == 0) {
+            m.erase(0, s.size());
+            break;
+        }
+    }
+    while (!m.empty() && std::isspace(static_cast<unsigned char>(m.back()))) m.pop_back();
+    return m;
+}
+
+}  // namespace
+
+PgError::PgError(std::string sql, std::string sqlstate, std::string message)
+    : std::runtime_error(sqlstate.empty() ? fmt::format("postgres: {} in: {}", message, sql)
+                                          : fmt::format("postgres: {} (SQLSTATE {}) in: {}", message, sqlstate, sql)),
+      m_sql(std::move(sql)),
+      m_sqlstate(std::move(sqlstate)),
+      m_message(std::move(message)) {}
+
+struct PgSession::Impl {
+    PgEndpoint ep;
+    std::unique_ptr<pqxx::connection> conn;
+    // Declared after conn so it unregisters before the connection goes. Notices (a WARNING for
+    // COMMIT outside a transaction, ...) would otherwise go to stderr; results carry what matters.
+    std::unique_ptr<pqxx::quiet_errorhandler> quiet;
+};
+
+PgSession::PgSession(const PgEndpoint& ep, const std::string& schema) : m_impl(std::make_unique<Impl>()) {
+    m_impl->ep = ep;
+    const std::string what = "connect to " + ep.display();
+    try {
+        m_impl->conn = std::make_unique<pqxx::connection>(ep.conninfo());
+    } catch (const pqxx::broken_connection& e) {
+        throw PgError(what, "08001", server_message(e.what()));
+    } catch (const pqxx::sql_error& e) {
+        throw PgError(what, e.sqlstate(), server_message(e.what()));
+    } catch (const pqxx::failure& e) {
+        throw PgError(what, "", server_message(e.what()));
+    }
+    // libpqxx 6 silently reconnects a broken connection on the next statement, which would lose
+    // search_path and the session's open transaction; a session must fail instead.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    m_impl->conn->inhibit_reactivation(true);
+#pragma GCC diagnostic pop
+    m_impl->quiet = std::make_unique<pqxx::quiet_errorhandler>(*m_impl->conn);
+    if (!schema.empty()) exec("SET search_path TO " + quote_ident(schema));
+}
+
+PgSession::~PgSession() = default;
+
+SqlStepResult PgSession::run(const std::string& sql) {
+    SqlStepResult r;
+    auto failed = [&r](std::string sqlstate, const char* what) {
+        r.sqlstate = std::move(sqlstate);
+        r.error = server_message(what);
+        if (r.error.empty()) r.error = "error without a message";
+    };
+    // Each statement in its own nontransaction: libpqxx sends the text as is and keeps no state of
+    // its own, so a typed BEGIN opens a server-side block that lasts until a typed COMMIT or
+    // ROLLBACK, and after an error the server stays in the aborted block, as with psql.
+    try {
+        pqxx::nontransaction tx(*m_impl->conn);
+        pqxx::result res = tx.exec(sql);
+        tx.commit();
+        r.tag = command_tag(res);
+        r.affected = static_cast<int64_t>(res.affected_rows());
+        for (pqxx::row_size_type c = 0; c < res.columns(); ++c) r.columns.emplace_back(res.column_name(c));
+        r.rows.reserve(res.size());
+        for (const pqxx::row& row : res) {
+            std::vector<std::string> values;
+            values.reserve(row.size());
+            for (const pqxx::field& f : row) values.emplace_back(f.is_null() ? "" : f.c_str());
+            r.rows.push_back(std::move(values));
+        }
+    } catch (const pqxx::broken_connection& e) {
+        throw PgError(sql, "08006", server_message(e.what()) + " (" + m_impl->ep.display() + ")");
+    } catch (const pqxx::sql_error& e) {
+        failed(e.sqlstate(), e.what());
+    }
+    // libpqxx 6.4 turns class 40 into exceptions that do not derive from sql_error and carry no
+    // SQLSTATE; each type stands for exactly one code.
+    catch (const pqxx::serialization_failure& e) {
+        failed("40001", e.what());
+    } catch (const pqxx::deadlock_detected& e) {
+        failed("40P01", e.what());
+    } catch (const pqxx::statement_completion_unknown& e) {
+        failed("40003", e.what());
+    } catch (const pqxx::transaction_rollback& e) {
+        failed("40000", e.what());
+    } catch (const pqxx::failure& e) {
+        failed("", e.what());
+    }
+    return r;
+}
+
+SqlStepResult PgSession::exec(const std::string& sql) {
+    SqlStepResult r = run(sql);
+    if (!r.ok()) throw PgError(sql, r.sqlstate, r.error);
+    return r;
+}
+
+std::string PgSession::server_version() {
+    SqlStepResult r = exec("SHOW server_version");
+    if (r.rows.empty() || r.rows[0].empty()) throw PgError("SHOW server_version", "", "no row returned");
+    // Debian builds say "15.18 (Debian 15.18-0+deb12u1)".
+    const std::string& v = r.rows[0][0];
+    return v.substr(0, v.find(' '));
+}
+
+PgSchemaGuard::PgSchemaGuard(const PgEndpoint& ep, std::string name) : m_ep(ep), m_name(std::move(name)) {
+    PgSession s(m_ep, "");
+    s.exec("CREATE SCHEMA " + quote_ident(m_name));
+}
+
+PgSchemaGuard::~PgSchemaGuard() { drop(); }
+
+void PgSchemaGuard::drop() noexcept {
+    if (m_dropped) return;
+    m_dropped = true;
+    try {
+        PgSession s(m_ep, "");
+        // A session left inside a transaction holds locks in the schema; do not wait forever on it.
+        s.exec("SET lock_timeout = '10s'");
+        s.exec("DROP SCHEMA IF EXISTS " + quote_ident(m_name) + " CASCADE");
+    } catch (const PgError& e) {
+        // A server that is gone took the schema with it; anything else leaves it behind.
+        if (e.sqlstate().compare(0, 2, "08") != 0)
+            std::fprintf(stderr, "relab: schema %s was not dropped: %s\n", m_name.c_str(), e.what());
+    } catch (...) {
+    }
+}
+
+RealOrderStore::RealOrderStore(PgSession& s) : m_session(s) {}
+
+WriteResult RealOrderStore::write_state(const OrderWrite& w) {
+    WriteResult out;
+    out.sql = order_write_sql(w);
+    out.affected = m_session.exec(out.sql).affected;
+    return out;
+}
+
+std::vector<OrderRow> RealOrderStore::rows() {
+    const std::string sql = "SELECT id, status, version FROM tmp_orders ORDER BY id";
+    SqlStepResult r = m_session.exec(sql);
+    std::vector<OrderRow> out;
+    out.reserve(r.rows.size());
+    for (const auto& row : r.rows) {
+        if (row.size() != 3) throw PgError(sql, "", "expected 3 columns");
+        out.push_back(OrderRow{std::stoll(row[0]), row[1], std::stoll(row[2])});
+    }
+    return out;
+}
+
+void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial) {
+    s.exec("CREATE TABLE IF NOT EXISTS tmp_orders (id bigint PRIMARY KEY, status text NOT NULL, version bigint NOT NULL)");
+    s.exec("DELETE FROM tmp_orders");
+    if (initial.empty()) return;
+    std::string sql = "INSERT INTO tmp_orders (id, status, version) VALUES ";
+    for (size_t i = 0; i < initial.size(); ++i) {
+        if (i > 0) sql += ", ";
+        sql += fmt::format("({}, {}, {})", initial[i].id, quote_literal(initial[i].status), initial[i].version);
+    }
+    s.exec(sql);
+}
+
+}  // namespace relab

@@ -1,0 +1,307 @@
+// End to end: the relab binary runs the article's labs on servers it starts itself, and the
+// outcomes are read back from its JSON report.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct RunResult {
+    int exit_code = -1;
+    json report;
+    std::string out;
+    std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class LabsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / fmt::format("relab-labs-test-{}-{}", getpid(), ++s_counter);
+        fs::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    RunResult relab(const std::string& args) {
+        const auto json_path = m_dir / "run.json";
+        fs::remove(json_path);
+        const std::string cmd = fmt::format("TMPDIR={} {} run {} --json {} --timelines all >{} 2>{}", (m_dir / "tmp").string(),
+                                            RELAB_BINARY, args, json_path.string(), (m_dir / "out.txt").string(),
+                                            (m_dir / "err.txt").string());
+        const int status = std::system(cmd.c_str());
+        RunResult r;
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = slurp(m_dir / "out.txt");
+        r.err = slurp(m_dir / "err.txt");
+        if (fs::exists(json_path)) r.report = json::parse(slurp(json_path));
+        return r;
+    }
+
+    static const json& lab(const RunResult& r, const std::string& id) {
+        for (const auto& l : r.report.at("labs"))
+            if (l.at("id") == id) return l;
+        throw std::runtime_error("no lab " + id + " in the report");
+    }
+
+    // First record of an actor/op in a trial, or null.
+    static json find(const json& trial, const std::string& op, const std::string& status = "") {
+        for (const auto& rec : trial.at("history"))
+            if (rec.at("op") == op && (status.empty() || rec.value("status", "") == status)) return rec;
+        return nullptr;
+    }
+
+    bool tmp_is_empty() const { return fs::is_empty(m_dir / "tmp"); }
+
+    fs::path m_dir;
+    static inline int s_counter = 0;
+};
+
+TEST_F(LabsTest, baseline_two_consumers_end_wrong_in_every_trial_and_delivery_is_submillisecond) {
+    const auto r = relab("baseline --runs 3");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto& l = lab(r, "08a-baseline");
+    EXPECT_EQ(l["summary"]["trials"], 3);
+    EXPECT_EQ(l["summary"]["wrong"], 3);
+    EXPECT_TRUE(l["summary"]["held"].get<bool>());
+    for (const auto& t : l["trials"]) {
+        EXPECT_EQ(t["final_rows"][0]["status"], "created");
+        const auto paid = find(t, "write", "paid");
+        const auto created = find(t, "write", "created");
+        ASSERT_FALSE(paid.is_null());
+        ASSERT_FALSE(created.is_null());
+        EXPECT_LT(paid["t_us"].get<int64_t>(), created["t_us"].get<int64_t>());
+        EXPECT_GE(created["t_us"].get<int64_t>(), 800'000);
+        EXPECT_EQ(created["affected"], 1);
+    }
+    const auto& lat = l["summary"]["delivery_latency_us"];
+    EXPECT_EQ(lat["samples"], 6);
+    EXPECT_LT(lat["p50"].get<int64_t>(), 1000) << "XADD to receipt should be well under 1 ms here";
+    EXPECT_NE(r.out.find("→ wrong final state (not paid): 3/3"), std::string::npos) << r.out;
+    EXPECT_TRUE(tmp_is_empty());
+}
+
+TEST_F(LabsTest, single_consumer_receives_paid_only_after_created_is_written) {
+    const auto r = relab("s1 --runs 2");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto& l = lab(r, "08b-s1");
+    EXPECT_EQ(l["summary"]["wrong"], 0);
+    for (const auto& t : l["trials"]) {
+        EXPECT_EQ(t["final_rows"][0]["status"], "paid");
+        int64_t created_written = -1, paid_received = -1;
+        for (const auto& rec : t["history"]) {
+            if (rec["op"] == "write" && rec["status"] == "created") created_written = rec["t_us"];
+            if (rec["op"] == "receive" && rec["event"]["type"] == "paid") paid_received = rec["t_us"];
+        }
+        EXPECT_GE(paid_received, created_written);
+        EXPECT_GE(created_written, 800'000);
+    }
+}
+
+TEST_F(LabsTest, short_lock_ttl_is_wrong_every_time_and_the_late_release_returns_zero) {
+    const auto r = relab("08c-s4c --runs 3");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto& l = lab(r, "08c-s4c");
+    EXPECT_EQ(l["summary"]["wrong"], 3);
+    EXPECT_NE(l["summary"]["lock_release_method"].get<std::string>().find("Lua"), std::string::npos);
+    for (const auto& t : l["trials"]) {
+        bool zero = false;
+        for (const auto& rec : t["history"])
+            if (rec["op"] == "lock_release" && rec["result"] == 0) zero = true;
+        EXPECT_TRUE(zero);
+    }
+}
+
+TEST_F(LabsTest, lock_labs_go_wrong_at_least_once_in_twenty) {
+    const auto r = relab("08c-s4a 08c-s4b");
+    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    for (const char* id : {"08c-s4a", "08c-s4b"}) {
+        const auto& l = lab(r, id);
+        EXPECT_EQ(l["summary"]["trials"], 20);
+        EXPECT_GE(l["summary"]["wrong"].get<int>(), 1) << id;
+        EXPECT_LT(l["summary"]["wrong"].get<int>(), 20) << id;  // a lock is not always wrong either
+        for (const auto& t : l["trials"]) {
+            // mutual exclusion held: the second acquire happens after the first release
+            std::vector<int64_t> acquires, releases;
+            for (const auto& rec : t["history"]) {
+                if (rec["op"] == "lock_acquire") acquires.push_back(rec["t_us"]);
+                if (rec["op"] == "lock_release") releases.push_back(rec["t_us"]);
+            }
+            ASSERT_EQ(acquires.size(), 2u);
+            ASSERT_EQ(releases.size(), 2u);
+            EXPECT_GE(acquires[1], releases[0]);
+        }
+    }
+}
+
+TEST_F(LabsTest, cas_labs_keep_paid_and_overlapping_updates_wait_for_the_row_lock) {
+    const auto r = relab("cas --runs 2");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const auto& s5 = lab(r, "08d-s5");
+    EXPECT_EQ(s5["summary"]["wrong"], 0);
+    for (const auto& t : s5["trials"]) EXPECT_EQ(find(t, "write", "created")["affected"], 0);
+
+    const auto& by_hand = lab(r, "08d-cas-by-hand");
+    const auto& steps = by_hand["cases"][0]["steps"];
+    EXPECT_EQ(steps[0]["tag"], "UPDATE 1");
+    EXPECT_EQ(steps[1]["tag"], "UPDATE 0");
+
+    const auto& overlap = lab(r, "08d-cas-overlap");
+    ASSERT_EQ(overlap["cases"].size(), 3u);
+    auto b_update = [](const json& c) {
+        for (const auto& s : c["steps"])
+            if (s["session"] == "B" && s["sql"].get<std::string>().rfind("UPDATE", 0) == 0) return s;
+        return json();
+    };
+    const auto i = b_update(overlap["cases"][0]);
+    EXPECT_EQ(i["tag"], "UPDATE 0");
+    EXPECT_GT(i["duration_us"].get<int64_t>(), 500'000);
+    EXPECT_LT(i["duration_us"].get<int64_t>(), 950'000);
+    EXPECT_EQ(b_update(overlap["cases"][1])["tag"], "UPDATE 1");
+    EXPECT_EQ(b_update(overlap["cases"][2])["sqlstate"], "40001");
+    for (const auto& c : overlap["cases"]) EXPECT_EQ(c["final_rows"][0], json({"42", "paid", "2"}));
+}
+
+TEST_F(LabsTest, a_hand_edited_scenario_runs_without_recompiling_and_its_outcome_follows) {
+    const std::string base = R"({
+      "id": "my-three-consumers", "title": "three consumers, three events", "kind": "workload",
+      "runs": 2, "orders": [ { "id": 7, "expected_final": "shipped" } ],
+      "events": [ { "order": 7, "type": "created", "version": 1 },
+                  { "order": 7, "type": "paid", "version": 2 },
+                  { "order": 7, "type": "shipped", "version": 3 } ],
+      "consumers": 3, "write": { "mode": "plain" }, "job_cost_ms": COSTS, "expect": { "wrong": "WRONG" } })";
+    auto write = [&](const std::string& costs, const std::string& wrong) {
+        std::string text = base;
+        text.replace(text.find("COSTS"), 5, costs);
+        text.replace(text.find("WRONG"), 5, wrong);
+        const auto path = m_dir / "mine.json";
+        std::ofstream(path) << text;
+        return path.string();
+    };
+    // The slowest job writes last: created (600 ms) overwrites shipped.
+    auto r = relab(write(R"({"created": 600, "paid": 50, "shipped": 20})", "all"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto& slow_created = lab(r, "my-three-consumers");
+    EXPECT_EQ(slow_created["trials"][0]["final_rows"][0]["status"], "created");
+    EXPECT_EQ(slow_created["trials"][0]["history"].size() > 0, true);
+    int receivers = 0;
+    for (const auto& rec : slow_created["trials"][0]["history"])
+        if (rec["op"] == "receive") ++receivers;
+    EXPECT_EQ(receivers, 3);
+    // Costs rising with the event's order: every trial ends shipped.
+    r = relab(write(R"({"created": 10, "paid": 200, "shipped": 400})", "none"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(lab(r, "my-three-consumers")["trials"][1]["final_rows"][0]["status"], "shipped");
+}
+
+TEST_F(LabsTest, a_broken_expectation_exits_1_and_names_the_lab) {
+    const std::string text = R"({ "id": "expect-too-much", "title": "t", "kind": "workload", "runs": 1,
+      "orders": [ { "id": 1 } ], "events": [ { "order": 1, "type": "created", "version": 1 },
+      { "order": 1, "type": "paid", "version": 2 } ], "job_cost_ms": { "created": 100 },
+      "consumers": 2, "expect": { "wrong": "none" } })";
+    std::ofstream(m_dir / "bad.json") << text;
+    const auto r = relab((m_dir / "bad.json").string());
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("expect-too-much"), std::string::npos) << r.err;
+}
+
+TEST_F(LabsTest, a_malformed_scenario_is_rejected_before_any_server_starts) {
+    std::ofstream(m_dir / "bad.json") << R"({ "id": "x", "title": "t", "kind": "workload", "runs": "ten" })";
+    const auto r = relab((m_dir / "bad.json").string());
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("/runs"), std::string::npos) << r.err;
+    EXPECT_TRUE(tmp_is_empty());
+}
+
+TEST_F(LabsTest, an_unknown_lab_name_is_a_usage_error) {
+    const auto r = relab("no-such-lab");
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_NE(r.err.find("relab list"), std::string::npos) << r.err;
+}
+
+// Children of `pid` (direct), from /proc.
+std::vector<int> children_of(int pid) {
+    std::vector<int> out;
+    for (const auto& e : fs::directory_iterator("/proc")) {
+        const std::string name = e.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream stat(e.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const auto close = line.rfind(')');
+        if (close == std::string::npos) continue;
+        std::istringstream rest(line.substr(close + 2));
+        char state;
+        int ppid;
+        rest >> state >> ppid;
+        if (ppid == pid) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+std::string comm_of(int pid) {
+    std::ifstream in(fmt::format("/proc/{}/comm", pid));
+    std::string s;
+    std::getline(in, s);
+    return s;
+}
+
+TEST_F(LabsTest, ctrl_c_midway_stops_servers_and_roles_and_removes_temp_dirs) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        setenv("TMPDIR", (m_dir / "tmp").c_str(), 1);
+        const int null = ::open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(RELAB_BINARY, RELAB_BINARY, "run", "baseline", "--runs", "5", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // Wait until the run is inside a trial: role processes alive next to the servers.
+    std::vector<int> kids;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    bool in_trial = false;
+    while (!in_trial && std::chrono::steady_clock::now() < deadline) {
+        kids = children_of(pid);
+        int relab_kids = 0, servers = 0;
+        for (int k : kids) {
+            const auto c = comm_of(k);
+            if (c == "relab") ++relab_kids;
+            if (c == "redis-server" || c == "postgres") ++servers;
+        }
+        in_trial = relab_kids >= 2 && servers >= 2;
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    ASSERT_TRUE(in_trial) << "the run never reached a trial";
+    std::vector<int> pids = kids;
+    for (int k : kids)
+        for (int g : children_of(k)) pids.push_back(g);  // postgres backends
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    for (int k : pids) EXPECT_FALSE(fs::exists(fmt::format("/proc/{}", k))) << "process " << k << " survived";
+    EXPECT_TRUE(tmp_is_empty()) << "temp dirs left in " << (m_dir / "tmp");
+}
+
+}  // namespace

@@ -1,0 +1,70 @@
+// RedisReply::to_string prints replies the way redis-cli does; no server needed.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "real/redis_client.h"
+
+namespace relab {
+namespace {
+
+RedisReply str(std::string s) {
+    RedisReply r;
+    r.type = RedisReply::Type::string;
+    r.str = std::move(s);
+    return r;
+}
+
+RedisReply arr(std::vector<RedisReply> elements) {
+    RedisReply r;
+    r.type = RedisReply::Type::array;
+    r.elements = std::move(elements);
+    return r;
+}
+
+TEST(RedisReplyTest, ScalarsPrintLikeRedisCli) {
+    EXPECT_EQ(RedisReply{}.to_string(), "(nil)");
+    RedisReply status;
+    status.type = RedisReply::Type::status;
+    status.str = "OK";
+    EXPECT_EQ(status.to_string(), "OK");
+    RedisReply error;
+    error.type = RedisReply::Type::error;
+    error.str = "ERR unknown command 'X'";
+    EXPECT_EQ(error.to_string(), "(error) ERR unknown command 'X'");
+    RedisReply integer;
+    integer.type = RedisReply::Type::integer;
+    integer.integer = -7;
+    EXPECT_EQ(integer.to_string(), "(integer) -7");
+    EXPECT_EQ(str("abc").to_string(), "\"abc\"");
+}
+
+TEST(RedisReplyTest, StringsAreEscapedLikeRedisCli) {
+    EXPECT_EQ(str("a\"b\\c\n\r\t").to_string(), "\"a\\\"b\\\\c\\n\\r\\t\"");
+    EXPECT_EQ(str(std::string("\x01\xff", 2)).to_string(), "\"\\x01\\xff\"");
+    EXPECT_EQ(str("").to_string(), "\"\"");
+}
+
+TEST(RedisReplyTest, NestedArraysAreIndentedUnderTheirIndex) {
+    // XRANGE orders - + with one entry.
+    RedisReply entry = arr({str("1-0"), arr({str("event"), str("paid")})});
+    EXPECT_EQ(arr({entry, RedisReply{}}).to_string(),
+              "1) 1) \"1-0\"\n"
+              "   2) 1) \"event\"\n"
+              "      2) \"paid\"\n"
+              "2) (nil)");
+    EXPECT_EQ(arr({}).to_string(), "(empty array)");
+}
+
+TEST(RedisReplyTest, IndexesAreRightAlignedFromTenElements) {
+    std::vector<RedisReply> ten;
+    for (char c = 'a'; c <= 'j'; ++c) ten.push_back(str(std::string(1, c)));
+    ten[9] = arr({str("x"), str("y")});
+    std::string out = arr(ten).to_string();
+    EXPECT_EQ(out.rfind(" 1) \"a\"\n 2) \"b\"\n", 0), 0u) << out;
+    EXPECT_NE(out.find("\n 9) \"i\"\n10) 1) \"x\"\n    2) \"y\""), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace relab

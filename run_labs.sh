@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# relab's door, like the article's ./08-thu-tu.sh:
+#   ./run_labs.sh                 run every lab, write reports/out/
+#   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
+#   ./run_labs.sh test            build and run every test
+# It installs missing Debian packages when run as root (otherwise it prints the apt-get line),
+# and (re)builds into build/ when sources changed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake g++ ninja-build pkg-config git redis-server redis-tools libhiredis-dev libpqxx-dev
+          libboost-dev libboost-filesystem-dev nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev
+          postgresql)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "run_labs.sh: installing ${missing[*]}" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >&2
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  else
+    echo "run_labs.sh: missing packages. Install them with:" >&2
+    echo "  sudo apt-get update && sudo apt-get install -y ${missing[*]}" >&2
+    exit 2
+  fi
+fi
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+if [ ! -f build/CMakeCache.txt ]; then
+  cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
+fi
+cmake --build build -j "$(nproc)" >&2
+
+if [ "${1:-}" = "test" ]; then
+  shift
+  mkdir -p reports/out
+  exec ctest --test-dir build --output-on-failure "$@"
+fi
+
+mkdir -p reports/out
+exec ./build/relab run --out-dir reports/out "$@"
