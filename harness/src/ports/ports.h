@@ -104,6 +104,29 @@ public:
     virtual std::vector<OrderRow> rows() = 0;
 };
 
+// A row of the source system's outbox (tmp_outbox).
+struct OutboxRow {
+    int64_t id = 0;
+    int64_t aggregate_id = 0;  // the order
+    std::string type;
+    int64_t version = 0;
+    int attempts = 0;          // failed publish attempts so far
+};
+
+enum class OutboxOrder { by_id, by_aggregate_then_id };
+
+// The source system's side in PostgreSQL: tmp_src_orders and tmp_outbox.
+class Outbox {
+public:
+    virtual ~Outbox() = default;
+    // UPDATE tmp_src_orders + INSERT INTO tmp_outbox in one transaction; returns the outbox id.
+    virtual int64_t record_change(int64_t order, const std::string& status, int64_t version) = 0;
+    // SELECT ... WHERE published_at IS NULL ORDER BY id (or aggregate_id, id).
+    virtual std::vector<OutboxRow> unpublished(OutboxOrder order) = 0;
+    virtual void mark_published(int64_t id, const std::string& entry_id) = 0;
+    virtual void count_failed_attempt(int64_t id) = 0;
+};
+
 // One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...).
 struct HistoryRecord {
     int trial = 0;
@@ -129,6 +152,7 @@ struct RolePorts {
     Stream& stream;
     Kv& kv;
     OrderStore& orders;
+    Outbox& outbox;
     History& history;
 };
 

@@ -218,3 +218,58 @@ void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial) {
 }
 
 }  // namespace relab
+
+namespace relab {
+
+RealOutbox::RealOutbox(PgSession& s) : m_session(s) {}
+
+int64_t RealOutbox::record_change(int64_t order, const std::string& status, int64_t version) {
+    // The state change and its event commit together or not at all.
+    m_session.exec("BEGIN");
+    try {
+        m_session.exec(fmt::format("UPDATE tmp_src_orders SET status = {}, version = {} WHERE id = {}",
+                                   quote_literal(status), version, order));
+        const auto r = m_session.exec(fmt::format(
+            "INSERT INTO tmp_outbox (aggregate_id, type, version) VALUES ({}, {}, {}) RETURNING id", order,
+            quote_literal(status), version));
+        m_session.exec("COMMIT");
+        return std::stoll(r.rows.at(0).at(0));
+    } catch (...) {
+        m_session.run("ROLLBACK");
+        throw;
+    }
+}
+
+std::vector<OutboxRow> RealOutbox::unpublished(OutboxOrder order) {
+    const char* order_by = order == OutboxOrder::by_id ? "id" : "aggregate_id, id";
+    const auto r = m_session.exec(fmt::format(
+        "SELECT id, aggregate_id, type, version, attempts FROM tmp_outbox WHERE published_at IS NULL ORDER BY {}",
+        order_by));
+    std::vector<OutboxRow> out;
+    for (const auto& row : r.rows)
+        out.push_back(OutboxRow{std::stoll(row[0]), std::stoll(row[1]), row[2], std::stoll(row[3]), std::stoi(row[4])});
+    return out;
+}
+
+void RealOutbox::mark_published(int64_t id, const std::string& entry_id) {
+    m_session.exec(fmt::format("UPDATE tmp_outbox SET published_at = now(), stream_id = {} WHERE id = {}",
+                               quote_literal(entry_id), id));
+}
+
+void RealOutbox::count_failed_attempt(int64_t id) {
+    m_session.exec(fmt::format("UPDATE tmp_outbox SET attempts = attempts + 1 WHERE id = {}", id));
+}
+
+void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows) {
+    s.exec("CREATE TABLE IF NOT EXISTS tmp_src_orders (id bigint PRIMARY KEY, status text NOT NULL, version bigint NOT NULL)");
+    s.exec("CREATE TABLE IF NOT EXISTS tmp_outbox (id bigserial PRIMARY KEY, aggregate_id bigint NOT NULL, "
+           "type text NOT NULL, version bigint NOT NULL, attempts int NOT NULL DEFAULT 0, "
+           "published_at timestamptz, stream_id text)");
+    s.exec("TRUNCATE tmp_outbox RESTART IDENTITY");
+    s.exec("DELETE FROM tmp_src_orders");
+    for (const auto& r : source_rows)
+        s.exec(fmt::format("INSERT INTO tmp_src_orders (id, status, version) VALUES ({}, {}, {})", r.id,
+                           quote_literal(r.status), r.version));
+}
+
+}  // namespace relab

@@ -83,6 +83,23 @@ private:
     PgSession& m_session;
 };
 
+// The source system's tmp_src_orders + tmp_outbox in a schema.
+class RealOutbox : public Outbox {
+public:
+    explicit RealOutbox(PgSession& s);
+    int64_t record_change(int64_t order, const std::string& status, int64_t version) override;
+    std::vector<OutboxRow> unpublished(OutboxOrder order) override;
+    void mark_published(int64_t id, const std::string& entry_id) override;
+    void count_failed_attempt(int64_t id) override;
+
+private:
+    PgSession& m_session;
+};
+
+// Creates tmp_src_orders and tmp_outbox if needed; source rows as given, the outbox empty and
+// its ids restarting at 1.
+void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows);
+
 // Creates tmp_orders if needed and resets it to the scenario's initial rows.
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial);
 

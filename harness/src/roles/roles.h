@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "ports/ports.h"
 #include "scenario/scenario.h"
@@ -20,5 +21,17 @@ void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports)
 void run_producer(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
 
 std::string lock_key_for(const LockSpec& lock, int64_t order);
+
+// Who takes part in one trial of a workload scenario. Both backends start exactly these, so a
+// role added here runs on the real servers and in the simulator alike.
+struct RoleLaunch {
+    std::string role;   // "consumer", "producer", ...
+    std::string actor;  // "C1", "producer", ...
+};
+std::vector<RoleLaunch> trial_roles(const Scenario& s);
+
+// Runs one role to its end. Throws std::invalid_argument for an unknown role.
+void run_role(const std::string& role, const std::string& actor, const Scenario& s, RolePorts& ports,
+              Millis barrier_timeout);
 
 }  // namespace relab

@@ -178,25 +178,28 @@ struct RealBackend::Impl {
         reset_orders_table(*pg, initial);
         admin.call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
 
-        std::vector<RoleChild> consumers;
-        for (int i = 1; i <= s.consumers; ++i) {
-            RoleConfig c = role_config(s, trial, derive_seed(seed, static_cast<uint64_t>(i)), prefix, "");
-            c.role = "consumer";
-            c.actor = fmt::format("C{}", i);
+        // Consumers first, the publishing role last: it waits at the start barrier for them.
+        std::vector<RoleChild> consumers, producer;
+        RoleConfig pc;
+        uint64_t index = 0;
+        for (const auto& launch : trial_roles(s)) {
+            RoleConfig c = role_config(s, trial, derive_seed(seed, index++), prefix, "");
+            c.role = launch.role;
+            c.actor = launch.actor;
             c.history_path = dir + "/" + c.actor + ".jsonl";
             const std::string err = dir + "/" + c.actor + ".err";
-            consumers.push_back(RoleChild{c.actor, err, spawn(c, dir, err)});
+            auto& group = launch.role == "consumer" ? consumers : producer;
+            group.push_back(RoleChild{c.actor, err, spawn(c, dir, err)});
+            if (launch.role != "consumer") pc = c;
         }
-        RoleConfig pc = role_config(s, trial, derive_seed(seed, uint64_t{0}), prefix, "");
-        pc.role = "producer";
-        pc.actor = "producer";
-        pc.history_path = dir + "/producer.jsonl";
-        std::vector<RoleChild> producer;
-        producer.push_back(RoleChild{"producer", dir + "/producer.err", spawn(pc, dir, dir + "/producer.err")});
-
         // The producer ends after its last publish; the consumers when the stop flag is up.
         const auto deadline = SteadyClock::now() + milliseconds(pc.barrier_timeout_ms) + milliseconds(60000);
-        while (producer[0].process->running()) {
+        auto publishing = [&] {
+            bool any = false;
+            for (auto& ch : producer) any = ch.process->running() || any;
+            return any;
+        };
+        while (publishing()) {
             throw_if_interrupted();
             fail_if_crashed(consumers);
             if (SteadyClock::now() > deadline) throw std::runtime_error("trial timed out waiting for the producer");
@@ -223,14 +226,18 @@ struct RealBackend::Impl {
         }
         fail_if_crashed(consumers);
 
-        std::vector<HistoryRecord> history = read_history_file(pc.history_path);
+        std::vector<HistoryRecord> history;
+        for (const auto& ch : producer) {
+            auto part = read_history_file(dir + "/" + ch.actor + ".jsonl");
+            history.insert(history.end(), part.begin(), part.end());
+        }
         for (const auto& ch : consumers) {
             auto part = read_history_file(dir + "/" + ch.actor + ".jsonl");
             history.insert(history.end(), part.begin(), part.end());
         }
-        int64_t origin = 0;
+        int64_t origin = 0;  // the publishing role's "start", right after the start barrier
         for (const auto& r : history)
-            if (r.actor == "producer" && r.op == "start") origin = r.t_ns;
+            if (r.op == "start") origin = r.t_ns;
         for (auto& r : history) r.t_ns -= origin;
 
         RealOrderStore store(*pg);

@@ -100,16 +100,9 @@ int run_role_process(const std::string& config_path) {
         RealOrderStore orders(pg);
         FileHistory file(c.history_path);
         TrialHistory history(file, c.trial);
-        RolePorts ports{clock, rng, stream, kv, orders, history};
-
-        if (c.role == "consumer")
-            run_consumer(s, c.actor, ports);
-        else if (c.role == "producer")
-            run_producer(s, ports, Millis{c.barrier_timeout_ms});
-        else {
-            std::cerr << "relab role: unknown role '" << c.role << "'\n";
-            return 2;
-        }
+        RealOutbox outbox(pg);
+        RolePorts ports{clock, rng, stream, kv, orders, outbox, history};
+        run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab role: " << e.what() << "\n";
