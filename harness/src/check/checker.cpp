@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "check/outcome.h"
+#include "check/wrong_rate.h"
 
 namespace relab {
 
@@ -111,6 +112,36 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
         if (!seen) out.unmet.push_back(m.describe());
     }
 
+    if (!s.expect.every_trial_stream.empty()) {
+        std::vector<std::string> seen;
+        for (const auto& e : out.stream) seen.push_back(e.field("order") + ":" + e.field("type"));
+        if (seen != s.expect.every_trial_stream)
+            out.unmet.push_back(fmt::format("stream order {} (expected {})", fmt::join(seen, " "),
+                                            fmt::join(s.expect.every_trial_stream, " ")));
+    }
+
+    // Per order, the event whose publication was tried first: how long until it got through.
+    std::map<int64_t, std::pair<json, int64_t>> first_try;  // order -> (event, t_ns)
+    for (const auto& r : out.history) {
+        if (r.op != "publish" || !r.data.contains("event")) continue;
+        const std::string result = text_field(r.data, "result");
+        if (result != "ok" && result != "fail") continue;
+        const json& ev = r.data.at("event");
+        const int64_t order = int_field(ev, "order");
+        first_try.try_emplace(order, ev, r.t_ns);
+        const auto& [first_ev, t0] = first_try.at(order);
+        if (result == "ok" && ev == first_ev && !out.publish_delay_us.count(order))
+            out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
+    }
+    for (const auto& b : s.expect.publish_delay_ms) {
+        const auto it = out.publish_delay_us.find(b.order);
+        if (it == out.publish_delay_us.end())
+            out.unmet.push_back(fmt::format("#{} never reached the stream", b.order));
+        else if (it->second < b.min_ms * 1000 || it->second > b.max_ms * 1000)
+            out.unmet.push_back(fmt::format("#{} delayed {} ms (expected {}–{} ms)", b.order, it->second / 1000,
+                                            b.min_ms, b.max_ms));
+    }
+
     std::set<std::string> received;
     for (const auto& r : out.history)
         if (r.op == "receive") received.insert(text_field(r.data, "entry"));
@@ -193,6 +224,7 @@ void summarize(LabResult& lab) {
         summarize_workload(lab);
     else
         summarize_sessions(lab);
+    fill_wrong_rate(lab);
     if (lab.total == 0)
         lab.failures.push_back(lab.scenario.kind == ScenarioKind::workload ? "no trial ran" : "no case ran");
     lab.held = lab.failures.empty();

@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "check/idem_outcome.h"
 #include "ports/ports.h"
 #include "scenario/scenario.h"
 
@@ -25,6 +28,10 @@ struct TrialOutcome {
     int lost_events = 0;        // published events that no consumer received
     int duplicate_effects = 0;  // events applied (write with affected>0) more than once
     int reordered = 0;          // writes with affected>0 of an older version after a newer one, per order
+    IdemTrial idem;             // idempotency labs: orders and answers counted
+    // Per order: when its first event reached the stream minus when its publication was first
+    // tried, in µs. Orders whose first try went through have 0.
+    std::map<int64_t, int64_t> publish_delay_us;
 };
 
 // One step of a scripted session as it ran.
@@ -40,6 +47,9 @@ struct StepOutcome {
     std::vector<std::string> columns;
     bool ok = true;           // every expectation of the step held
     std::string failure;      // why not
+    // A Redis step: `sql` holds the command as redis-cli would echo it (logical key names) and
+    // `tag` the reply in redis-cli's form; `error` the error reply.
+    bool redis = false;
 };
 
 struct CaseOutcome {
@@ -71,7 +81,15 @@ struct LabResult {
     std::vector<std::string> failures; // why not, one line each
     LatencyStats delivery;             // XADD to receipt by a blocked consumer
     std::string lock_release_method;   // "DELEX IFEQ" or "compare-and-delete Lua script"
+    std::vector<Measurement> measurements;  // idempotency labs: server figures beside the article's
     double elapsed_s = 0;
+    // wrong / total with its 95% Wilson score interval, and the seeds of the first few wrong
+    // trials (`relab run <lab> --backend sim --replay SEED` replays one). Filled by summarize().
+    double wrong_rate = 0;
+    double wrong_rate_low = 0;
+    double wrong_rate_high = 0;
+    std::vector<uint64_t> failing_seeds;
+    std::optional<uint64_t> replay_seed;  // the lab ran exactly this one trial seed (--replay)
 };
 
 struct ServerInfo {

@@ -4,6 +4,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -17,6 +18,7 @@
 #include "real/pg_client.h"
 #include "report/reporter.h"
 #include "run/real_backend.h"
+#include "run/sim_backend.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -50,6 +52,8 @@ std::string self_exe() {
     return p.string();
 }
 
+}  // namespace
+
 // Every argument is a file, a scenario id or a part name; order is kept, duplicates dropped.
 std::vector<Scenario> select_labs(const RunOptions& o) {
     const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
@@ -71,19 +75,24 @@ std::vector<Scenario> select_labs(const RunOptions& o) {
         }
         bool found = false;
         for (const auto& s : all)
-            if (s.id == arg || s.part == arg || s.output == arg) {
+            if (s.id == arg || s.part == arg || s.output == arg || (!s.group.empty() && s.group == arg)) {
                 add(s);
                 found = true;
             }
         if (!found) {
             std::set<std::string> parts;
-            for (const auto& s : all) parts.insert(s.part);
+            for (const auto& s : all) {
+                parts.insert(s.part);
+                if (!s.group.empty()) parts.insert(s.group);
+            }
             throw UsageError(fmt::format("unknown lab '{}': not a file, a scenario id or a part ({}); `relab list` shows them",
                                          arg, fmt::join(parts, ", ")));
         }
     }
     return chosen;
 }
+
+namespace {
 
 TextOptions text_options(const RunOptions& o) {
     TextOptions t;
@@ -112,7 +121,7 @@ void write_file(const std::string& path, const std::string& content) {
 }  // namespace
 
 void setup_run(CLI::App& app, RunOptions& o) {
-    app.add_option("labs", o.labs, "scenario ids, part names (baseline, s1, lock, cas, ...) or files; none = all");
+    app.add_option("labs", o.labs, "scenario ids, part names (baseline, s1, lock, cas, ...), groups (idem) or files; none = all");
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
     app.add_option("--runs", o.runs, "trials per lab (overrides the files)")->check(CLI::Range(1, 100000));
     app.add_option("--seed", o.seed, "root seed; every lab and trial seed derives from it");
@@ -123,7 +132,42 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_option("--redis-url", o.redis_url, "use this Redis instead of starting one (or $REDIS_URL)");
     app.add_option("--pg-url", o.pg_url, "use this PostgreSQL instead of starting one (or $DATABASE_URL)");
     app.add_flag("--quiet", o.quiet, "no text report on stdout");
+    app.add_option("--backend", o.backend, "real (throwaway redis-server and PostgreSQL) or sim (deterministic simulator)")
+        ->check(CLI::IsMember({"real", "sim"}));
+    app.add_option("--trials", o.trials, "sim: explore this many seeds (trials); real: as --runs")
+        ->check(CLI::Range(1, 10'000'000));
+    app.add_option("--replay", o.replay, "sim: run only the trial with this seed (as printed: 0x...) and show its timeline");
+    app.add_flag("--self-check", o.self_check, "sim: run one seed twice per lab and compare history fingerprints");
 }
+
+namespace {
+
+// `--backend sim --self-check`: per lab, one trial seed (--replay's, else trial 1's) run twice.
+int run_self_check(const RunOptions& o, const std::vector<Scenario>& labs) {
+    SimOptions so;
+    so.self_check = false;
+    SimBackend backend(so);
+    int differing = 0;
+    for (const auto& s : labs) {
+        if (auto reason = sim_skip_reason(s)) {
+            std::cout << fmt::format("self-check {}: skipped: {}\n", s.id, *reason);
+            continue;
+        }
+        const uint64_t seed = o.replay ? parse_seed(*o.replay) : trial_seed(lab_seed(s, o.seed), 1);
+        const auto [a, b] = backend.self_check(s, seed);
+        if (a == b) {
+            std::cout << fmt::format("self-check {} seed {}: history fingerprint {} twice → deterministic\n", s.id,
+                                     seed_text(seed), seed_text(a));
+        } else {
+            ++differing;
+            std::cout << fmt::format("self-check {} seed {}: history fingerprints {} and {} → NOT DETERMINISTIC\n",
+                                     s.id, seed_text(seed), seed_text(a), seed_text(b));
+        }
+    }
+    return differing == 0 ? 0 : 1;
+}
+
+}  // namespace
 
 int run_run(const RunOptions& o) {
     install_interrupt_handlers();
@@ -132,23 +176,41 @@ int run_run(const RunOptions& o) {
         const std::vector<Scenario> labs = select_labs(o);  // every file validated before any server starts
 
         const bool progress = isatty(STDERR_FILENO);
-        ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
+        const bool sim = o.backend == "sim";
+        if (!sim && (o.replay || o.self_check)) throw UsageError("--replay and --self-check need --backend sim");
+        if (sim && o.self_check) return run_self_check(o, labs);
+        const std::optional<int> runs = o.trials ? o.trials : o.runs;
         RunReport report;
         report.relab_commit = RELAB_COMMIT;
         report.seed = o.seed.value_or(0);
         report.started_at = utc_now_iso();
-        {
+        const auto started = std::chrono::steady_clock::now();
+        std::function<void(const std::string&, int, int)> show_progress;
+        if (progress)
+            show_progress = [started](const std::string& lab, int k, int n) {
+                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+                std::cerr << fmt::format("\r\033[K{} trial {}/{} ({:.1f} s)", lab, k, n, s) << std::flush;
+            };
+        if (sim) {
+            // No server is started: the simulator is the servers.
+            SimOptions so;
+            so.seed = o.seed;
+            so.trials = runs;
+            if (o.replay) so.replay = parse_seed(*o.replay);
+            so.progress = show_progress;
+            SimBackend backend(so);
+            report.servers.redis_version = "simulated (Redis 7 semantics)";
+            report.servers.pg_version = "simulated (PostgreSQL semantics)";
+            for (const auto& s : labs) report.labs.push_back(backend.run(s));
+            if (progress) std::cerr << "\r\033[K" << std::flush;
+        } else {
+            ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
             BackendOptions bo;
             bo.seed = o.seed;
-            bo.runs = o.runs;
+            bo.runs = runs;
             bo.relab_exe = self_exe();
             bo.run_id = new_run_id();
-            const auto started = std::chrono::steady_clock::now();
-            if (progress)
-                bo.progress = [started](const std::string& lab, int k, int n) {
-                    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                    std::cerr << fmt::format("\r\033[K{} trial {}/{} ({:.1f} s)", lab, k, n, s) << std::flush;
-                };
+            bo.progress = show_progress;
             RealBackend backend(servers, bo);
             report.servers = backend.server_info();
             for (const auto& s : labs) report.labs.push_back(backend.run(s));

@@ -28,6 +28,10 @@ struct RunOptions {
     std::string redis_url;
     std::string pg_url;
     bool quiet = false;
+    std::string backend = "real";       // real | sim
+    std::optional<int> trials;          // sim: seeds to explore; real: as runs
+    std::optional<std::string> replay;  // sim: run only this trial seed (0x... or decimal)
+    bool self_check = false;            // sim: run a seed twice and compare history fingerprints
 };
 void setup_run(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);
@@ -37,6 +41,26 @@ struct RoleOptions {
 };
 void setup_role(CLI::App& app, RoleOptions& o);
 int run_role(const RoleOptions& o);
+
+struct ReportOptions {
+    std::string dir = "reports/out";  // reads its *.json run reports, writes index.html, summary.md, junit.xml
+};
+void setup_report(CLI::App& app, ReportOptions& o);
+int run_report(const ReportOptions& o);
+
+struct BenchOptions {
+    std::string backend = "sim";    // only the simulator is benchmarked
+    std::vector<std::string> labs;  // ids, parts or files; empty = 08a-baseline and 08c-s4a
+    std::string scenarios_dir;
+    int trials = 10000;
+};
+void setup_bench(CLI::App& app, BenchOptions& o);
+int run_bench(const BenchOptions& o);
+
+struct Scenario;
+// The labs `relab run` picks for o.labs and o.scenarios_dir (files, scenario ids or part names;
+// none = all), every file validated. Throws std::runtime_error for an unknown lab.
+std::vector<Scenario> select_labs(const RunOptions& o);
 
 // The scenarios folder: --scenarios, else $RELAB_SCENARIOS, else ./scenarios, else the source tree's.
 std::string default_scenarios_dir();

@@ -14,6 +14,12 @@ int main(int argc, char** argv) {
     relab::setup_run(*run, run_opts);
     auto* role = app.add_subcommand("role", "internal: one actor of a trial, spawned by `relab run`");
     relab::setup_role(*role, role_opts);
+    relab::ReportOptions report_opts;
+    auto* report = app.add_subcommand("report", "render index.html, summary.md and junit.xml from saved JSON reports");
+    relab::setup_report(*report, report_opts);
+    relab::BenchOptions bench_opts;
+    auto* bench = app.add_subcommand("bench", "simulated trials per second on one core: relab bench sim [LAB...]");
+    relab::setup_bench(*bench, bench_opts);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -23,5 +29,7 @@ int main(int argc, char** argv) {
     if (*list) return relab::run_list(list_opts);
     if (*run) return relab::run_run(run_opts);
     if (*role) return relab::run_role(role_opts);
+    if (*report) return relab::run_report(report_opts);
+    if (*bench) return relab::run_bench(bench_opts);
     return 2;
 }

@@ -2,6 +2,17 @@
 
 namespace relab {
 
+namespace {
+[[noreturn]] void not_supported(const char* what) {
+    throw std::logic_error(std::string("Kv::") + what + " is not supported by this backend");
+}
+}  // namespace
+
+KvSetResult Kv::set(const std::string&, const std::string&, const KvSetOptions&) { not_supported("set"); }
+std::optional<std::string> Kv::get(const std::string&) { not_supported("get"); }
+int64_t Kv::del(const std::string&) { not_supported("del"); }
+int64_t Kv::wait_replicas(int64_t, Millis) { not_supported("wait_replicas"); }
+
 std::string StreamEntry::field(const std::string& name) const {
     for (const auto& [k, v] : fields)
         if (k == name) return v;

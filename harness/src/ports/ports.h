@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@ namespace relab {
 
 using Nanos = std::chrono::nanoseconds;
 using Millis = std::chrono::milliseconds;
+using Micros = std::chrono::microseconds;
 
 // Monotonic time. now() is absolute on the backend's own scale; history times are rebased to the
 // trial's origin afterwards, so roles never need to agree on an origin while they run.
@@ -60,7 +62,21 @@ public:
     virtual void wait_readers_blocked(int readers, Millis timeout) = 0;
 };
 
-// String keys with expiry: locks and control flags.
+// SET's options as the idempotency middleware uses them (SET key value [NX|XX] [GET] [EX|PX ttl | KEEPTTL]).
+struct KvSetOptions {
+    enum class Condition { always, nx, xx };
+    Condition condition = Condition::always;
+    Millis ttl{0};         // EX (whole seconds) or PX; zero: no expiry option
+    bool keepttl = false;  // KEEPTTL: keep the key's current expiry
+    bool get = false;      // GET: reply with the old value
+};
+
+struct KvSetResult {
+    bool written = false;                 // the value was stored
+    std::optional<std::string> previous;  // with get: the old value; nullopt when there was none
+};
+
+// String keys with expiry: locks, control flags and idempotency keys.
 class Kv {
 public:
     virtual ~Kv() = default;
@@ -73,6 +89,13 @@ public:
     // "compare-and-delete Lua script" (servers before 8.4).
     virtual std::string delete_if_equals_method() const = 0;
     virtual bool exists(const std::string& key) = 0;
+    // The idempotency labs' commands. The defaults throw std::logic_error("... not supported by
+    // this backend"), so a backend without them still compiles and fails loudly if a lab needs them.
+    virtual KvSetResult set(const std::string& key, const std::string& value, const KvSetOptions& o);
+    virtual std::optional<std::string> get(const std::string& key);
+    virtual int64_t del(const std::string& key);  // keys removed: 0 or 1
+    // WAIT numreplicas timeout: how many replicas acknowledged this connection's writes.
+    virtual int64_t wait_replicas(int64_t replicas, Millis timeout);
 };
 
 enum class WriteMode { plain, cas };
@@ -127,6 +150,29 @@ public:
     virtual void count_failed_attempt(int64_t id) = 0;
 };
 
+// A row of the idempotency labs' orders table: one per order the business logic placed.
+struct PlacedOrder {
+    int64_t id = 0;
+    int64_t user_id = 0;
+    std::string idem_key;  // "<user_id>:<client key>": the request's identity, as layer 4 indexes it
+    std::string payload;
+};
+
+// Layer 4 (a unique index on orders(idem_key)) refused an insert: a duplicate was caught.
+class DuplicateOrderError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The idempotency labs' orders table (article 002), in the lab's vocabulary.
+class OrderTable {
+public:
+    virtual ~OrderTable() = default;
+    // INSERT INTO orders ... RETURNING id. Throws DuplicateOrderError when layer 4 refuses it.
+    virtual int64_t place_order(int64_t user_id, const std::string& idem_key, const std::string& payload) = 0;
+    virtual std::vector<PlacedOrder> orders() = 0;
+};
+
 // One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...).
 struct HistoryRecord {
     int trial = 0;
@@ -154,6 +200,7 @@ struct RolePorts {
     OrderStore& orders;
     Outbox& outbox;
     History& history;
+    OrderTable* order_table = nullptr;  // the idempotency labs' orders; null where no lab needs it
 };
 
 }  // namespace relab

@@ -205,6 +205,8 @@ std::vector<OrderRow> RealOrderStore::rows() {
     return out;
 }
 
+std::string sql_quote_literal(const std::string& s) { return quote_literal(s); }
+
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial) {
     s.exec("CREATE TABLE IF NOT EXISTS tmp_orders (id bigint PRIMARY KEY, status text NOT NULL, version bigint NOT NULL)");
     s.exec("DELETE FROM tmp_orders");

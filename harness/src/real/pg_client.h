@@ -100,6 +100,9 @@ private:
 // its ids restarting at 1.
 void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows);
 
+// A string as an SQL literal: 'it''s' (standard_conforming_strings, as every server since 9.1).
+std::string sql_quote_literal(const std::string& s);
+
 // Creates tmp_orders if needed and resets it to the scenario's initial rows.
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial);
 

@@ -535,6 +535,74 @@ std::string RealKv::delete_if_equals_method() const {
     return m_use_delex ? "DELEX IFEQ" : "compare-and-delete Lua script";
 }
 
+std::vector<std::string> set_option_args(const KvSetOptions& o) {
+    std::vector<std::string> args;
+    if (o.condition == KvSetOptions::Condition::nx) args.push_back("NX");
+    if (o.condition == KvSetOptions::Condition::xx) args.push_back("XX");
+    if (o.get) args.push_back("GET");
+    if (o.keepttl) {
+        args.push_back("KEEPTTL");
+    } else if (o.ttl.count() > 0) {
+        const bool seconds = o.ttl.count() % 1000 == 0;
+        args.push_back(seconds ? "EX" : "PX");
+        args.push_back(std::to_string(seconds ? o.ttl.count() / 1000 : o.ttl.count()));
+    }
+    return args;
+}
+
+KvSetResult RealKv::set(const std::string& key, const std::string& value, const KvSetOptions& o) {
+    std::vector<std::string> argv = {"SET", m_ns.key(key), value};
+    for (auto& a : set_option_args(o)) argv.push_back(std::move(a));
+    RedisReply r = m_client.call(argv);
+    KvSetResult out;
+    if (o.get) {
+        if (r.type == RedisReply::Type::string)
+            out.previous = r.str;
+        else if (!r.is_nil())
+            throw_unexpected(argv, r);
+        // With GET the reply is the old value, so whether SET wrote follows from the condition.
+        switch (o.condition) {
+            case KvSetOptions::Condition::always: out.written = true; break;
+            case KvSetOptions::Condition::nx: out.written = !out.previous; break;
+            case KvSetOptions::Condition::xx: out.written = out.previous.has_value(); break;
+        }
+        return out;
+    }
+    if (r.is_nil()) return out;
+    if (r.type != RedisReply::Type::status || r.str != "OK") throw_unexpected(argv, r);
+    out.written = true;
+    return out;
+}
+
+std::optional<std::string> RealKv::get(const std::string& key) {
+    std::vector<std::string> argv = {"GET", m_ns.key(key)};
+    RedisReply r = m_client.call(argv);
+    if (r.is_nil()) return std::nullopt;
+    if (r.type != RedisReply::Type::string) throw_unexpected(argv, r);
+    return r.str;
+}
+
+int64_t RealKv::del(const std::string& key) {
+    std::vector<std::string> argv = {"DEL", m_ns.key(key)};
+    RedisReply r = m_client.call(argv);
+    if (r.type != RedisReply::Type::integer) throw_unexpected(argv, r);
+    return r.integer;
+}
+
+int64_t RealKv::wait_replicas(int64_t replicas, Millis timeout) {
+    std::vector<std::string> argv = {"WAIT", std::to_string(replicas), std::to_string(timeout.count())};
+    // WAIT blocks up to its timeout: the socket must outlast it.
+    const Millis old_timeout = m_client.timeout();
+    std::optional<TimeoutRestore> restore;
+    if (old_timeout.count() > 0 && timeout + Millis(2000) > old_timeout) {
+        restore.emplace(m_client, old_timeout);
+        m_client.set_timeout(timeout + Millis(2000));
+    }
+    RedisReply r = m_client.call(argv);
+    if (r.type != RedisReply::Type::integer) throw_unexpected(argv, r);
+    return r.integer;
+}
+
 bool RealKv::exists(const std::string& key) {
     std::vector<std::string> argv = {"EXISTS", m_ns.key(key)};
     RedisReply r = m_client.call(argv);

@@ -109,12 +109,20 @@ public:
     int64_t delete_if_equals(const std::string& key, const std::string& token) override;
     std::string delete_if_equals_method() const override;
     bool exists(const std::string& key) override;
+    KvSetResult set(const std::string& key, const std::string& value, const KvSetOptions& o) override;
+    std::optional<std::string> get(const std::string& key) override;
+    int64_t del(const std::string& key) override;
+    int64_t wait_replicas(int64_t replicas, Millis timeout) override;
 
 private:
     RedisClient& m_client;
     RedisNamespace m_ns;
     bool m_use_delex;
 };
+
+// SET's arguments after the value, as sent: "NX", "GET", "EX", "60" ... (EX when the ttl is whole
+// seconds, PX otherwise).
+std::vector<std::string> set_option_args(const KvSetOptions& o);
 
 // The standard compare-and-delete script used where DELEX is missing.
 extern const char* const kCompareAndDeleteScript;

@@ -434,6 +434,7 @@ struct EmbeddedRedis::Impl {
     std::string data_dir = dir.path();
     RedisEndpoint endpoint;
     std::optional<ChildProcess> child;
+    RedisOptions opts;
 
     ~Impl() { stop(); }
     void stop() noexcept {
@@ -443,27 +444,29 @@ struct EmbeddedRedis::Impl {
         }
         dir.remove();
     }
+
+    // Starts redis-server on `port` (another free one if it is taken and allow_other_port) and
+    // returns once it answers PING.
+    void start(int port, bool allow_other_port);
 };
 
-EmbeddedRedis::EmbeddedRedis(const RedisOptions& opts) : m_impl(std::make_unique<Impl>()) {
+void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
     const std::string exe = find_binary("redis-server");
-    Impl& impl = *m_impl;
-    const std::string log_path = impl.data_dir + "/redis.log";
-    const std::string out_path = impl.data_dir + "/redis.out";
+    const std::string log_path = data_dir + "/redis.log";
+    const std::string out_path = data_dir + "/redis.out";
     const std::vector<std::string> logs{out_path, log_path};
-    if (auto it = opts.config.find("requirepass"); it != opts.config.end()) impl.endpoint.password = it->second;
+    if (auto it = opts.config.find("requirepass"); it != opts.config.end()) endpoint.password = it->second;
 
     const auto settings = merge_settings({{"save", ""},
                                           {"appendonly", "no"},
                                           {"enable-debug-command", "local"},
                                           {"repl-diskless-sync-delay", "0"}},
                                          opts.config, {"port", "bind", "dir", "logfile", "daemonize"}, "redis");
-    int port = opts.preferred_port > 0 ? opts.preferred_port : free_loopback_port();
     for (int attempt = 1;; ++attempt) {
         std::error_code ec;
         std::filesystem::remove(log_path, ec);  // redis appends; a stale "in use" must not count
         std::vector<std::string> args{"--port", std::to_string(port), "--bind", "127.0.0.1", "--dir",
-                                      impl.data_dir, "--logfile", log_path, "--daemonize", "no"};
+                                      data_dir, "--logfile", log_path, "--daemonize", "no"};
         for (const auto& [name, value] : settings) {
             args.push_back("--" + name);
             args.push_back(value);
@@ -473,19 +476,19 @@ EmbeddedRedis::EmbeddedRedis(const RedisOptions& opts) : m_impl(std::make_unique
         child_opts.args = args;
         child_opts.stdout_path = out_path;
         child_opts.stderr_path = out_path;
-        child_opts.working_dir = impl.data_dir;
+        child_opts.working_dir = data_dir;
         child_opts.own_process_group = true;
-        impl.child.emplace(child_opts);
-        impl.endpoint.port = port;
+        child.emplace(child_opts);
+        endpoint.port = port;
 
         const auto deadline = Clock::now() + opts.start_timeout;
         std::string last_error;
         for (;;) {
             throw_if_interrupted();
-            if (!impl.child->running()) {
-                int code = impl.child->exit_code().value_or(-1);
-                impl.child.reset();
-                if (any_log_contains(logs, "Address already in use") && attempt < port_attempts) {
+            if (!child->running()) {
+                int code = child->exit_code().value_or(-1);
+                child.reset();
+                if (allow_other_port && any_log_contains(logs, "Address already in use") && attempt < port_attempts) {
                     port = free_loopback_port();
                     break;  // next attempt
                 }
@@ -494,13 +497,13 @@ EmbeddedRedis::EmbeddedRedis(const RedisOptions& opts) : m_impl(std::make_unique
                                        "; check the redis settings of the scenario, or free the port if it is taken:" +
                                        log_tails(logs));
             }
-            RedisProbe probe = probe_redis(impl.endpoint, milliseconds(200));
+            RedisProbe probe = probe_redis(endpoint, milliseconds(200));
             // A PONG from a stranger that grabbed the port first does not count.
-            if (probe.error.empty() && probe.process_id == impl.child->pid()) return;
+            if (probe.error.empty() && probe.process_id == child->pid()) return;
             if (!probe.error.empty()) last_error = probe.error;
             if (Clock::now() >= deadline) {
-                impl.child->terminate(milliseconds(2000), SIGTERM);
-                impl.child.reset();
+                child->terminate(milliseconds(2000), SIGTERM);
+                child.reset();
                 throw EnvironmentError("redis-server on 127.0.0.1:" + std::to_string(port) + " did not answer PING within " +
                                        std::to_string(opts.start_timeout.count()) + " ms (last error: " +
                                        (last_error.empty() ? "another process answers on that port" : last_error) +
@@ -509,6 +512,22 @@ EmbeddedRedis::EmbeddedRedis(const RedisOptions& opts) : m_impl(std::make_unique
             sleep_poll();
         }
     }
+}
+
+EmbeddedRedis::EmbeddedRedis(const RedisOptions& opts) : m_impl(std::make_unique<Impl>()) {
+    m_impl->opts = opts;
+    m_impl->start(opts.preferred_port > 0 ? opts.preferred_port : free_loopback_port(), true);
+}
+
+void EmbeddedRedis::crash() {
+    if (!m_impl->child) return;
+    m_impl->child->terminate(milliseconds(0), SIGKILL);
+    m_impl->child.reset();
+}
+
+void EmbeddedRedis::restart() {
+    crash();
+    m_impl->start(m_impl->endpoint.port, false);
 }
 
 EmbeddedRedis::~EmbeddedRedis() = default;

@@ -63,6 +63,11 @@ public:
     int pid() const;
     const std::string& data_dir() const;
     void stop();  // idempotent
+    // SIGKILL, as `docker kill` does: no final save, the data directory stays. Idempotent.
+    void crash();
+    // crash(), then redis-server again on the same port, directory and settings: it loads what
+    // its RDB or AOF kept. Throws EnvironmentError if it does not come up (e.g. the port was taken).
+    void restart();
 
 private:
     struct Impl;

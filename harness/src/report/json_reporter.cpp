@@ -2,6 +2,9 @@
 // scenario as loaded and the seeds, so a run can be inspected or replayed without rerunning it.
 #include "report/reporter.h"
 
+#include "ports/seed_text.h"
+#include "report/idem_json.h"
+
 namespace relab {
 
 namespace {
@@ -30,6 +33,8 @@ nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
 nlohmann::json trial_json(const TrialOutcome& t) {
     nlohmann::json history = nlohmann::json::array();
     for (const auto& r : t.history) history.push_back(to_json(r));
+    nlohmann::json delays = nlohmann::json::object();  // keyed by order id as text
+    for (const auto& [order, us] : t.publish_delay_us) delays[std::to_string(order)] = us;
     return {{"trial", t.trial},
             {"seed", t.seed},
             {"wrong", t.wrong},
@@ -38,6 +43,7 @@ nlohmann::json trial_json(const TrialOutcome& t) {
             {"lost_events", t.lost_events},
             {"duplicate_effects", t.duplicate_effects},
             {"reordered", t.reordered},
+            {"publish_delay_us", std::move(delays)},
             {"final_rows", rows_json(t.final_rows)},
             {"stream", stream_json(t.stream)},
             {"history", std::move(history)}};
@@ -56,6 +62,13 @@ nlohmann::json case_json(const CaseOutcome& c) {
     return {{"title", c.title},       {"title_vi", c.title_vi},     {"wrong", c.wrong},
             {"failures", c.failures}, {"columns", c.columns},       {"final_rows", c.final_rows},
             {"steps", std::move(steps)}};
+}
+
+// As the text report prints them and --replay reads them: "0x..." (JSON numbers lose 64-bit seeds).
+nlohmann::json seeds_json(const std::vector<uint64_t>& seeds) {
+    nlohmann::json out = nlohmann::json::array();
+    for (uint64_t seed : seeds) out.push_back(seed_text(seed));
+    return out;
 }
 
 nlohmann::json lab_json(const LabResult& lab) {
@@ -79,7 +92,12 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"delivery_latency_us",
          {{"samples", lab.delivery.samples}, {"p50", lab.delivery.p50_us}, {"max", lab.delivery.max_us}}},
         {"lock_release_method", lab.lock_release_method},
-        {"elapsed_s", lab.elapsed_s}};
+        {"elapsed_s", lab.elapsed_s},
+        {"backend", lab.backend},
+        {"wrong_rate", lab.wrong_rate},
+        {"ci95", {lab.wrong_rate_low, lab.wrong_rate_high}},
+        {"failing_seeds", seeds_json(lab.failing_seeds)},
+        {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
     return {{"id", s.id},
             {"title", s.title},
             {"title_vi", s.title_vi},
@@ -108,7 +126,9 @@ nlohmann::json run_to_json(const RunReport& run) {
     nlohmann::json labs = nlohmann::json::array();
     int held = 0, broken = 0, skipped = 0;
     for (const auto& lab : run.labs) {
-        labs.push_back(lab_json(lab));
+        nlohmann::json j = lab_json(lab);
+        add_idem_json(lab, j);
+        labs.push_back(std::move(j));
         if (lab.skipped)
             ++skipped;
         else if (lab.held)

@@ -31,4 +31,26 @@ std::unique_ptr<Reporter> make_json_reporter();
 // The JSON of one run (what make_json_reporter writes), for reuse by other formats.
 nlohmann::json run_to_json(const RunReport& run);
 
+// The inverse of run_to_json: `relab report` renders every format from saved JSON without
+// re-running anything. A lab's scenario is re-read from its embedded source; when that source is
+// not a valid scenario (hand-made or older JSON), the fields the JSON carries are used. Throws
+// std::runtime_error naming the JSON path when a field has the wrong type.
+RunReport run_from_json(const nlohmann::json& j);
+
+// The trials a report draws a timeline for (shared by the text and HTML reporters).
+std::vector<const TrialOutcome*> selected_trials(const std::vector<TrialOutcome>& trials, TimelineSelection sel);
+
+struct HtmlOptions {
+    TimelineSelection timelines = TimelineSelection::first_and_wrong;
+    int all_timelines_up_to = 3;  // a lab with this many trials or fewer gets every timeline
+};
+
+// index.html: self-contained (inline CSS and SVG, no script, no network).
+std::unique_ptr<Reporter> make_html_reporter(const HtmlOptions& opts = {});
+// summary.md: one table row per lab, fit for $GITHUB_STEP_SUMMARY.
+std::unique_ptr<Reporter> make_markdown_reporter();
+// junit.xml: one testsuite, one testcase per lab (classname = output group, name = lab id); a
+// broken expectation is a <failure> carrying the lab's text report, a skipped lab a <skipped>.
+std::unique_ptr<Reporter> make_junit_reporter();
+
 }  // namespace relab

@@ -3,6 +3,9 @@
 // beside what the article documented, and whether the scenario's expectation held.
 #include "report/reporter.h"
 
+#include "ports/seed_text.h"
+#include "report/idem_text.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -259,6 +262,11 @@ private:
     std::map<std::string, int64_t> m_first_attempt_ns;  // per event, as JSON text
 };
 
+}  // namespace
+
+// The "final status per trial" line lists at most this many trials.
+constexpr size_t k_statuses_shown = 50;
+
 std::vector<const TrialOutcome*> selected_trials(const std::vector<TrialOutcome>& trials, TimelineSelection sel) {
     std::vector<const TrialOutcome*> out;
     if (trials.empty()) return out;
@@ -281,6 +289,8 @@ std::vector<const TrialOutcome*> selected_trials(const std::vector<TrialOutcome>
     }
     return out;
 }
+
+namespace {
 
 const OrderRow* find_row(const TrialOutcome& t, int64_t id) {
     for (const auto& row : t.final_rows)
@@ -406,22 +416,49 @@ private:
 
     void report_workload(const LabResult& lab, std::ostream& out) const {
         const Scenario& s = lab.scenario;
+        if (s.idem.enabled) {  // idempotency labs: requests, answers and orders instead of a stream
+            print_idem_workload(lab, m_opts.lang, m_opts.timelines, out);
+            report_verdict(lab, out);
+            return;
+        }
         const bool several_orders = s.orders.size() > 1;
         for (const TrialOutcome* t : selected_trials(lab.trials, m_opts.timelines)) {
-            out << m_w.trial << ' ' << t->trial << " — stream: ";
-            if (t->stream.empty()) out << m_w.empty_stream;
-            for (size_t i = 0; i < t->stream.size(); ++i)
-                out << (i ? ", " : "") << entry_text(t->stream[i], several_orders);
+            // A long simulated run keeps few timelines; the others have no history to print.
+            if (t->history.empty()) continue;
+            out << m_w.trial << ' ' << t->trial;
+            if (lab.backend == "sim") out << " (seed " << seed_text(t->seed) << ")";
+            if (s.stream_line == "xrange") {
+                // As the article's producer-side labs print it: XRANGE orders - + : id paid(v=2)  ...
+                out << " — XRANGE " << s.stream.key << " - + :";
+                for (const auto& e : t->stream)
+                    out << (&e == &t->stream.front() ? " " : "  ") << e.id << ' '
+                        << (several_orders ? "#" + e.field("order") + " " : "") << e.field("type") << "(v=" << e.field("v")
+                        << ")";
+                if (t->stream.empty()) out << ' ' << m_w.empty_stream;
+            } else {
+                out << " — stream: ";
+                if (t->stream.empty()) out << m_w.empty_stream;
+                for (size_t i = 0; i < t->stream.size(); ++i)
+                    out << (i ? ", " : "") << entry_text(t->stream[i], several_orders);
+            }
             out << '\n';
-            TimelinePrinter(m_w, lab, *t).print(out);
+            if (s.dispatcher.enabled)
+                report_dispatcher_trial(lab, *t, out);
+            else
+                TimelinePrinter(m_w, lab, *t).print(out);
         }
 
         out << "  " << m_w.final_status;
-        for (size_t i = 0; i < lab.trials.size(); ++i)
+        const size_t shown = std::min(lab.trials.size(), k_statuses_shown);
+        for (size_t i = 0; i < shown; ++i)
             out << (i == 0 ? " " : several_orders ? " | " : " ") << trial_status_text(m_w, s, lab.trials[i]);
+        if (shown < lab.trials.size())
+            out << fmt::format(fmt::runtime(pick(m_opts.lang, " … ({} more)", " … (thêm {} lần)")),
+                               lab.trials.size() - shown);
         out << '\n';
         const std::string expected = s.orders.empty() ? OrderSpec{}.expected_final : s.orders.front().expected_final;
         out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected, lab.wrong, lab.total) << '\n';
+        if (lab.backend == "sim") report_wrong_rate(lab, out);
         report_verdict(lab, out);
         if (!lab.lock_release_method.empty()) {
             out << "  " << m_w.lock_release << ' ' << lab.lock_release_method;
@@ -435,17 +472,105 @@ private:
                 << '\n';
     }
 
+    // The simulator's verdict over many seeds: the rate with its 95% interval, and which seeds
+    // to replay.
+    void report_wrong_rate(const LabResult& lab, std::ostream& out) const {
+        const Lang lang = m_opts.lang;
+        if (lab.replay_seed) {
+            out << "  " << pick(lang, "replay of trial seed ", "chạy lại seed của lần thử ") << seed_text(*lab.replay_seed)
+                << '\n';
+            return;
+        }
+        out << "  "
+            << fmt::format(fmt::runtime(pick(lang, "wrong rate {:.1f}% (95% CI {:.1f}–{:.1f}%) over {} trials",
+                                             "tỉ lệ SAI {:.1f}% (khoảng tin cậy 95% {:.1f}–{:.1f}%) qua {} lần")),
+                           100 * lab.wrong_rate, 100 * lab.wrong_rate_low, 100 * lab.wrong_rate_high, lab.total);
+        if (!lab.failing_seeds.empty()) {
+            std::vector<std::string> seeds;
+            for (uint64_t seed : lab.failing_seeds) seeds.push_back(seed_text(seed));
+            out << pick(lang, "; failing seeds: ", "; seed sai: ") << fmt::format("{}", fmt::join(seeds, ", "));
+        }
+        out << '\n';
+    }
+
+    // The outbox labs in the article's layout: the outbox rows, each dispatcher round, the stream
+    // as the consumer will see it, the consumer's final states, and how late each order got out.
+    void report_dispatcher_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        const Lang lang = m_opts.lang;
+        int inserts = 0;
+        for (const auto& r : t.history) inserts += r.op == "outbox_insert";
+        out << fmt::format(fmt::runtime(pick(lang, "outbox after {} transactions of the app:", "outbox sau {} transaction của app:")),
+                           inserts)
+            << '\n';
+        for (const auto& r : t.history) {
+            if (r.op != "outbox_insert") continue;
+            const auto ev = event_of(r.data);
+            out << fmt::format("  outbox.id={}  order={}  {:<7} v={}\n", field_text(r.data, "outbox_id"),
+                               field_text(ev, "order"), field_text(ev, "type"), field_text(ev, "v"));
+        }
+        const bool naive = s.dispatcher.ordering == DispatchOrder::naive;
+        out << fmt::format("dispatcher {}: SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE published_at IS "
+                           "NULL ORDER BY {}\n",
+                           naive ? "naive" : "perkey", naive ? "id" : "aggregate_id, id");
+        for (const auto& r : t.history) {
+            if (r.op != "publish" || !r.data.contains("round")) continue;
+            const auto ev = event_of(r.data);
+            const std::string result = field_text(r.data, "result");
+            std::string verdict;
+            if (result == "ok")
+                verdict = "XADD " + field_text(r.data, "entry");
+            else if (result == "fail")
+                verdict = pick(lang, "publish FAILED, kept in outbox", "publish LỖI, giữ nguyên trong outbox");
+            else
+                verdict = fmt::format(fmt::runtime(pick(lang, "WAIT (an earlier entry of #{} is not published)",
+                                                        "CHỜ (entry trước của #{} chưa publish được)")),
+                                      field_text(ev, "order"));
+            out << fmt::format("  {} {} {}  outbox.id={} #{} {:<7} → {}\n", pick(lang, "round", "vòng"),
+                               field_text(r.data, "round"), time_text(r.t_ns), field_text(r.data, "outbox_id"),
+                               field_text(ev, "order"), field_text(ev, "type"), verdict);
+        }
+        out << "XRANGE " << s.stream.key << " - + " << pick(lang, "(the order the consumer will see):", "(thứ tự consumer sẽ thấy):")
+            << '\n';
+        for (const auto& e : t.stream)
+            out << fmt::format("  {}  #{} {:<7} v={}\n", e.id, e.field("order"), e.field("type"), e.field("v"));
+        const std::string mode = s.write.mode == WriteMode::cas ? "CAS" : pick(lang, "plain UPDATE", "UPDATE thường");
+        const std::string who = s.consumers == 1 ? "consumer S1" : fmt::format("{} consumers", s.consumers);
+        out << fmt::format(fmt::runtime(pick(lang, "{} ({}) applies in log order →", "{} ({}) áp theo thứ tự log →")), who, mode);
+        for (const auto& order : s.orders) {
+            const OrderRow* row = find_row(t, order.id);
+            const std::string status = row ? row->status : m_w.no_row;
+            out << fmt::format("{}#{}={}{}", &order == &s.orders.front() ? " " : "  ", order.id, status,
+                               status == order.expected_final ? "" : "✕");
+        }
+        out << '\n';
+        for (const auto& [order, delay_us] : t.publish_delay_us) {
+            if (delay_us < 1000) continue;
+            out << fmt::format(fmt::runtime(pick(lang, "#{} reached the stream {} ms after its first attempt\n",
+                                                 "#{} trễ {} ms so với lần thử đầu\n")),
+                               order, delay_us / 1000);
+        }
+    }
+
     void report_sessions(const LabResult& lab, std::ostream& out) const {
         const Scenario& s = lab.scenario;
         for (size_t i = 0; i < lab.cases.size(); ++i) {
             const SessionCase* spec = i < s.cases.size() ? &s.cases[i] : nullptr;
             report_case(lab.cases[i], spec, out);
         }
-        out << "  " << fmt::format(fmt::runtime(m_w.wrong_cases), lab.wrong, lab.total) << '\n';
+        // Redis transcripts have no final rows; their steps' expectations make the verdict.
+        const bool redis_only = !s.cases.empty() && std::all_of(s.cases.begin(), s.cases.end(), [](const SessionCase& c) {
+            return is_redis_case(c) && c.final_sql.empty();
+        });
+        if (!redis_only) out << "  " << fmt::format(fmt::runtime(m_w.wrong_cases), lab.wrong, lab.total) << '\n';
         report_verdict(lab, out);
     }
 
     void report_case(const CaseOutcome& c, const SessionCase* spec, std::ostream& out) const {
+        if (spec && is_redis_case(*spec)) {  // redis-cli transcripts, in time order
+            print_redis_case(c, *spec, m_opts.lang, out);
+            return;
+        }
         out << "--- " << pick(m_opts.lang, c.title, c.title_vi) << '\n';
 
         // Sessions in the scenario's order (only the transcript ones if it names any); without a

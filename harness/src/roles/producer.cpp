@@ -1,9 +1,30 @@
 #include "roles/event.h"
 #include "roles/roles.h"
 
-#include <map>
+#include <algorithm>
+#include <vector>
 
 namespace relab {
+
+namespace {
+
+bool publish_fails(const ProducerSpec& spec, const EventSpec& e, int attempt) {
+    for (const auto& f : spec.failures)
+        if (f.order == e.order && f.type == e.type)
+            return std::find(f.attempts.begin(), f.attempts.end(), attempt) != f.attempts.end();
+    return false;
+}
+
+// One publication waiting for its time: the first try at the event's at_ms, retries on backoff.
+struct Pending {
+    Nanos due;
+    size_t seq;  // file order breaks ties, so same-time events go out in the order written
+    const EventSpec* event;
+    int attempt;
+    Nanos first_try;
+};
+
+}  // namespace
 
 void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
@@ -13,20 +34,44 @@ void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
     // Events due at the same time go out back to back in file order, one XADD each, as the
     // article's producer did. (Pipelining them makes Redis answer both blocked readers in one
     // event-loop pass, newest reply first, which hands the paid holder a head start.)
-    std::map<int64_t, std::vector<const EventSpec*>> due;
-    for (const auto& e : s.events) due[e.at_ms].push_back(&e);
+    std::vector<Pending> queue;
+    size_t seq = 0;
+    for (const auto& e : s.events) queue.push_back({origin + Millis{e.at_ms}, seq++, &e, 1, Nanos{0}});
+    auto later = [](const Pending& a, const Pending& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; };
+    std::make_heap(queue.begin(), queue.end(), later);
 
-    for (const auto& [at_ms, specs] : due) {
-        const Nanos wait = origin + Millis{at_ms} - p.clock.now();
+    while (!queue.empty()) {
+        std::pop_heap(queue.begin(), queue.end(), later);
+        Pending next = queue.back();
+        queue.pop_back();
+        const Nanos wait = next.due - p.clock.now();
         if (wait.count() > 0) p.clock.sleep_for(wait);
-        for (const auto* spec : specs) {
-            const Event ev{spec->order, spec->type, spec->version};
-            const Nanos sent_at = p.clock.now();
-            const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
-            p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish",
-                                           {{"event", event_json(ev)}, {"attempt", 1}, {"result", "ok"},
-                                            {"entry", ids.at(0)}}});
+
+        const EventSpec& spec = *next.event;
+        const Event ev{spec.order, spec.type, spec.version};
+        const Nanos sent_at = p.clock.now();
+        if (next.attempt == 1) next.first_try = sent_at;
+        nlohmann::json data = {{"event", event_json(ev)}, {"attempt", next.attempt}};
+        if (publish_fails(s.producer, spec, next.attempt)) {
+            // Injected in the publish path, before anything reaches Redis: a network blip.
+            data["result"] = "fail";
+            data["reason"] = "simulated network blip";
+            if (next.attempt < s.producer.max_attempts) {
+                // Retry k is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
+                int64_t backoff = s.producer.backoff_ms;
+                for (int k = 1; k < next.attempt; ++k) backoff *= s.producer.backoff_multiplier;
+                const Nanos due = next.first_try + Millis{backoff};
+                data["retry_in_ms"] = (due - sent_at + Micros{500}) / Millis{1};  // to the nearest ms
+                queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
+                std::push_heap(queue.begin(), queue.end(), later);
+            }
+            p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+            continue;
         }
+        const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+        data["result"] = "ok";
+        data["entry"] = ids.at(0);
+        p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
     }
 }
 

@@ -1,5 +1,7 @@
 #include "roles/roles.h"
 
+#include "roles/idem_client.h"
+
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -8,8 +10,17 @@ namespace relab {
 
 std::vector<RoleLaunch> trial_roles(const Scenario& s) {
     std::vector<RoleLaunch> out;
+    if (s.idem.enabled) {  // idempotency labs: one client process per client, no stream
+        for (const auto& c : s.idem.clients) out.push_back({"idem_client", c.name});
+        return out;
+    }
     for (int i = 1; i <= s.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
-    out.push_back({"producer", "producer"});
+    if (s.dispatcher.enabled) {
+        out.push_back({"source", "app"});
+        out.push_back({"dispatcher", "dispatcher"});
+    } else {
+        out.push_back({"producer", "producer"});
+    }
     return out;
 }
 
@@ -19,6 +30,12 @@ void run_role(const std::string& role, const std::string& actor, const Scenario&
         run_consumer(s, actor, ports);
     else if (role == "producer")
         run_producer(s, ports, barrier_timeout);
+    else if (role == "source")
+        run_source_app(s, ports, barrier_timeout);
+    else if (role == "dispatcher")
+        run_dispatcher(s, ports, barrier_timeout);
+    else if (role == "idem_client")
+        run_idem_client(s, actor, ports, barrier_timeout);
     else
         throw std::invalid_argument("unknown role '" + role + "'");
 }

@@ -12,6 +12,8 @@ namespace relab {
 
 // The logical key whose existence tells idle consumers to exit.
 inline const std::string kStopKey = "relab:stop";
+// Set by the source app once its changes are committed; the dispatcher starts then.
+inline const std::string kSourceDoneKey = "relab:source-done";
 
 // Reads the group until told to stop: receive, [lock], job (a sleep), write, [release], XACK.
 void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports);
@@ -19,6 +21,13 @@ void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports)
 // Waits for every consumer to block in XREADGROUP (the start barrier), records the trial origin
 // ("start"), then publishes the scenario's events at their times.
 void run_producer(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
+
+// The source system: each event is UPDATE tmp_src_orders + INSERT tmp_outbox in one
+// transaction. Records the trial origin ("start") after the start barrier.
+void run_source_app(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
+
+// Polls the outbox every poll_ms and publishes in the scenario's ordering until it is empty.
+void run_dispatcher(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
 
 std::string lock_key_for(const LockSpec& lock, int64_t order);
 

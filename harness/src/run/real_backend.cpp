@@ -18,6 +18,7 @@
 #include "real/redis_client.h"
 #include "real/temp_dir.h"
 #include "roles/roles.h"
+#include "run/idem_runner.h"
 #include "run/role_process.h"
 #include "run/session_runner.h"
 
@@ -176,6 +177,7 @@ struct RealBackend::Impl {
         std::vector<OrderRow> initial;
         for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
         reset_orders_table(*pg, initial);
+        if (s.dispatcher.enabled) reset_source_tables(*pg, initial);
         admin.call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
 
         // Consumers first, the publishing role last: it waits at the start barrier for them.
@@ -275,7 +277,12 @@ struct RealBackend::Impl {
         for (const auto& c : s.cases) {
             throw_if_interrupted();
             if (opts.progress) opts.progress(s.id, ++k, static_cast<int>(s.cases.size()));
-            lab.cases.push_back(run_session_case(c, servers.pg, schema));
+            // Redis sessions: each case under its own prefix, removed after it.
+            const bool exact = c.exact_keys && !servers.redis_external;
+            RedisSessionTarget redis{servers.redis, exact ? "" : fmt::format("{}{}:c{}:", run_prefix(), s.id, k),
+                                     !servers.redis_external};
+            lab.cases.push_back(run_session_case(c, servers.pg, schema, &redis));
+            if (!redis.prefix.empty()) delete_keys_with_prefix(admin, redis.prefix);
         }
         PgSession cleanup(servers.pg, schema);
         cleanup.exec("DROP TABLE IF EXISTS tmp_orders");
@@ -301,7 +308,14 @@ ServerInfo RealBackend::server_info() const {
 
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();
-    LabResult lab = s.kind == ScenarioKind::workload ? m_impl->run_workload(s) : m_impl->run_sessions(s);
+    LabResult lab;
+    if (s.idem.enabled) {  // idempotency labs: clients and a middleware instead of a stream
+        const Impl& i = *m_impl;
+        lab = run_idem_lab(s, IdemRunContext{i.servers, i.schema, i.run_prefix(), i.opts.relab_exe, i.run_dir.path(),
+                                             i.opts.seed, i.opts.runs, i.opts.progress});
+    } else {
+        lab = s.kind == ScenarioKind::workload ? m_impl->run_workload(s) : m_impl->run_sessions(s);
+    }
     lab.backend = "real";
     lab.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - started).count();
     summarize(lab);

@@ -1,5 +1,6 @@
 #include "run/role_process.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -9,12 +10,13 @@
 #include "real/real_clock.h"
 #include "real/redis_client.h"
 #include "roles/roles.h"
+#include "run/idem_role_process.h"
 #include "scenario/scenario.h"
 
 namespace relab {
 
 nlohmann::json role_config_to_json(const RoleConfig& c) {
-    return {{"role", c.role},
+    nlohmann::json j = {{"role", c.role},
             {"actor", c.actor},
             {"trial", c.trial},
             {"seed", c.seed},
@@ -32,6 +34,12 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
             {"scenario_file", c.scenario_file},
             {"history_path", c.history_path},
             {"barrier_timeout_ms", c.barrier_timeout_ms}};
+    if (!c.redis_replicas.empty()) {
+        j["redis_replicas"] = nlohmann::json::array();
+        for (const auto& r : c.redis_replicas)
+            j["redis_replicas"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
+    }
+    return j;
 }
 
 RoleConfig role_config_from_json(const nlohmann::json& j) {
@@ -58,6 +66,15 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.scenario_file = j.at("scenario_file");
     c.history_path = j.at("history_path");
     c.barrier_timeout_ms = j.at("barrier_timeout_ms");
+    if (j.contains("redis_replicas"))
+        for (const auto& r : j.at("redis_replicas")) {
+            RedisEndpoint ep;
+            ep.host = r.at("host");
+            ep.port = r.at("port");
+            ep.password = r.at("password");
+            ep.db = r.at("db");
+            c.redis_replicas.push_back(ep);
+        }
     return c;
 }
 
@@ -88,6 +105,7 @@ int run_role_process(const std::string& config_path) {
         }
         const RoleConfig c = role_config_from_json(nlohmann::json::parse(in));
         const Scenario s = parse_scenario(c.scenario.dump(), c.scenario_file);
+        if (s.idem.enabled) return run_idem_role_process(c, s);  // connections that outlive server restarts
 
         RedisClient redis(c.redis);
         const RedisFeatures features = detect_redis_features(redis);
@@ -108,6 +126,22 @@ int run_role_process(const std::string& config_path) {
         std::cerr << "relab role: " << e.what() << "\n";
         return 1;
     }
+}
+
+std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
+                                                 const std::string& dir, const std::string& stderr_path) {
+    const std::string config_path = dir + "/" + c.actor + ".json";
+    {
+        std::ofstream out(config_path);
+        out << role_config_to_json(c).dump();
+    }
+    std::filesystem::permissions(config_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    ChildOptions o;
+    o.exe = relab_exe;
+    o.args = {"role", "--config", config_path};
+    o.stdout_path = dir + "/" + c.actor + ".out";
+    o.stderr_path = stderr_path;
+    return std::make_unique<ChildProcess>(o);
 }
 
 }  // namespace relab

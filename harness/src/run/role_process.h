@@ -2,10 +2,13 @@
 // PostgreSQL connections. The parent writes the config, the role writes its history file.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "real/child_process.h"
 #include "real/servers.h"
 
 namespace relab {
@@ -24,6 +27,8 @@ struct RoleConfig {
     std::string scenario_file;
     std::string history_path;
     int64_t barrier_timeout_ms = 10000;
+    // Idempotency fault labs: the replicas a client fails over to when the primary is gone.
+    std::vector<RedisEndpoint> redis_replicas;
 };
 
 nlohmann::json role_config_to_json(const RoleConfig& c);
@@ -31,5 +36,10 @@ RoleConfig role_config_from_json(const nlohmann::json& j);
 
 // Runs the role; returns the process exit status (0 ok). Errors go to stderr.
 int run_role_process(const std::string& config_path);
+
+// Writes DIR/ACTOR.json (owner-only: it may hold passwords) and starts `relab_exe role --config`
+// with stdout to DIR/ACTOR.out and stderr to stderr_path.
+std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
+                                                 const std::string& dir, const std::string& stderr_path);
 
 }  // namespace relab

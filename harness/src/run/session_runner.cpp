@@ -33,17 +33,24 @@ std::string check_step(const SessionStep& step, const StepOutcome& out) {
 
 }  // namespace
 
-CaseOutcome run_session_case(const SessionCase& c, const PgEndpoint& pg, const std::string& schema) {
+CaseOutcome run_session_case(const SessionCase& c, const PgEndpoint& pg, const std::string& schema,
+                             const RedisSessionTarget* redis) {
     CaseOutcome outcome;
     outcome.title = c.title;
     outcome.title_vi = c.title_vi;
-    {
+    if (!c.setup_sql.empty()) {
         PgSession setup(pg, schema);
         for (const auto& sql : c.setup_sql) setup.exec(sql);
     }
 
     std::vector<std::unique_ptr<PgSession>> sessions;
-    for (size_t i = 0; i < c.sessions.size(); ++i) sessions.push_back(std::make_unique<PgSession>(pg, schema));
+    std::vector<std::unique_ptr<RedisSession>> redis_sessions;
+    for (const auto& spec : c.sessions) {
+        const bool is_redis = spec.client == "redis";
+        if (is_redis && !redis) throw std::invalid_argument("a Redis session needs a Redis server");
+        sessions.push_back(is_redis ? nullptr : std::make_unique<PgSession>(pg, schema));
+        redis_sessions.push_back(is_redis ? std::make_unique<RedisSession>(*redis) : nullptr);
+    }
 
     std::vector<std::vector<StepOutcome>> per_session(c.sessions.size());
     const auto origin = SteadyClock::now();
@@ -56,6 +63,13 @@ CaseOutcome run_session_case(const SessionCase& c, const PgEndpoint& pg, const s
             const auto& spec = c.sessions[i];
             for (const auto& step : spec.steps) {
                 if (step.at_ms >= 0) std::this_thread::sleep_until(origin + std::chrono::milliseconds(step.at_ms));
+                if (step.redis) {
+                    const int64_t start_us = since_origin_us();
+                    StepOutcome out = redis_sessions[i]->run(spec.name, *step.redis);
+                    out.start_us = start_us;
+                    per_session[i].push_back(std::move(out));
+                    continue;
+                }
                 StepOutcome out;
                 out.session = spec.name;
                 out.sql = step.sql;
@@ -81,6 +95,9 @@ CaseOutcome run_session_case(const SessionCase& c, const PgEndpoint& pg, const s
     }
     for (auto& t : threads) t.join();
     sessions.clear();
+    for (auto& r : redis_sessions)
+        if (r) r->remove_touched_keys();
+    redis_sessions.clear();
 
     for (auto& steps : per_session)
         for (auto& s : steps) outcome.steps.push_back(std::move(s));
@@ -89,6 +106,7 @@ CaseOutcome run_session_case(const SessionCase& c, const PgEndpoint& pg, const s
     for (const auto& s : outcome.steps)
         if (!s.ok) outcome.failures.push_back(fmt::format("session {}, `{}`: {}", s.session, s.sql, s.failure));
 
+    if (c.final_sql.empty()) return outcome;
     PgSession final_session(pg, schema);
     const SqlStepResult final_rows = final_session.exec(c.final_sql);
     outcome.columns = final_rows.columns;

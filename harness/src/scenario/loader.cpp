@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "scenario/idem_loader.h"
+#include "scenario/json_reader.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -18,189 +20,14 @@ namespace relab {
 namespace {
 
 using nlohmann::json;
-
-constexpr int64_t k_int64_min = std::numeric_limits<int64_t>::min();
-constexpr int64_t k_int64_max = std::numeric_limits<int64_t>::max();
-constexpr int64_t k_int_max = std::numeric_limits<int>::max();
+using namespace scenario_json;
 
 const std::vector<std::string> k_common_fields = {"id",   "part", "output", "title",  "title_vi",
-                                                  "kind", "runs", "seed",   "expect", "documented"};
+                                                  "kind", "runs", "seed",   "expect", "documented", "group"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
-                                                    "consumers", "write", "lock"};
+                                                    "consumers", "write", "lock", "producer", "dispatcher",
+                                                    "stream_line", "sim", "idem"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
-
-// RFC 6901 escaping, so a key holding '/' or '~' still names exactly one place.
-std::string pointer_token(const std::string& key) {
-    std::string out;
-    for (char c : key) {
-        if (c == '~')
-            out += "~0";
-        else if (c == '/')
-            out += "~1";
-        else
-            out += c;
-    }
-    return out;
-}
-
-std::string child(const std::string& path, const std::string& key) { return path + "/" + pointer_token(key); }
-std::string child(const std::string& path, size_t index) { return path + "/" + std::to_string(index); }
-
-// A value as shown after "got": its JSON text, cut short (on a UTF-8 boundary) when long.
-std::string shown(const json& v) {
-    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
-    constexpr size_t k_limit = 60;
-    if (text.size() > k_limit) {
-        size_t cut = k_limit;
-        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
-        text = text.substr(0, cut) + "...";
-    }
-    return text;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) out += (out.empty() ? "" : ", ") + item;
-    return out;
-}
-
-std::string quoted_list(const std::vector<std::string>& items) {
-    std::vector<std::string> q;
-    for (const auto& s : items) q.push_back("\"" + s + "\"");
-    return joined(q);
-}
-
-// What an integer in [lo, hi] is called. An upper bound that only guards the storage type
-// (int or int64_t) is left out of the wording.
-std::string integer_range_text(int64_t lo, int64_t hi) {
-    if (hi == k_int_max) hi = k_int64_max;
-    if (lo == k_int64_min && hi == k_int64_max) return "an integer";
-    if (lo == 0 && hi == k_int64_max) return "a non-negative integer";
-    if (lo == 1 && hi == k_int64_max) return "a positive integer";
-    if (hi == k_int64_max) return fmt::format("an integer >= {}", lo);
-    return fmt::format("an integer in {}..{}", lo, hi);
-}
-
-bool is_slug(const std::string& s) {
-    auto ok = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (s.empty() || !ok(s[0])) return false;
-    return std::all_of(s.begin(), s.end(), [&](char c) { return ok(c) || c == '-'; });
-}
-
-// Reads values of one file; every failure throws ScenarioError naming that file.
-class Reader {
-public:
-    explicit Reader(std::string file) : m_file(std::move(file)) {}
-
-    [[noreturn]] void fail(const std::string& path, const std::string& reason) const {
-        throw ScenarioError(m_file, path, reason);
-    }
-    [[noreturn]] void expected(const std::string& path, const std::string& what, const json& got) const {
-        fail(path, fmt::format("expected {}, got {}", what, shown(got)));
-    }
-
-    std::string string(const json& v, const std::string& path, bool non_empty = true) const {
-        if (!v.is_string()) expected(path, non_empty ? "a non-empty string" : "a string", v);
-        std::string s = v.get<std::string>();
-        if (non_empty && s.empty()) expected(path, "a non-empty string", v);
-        return s;
-    }
-
-    int64_t integer(const json& v, const std::string& path, int64_t lo, int64_t hi) const {
-        const std::string what = integer_range_text(lo, hi);
-        if (!v.is_number_integer()) expected(path, what, v);
-        if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(k_int64_max)) expected(path, what, v);
-        const int64_t x = v.get<int64_t>();
-        if (x < lo) expected(path, what, v);
-        if (x > hi) expected(path, hi == k_int_max ? fmt::format("{} no larger than {}", what, hi) : what, v);
-        return x;
-    }
-
-    uint64_t unsigned_integer(const json& v, const std::string& path) const {
-        if (v.is_number_unsigned()) return v.get<uint64_t>();
-        if (v.is_number_integer() && v.get<int64_t>() >= 0) return static_cast<uint64_t>(v.get<int64_t>());
-        expected(path, "a non-negative integer", v);
-    }
-
-    const json& array(const json& v, const std::string& path, bool non_empty) const {
-        if (!v.is_array() || (non_empty && v.empty()))
-            expected(path, non_empty ? "a non-empty array" : "an array", v);
-        return v;
-    }
-
-    std::vector<std::string> strings(const json& v, const std::string& path) const {
-        std::vector<std::string> out;
-        array(v, path, false);
-        for (size_t i = 0; i < v.size(); ++i) out.push_back(string(v[i], child(path, i), false));
-        return out;
-    }
-
-    const std::string& file() const { return m_file; }
-
-private:
-    std::string m_file;
-};
-
-// One JSON object of the file, with the fields it may hold. Construction rejects a non-object and
-// any field not in `known`.
-class Object {
-public:
-    Object(const Reader& r, const json& v, std::string path, const std::vector<std::string>& known)
-        : m_r(r), m_v(v), m_path(std::move(path)) {
-        if (!v.is_object()) m_r.expected(m_path, "an object", v);
-        for (const auto& [key, value] : v.items()) {
-            if (std::find(known.begin(), known.end(), key) == known.end())
-                m_r.fail(child(m_path, key), "unknown field; known fields are: " + joined(known));
-        }
-    }
-
-    const Reader& reader() const { return m_r; }
-    const std::string& path() const { return m_path; }
-    std::string path(const std::string& key) const { return child(m_path, key); }
-    bool has(const std::string& key) const { return m_v.contains(key); }
-
-    const json& at(const std::string& key) const {
-        if (!has(key)) m_r.fail(path(key), "required field is missing");
-        return m_v.at(key);
-    }
-
-    std::string req_string(const std::string& key, bool non_empty = true) const {
-        return m_r.string(at(key), path(key), non_empty);
-    }
-    std::string opt_string(const std::string& key, std::string fallback, bool non_empty = true) const {
-        return has(key) ? req_string(key, non_empty) : std::move(fallback);
-    }
-    std::optional<std::string> maybe_string(const std::string& key, bool non_empty = true) const {
-        if (!has(key)) return std::nullopt;
-        return req_string(key, non_empty);
-    }
-
-    int64_t req_int(const std::string& key, int64_t lo, int64_t hi = k_int64_max) const {
-        return m_r.integer(at(key), path(key), lo, hi);
-    }
-    int64_t opt_int(const std::string& key, int64_t fallback, int64_t lo, int64_t hi = k_int64_max) const {
-        return has(key) ? req_int(key, lo, hi) : fallback;
-    }
-    std::optional<int64_t> maybe_int(const std::string& key, int64_t lo, int64_t hi = k_int64_max) const {
-        if (!has(key)) return std::nullopt;
-        return req_int(key, lo, hi);
-    }
-
-    // One of `choices`, as a string.
-    std::string opt_choice(const std::string& key, const std::string& fallback,
-                           const std::vector<std::string>& choices) const {
-        if (!has(key)) return fallback;
-        const json& v = at(key);
-        if (v.is_string() && std::find(choices.begin(), choices.end(), v.get<std::string>()) != choices.end())
-            return v.get<std::string>();
-        m_r.expected(path(key), "one of " + quoted_list(choices), v);
-    }
-
-private:
-    const Reader& m_r;
-    const json& m_v;
-    std::string m_path;
-};
 
 StreamSpec read_stream(const Object& o) {
     StreamSpec s;
@@ -281,6 +108,28 @@ WriteSpec read_write(const Object& o) {
     return w;
 }
 
+// [min, max] microseconds, both >= 0, min <= max.
+void read_us_range(const Object& o, const std::string& key, int64_t& lo, int64_t& hi) {
+    if (!o.has(key)) return;
+    const Reader& r = o.reader();
+    const json& v = o.at(key);
+    const std::string path = o.path(key);
+    if (!v.is_array() || v.size() != 2) r.expected(path, "[min, max] in microseconds", v);
+    const int64_t min = r.integer(v[0], child(path, 0), 0, k_int64_max);
+    const int64_t max = r.integer(v[1], child(path, 1), 0, k_int64_max);
+    if (min > max) r.expected(path, "[min, max] with min <= max", v);
+    lo = min;
+    hi = max;
+}
+
+SimSpec read_sim(const Object& o) {
+    SimSpec sim;
+    read_us_range(o, "rtt_us", sim.rtt_min_us, sim.rtt_max_us);
+    read_us_range(o, "wakeup_us", sim.wakeup_min_us, sim.wakeup_max_us);
+    read_us_range(o, "start_us", sim.start_min_us, sim.start_max_us);
+    return sim;
+}
+
 LockSpec read_lock(const Object& o) {
     const Reader& r = o.reader();
     LockSpec lock;
@@ -297,6 +146,66 @@ LockSpec read_lock(const Object& o) {
         if (lock.skew_min_ms > lock.skew_max_ms) r.expected(path, "[min, max] with min <= max", skew);
     }
     return lock;
+}
+
+// [1, 2, ...]: attempt numbers, each >= 1.
+std::vector<int> read_attempts(const Object& o) {
+    const Reader& r = o.reader();
+    const json& list = r.array(o.at("attempts"), o.path("attempts"), false);
+    std::vector<int> out;
+    for (size_t i = 0; i < list.size(); ++i)
+        out.push_back(static_cast<int>(r.integer(list[i], child(o.path("attempts"), i), 1, k_int_max)));
+    return out;
+}
+
+ProducerSpec read_producer(const Object& o, const std::vector<EventSpec>& events) {
+    const Reader& r = o.reader();
+    ProducerSpec p;
+    p.backoff_ms = o.opt_int("backoff_ms", p.backoff_ms, 1);
+    p.backoff_multiplier = o.opt_int("backoff_multiplier", p.backoff_multiplier, 1, 1000);
+    p.max_attempts = static_cast<int>(o.opt_int("max_attempts", p.max_attempts, 1, 1000));
+    if (o.has("failures")) {
+        const json& list = r.array(o.at("failures"), o.path("failures"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object f(r, list[i], child(o.path("failures"), i), {"order", "type", "attempts"});
+            PublishFailure pf;
+            pf.order = f.req_int("order", k_int64_min);
+            pf.type = f.req_string("type");
+            pf.attempts = read_attempts(f);
+            const bool known = std::any_of(events.begin(), events.end(), [&](const EventSpec& e) {
+                return e.order == pf.order && e.type == pf.type;
+            });
+            if (!known) r.fail(f.path(), fmt::format("no event of order {} with type \"{}\"", pf.order, pf.type));
+            for (size_t k = 0; k < pf.attempts.size(); ++k)
+                if (pf.attempts[k] > p.max_attempts)
+                    r.fail(child(f.path("attempts"), k),
+                           fmt::format("expected at most max_attempts ({}), got {}", p.max_attempts, pf.attempts[k]));
+            p.failures.push_back(std::move(pf));
+        }
+    }
+    return p;
+}
+
+DispatcherSpec read_dispatcher(const Object& o, size_t outbox_rows) {
+    const Reader& r = o.reader();
+    DispatcherSpec d;
+    d.enabled = true;
+    d.ordering = o.opt_choice("ordering", "per_key", {"naive", "per_key"}) == "naive" ? DispatchOrder::naive
+                                                                                       : DispatchOrder::per_key;
+    d.poll_ms = o.opt_int("poll_ms", d.poll_ms, 1);
+    d.max_rounds = static_cast<int>(o.opt_int("max_rounds", d.max_rounds, 1, 100000));
+    if (o.has("failures")) {
+        const json& list = r.array(o.at("failures"), o.path("failures"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object f(r, list[i], child(o.path("failures"), i), {"outbox_id", "attempts"});
+            OutboxFailure of;
+            // Outbox ids are 1..N in the order of the events, one row per event.
+            of.outbox_id = f.req_int("outbox_id", 1, static_cast<int64_t>(outbox_rows));
+            of.attempts = read_attempts(f);
+            d.failures.push_back(std::move(of));
+        }
+    }
+    return d;
 }
 
 bool is_sqlstate(const std::string& s) {
@@ -368,21 +277,30 @@ SessionCase read_case(const Object& o) {
     const json& sessions = r.array(o.at("sessions"), o.path("sessions"), true);
     std::map<std::string, std::string> names;  // name -> path of its first occurrence
     for (size_t i = 0; i < sessions.size(); ++i) {
-        Object so(r, sessions[i], child(o.path("sessions"), i), {"name", "steps"});
+        Object so(r, sessions[i], child(o.path("sessions"), i), {"name", "client", "steps"});
         SessionSpec spec;
         spec.name = so.req_string("name");
+        spec.client = so.opt_choice("client", spec.client, {"sql", "redis"});
         auto [it, inserted] = names.emplace(spec.name, so.path("name"));
         if (!inserted)
             r.fail(so.path("name"), fmt::format("duplicate session name \"{}\" (first at {})", spec.name, it->second));
         const json& steps = r.array(so.at("steps"), so.path("steps"), true);
         for (size_t j = 0; j < steps.size(); ++j)
-            spec.steps.push_back(read_step(Object(
+            spec.steps.push_back(spec.client == "redis" ? read_redis_step(r, steps[j], child(so.path("steps"), j)) : read_step(Object(
                 r, steps[j], child(so.path("steps"), j),
                 {"at_ms", "sql", "expect", "expect_sqlstate", "expect_wait_ms"})));
         c.sessions.push_back(std::move(spec));
     }
-    c.final_sql = o.opt_string("final_sql", c.final_sql);
+    // A case of Redis sessions only has no table to show unless it names a query.
+    const bool redis_only = std::all_of(c.sessions.begin(), c.sessions.end(),
+                                        [](const SessionSpec& ss) { return ss.client == "redis"; });
+    c.final_sql = o.opt_string("final_sql", redis_only && c.setup_sql.empty() ? "" : c.final_sql, !redis_only);
     if (o.has("expect_rows")) c.expect_rows = read_rows(r, o.at("expect_rows"), o.path("expect_rows"));
+    if (o.has("exact_keys")) {
+        const json& v = o.at("exact_keys");
+        if (!v.is_boolean()) r.expected(o.path("exact_keys"), "true or false", v);
+        c.exact_keys = v.get<bool>();
+    }
     if (o.has("transcript_sessions")) {
         c.transcript_sessions = r.strings(o.at("transcript_sessions"), o.path("transcript_sessions"));
         std::vector<std::string> known;
@@ -432,6 +350,27 @@ Expectation read_expect(const Object& o, ScenarioKind kind, int trials, const st
     } else {
         r.expected(wrong_path, "\"all\", \"none\" or {\"at_least\"|\"at_most\"|\"exactly\": N}", wrong);
     }
+    if (o.has("every_trial_stream")) {
+        if (kind != ScenarioKind::workload) r.fail(o.path("every_trial_stream"), "applies only to kind \"workload\"");
+        const json& list = r.array(o.at("every_trial_stream"), o.path("every_trial_stream"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::string item = r.string(list[i], child(o.path("every_trial_stream"), i), true);
+            const auto colon = item.find(':');
+            if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+                r.expected(child(o.path("every_trial_stream"), i), "\"order:type\", e.g. \"42:paid\"", list[i]);
+            e.every_trial_stream.push_back(item);
+        }
+    }
+    if (o.has("publish_delay_ms")) {
+        if (kind != ScenarioKind::workload) r.fail(o.path("publish_delay_ms"), "applies only to kind \"workload\"");
+        const json& list = r.array(o.at("publish_delay_ms"), o.path("publish_delay_ms"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object d(r, list[i], child(o.path("publish_delay_ms"), i), {"order", "min", "max"});
+            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0), d.req_int("max", 0)};
+            if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
+            e.publish_delay_ms.push_back(b);
+        }
+    }
     if (o.has("every_trial_has")) {
         if (kind != ScenarioKind::workload)
             r.fail(o.path("every_trial_has"), "applies only to kind \"workload\" (sessions have no trial history)");
@@ -473,6 +412,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     s.id = slug_field(top, "id", "");
     s.part = slug_field(top, "part", s.id);
     s.output = slug_field(top, "output", s.id);
+    s.group = slug_field(top, "group", "");
     s.title = top.req_string("title");
     s.title_vi = top.opt_string("title_vi", s.title);
     const json& kind = top.at("kind");
@@ -496,7 +436,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
 
     int total = 0;
     std::string total_name;
-    if (s.kind == ScenarioKind::workload) {
+    if (s.kind == ScenarioKind::workload && top.has("idem")) {
+        read_idem_workload(top, s);  // clients and a middleware instead of a stream
+        total = s.runs;
+        total_name = "runs";
+    } else if (s.kind == ScenarioKind::workload) {
         if (top.has("stream"))
             s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
                                           {"key", "group", "read_count", "block_ms"}));
@@ -508,6 +452,22 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source"}));
         if (top.has("lock") && !top.at("lock").is_null())
             s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
+        if (top.has("producer"))
+            s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
+                                              {"backoff_ms", "backoff_multiplier", "max_attempts", "failures"}),
+                                       s.events);
+        if (top.has("dispatcher") && !top.at("dispatcher").is_null()) {
+            s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
+                                                  {"ordering", "poll_ms", "max_rounds", "failures"}),
+                                           s.events.size());
+            if (!s.producer.failures.empty())
+                r.fail(top.path("producer"),
+                       "producer failures do not apply with a dispatcher (it replaces the producer); "
+                       "schedule failures under /dispatcher/failures");
+        }
+        s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
+        if (top.has("sim"))
+            s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
         total = s.runs;
         total_name = "runs";
     } else {
@@ -515,12 +475,12 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         for (size_t i = 0; i < cases.size(); ++i)
             s.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
                                                {"title", "title_vi", "setup_sql", "sessions", "final_sql",
-                                                "expect_rows", "transcript_sessions"})));
+                                                "expect_rows", "transcript_sessions", "exact_keys"})));
         total = static_cast<int>(s.cases.size());
         total_name = "cases";
     }
 
-    s.expect = read_expect(Object(r, top.at("expect"), top.path("expect"), {"wrong", "every_trial_has"}), s.kind,
+    s.expect = read_expect(Object(r, top.at("expect"), top.path("expect"), {"wrong", "every_trial_has", "every_trial_stream", "publish_delay_ms"}), s.kind,
                            total, total_name);
     if (top.has("documented"))
         s.documented = read_documented(

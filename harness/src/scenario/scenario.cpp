@@ -45,6 +45,9 @@ std::string Expectation::describe() const {
         text += separator + m.describe();
         separator = ", ";
     }
+    if (!every_trial_stream.empty()) text += fmt::format("; stream order {}", fmt::join(every_trial_stream, " "));
+    for (const auto& d : publish_delay_ms)
+        text += fmt::format("; #{} delayed {}–{} ms", d.order, d.min_ms, d.max_ms);
     return text;
 }
 
@@ -72,6 +75,14 @@ std::string to_string(VersionSource v) {
     switch (v) {
         case VersionSource::event: return "event";
         case VersionSource::entry_id: return "entry_id";
+    }
+    return "unknown";
+}
+
+std::string to_string(DispatchOrder o) {
+    switch (o) {
+        case DispatchOrder::naive: return "naive";
+        case DispatchOrder::per_key: return "per_key";
     }
     return "unknown";
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ports/ports.h"
+#include "scenario/idem_spec.h"
 
 namespace relab {
 
@@ -68,6 +69,52 @@ struct WriteSpec {
     VersionSource version_source = VersionSource::event;
 };
 
+// Which attempts of one event's publication fail (1 = the first try), injected in the
+// producer's publish path as the article does.
+struct PublishFailure {
+    int64_t order = 0;
+    std::string type;
+    std::vector<int> attempts;
+};
+
+// The producer retries a failed publish asynchronously: after backoff_ms, then multiplied by
+// backoff_multiplier for every further failure; at most max_attempts tries per event.
+struct ProducerSpec {
+    int64_t backoff_ms = 500;
+    int64_t backoff_multiplier = 2;
+    int max_attempts = 10;
+    std::vector<PublishFailure> failures;
+};
+
+enum class DispatchOrder {
+    naive,   // ORDER BY id; a failed row stays in the outbox and later rows go ahead
+    per_key  // ORDER BY aggregate_id, id; a failed row blocks later rows of its aggregate only
+};
+
+// Which publish attempts of one outbox row fail.
+struct OutboxFailure {
+    int64_t outbox_id = 0;
+    std::vector<int> attempts;
+};
+
+// The transactional outbox: the source app records every event (UPDATE tmp_src_orders + INSERT
+// tmp_outbox in one transaction) and a dispatcher polls the outbox and publishes to the stream.
+// When enabled, the dispatcher replaces the producer.
+struct DispatcherSpec {
+    bool enabled = false;
+    DispatchOrder ordering = DispatchOrder::per_key;
+    int64_t poll_ms = 200;
+    int max_rounds = 100;  // a safety stop for a row that never gets through
+    std::vector<OutboxFailure> failures;
+};
+
+// Bounds on how late an order's first event reached the stream after its first attempt.
+struct DelayBound {
+    int64_t order = 0;
+    int64_t min_ms = 0;
+    int64_t max_ms = 0;
+};
+
 // Matches a history record when op is equal and every field in `fields` is equal in the record's
 // data (e.g. {"op":"lock_release","fields":{"result":0}}).
 struct RecordMatch {
@@ -81,6 +128,9 @@ struct Expectation {
     Count wrong = Count::none;  // how many trials may end in a wrong final state
     int n = 0;                  // for at_least / at_most / exactly
     std::vector<RecordMatch> every_trial_has;
+    // The stream as XRANGE returns it, as "order:type" per entry, e.g. {"42:paid", "42:created"}.
+    std::vector<std::string> every_trial_stream;
+    std::vector<DelayBound> publish_delay_ms;
     std::string describe() const;  // "wrong = all", "wrong >= 1", ...
     bool holds(int wrong_trials, int trials) const;
 };
@@ -101,11 +151,13 @@ struct SessionStep {
     std::optional<std::string> expect_sqlstate;  // e.g. "40001": the step must fail with it
     std::optional<int64_t> expect_wait_min_ms;   // the step's duration must lie in [min, max]
     std::optional<int64_t> expect_wait_max_ms;
+    std::optional<RedisStep> redis;  // set in a Redis session ("client": "redis"); sql is then empty
 };
 
 struct SessionSpec {
     std::string name;  // "A", "B"
     std::vector<SessionStep> steps;
+    std::string client = "sql";  // "sql" (psql-like) or "redis" (redis-cli-like)
 };
 
 struct SessionCase {
@@ -116,6 +168,23 @@ struct SessionCase {
     std::string final_sql = "SELECT id, status, version FROM tmp_orders ORDER BY id";
     std::vector<std::vector<std::string>> expect_rows;  // the final query's rows, as text
     std::vector<std::string> transcript_sessions;       // print only these sessions' steps; empty: all
+    // Redis sessions use the key names as written, without the run's prefix, when relab started
+    // the server itself (a measurement the name's length changes, like MEMORY USAGE). On a server
+    // relab did not start the prefix stays. The keys are deleted after the case either way.
+    bool exact_keys = false;
+};
+
+// The timing the simulator draws where real servers and the OS would give it: uniform ranges in
+// microseconds, drawn from the trial's seeded generator. Only the sim backend reads them. The
+// defaults put S4a near the rate the real backend measures on one machine (about 1 in 4) and the
+// article reports (3-8 of 20).
+struct SimSpec {
+    int64_t rtt_min_us = 50;      // every port call: one network round trip (request half, reply half)
+    int64_t rtt_max_us = 200;
+    int64_t wakeup_min_us = 20;   // a process blocked in a read or a sleep running again
+    int64_t wakeup_max_us = 400;
+    int64_t start_min_us = 0;     // each role process starting, from the trial's beginning
+    int64_t start_max_us = 2000;
 };
 
 struct Scenario {
@@ -123,6 +192,7 @@ struct Scenario {
     std::string id;      // "08a-baseline"
     std::string part;    // run_labs.sh part name: "baseline"
     std::string output;  // report file stem: "08a-baseline"
+    std::string group;   // a name that selects a family of parts at once: "idem"; empty: none
     std::string title;
     std::string title_vi;
     ScenarioKind kind = ScenarioKind::workload;
@@ -137,9 +207,18 @@ struct Scenario {
     int consumers = 2;
     WriteSpec write;
     LockSpec lock;
+    ProducerSpec producer;
+    DispatcherSpec dispatcher;
+    // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"
+    // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
+    std::string stream_line = "list";
+    SimSpec sim;
 
     // sessions
     std::vector<SessionCase> cases;
+
+    // idempotency-key labs (a workload with "idem" instead of a stream; see idem_spec.h)
+    IdemSpec idem;
 
     Expectation expect;
     Documented documented;
@@ -156,5 +235,6 @@ std::vector<Scenario> load_scenario_dir(const std::string& dir);
 
 std::string to_string(WriteMode m);
 std::string to_string(VersionSource v);
+std::string to_string(DispatchOrder o);
 
 }  // namespace relab

@@ -53,6 +53,14 @@ protected:
         r.out = slurp(m_dir / "out.txt");
         r.err = slurp(m_dir / "err.txt");
         if (fs::exists(json_path)) r.report = json::parse(slurp(json_path));
+        // `./run_labs.sh test` renders HTML, Markdown and JUnit from the runs that held.
+        const char* reports = std::getenv("RELAB_REPORTS_DIR");
+        if (reports && *reports && r.exit_code == 0 && fs::exists(json_path)) {
+            static int saved = 0;
+            const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+            fs::copy_file(json_path, fs::path(reports) / fmt::format("test-{}-{}.json", test->name(), ++saved),
+                          fs::copy_options::overwrite_existing);
+        }
         return r;
     }
 
@@ -235,6 +243,98 @@ TEST_F(LabsTest, an_unknown_lab_name_is_a_usage_error) {
     const auto r = relab("no-such-lab");
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.err.find("relab list"), std::string::npos) << r.err;
+}
+
+std::vector<std::string> stream_order(const json& trial) {
+    std::vector<std::string> out;
+    for (const auto& e : trial["stream"]) out.push_back(e["fields"]["order"].get<std::string>() + ":" + e["fields"]["type"].get<std::string>());
+    return out;
+}
+
+std::string final_status(const json& trial, int64_t order) {
+    for (const auto& row : trial["final_rows"])
+        if (row["id"] == order) return row["status"];
+    return "(no row)";
+}
+
+TEST_F(LabsTest, a_producer_retry_puts_paid_before_created_in_the_log_and_only_the_business_version_saves_it) {
+    const auto r = relab("reorder p2 --runs 2");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const auto& reorder = lab(r, "08e-reorder");
+    EXPECT_EQ(reorder["summary"]["wrong"], 2);
+    for (const auto& t : reorder["trials"]) {
+        EXPECT_EQ(stream_order(t), (std::vector<std::string>{"42:paid", "42:created"}));
+        std::vector<std::string> attempts;
+        for (const auto& rec : t["history"])
+            if (rec["op"] == "publish")
+                attempts.push_back(fmt::format("{} {} {}", rec["event"]["type"].get<std::string>(), rec["attempt"].get<int>(),
+                                               rec["result"].get<std::string>()));
+        EXPECT_EQ(attempts, (std::vector<std::string>{"created 1 fail", "paid 1 ok", "created 2 fail", "created 3 ok"}));
+        for (const auto& rec : t["history"]) {
+            if (rec["op"] == "publish" && rec["attempt"] == 3) {
+                EXPECT_NEAR(rec["t_us"].get<double>(), 1'000'000, 50'000);
+            }
+        }
+    }
+    EXPECT_EQ(lab(r, "08f-p2-business")["summary"]["wrong"], 0);
+    for (const auto& t : lab(r, "08f-p2-business")["trials"]) EXPECT_EQ(find(t, "write", "created")["affected"], 0);
+    EXPECT_EQ(lab(r, "08f-p2-entry-id")["summary"]["wrong"], 2);
+    for (const auto& t : lab(r, "08f-p2-entry-id")["trials"]) EXPECT_EQ(find(t, "write", "created")["affected"], 1);
+    EXPECT_NE(r.out.find("XRANGE orders - + : "), std::string::npos) << r.out;
+}
+
+TEST_F(LabsTest, outbox_rolls_back_with_the_state_and_only_the_per_key_dispatcher_keeps_each_order_in_order) {
+    const auto r = relab("outbox --runs 1");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_EQ(lab(r, "08g-outbox-atomicity")["cases"][0]["final_rows"][0], json({"paid", "0"}));
+
+    const auto& naive = lab(r, "08g-outbox-naive")["trials"][0];
+    EXPECT_EQ(stream_order(naive), (std::vector<std::string>{"43:created", "42:paid", "43:paid", "42:created"}));
+    EXPECT_EQ(final_status(naive, 42), "created");
+    EXPECT_EQ(final_status(naive, 43), "paid");
+
+    const auto& per_key = lab(r, "08g-outbox-per-key")["trials"][0];
+    EXPECT_EQ(stream_order(per_key), (std::vector<std::string>{"43:created", "43:paid", "42:created", "42:paid"}));
+    EXPECT_EQ(final_status(per_key, 42), "paid");
+    EXPECT_EQ(final_status(per_key, 43), "paid");
+    for (const auto& rec : per_key["history"]) {
+        if (rec["op"] == "publish" && rec["event"]["order"] == 43) {
+            EXPECT_EQ(rec["round"], 1);
+        }
+    }
+    const int64_t delay = per_key["publish_delay_us"]["42"];
+    EXPECT_GT(delay, 380'000);  // two 200 ms poll rounds
+    EXPECT_LT(delay, 600'000);
+    EXPECT_NE(r.out.find("→ WAIT (an earlier entry of #42 is not published)"), std::string::npos) << r.out;
+}
+
+TEST_F(LabsTest, an_outbox_scenario_that_differs_only_in_data_runs_and_its_outcome_follows) {
+    // Three orders, the failure on #43's paid row (outbox id 5), polling every 50 ms.
+    const std::string text = R"({ "id": "three-orders", "title": "t", "kind": "workload", "runs": 1,
+      "orders": [ { "id": 42 }, { "id": 43 }, { "id": 44 } ],
+      "events": [ { "order": 42, "type": "created", "version": 1 }, { "order": 43, "type": "created", "version": 1 },
+                  { "order": 44, "type": "created", "version": 1 }, { "order": 42, "type": "paid", "version": 2 },
+                  { "order": 43, "type": "paid", "version": 2 }, { "order": 44, "type": "paid", "version": 2 } ],
+      "dispatcher": { "ordering": "ORDERING", "poll_ms": 50, "failures": [ { "outbox_id": 5, "attempts": [1] } ] },
+      "consumers": 1, "expect": { "wrong": "none" } })";
+    for (const std::string ordering : {"naive", "per_key"}) {
+        std::string t = text;
+        t.replace(t.find("ORDERING"), 8, ordering);
+        std::ofstream(m_dir / "three.json") << t;
+        const auto r = relab((m_dir / "three.json").string());
+        ASSERT_EQ(r.exit_code, 0) << ordering << r.err << r.out;
+        const auto& trial = lab(r, "three-orders")["trials"][0];
+        // A late paid still lands after its created: every order ends paid either way.
+        for (int order : {42, 43, 44}) EXPECT_EQ(final_status(trial, order), "paid") << ordering;
+        EXPECT_EQ(stream_order(trial).back(), "43:paid") << ordering;
+        int64_t round1 = -1, round2 = -1;
+        for (const auto& rec : trial["history"]) {
+            if (rec["op"] != "publish" || rec["outbox_id"] != 5) continue;
+            (rec["round"] == 1 ? round1 : round2) = rec["t_us"];
+        }
+        EXPECT_GE(round2 - round1, 50'000) << ordering;
+        EXPECT_LT(round2 - round1, 150'000) << ordering;
+    }
 }
 
 // Children of `pid` (direct), from /proc.

@@ -1,0 +1,47 @@
+// The Kv port for clients of the idempotency fault labs: a connection that survives its server.
+// When a call finds the connection broken (restart, failover) the call fails as it would in an
+// app, and the next call connects again, to the first endpoint whose ROLE is master, as a
+// Sentinel-aware client would.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "real/redis_client.h"
+
+namespace relab {
+
+class FailoverKv : public Kv {
+public:
+    // endpoints: the primary first, then the replicas it may fail over to.
+    FailoverKv(std::vector<RedisEndpoint> endpoints, RedisNamespace ns);
+    bool set_nx_px(const std::string& key, const std::string& value, Millis ttl) override;
+    int64_t delete_if_equals(const std::string& key, const std::string& token) override;
+    std::string delete_if_equals_method() const override;
+    bool exists(const std::string& key) override;
+    KvSetResult set(const std::string& key, const std::string& value, const KvSetOptions& o) override;
+    std::optional<std::string> get(const std::string& key) override;
+    int64_t del(const std::string& key) override;
+    int64_t wait_replicas(int64_t replicas, Millis timeout) override;
+
+private:
+    RealKv& current();
+    template <class F>
+    auto with_kv(F&& f) {
+        RealKv& kv = current();
+        try {
+            return f(kv);
+        } catch (const RedisConnectionError&) {
+            m_kv.reset();
+            m_client.reset();
+            throw;
+        }
+    }
+
+    std::vector<RedisEndpoint> m_endpoints;
+    RedisNamespace m_ns;
+    std::unique_ptr<RedisClient> m_client;
+    std::unique_ptr<RealKv> m_kv;
+};
+
+}  // namespace relab

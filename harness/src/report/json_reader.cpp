@@ -1,0 +1,327 @@
+// Reading a JSON report back into a RunReport (the inverse of run_to_json), so that every other
+// format can be rendered from saved results. Absent fields take their defaults, so a report
+// written by an older relab still reads; a field of the wrong type is an error naming its path.
+#include <cstdio>
+#include <stdexcept>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "ports/seed_text.h"
+#include "report/idem_json.h"
+#include "report/reporter.h"
+
+namespace relab {
+
+namespace {
+
+using nlohmann::json;
+
+std::string kind_text(const json& v) {
+    switch (v.type()) {
+        case json::value_t::null: return "null";
+        case json::value_t::boolean: return "a boolean";
+        case json::value_t::string: return "a string";
+        case json::value_t::array: return "an array";
+        case json::value_t::object: return "an object";
+        default: return "a number";
+    }
+}
+
+[[noreturn]] void wrong_type(const std::string& path, const char* expected, const json& got) {
+    throw std::runtime_error(fmt::format("JSON report: at {}: expected {}, got {}", path.empty() ? "/" : path,
+                                         expected, kind_text(got)));
+}
+
+const json& object_at(const json& v, const std::string& path) {
+    if (!v.is_object()) wrong_type(path, "an object", v);
+    return v;
+}
+
+// The field `key` of the object `obj` (at `path`), or `fallback` when it is absent or null.
+template <class T>
+T get(const json& obj, const std::string& path, const char* key, T fallback) {
+    object_at(obj, path);
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return fallback;
+    const std::string at = path + "/" + key;
+    if constexpr (std::is_same_v<T, bool>) {
+        if (!it->is_boolean()) wrong_type(at, "a boolean", *it);
+    } else if constexpr (std::is_arithmetic_v<T>) {
+        if (!it->is_number()) wrong_type(at, "a number", *it);
+    } else if constexpr (std::is_same_v<T, std::string>) {
+        if (!it->is_string()) wrong_type(at, "a string", *it);
+    }
+    try {
+        return it->get<T>();
+    } catch (const json::exception& e) {
+        throw std::runtime_error(fmt::format("JSON report: at {}: {}", at, e.what()));
+    }
+}
+
+// The array field `key`, or an empty array when absent or null.
+const json& array_at(const json& obj, const std::string& path, const char* key) {
+    static const json empty = json::array();
+    object_at(obj, path);
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return empty;
+    if (!it->is_array()) wrong_type(path + "/" + key, "an array", *it);
+    return *it;
+}
+
+const json& object_field(const json& obj, const std::string& path, const char* key) {
+    static const json empty = json::object();
+    object_at(obj, path);
+    const auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) return empty;
+    return object_at(*it, path + "/" + key);
+}
+
+uint64_t seed_from_text(const std::string& text, const std::string& path) {
+    try {
+        return parse_seed(text);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("JSON report: at {}: {}", path, e.what()));
+    }
+}
+
+std::string index_path(const std::string& path, const char* key, size_t i) { return fmt::format("{}/{}/{}", path, key, i); }
+
+std::vector<std::string> strings_at(const json& obj, const std::string& path, const char* key) {
+    std::vector<std::string> out;
+    const json& list = array_at(obj, path, key);
+    for (size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_string()) wrong_type(index_path(path, key, i), "a string", list[i]);
+        out.push_back(list[i].get<std::string>());
+    }
+    return out;
+}
+
+std::vector<std::vector<std::string>> table_at(const json& obj, const std::string& path, const char* key) {
+    std::vector<std::vector<std::string>> out;
+    const json& rows = array_at(obj, path, key);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string row_path = index_path(path, key, i);
+        if (!rows[i].is_array()) wrong_type(row_path, "an array", rows[i]);
+        std::vector<std::string> row;
+        for (size_t c = 0; c < rows[i].size(); ++c) {
+            if (!rows[i][c].is_string()) wrong_type(fmt::format("{}/{}", row_path, c), "a string", rows[i][c]);
+            row.push_back(rows[i][c].get<std::string>());
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+TrialOutcome trial_from_json(const json& j, const std::string& path) {
+    TrialOutcome t;
+    t.trial = get<int>(j, path, "trial", 0);
+    t.seed = get<uint64_t>(j, path, "seed", 0);
+    t.wrong = get<bool>(j, path, "wrong", false);
+    t.wrong_orders = strings_at(j, path, "wrong_orders");
+    t.unmet = strings_at(j, path, "unmet");
+    t.lost_events = get<int>(j, path, "lost_events", 0);
+    t.duplicate_effects = get<int>(j, path, "duplicate_effects", 0);
+    t.reordered = get<int>(j, path, "reordered", 0);
+    for (const auto& [order, us] : object_field(j, path, "publish_delay_us").items()) {
+        const std::string p = path + "/publish_delay_us/" + order;
+        if (!us.is_number()) wrong_type(p, "a number", us);
+        try {
+            t.publish_delay_us[std::stoll(order)] = us.get<int64_t>();
+        } catch (const std::logic_error&) {
+            throw std::runtime_error(fmt::format("JSON report: at {}: expected an order id as key", p));
+        }
+    }
+    const json& rows = array_at(j, path, "final_rows");
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string p = index_path(path, "final_rows", i);
+        t.final_rows.push_back(OrderRow{get<int64_t>(rows[i], p, "id", 0), get<std::string>(rows[i], p, "status", ""),
+                                        get<int64_t>(rows[i], p, "version", 0)});
+    }
+    const json& stream = array_at(j, path, "stream");
+    for (size_t i = 0; i < stream.size(); ++i) {
+        const std::string p = index_path(path, "stream", i);
+        StreamEntry e;
+        e.id = get<std::string>(stream[i], p, "id", "");
+        for (const auto& [k, v] : object_field(stream[i], p, "fields").items()) {
+            if (!v.is_string()) wrong_type(p + "/fields/" + k, "a string", v);
+            e.fields.emplace_back(k, v.get<std::string>());
+        }
+        t.stream.push_back(std::move(e));
+    }
+    const json& history = array_at(j, path, "history");
+    for (size_t i = 0; i < history.size(); ++i) {
+        const std::string p = index_path(path, "history", i);
+        object_at(history[i], p);
+        get<int64_t>(history[i], p, "t_ns", 0);  // type checks before the lenient conversion
+        get<int64_t>(history[i], p, "t_us", 0);
+        get<std::string>(history[i], p, "actor", "");
+        get<std::string>(history[i], p, "op", "");
+        t.history.push_back(history_record_from_json(history[i]));
+    }
+    return t;
+}
+
+StepOutcome step_from_json(const json& j, const std::string& path) {
+    StepOutcome s;
+    s.session = get<std::string>(j, path, "session", "");
+    s.sql = get<std::string>(j, path, "sql", "");
+    s.start_us = get<int64_t>(j, path, "start_us", 0);
+    s.duration_us = get<int64_t>(j, path, "duration_us", 0);
+    s.tag = get<std::string>(j, path, "tag", "");
+    s.sqlstate = get<std::string>(j, path, "sqlstate", "");
+    s.error = get<std::string>(j, path, "error", "");
+    s.columns = strings_at(j, path, "columns");
+    s.rows = table_at(j, path, "rows");
+    s.ok = get<bool>(j, path, "ok", true);
+    s.failure = get<std::string>(j, path, "failure", "");
+    return s;
+}
+
+CaseOutcome case_from_json(const json& j, const std::string& path) {
+    CaseOutcome c;
+    c.title = get<std::string>(j, path, "title", "");
+    c.title_vi = get<std::string>(j, path, "title_vi", "");
+    c.wrong = get<bool>(j, path, "wrong", false);
+    c.failures = strings_at(j, path, "failures");
+    c.columns = strings_at(j, path, "columns");
+    c.final_rows = table_at(j, path, "final_rows");
+    const json& steps = array_at(j, path, "steps");
+    for (size_t i = 0; i < steps.size(); ++i) c.steps.push_back(step_from_json(steps[i], index_path(path, "steps", i)));
+    return c;
+}
+
+// The count part of Expectation::describe() ("wrong = all", "wrong >= 1", ...), for a scenario
+// whose source could not be re-read. The rest of the description cannot be rebuilt.
+Expectation expectation_from_text(const std::string& text) {
+    Expectation e;
+    const std::string head = text.substr(0, text.find(';'));
+    int n = 0;
+    char op[3] = {};
+    if (head == "wrong = all")
+        e.wrong = Expectation::Count::all;
+    else if (head == "wrong = none")
+        e.wrong = Expectation::Count::none;
+    else if (std::sscanf(head.c_str(), "wrong %2s %d", op, &n) == 2) {
+        const std::string o = op;
+        e.wrong = o == ">=" ? Expectation::Count::at_least
+                  : o == "<=" ? Expectation::Count::at_most
+                              : Expectation::Count::exactly;
+        e.n = n;
+    }
+    return e;
+}
+
+// What the JSON itself says about a lab's scenario, when its source is not a scenario this
+// relab can read: enough for every reporter (orders come from the final rows).
+Scenario scenario_from_lab_json(const json& lab, const std::string& path, const json& summary,
+                                const std::string& summary_path) {
+    Scenario s;
+    s.source = lab.contains("scenario") ? lab.at("scenario") : json(nullptr);
+    s.kind = array_at(lab, path, "cases").empty() ? ScenarioKind::workload : ScenarioKind::sessions;
+    s.expect = expectation_from_text(get<std::string>(summary, summary_path, "expectation", ""));
+    const json& trials = array_at(lab, path, "trials");
+    if (!trials.empty()) {
+        s.orders.clear();
+        const std::string p = index_path(path, "trials", 0);
+        const json& rows = array_at(trials[0], p, "final_rows");
+        for (size_t i = 0; i < rows.size(); ++i) {
+            OrderSpec o;
+            o.id = get<int64_t>(rows[i], index_path(p, "final_rows", i), "id", 0);
+            s.orders.push_back(o);
+        }
+    }
+    return s;
+}
+
+LabResult lab_from_json(const json& j, const std::string& path) {
+    object_at(j, path);
+    const std::string summary_path = path + "/summary";
+    const json& summary = object_field(j, path, "summary");
+    const std::string id = get<std::string>(j, path, "id", "");
+
+    LabResult lab;
+    Scenario& s = lab.scenario;
+    bool parsed = false;
+    if (j.contains("scenario") && j.at("scenario").is_object() && !j.at("scenario").empty()) {
+        try {
+            s = parse_scenario(j.at("scenario").dump(), fmt::format("scenario of lab {} in a JSON report", id));
+            parsed = true;
+        } catch (const ScenarioError&) {
+            // Hand-made or older JSON: fall back on what the report itself carries.
+        }
+    }
+    if (!parsed) s = scenario_from_lab_json(j, path, summary, summary_path);
+
+    // The report's own values win: they are what ran.
+    s.id = id;
+    s.title = get<std::string>(j, path, "title", s.title);
+    s.title_vi = get<std::string>(j, path, "title_vi", s.title_vi);
+    s.output = get<std::string>(j, path, "output", s.output);
+    s.seed = get<uint64_t>(j, path, "seed", s.seed);
+    const std::string doc_path = summary_path + "/documented";
+    const json& doc = object_field(summary, summary_path, "documented");
+    s.documented.text = get<std::string>(doc, doc_path, "text", "");
+    s.documented.text_vi = get<std::string>(doc, doc_path, "text_vi", "");
+    s.documented.wrong = doc.contains("wrong") && !doc.at("wrong").is_null()
+                             ? std::optional<int>(get<int>(doc, doc_path, "wrong", 0))
+                             : std::nullopt;
+    s.documented.of = doc.contains("of") && !doc.at("of").is_null() ? std::optional<int>(get<int>(doc, doc_path, "of", 0))
+                                                                    : std::nullopt;
+
+    lab.backend = get<std::string>(j, path, "backend", "real");
+    lab.skipped = get<bool>(j, path, "skipped", false);
+    lab.skip_reason = get<std::string>(j, path, "skip_reason", "");
+    const json& trials = array_at(j, path, "trials");
+    for (size_t i = 0; i < trials.size(); ++i) lab.trials.push_back(trial_from_json(trials[i], index_path(path, "trials", i)));
+    const json& cases = array_at(j, path, "cases");
+    for (size_t i = 0; i < cases.size(); ++i) lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
+
+    lab.total = get<int>(summary, summary_path, "trials", 0);
+    lab.wrong = get<int>(summary, summary_path, "wrong", 0);
+    lab.held = get<bool>(summary, summary_path, "held", false);
+    lab.failures = strings_at(summary, summary_path, "failures");
+    const std::string lat_path = summary_path + "/delivery_latency_us";
+    const json& lat = object_field(summary, summary_path, "delivery_latency_us");
+    lab.delivery = LatencyStats{get<int>(lat, lat_path, "samples", 0), get<int64_t>(lat, lat_path, "p50", 0),
+                                get<int64_t>(lat, lat_path, "max", 0)};
+    lab.lock_release_method = get<std::string>(summary, summary_path, "lock_release_method", "");
+    lab.elapsed_s = get<double>(summary, summary_path, "elapsed_s", 0.0);
+    lab.wrong_rate = get<double>(summary, summary_path, "wrong_rate", 0.0);
+    const json& ci = array_at(summary, summary_path, "ci95");
+    if (ci.size() == 2) {
+        const std::string p = summary_path + "/ci95";
+        if (!ci[0].is_number()) wrong_type(p + "/0", "a number", ci[0]);
+        if (!ci[1].is_number()) wrong_type(p + "/1", "a number", ci[1]);
+        lab.wrong_rate_low = ci[0].get<double>();
+        lab.wrong_rate_high = ci[1].get<double>();
+    }
+    for (const auto& text : strings_at(summary, summary_path, "failing_seeds"))
+        lab.failing_seeds.push_back(seed_from_text(text, summary_path + "/failing_seeds"));
+    const std::string replay = get<std::string>(summary, summary_path, "replay_seed", "");
+    if (!replay.empty()) lab.replay_seed = seed_from_text(replay, summary_path + "/replay_seed");
+    read_idem_json(j, lab);
+    return lab;
+}
+
+}  // namespace
+
+RunReport run_from_json(const json& j) {
+    object_at(j, "");
+    RunReport run;
+    run.relab_commit = get<std::string>(j, "", "relab_commit", "");
+    run.seed = get<uint64_t>(j, "", "seed", 0);
+    run.started_at = get<std::string>(j, "", "started_at", "");
+    const json& sv = object_field(j, "", "servers");
+    run.servers.redis_version = get<std::string>(sv, "/servers", "redis_version", "");
+    run.servers.pg_version = get<std::string>(sv, "/servers", "pg_version", "");
+    run.servers.redis_external = get<bool>(sv, "/servers", "redis_external", false);
+    run.servers.pg_external = get<bool>(sv, "/servers", "pg_external", false);
+    run.servers.delex = get<bool>(sv, "/servers", "delex", false);
+    run.servers.xadd_idmp = get<bool>(sv, "/servers", "xadd_idmp", false);
+    const json& labs = array_at(j, "", "labs");
+    for (size_t i = 0; i < labs.size(); ++i) run.labs.push_back(lab_from_json(labs[i], index_path("", "labs", i)));
+    return run;
+}
+
+}  // namespace relab

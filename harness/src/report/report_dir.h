@@ -1,0 +1,27 @@
+// The run reports saved in a folder (the *.json that `relab run --out-dir` or `--json` wrote),
+// read back and merged into one RunReport that every format renders.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "check/outcome.h"
+
+namespace relab {
+
+struct SavedReports {
+    RunReport run;                     // every lab once, in file order
+    std::vector<std::string> files;    // the run reports read, sorted by name
+    std::vector<std::string> ignored;  // *.json that are not run reports (no "labs" array)
+};
+
+// Throws std::runtime_error naming the file when a *.json cannot be read or parsed, or holds a
+// run report of the wrong shape.
+SavedReports read_report_dir(const std::string& dir);
+
+// Labs of all runs in order; a lab id seen in several runs keeps its latest result (the run that
+// started last; on a tie, the later one in `runs`) at its first position. The header (commit,
+// seed, servers, start) is the latest run's.
+RunReport merge_runs(const std::vector<RunReport>& runs);
+
+}  // namespace relab

@@ -1,0 +1,249 @@
+#include "report/timeline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace relab {
+
+namespace {
+
+using nlohmann::json;
+
+const json& member(const json& data, const char* key) {
+    static const json null;
+    if (!data.is_object()) return null;
+    const auto it = data.find(key);
+    return it == data.end() ? null : *it;
+}
+
+std::string text_of(const json& v) {
+    if (v.is_null()) return "?";
+    if (v.is_string()) return v.get<std::string>();
+    return v.dump();
+}
+
+std::optional<int64_t> int_of(const json& v) {
+    if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
+    if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
+    if (v.is_string()) {
+        const std::string s = v.get<std::string>();
+        if (s.empty()) return std::nullopt;
+        size_t used = 0;
+        try {
+            const int64_t n = std::stoll(s, &used);
+            if (used == s.size()) return n;
+        } catch (const std::exception&) {
+        }
+    }
+    return std::nullopt;
+}
+
+// "C2" < "C10": runs of digits compare by value.
+bool natural_less(const std::string& a, const std::string& b) {
+    size_t i = 0, j = 0;
+    while (i < a.size() && j < b.size()) {
+        const bool da = std::isdigit(static_cast<unsigned char>(a[i])), db = std::isdigit(static_cast<unsigned char>(b[j]));
+        if (da && db) {
+            size_t ie = i, je = j;
+            while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+            while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+            const std::string na = a.substr(i, ie - i), nb = b.substr(j, je - j);
+            const std::string ta = na.substr(std::min(na.find_first_not_of('0'), na.size()));
+            const std::string tb = nb.substr(std::min(nb.find_first_not_of('0'), nb.size()));
+            if (ta.size() != tb.size()) return ta.size() < tb.size();
+            if (ta != tb) return ta < tb;
+            i = ie;
+            j = je;
+        } else {
+            if (a[i] != b[j]) return a[i] < b[j];
+            ++i;
+            ++j;
+        }
+    }
+    return a.size() - i < b.size() - j;
+}
+
+std::string record_text(const HistoryRecord& r) {
+    std::string text = fmt::format("{:.3f} ms  {} {}", static_cast<double>(r.t_ns) / 1e6, r.actor, r.op);
+    if (r.data.is_object() && !r.data.empty())
+        text += " " + r.data.dump(-1, ' ', false, json::error_handler_t::replace);
+    return text;
+}
+
+// One consumer's job in progress.
+struct OpenJob {
+    int64_t received_ns = 0;
+    int64_t wait_from_ns = 0;
+    int64_t job_from_ns = 0;
+    std::string label;
+};
+
+}  // namespace
+
+std::string timeline_event_text(const json& data, bool several_orders) {
+    const json& ev = member(data, "event");
+    if (!ev.is_object()) return {};
+    std::string text;
+    if (several_orders) text = "#" + text_of(member(ev, "order")) + " ";
+    return text + text_of(member(ev, "type")) + " (v=" + text_of(member(ev, "v")) + ")";
+}
+
+Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
+    Timeline tl;
+    std::vector<const HistoryRecord*> records;
+    for (const auto& r : trial.history) records.push_back(&r);
+    std::stable_sort(records.begin(), records.end(),
+                     [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
+    for (const auto* r : records) {
+        tl.start_ns = std::min(tl.start_ns, r->t_ns);
+        tl.end_ns = std::max(tl.end_ns, r->t_ns);
+    }
+
+    // Lanes.
+    std::vector<std::string> actors;
+    std::set<std::string> receivers;
+    for (const auto* r : records) {
+        if (std::find(actors.begin(), actors.end(), r->actor) == actors.end()) actors.push_back(r->actor);
+        if (r->op == "receive") receivers.insert(r->actor);
+    }
+    std::stable_sort(actors.begin(), actors.end(), [&](const std::string& a, const std::string& b) {
+        const bool ra = receivers.count(a) > 0, rb = receivers.count(b) > 0;
+        if (ra != rb) return rb;
+        return natural_less(a, b);
+    });
+    tl.lanes = actors;
+
+    std::map<std::string, OpenJob> open;           // per actor
+    std::map<std::string, int64_t> applied_max_v;  // per order (as text): highest version written
+    auto close_job = [&](const std::string& actor, int64_t end_ns, bool overwrites, bool unfinished) {
+        const auto it = open.find(actor);
+        if (it == open.end()) return;
+        TimelineBar bar;
+        bar.kind = TimelineBar::Kind::job;
+        bar.lane = actor;
+        bar.start_ns = it->second.job_from_ns;
+        bar.end_ns = end_ns;
+        bar.label = it->second.label;
+        bar.overwrites = overwrites;
+        bar.unfinished = unfinished;
+        tl.bars.push_back(std::move(bar));
+        open.erase(it);
+    };
+
+    for (const auto* r : records) {
+        const json& d = r->data;
+        if (r->op == "start") continue;
+        if (r->op == "ack") {
+            close_job(r->actor, r->t_ns, false, false);
+            continue;
+        }
+        TimelineMarker m;
+        m.op = r->op;
+        m.lane = r->actor;
+        m.t_ns = r->t_ns;
+        m.detail = record_text(*r);
+        if (r->op == "receive") {
+            close_job(r->actor, r->t_ns, false, true);
+            m.kind = TimelineMarker::Kind::receive;
+            open[r->actor] = OpenJob{r->t_ns, r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
+        } else if (r->op == "skew") {
+            // A deliberate delay before the first lock attempt: the wait is counted from its end.
+            m.kind = TimelineMarker::Kind::other;
+            if (open.count(r->actor)) open[r->actor].wait_from_ns = r->t_ns;
+        } else if (r->op == "lock_acquire") {
+            m.kind = TimelineMarker::Kind::lock_acquire;
+            const auto it = open.find(r->actor);
+            if (it != open.end()) {
+                if (r->t_ns > it->second.wait_from_ns) {
+                    TimelineBar wait;
+                    wait.kind = TimelineBar::Kind::lock_wait;
+                    wait.lane = r->actor;
+                    wait.start_ns = it->second.wait_from_ns;
+                    wait.end_ns = r->t_ns;
+                    const auto attempts = member(d, "attempts");
+                    wait.label = attempts.is_null() ? "lock wait" : "lock wait, " + text_of(attempts) + " attempt(s)";
+                    tl.bars.push_back(std::move(wait));
+                }
+                it->second.job_from_ns = r->t_ns;
+            }
+        } else if (r->op == "lock_release") {
+            m.kind = TimelineMarker::Kind::lock_release;
+            const auto result = int_of(member(d, "result"));
+            m.bad = result && *result == 0;
+            if (m.bad) m.label = "release → 0";
+        } else if (r->op == "write") {
+            m.kind = TimelineMarker::Kind::write;
+            const auto affected = int_of(member(d, "affected"));
+            const json& tag = member(d, "tag");
+            m.label = tag.is_string() ? tag.get<std::string>()
+                      : affected      ? fmt::format("UPDATE {}", *affected)
+                                      : std::string("write");
+            const json& ev = member(d, "event");
+            const auto v = int_of(member(ev, "v"));
+            const std::string order = text_of(member(ev, "order"));
+            if (affected && *affected > 0 && v) {
+                const auto it = applied_max_v.find(order);
+                if (it != applied_max_v.end() && *v < it->second) {
+                    m.bad = true;
+                    m.label += fmt::format(" — overwrites v={}", it->second);
+                }
+                if (it == applied_max_v.end() || *v > it->second) applied_max_v[order] = *v;
+            }
+            close_job(r->actor, r->t_ns, m.bad, false);
+        } else if (r->op == "publish") {
+            m.kind = TimelineMarker::Kind::publish;
+            const std::string result = text_of(member(d, "result"));
+            m.bad = result == "fail";
+            if (result != "ok") m.label = result;
+        } else {
+            m.kind = TimelineMarker::Kind::other;
+        }
+        tl.markers.push_back(std::move(m));
+    }
+    std::vector<std::string> still_open;
+    for (const auto& [actor, job] : open) still_open.push_back(actor);
+    for (const auto& actor : still_open) close_job(actor, tl.end_ns, false, true);
+    return tl;
+}
+
+Timeline case_timeline(const CaseOutcome& c) {
+    Timeline tl;
+    for (const auto& step : c.steps) {
+        if (std::find(tl.lanes.begin(), tl.lanes.end(), step.session) == tl.lanes.end()) tl.lanes.push_back(step.session);
+        const int64_t start = step.start_us * 1000;
+        const int64_t end = (step.start_us + step.duration_us) * 1000;
+        tl.start_ns = std::min(tl.start_ns, start);
+        tl.end_ns = std::max(tl.end_ns, end);
+
+        TimelineBar bar;
+        bar.kind = TimelineBar::Kind::step;
+        bar.lane = step.session;
+        bar.start_ns = start;
+        bar.end_ns = end;
+        bar.label = step.sql;
+        bar.failed = !step.ok;
+        tl.bars.push_back(bar);
+
+        TimelineMarker m;
+        m.kind = TimelineMarker::Kind::step_end;
+        m.op = "step";
+        m.lane = step.session;
+        m.t_ns = end;
+        const bool error = !step.error.empty() || !step.sqlstate.empty();
+        m.label = error ? "ERROR " + step.sqlstate : step.tag;
+        m.bad = !step.ok;
+        m.detail = fmt::format("{:.3f}–{:.3f} ms  {}: {} → {}", static_cast<double>(step.start_us) / 1e3,
+                               static_cast<double>(step.start_us + step.duration_us) / 1e3, step.session, step.sql,
+                               error ? "ERROR " + step.sqlstate + " " + step.error : step.tag);
+        if (!step.ok) m.detail += "  ✕ " + step.failure;
+        tl.markers.push_back(std::move(m));
+    }
+    return tl;
+}
+
+}  // namespace relab

@@ -1,0 +1,61 @@
+// A trial's history (or a scripted case's steps) as swimlanes: one lane per actor, bars for the
+// time spent on a job or waiting for a lock, markers for single records. The HTML reporter draws
+// it; keeping the model apart lets it be tested without parsing SVG.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "check/outcome.h"
+
+namespace relab {
+
+struct TimelineBar {
+    enum class Kind {
+        job,        // a consumer working on an entry: receive (or lock acquired) → write
+        lock_wait,  // received, not yet holding the lock: receive → lock_acquire
+        step,       // one statement of a scripted session, start → reply
+    };
+    Kind kind = Kind::job;
+    std::string lane;
+    int64_t start_ns = 0;
+    int64_t end_ns = 0;
+    std::string label;        // "created (v=1)", or the statement
+    bool overwrites = false;  // the job's write overwrote a newer state of its order
+    bool failed = false;      // a step that failed or did not do what was expected
+    bool unfinished = false;  // the trial ended before the job wrote or acked
+};
+
+struct TimelineMarker {
+    enum class Kind { receive, lock_acquire, lock_release, write, publish, step_end, other };
+    Kind kind = Kind::other;
+    std::string op;  // the record's op, as written (for `other`: what to call it)
+    std::string lane;
+    int64_t t_ns = 0;
+    std::string label;   // shown beside the marker: "UPDATE 1", "fail"; empty for most
+    std::string detail;  // the whole record, for a tooltip
+    bool bad = false;    // a failed publish, a release that returned 0, an overwriting write, an error
+};
+
+struct Timeline {
+    std::vector<std::string> lanes;  // top to bottom
+    std::vector<TimelineBar> bars;
+    std::vector<TimelineMarker> markers;
+    int64_t start_ns = 0;  // 0, or the earliest record if one is earlier
+    int64_t end_ns = 0;    // the latest record
+};
+
+// Lanes: actors that publish (never receive) first, then the rest, each group in natural order
+// (C2 before C10). A write with affected rows > 0 whose event version is lower than a write
+// already applied to the same order overwrites a newer state. Ops it does not know become
+// `other` markers; `start` and `ack` draw nothing.
+Timeline trial_timeline(const TrialOutcome& trial, bool several_orders);
+
+// One lane per session in the order they first ran, one bar per statement.
+Timeline case_timeline(const CaseOutcome& c);
+
+// The event of a record as "created (v=1)", or "#42 created (v=1)" with several orders.
+std::string timeline_event_text(const nlohmann::json& data, bool several_orders);
+
+}  // namespace relab

@@ -1,0 +1,199 @@
+#include "roles/idem_middleware.h"
+
+#include <fmt/format.h>
+
+namespace relab {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+void replace_all(std::string& s, const std::string& what, const std::string& with) {
+    for (size_t pos = s.find(what); pos != std::string::npos; pos = s.find(what, pos + with.size()))
+        s.replace(pos, what.size(), with);
+}
+
+std::string error_body(const std::string& message) { return ordered_json{{"error", message}}.dump(); }
+
+}  // namespace
+
+std::string payload_hash(const std::string& body) {
+    uint64_t h = 14695981039346656037ull;
+    for (unsigned char c : body) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return fmt::format("{:016x}", h);
+}
+
+std::string idem_key_for(const std::string& format, int64_t user_id, const std::string& client_key,
+                         const std::string& hash) {
+    std::string key = format;
+    replace_all(key, "{user_id}", std::to_string(user_id));
+    replace_all(key, "{client_key}", client_key);
+    replace_all(key, "{hash}", hash);
+    return key;
+}
+
+std::string state_json(const IdemState& s) {
+    ordered_json j = {{"status", s.status}, {"hash", s.hash}};
+    if (s.user_id) j["user_id"] = *s.user_id;
+    if (s.status == "done") {
+        j["code"] = s.code;
+        j["body"] = s.body;
+    }
+    return j.dump();
+}
+
+std::optional<IdemState> parse_state(const std::string& value) {
+    const auto j = nlohmann::json::parse(value, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object() || !j.contains("status") || !j["status"].is_string() || !j.contains("hash") ||
+        !j["hash"].is_string())
+        return std::nullopt;
+    IdemState s;
+    s.status = j["status"];
+    s.hash = j["hash"];
+    if (s.status != "in_progress" && s.status != "done") return std::nullopt;
+    if (j.contains("user_id")) {
+        if (!j["user_id"].is_number_integer()) return std::nullopt;
+        s.user_id = j["user_id"].get<int64_t>();
+    }
+    if (s.status == "done") {
+        if (!j.contains("code") || !j["code"].is_number_integer() || !j.contains("body") || !j["body"].is_string())
+            return std::nullopt;
+        s.code = j["code"];
+        s.body = j["body"];
+    }
+    return s;
+}
+
+ClaimDecision decide_claim(const std::optional<std::string>& previous, const std::string& hash, int64_t user_id,
+                           bool check_owner) {
+    if (!previous) return ClaimDecision::first;
+    const auto state = parse_state(*previous);
+    if (!state) return ClaimDecision::unreadable;
+    // Before anything else: the stored state is another caller's business (Case 2, fix 2).
+    if (check_owner && state->user_id != user_id) return ClaimDecision::other_user;
+    // Same key, other payload: the client reused a key. Loud, never a silent second order.
+    if (state->hash != hash) return ClaimDecision::mismatch;
+    if (state->status == "in_progress") return ClaimDecision::in_progress;
+    return ClaimDecision::replay;
+}
+
+IdemHttpResponse answer_without_work(ClaimDecision d, const std::optional<IdemState>& previous) {
+    switch (d) {
+        case ClaimDecision::replay:
+            if (previous && previous->status == "done") return {previous->code, previous->body, "replay"};
+            return {500, error_body("stored answer missing"), "unreadable"};
+        case ClaimDecision::in_progress: return {409, error_body("in progress, retry later"), "in_progress"};
+        case ClaimDecision::mismatch:
+            return {422, error_body("Idempotency-Key already used for another request"), "mismatch"};
+        case ClaimDecision::other_user: return {409, error_body("Idempotency-Key belongs to another caller"), "other_user"};
+        case ClaimDecision::unreadable: return {500, error_body("stored state in an unknown format"), "unreadable"};
+        case ClaimDecision::first: break;
+    }
+    throw std::logic_error("answer_without_work: the first request has no answer without work");
+}
+
+std::string to_string(ClaimDecision d) {
+    switch (d) {
+        case ClaimDecision::first: return "first";
+        case ClaimDecision::replay: return "replay";
+        case ClaimDecision::in_progress: return "in_progress";
+        case ClaimDecision::mismatch: return "mismatch";
+        case ClaimDecision::other_user: return "other_user";
+        case ClaimDecision::unreadable: return "unreadable";
+    }
+    return "?";
+}
+
+IdemMiddleware::IdemMiddleware(Kv& kv, Clock& clock, History& history, std::string actor, IdemMiddlewareSpec spec)
+    : m_kv(kv), m_clock(clock), m_history(history), m_actor(std::move(actor)), m_spec(std::move(spec)) {}
+
+void IdemMiddleware::record(const std::string& op, nlohmann::json data) {
+    m_history.record(HistoryRecord{0, m_clock.now().count(), m_actor, op, std::move(data)});
+}
+
+IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::string& key_format,
+                                        const BusinessLogic& business) {
+    const std::string hash = payload_hash(req.body);
+    const std::string key = idem_key_for(key_format, req.user_id, req.client_key, hash);
+    const std::optional<int64_t> owner = m_spec.check_owner ? std::optional<int64_t>(req.user_id) : std::nullopt;
+
+    KvSetOptions claim;
+    claim.condition = KvSetOptions::Condition::nx;
+    claim.get = true;
+    claim.ttl = Millis{m_spec.claim_ttl_ms};
+    KvSetResult claimed;
+    try {
+        claimed = m_kv.set(key, state_json({"in_progress", hash, 0, "", owner}), claim);
+    } catch (const std::runtime_error& e) {
+        // Fail closed: without the claim nobody knows whether this is the first request.
+        record("claim", {{"key", key}, {"error", e.what()}, {"ttl_ms", m_spec.claim_ttl_ms}});
+        return {503, error_body("idempotency store unavailable"), "unavailable"};
+    }
+    const ClaimDecision decision = decide_claim(claimed.previous, hash, req.user_id, m_spec.check_owner);
+    record("claim", {{"key", key},
+                     {"previous", claimed.previous ? nlohmann::json(*claimed.previous) : nlohmann::json(nullptr)},
+                     {"decision", to_string(decision)},
+                     {"ttl_ms", m_spec.claim_ttl_ms}});
+    if (decision != ClaimDecision::first)
+        return answer_without_work(decision, claimed.previous ? parse_state(*claimed.previous) : std::nullopt);
+
+    auto release = [&](const std::string& reason) {
+        try {
+            const int64_t deleted = m_kv.del(key);
+            record("release", {{"key", key}, {"deleted", deleted}, {"reason", reason}});
+        } catch (const std::runtime_error& e) {
+            record("release", {{"key", key}, {"error", e.what()}, {"reason", reason}});
+        }
+    };
+    auto wait = [&](const char* after) -> int64_t {
+        try {
+            const int64_t acked = m_kv.wait_replicas(m_spec.wait_replicas, Millis{m_spec.wait_timeout_ms});
+            record("wait", {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
+                            {"timeout_ms", m_spec.wait_timeout_ms}});
+            return acked;
+        } catch (const std::runtime_error& e) {
+            record("wait", {{"after", after}, {"error", e.what()}});
+            return -1;
+        }
+    };
+
+    if (m_spec.wait_replicas > 0 && wait("claim") < m_spec.wait_replicas && m_spec.wait_fail_closed) {
+        release("claim not replicated");
+        return {503, error_body("claim not replicated, retry later"), "not_replicated"};
+    }
+
+    IdemHttpResponse response;
+    try {
+        response = business();
+    } catch (const DuplicateOrderError& e) {
+        release("layer 4 refused a duplicate");
+        return {409, error_body("duplicate request: the order exists already"), "layer4"};
+    } catch (const std::exception& e) {
+        release(e.what());
+        return {500, error_body("internal error"), "error"};
+    }
+
+    KvSetOptions store;
+    store.condition = KvSetOptions::Condition::xx;
+    store.keepttl = m_spec.done_keepttl;
+    if (!store.keepttl) store.ttl = Millis{m_spec.done_ttl_ms};
+    try {
+        const KvSetResult stored = m_kv.set(key, state_json({"done", hash, response.code, response.body, owner}), store);
+        nlohmann::json data = {{"key", key}, {"written", stored.written}};
+        if (store.keepttl)
+            data["keepttl"] = true;
+        else
+            data["ttl_ms"] = m_spec.done_ttl_ms;
+        record("store", std::move(data));
+    } catch (const std::runtime_error& e) {
+        record("store", {{"key", key}, {"error", e.what()}});
+        return {500, error_body("internal error"), "store_failed"};
+    }
+    if (m_spec.wait_replicas > 0) wait("store");
+    return response;
+}
+
+}  // namespace relab

@@ -1,0 +1,78 @@
+#include <algorithm>
+#include <set>
+
+#include "roles/event.h"
+#include "roles/roles.h"
+
+namespace relab {
+
+namespace {
+
+bool row_fails(const DispatcherSpec& spec, int64_t outbox_id, int attempt) {
+    for (const auto& f : spec.failures)
+        if (f.outbox_id == outbox_id)
+            return std::find(f.attempts.begin(), f.attempts.end(), attempt) != f.attempts.end();
+    return false;
+}
+
+}  // namespace
+
+void run_source_app(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+    p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
+    const Nanos origin = p.clock.now();
+    p.history.record(HistoryRecord{0, origin.count(), "app", "start", nlohmann::json::object()});
+    for (const auto& e : s.events) {
+        const Nanos wait = origin + Millis{e.at_ms} - p.clock.now();
+        if (wait.count() > 0) p.clock.sleep_for(wait);
+        const int64_t id = p.outbox.record_change(e.order, e.type, e.version);
+        p.history.record(HistoryRecord{0, p.clock.now().count(), "app", "outbox_insert",
+                                       {{"outbox_id", id}, {"event", event_json(Event{e.order, e.type, e.version})}}});
+    }
+    p.kv.set_nx_px(kSourceDoneKey, "1", Millis{3600'000});
+}
+
+void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+    const DispatcherSpec& d = s.dispatcher;
+    const OutboxOrder order = d.ordering == DispatchOrder::naive ? OutboxOrder::by_id : OutboxOrder::by_aggregate_then_id;
+    // Starts once the source app has committed its changes, like the article's dispatcher.
+    const Nanos give_up = p.clock.now() + barrier_timeout;
+    while (!p.kv.exists(kSourceDoneKey)) {
+        if (p.clock.now() > give_up) throw std::runtime_error("dispatcher: the source app never finished");
+        p.clock.sleep_for(Millis{1});
+    }
+    for (int round = 1; round <= d.max_rounds; ++round) {
+        bool held_back = false;
+        std::set<int64_t> blocked;  // aggregates with an earlier row not yet published (per key)
+        for (const OutboxRow& row : p.outbox.unpublished(order)) {
+            const Event ev{row.aggregate_id, row.type, row.version};
+            nlohmann::json data = {{"round", round}, {"outbox_id", row.id}, {"event", event_json(ev)}};
+            if (d.ordering == DispatchOrder::per_key && blocked.count(row.aggregate_id)) {
+                data["result"] = "wait";
+                p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "publish", std::move(data)});
+                held_back = true;
+                continue;
+            }
+            const int attempt = row.attempts + 1;
+            data["attempt"] = attempt;
+            const Nanos t = p.clock.now();
+            if (row_fails(d, row.id, attempt)) {
+                p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
+                data["result"] = "fail";
+                data["reason"] = "simulated publish failure";
+                p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+                blocked.insert(row.aggregate_id);
+                held_back = true;
+                continue;
+            }
+            const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+            p.outbox.mark_published(row.id, ids.at(0));
+            data["result"] = "ok";
+            data["entry"] = ids.at(0);
+            p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+        }
+        if (!held_back) return;
+        p.clock.sleep_for(Millis{d.poll_ms});
+    }
+}
+
+}  // namespace relab

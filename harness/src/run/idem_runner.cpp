@@ -1,0 +1,604 @@
+#include "run/idem_runner.h"
+
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "check/idem_check.h"
+#include "history/file_history.h"
+#include "ports/seeded_rng.h"
+#include "real/child_process.h"
+#include "real/interrupt.h"
+#include "real/order_table.h"
+#include "real/pg_client.h"
+#include "real/redis_client.h"
+#include "roles/idem_client.h"
+#include "roles/idem_middleware.h"
+#include "roles/roles.h"
+#include "run/idem_benchmark.h"
+#include "run/real_backend.h"
+#include "run/role_process.h"
+
+namespace relab {
+
+namespace {
+
+using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+
+int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch()).count();
+}
+
+std::string tail_of_file(const std::string& path, size_t max_bytes = 2000) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string s = ss.str();
+    if (s.size() > max_bytes) s = "…" + s.substr(s.size() - max_bytes);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
+}
+
+// One field of INFO <section>, "" when absent.
+std::string info_field(RedisClient& c, const std::string& section, const std::string& name) {
+    std::istringstream lines(c.call({"INFO", section}).str);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.compare(0, name.size() + 1, name + ":") == 0) return line.substr(name.size() + 1);
+    }
+    return "";
+}
+
+int64_t info_int(RedisClient& c, const std::string& section, const std::string& name) {
+    const std::string v = info_field(c, section, name);
+    return v.empty() ? 0 : std::stoll(v);
+}
+
+std::string with_thousands(int64_t n) {
+    std::string digits = std::to_string(n < 0 ? -n : n), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return (n < 0 ? "-" : "") + out;
+}
+
+std::string mb(int64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
+
+// Waits in short slices, answering Ctrl-C, until pred() or the timeout; false on timeout.
+template <class Pred>
+bool wait_until(Pred pred, milliseconds timeout, milliseconds slice = milliseconds(2)) {
+    const auto deadline = SteadyClock::now() + timeout;
+    for (;;) {
+        throw_if_interrupted();
+        if (pred()) return true;
+        if (SteadyClock::now() >= deadline) return false;
+        std::this_thread::sleep_for(slice);
+    }
+}
+
+// The trial's Redis: the run's own server, or the lab's primary (and replica) with its settings.
+class TrialRedis {
+public:
+    TrialRedis(const IdemSpec& idem, const RedisEndpoint& run_redis) {
+        if (!idem.servers.own) {
+            m_primary_ep = run_redis;
+            return;
+        }
+        RedisOptions o;
+        o.config = idem.servers.redis_config;
+        m_primary = std::make_unique<EmbeddedRedis>(o);
+        m_primary_ep = m_primary->endpoint();
+        if (!idem.servers.replica) return;
+        RedisOptions r = o;
+        r.config["replicaof"] = fmt::format("127.0.0.1 {}", m_primary_ep.port);
+        m_replica = std::make_unique<EmbeddedRedis>(r);
+        RedisClient replica(m_replica->endpoint());
+        if (!wait_until([&] { return info_field(replica, "replication", "master_link_status") == "up"; },
+                        milliseconds(15000), milliseconds(10)))
+            throw EnvironmentError("the replica on " + m_replica->endpoint().display() +
+                                   " did not finish its first sync with the primary within 15 s");
+    }
+    ~TrialRedis() { resume_replica(); }  // a stopped process would never act on SIGTERM
+    TrialRedis(const TrialRedis&) = delete;
+    TrialRedis& operator=(const TrialRedis&) = delete;
+
+    const RedisEndpoint& primary() const { return m_primary_ep; }
+    std::vector<RedisEndpoint> replicas() const {
+        if (m_replica) return {m_replica->endpoint()};
+        return {};
+    }
+    EmbeddedRedis& own_primary() {
+        if (!m_primary) throw std::logic_error("this lab runs on the run's Redis, not its own");
+        return *m_primary;
+    }
+    EmbeddedRedis& replica() {
+        if (!m_replica) throw std::logic_error("this lab has no replica");
+        return *m_replica;
+    }
+    void pause_replica() {
+        ::kill(replica().pid(), SIGSTOP);
+        m_paused = true;
+    }
+    void resume_replica() noexcept {
+        if (m_paused && m_replica) ::kill(m_replica->pid(), SIGCONT);
+        m_paused = false;
+    }
+    // After the primary died: the replica is the primary from now on.
+    void promote_replica() {
+        m_dead_primary = std::move(m_primary);
+        m_primary = std::move(m_replica);
+        m_primary_ep = m_primary->endpoint();
+    }
+    // The dead primary starts again (empty: it had no persistence of its own here) and follows
+    // the new primary; returns once its first sync is done.
+    void rejoin_old_primary() {
+        if (!m_dead_primary) throw std::logic_error("no old primary to rejoin");
+        m_dead_primary->restart();
+        RedisClient old(m_dead_primary->endpoint());
+        old.call({"REPLICAOF", "127.0.0.1", std::to_string(m_primary_ep.port)});
+        if (!wait_until([&] { return info_field(old, "replication", "master_link_status") == "up"; },
+                        milliseconds(15000), milliseconds(5)))
+            throw EnvironmentError("the old primary did not sync with the new one within 15 s");
+        m_replica = std::move(m_dead_primary);
+    }
+
+private:
+    RedisEndpoint m_primary_ep;
+    std::unique_ptr<EmbeddedRedis> m_primary;
+    std::unique_ptr<EmbeddedRedis> m_replica;
+    std::unique_ptr<EmbeddedRedis> m_dead_primary;
+    bool m_paused = false;
+};
+
+struct ClientProcess {
+    std::string actor;
+    std::string stderr_path;
+    std::string history_path;
+    std::unique_ptr<ChildProcess> process;
+    bool killed = false;  // by a kill_client fault: its exit status is ours, not a crash
+};
+
+class IdemTrialRun {
+public:
+    IdemTrialRun(const Scenario& s, const IdemRunContext& ctx, PgSession& pg, int trial, uint64_t seed,
+                 std::vector<Measurement>* measurements)
+        : m_s(s), m_ctx(ctx), m_pg(pg), m_trial(trial), m_seed(seed), m_measurements(measurements),
+          m_prefix(fmt::format("{}{}:t{}:", ctx.run_prefix, s.id, trial)),
+          m_dir(fmt::format("{}/{}-t{}", ctx.work_dir, s.id, trial)) {}
+
+    TrialOutcome run() {
+        std::filesystem::create_directories(m_dir);
+        TrialRedis redis(m_s.idem, m_ctx.servers.redis);
+        m_redis = &redis;
+        connect_admin();
+        reset_order_table(m_pg, m_s.idem.layer4);
+        spawn_clients();
+        start_barrier();
+        for (const auto& f : m_s.idem.faults) {
+            wait_until_origin_plus(f.at_ms);
+            apply(f);
+        }
+        wait_for_clients();
+        measure_stuck_keys();
+
+        std::vector<HistoryRecord> history = std::move(m_records);
+        for (const auto& c : m_clients) {
+            auto part = read_history_file(c.history_path);
+            history.insert(history.end(), part.begin(), part.end());
+        }
+        for (auto& r : history) {
+            r.trial = m_trial;
+            r.t_ns -= m_origin_ns;
+        }
+        RealOrderTable table(m_pg);
+        auto orders = table.orders();
+        cleanup_keys();
+        m_redis = nullptr;
+        m_clients.clear();
+        std::filesystem::remove_all(m_dir);
+        return check_idem_trial(m_s, m_trial, m_seed, std::move(history), std::move(orders));
+    }
+
+private:
+    void record(const std::string& op, nlohmann::json data) {
+        m_records.push_back(HistoryRecord{m_trial, now_ns(), "relab", op, std::move(data)});
+    }
+
+    void measure(Measurement m) {
+        if (m_measurements) m_measurements->push_back(std::move(m));
+    }
+
+    void connect_admin() {
+        m_admin.reset();
+        m_admin = std::make_unique<RedisClient>(m_redis->primary());
+    }
+
+    RedisClient& admin() { return *m_admin; }
+
+    // The logical keys the middleware uses for the requests first sent at or before at_ms.
+    std::vector<std::string> keys_due(int64_t at_ms) const {
+        std::vector<std::string> keys;
+        for (const auto& c : m_s.idem.clients)
+            for (const auto& q : c.requests) {
+                if (q.send_at_ms.front() > at_ms) continue;
+                const std::string key = idem_key_for(q.key_format.value_or(m_s.idem.middleware.key_format), q.user_id,
+                                                     q.client_key, payload_hash(q.payload));
+                if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+            }
+        return keys;
+    }
+
+    std::vector<std::string> present(RedisClient& c, const std::vector<std::string>& keys) {
+        std::vector<std::string> out;
+        for (const auto& k : keys) {
+            const RedisReply r = c.command({"EXISTS", m_prefix + k});
+            if (r.type == RedisReply::Type::integer && r.integer > 0) out.push_back(k);
+        }
+        return out;
+    }
+
+    void spawn_clients() {
+        uint64_t index = 0;
+        for (const auto& launch : trial_roles(m_s)) {
+            RoleConfig c;
+            c.role = launch.role;
+            c.actor = launch.actor;
+            c.trial = m_trial;
+            c.seed = derive_seed(m_seed, index++);
+            c.redis = m_redis->primary();
+            c.redis_replicas = m_redis->replicas();
+            c.pg = m_ctx.servers.pg;
+            c.schema = m_ctx.schema;
+            c.key_prefix = m_prefix;
+            c.barrier_prefix = m_prefix;
+            c.scenario = m_s.source;
+            c.scenario_file = m_s.file;
+            c.history_path = m_dir + "/" + c.actor + ".jsonl";
+            ClientProcess p{c.actor, m_dir + "/" + c.actor + ".err", c.history_path, nullptr, false};
+            p.process = spawn_role_process(m_ctx.relab_exe, c, m_dir, p.stderr_path);
+            m_clients.push_back(std::move(p));
+        }
+    }
+
+    void fail_if_crashed() {
+        for (auto& c : m_clients) {
+            if (c.killed || c.process->running()) continue;
+            const auto code = c.process->exit_code();
+            if (code && *code != 0)
+                throw std::runtime_error(fmt::format("client {} exited with status {}: {}", c.actor, *code,
+                                                     tail_of_file(c.stderr_path)));
+        }
+    }
+
+    void start_barrier() {
+        const bool ready = wait_until(
+            [&] {
+                fail_if_crashed();
+                for (const auto& c : m_clients) {
+                    const RedisReply r = admin().command({"EXISTS", m_prefix + kIdemReadyKey + c.actor});
+                    if (r.type != RedisReply::Type::integer || r.integer == 0) return false;
+                }
+                return true;
+            },
+            milliseconds(20000));
+        if (!ready) throw std::runtime_error("the clients did not all start within 20 s");
+        // A little ahead, so every client sees the signal before its first send is due.
+        m_origin_ns = now_ns() + 20'000'000;
+        admin().call({"SET", m_prefix + kIdemGoKey, std::to_string(m_origin_ns)});
+        record("start", nlohmann::json::object());
+        m_records.back().t_ns = m_origin_ns;
+    }
+
+    void wait_until_origin_plus(int64_t at_ms) {
+        const int64_t due = m_origin_ns + at_ms * 1'000'000;
+        wait_until(
+            [&] {
+                fail_if_crashed();
+                return now_ns() >= due;
+            },
+            milliseconds(at_ms + 60000), milliseconds(1));
+    }
+
+    int64_t last_activity_ms() const {
+        int64_t budget = 0;
+        for (const auto& c : m_s.idem.clients) {
+            int64_t t = 0;
+            for (const auto& q : c.requests) {
+                t = std::max(t, q.send_at_ms.back());
+                const int64_t work = q.work_ms.value_or(m_s.idem.middleware.work_ms);
+                t += static_cast<int64_t>(q.send_at_ms.size()) * c.retry.max_attempts * (c.retry.every_ms + work + 200);
+            }
+            budget = std::max(budget, t);
+        }
+        return budget;
+    }
+
+    void wait_for_clients() {
+        const milliseconds timeout(last_activity_ms() + 30000);
+        const bool done = wait_until(
+            [&] {
+                fail_if_crashed();
+                return std::none_of(m_clients.begin(), m_clients.end(),
+                                    [](ClientProcess& c) { return c.process->running(); });
+            },
+            timeout, milliseconds(5));
+        if (!done) throw std::runtime_error(fmt::format("the clients did not finish within {} ms", timeout.count()));
+        fail_if_crashed();
+    }
+
+    void cleanup_keys() {
+        // The lab's own servers go with their directories; on the run's server only the prefix.
+        if (m_s.idem.servers.own) return;
+        delete_keys_with_prefix(admin(), m_prefix);
+    }
+
+    void apply(const IdemFault& f) {
+        switch (f.type) {
+            case IdemFault::Type::flood: flood(f); break;
+            case IdemFault::Type::snapshot: snapshot(f); break;
+            case IdemFault::Type::crash_restart: crash_restart(f); break;
+            case IdemFault::Type::pause_replica: pause_replica(f); break;
+            case IdemFault::Type::failover: failover(f); break;
+            case IdemFault::Type::kill_client: kill_client(f); break;
+            case IdemFault::Type::observe: observe(f); break;
+        }
+    }
+
+    void flood(const IdemFault& f) {
+        const auto keys = present(admin(), keys_due(f.at_ms));
+        std::string ttl_before = "-";
+        if (!keys.empty()) ttl_before = std::to_string(admin().call({"TTL", m_prefix + keys.front()}).integer);
+        const int64_t evicted_before = info_int(admin(), "stats", "evicted_keys");
+        const int64_t n = std::max<int64_t>(1, f.bytes / f.value_bytes);
+        const std::string value(static_cast<size_t>(f.value_bytes), 'c');
+        int64_t oom = 0;
+        std::string first_error;
+        constexpr int64_t batch = 200;
+        for (int64_t i = 0; i < n; i += batch) {
+            throw_if_interrupted();
+            std::vector<std::vector<std::string>> cmds;
+            for (int64_t k = i; k < std::min(n, i + batch); ++k)
+                cmds.push_back({"SET", fmt::format("{}cache:view:{}", m_prefix, k), value, "EX", "3600"});
+            for (const auto& r : admin().pipeline(cmds))
+                if (r.is_error()) {
+                    ++oom;
+                    if (first_error.empty()) first_error = r.str;
+                }
+        }
+        const int64_t evicted = info_int(admin(), "stats", "evicted_keys") - evicted_before;
+        const auto left = present(admin(), keys);
+        const std::string policy = info_field(admin(), "memory", "maxmemory_policy");
+        const int64_t maxmemory = info_int(admin(), "memory", "maxmemory");
+        std::string gone;
+        for (const auto& k : keys)
+            if (std::find(left.begin(), left.end(), k) == left.end()) gone += (gone.empty() ? "" : ", ") + k;
+        record("fault", {{"type", "flood"},
+                         {"evicted_keys", evicted},
+                         {"oom_errors", oom},
+                         {"idem_keys_before", keys.size()},
+                         {"idem_keys_after", left.size()},
+                         {"text", fmt::format("flood: {} cache keys × {} B = {} (maxmemory {}, {}); idempotency keys "
+                                              "before: {} (TTL of the first: {} s) → evicted_keys +{}, OOM errors {}{}, "
+                                              "idempotency keys left {}/{}{}",
+                                              with_thousands(n), f.value_bytes, mb(n * f.value_bytes), mb(maxmemory),
+                                              policy, keys.size(), ttl_before, with_thousands(evicted),
+                                              with_thousands(oom), first_error.empty() ? "" : " (" + first_error + ")",
+                                              left.size(), keys.size(), gone.empty() ? "" : " — gone: " + gone)}});
+        measure({"evicted_keys after the flood (" + policy + ")", with_thousands(evicted), f.documented,
+                 f.note, f.note_vi});
+        measure({"OOM errors of the flood's writes", with_thousands(oom), "", "", ""});
+        measure({"idempotency keys left after the flood", fmt::format("{} of {}", left.size(), keys.size()), "", "", ""});
+    }
+
+    void observe(const IdemFault& f) {
+        std::string text;
+        const auto keys = keys_due(f.at_ms);
+        for (const auto& k : keys) {
+            const RedisReply ttl = admin().command({"TTL", m_prefix + k});
+            text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
+                                ttl.integer == -2 ? std::string("absent") : fmt::format("TTL {} s", ttl.integer));
+        }
+        record("observe", {{"text", "keys: " + (text.empty() ? std::string("none") : text)}});
+    }
+
+    void snapshot(const IdemFault& f) {
+        // rdb_saves counts finished snapshots (rdb_last_save_time only has whole seconds).
+        const int64_t before = info_int(admin(), "persistence", "rdb_saves");
+        admin().call({"BGSAVE"});
+        const bool saved = wait_until(
+            [&] {
+                return info_int(admin(), "persistence", "rdb_bgsave_in_progress") == 0 &&
+                       info_int(admin(), "persistence", "rdb_saves") > before;
+            },
+            milliseconds(10000), milliseconds(5));
+        const int64_t keys = admin().call({"DBSIZE"}).integer;
+        record("fault", {{"type", "snapshot"},
+                         {"text", saved ? fmt::format("BGSAVE: an RDB snapshot of {} keys (the one `save` would take on "
+                                                      "its schedule, taken now)", keys)
+                                        : std::string("BGSAVE did not finish within 10 s")}});
+        (void)f;
+    }
+
+    void crash_restart(const IdemFault& f) {
+        const auto keys = present(admin(), keys_due(f.at_ms));
+        const int64_t dbsize = admin().call({"DBSIZE"}).integer;
+        const std::string aof = info_field(admin(), "persistence", "aof_enabled") == "1" ? "appendonly yes" : "appendonly no";
+        const auto t0 = SteadyClock::now();
+        m_admin.reset();
+        m_redis->own_primary().restart();
+        connect_admin();
+        wait_until([&] { return info_field(admin(), "persistence", "loading") == "0"; }, milliseconds(10000));
+        const double took_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+        const auto left = present(admin(), keys);
+        std::string lost;
+        for (const auto& k : keys)
+            if (std::find(left.begin(), left.end(), k) == left.end()) lost += (lost.empty() ? "" : ", ") + k;
+        record("fault", {{"type", "crash_restart"},
+                         {"idem_keys_before", keys.size()},
+                         {"idem_keys_after", left.size()},
+                         {"text", fmt::format("redis-server killed (SIGKILL, as `docker kill`; {}) and restarted on its "
+                                              "port and data dir in {:.0f} ms: keys {} → {}; idempotency keys {}/{} "
+                                              "survived{}",
+                                              aof, took_ms, dbsize, admin().call({"DBSIZE"}).integer, left.size(),
+                                              keys.size(), lost.empty() ? "" : " — lost: " + lost)}});
+        measure({"idempotency keys lost by the crash (" + aof + ")",
+                 fmt::format("{} of {}", keys.size() - left.size(), keys.size()), f.documented, f.note, f.note_vi});
+    }
+
+    void pause_replica(const IdemFault& f) {
+        m_redis->pause_replica();
+        // The replica's socket could still receive what the primary sends and apply it once
+        // resumed; dropping the link makes "acknowledged, never replicated" certain.
+        const int64_t dropped = admin().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
+        record("fault", {{"type", "pause_replica"},
+                         {"text", fmt::format("replica paused (SIGSTOP) and its link dropped (CLIENT KILL TYPE replica "
+                                              "→ {}): the primary now acknowledges writes no replica has", dropped)}});
+        (void)f;
+    }
+
+    void failover(const IdemFault& f) {
+        const auto keys = present(admin(), keys_due(f.at_ms));
+        const auto t0 = SteadyClock::now();
+        m_admin.reset();
+        m_redis->own_primary().crash();
+        m_redis->resume_replica();
+        m_redis->promote_replica();
+        connect_admin();
+        admin().call({"REPLICAOF", "NO", "ONE"});
+        wait_until([&] { return admin().call({"ROLE"}).elements.at(0).str == "master"; }, milliseconds(5000));
+        const double took_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+        const auto left = present(admin(), keys);
+        std::string states;
+        for (const auto& k : keys) {
+            const RedisReply v = admin().command({"GET", m_prefix + k});
+            states += fmt::format("; {} → {}", k, v.is_nil() ? std::string("(nil)") : v.str);
+        }
+        record("fault", {{"type", "failover"},
+                         {"idem_keys_before", keys.size()},
+                         {"idem_keys_after", left.size()},
+                         {"text", fmt::format("primary killed (SIGKILL); replica resumed and promoted (REPLICAOF NO ONE) "
+                                              "in {:.0f} ms: idempotency keys on the new primary {}/{}{}",
+                                              took_ms, left.size(), keys.size(), states)}});
+        const auto t1 = SteadyClock::now();
+        m_redis->rejoin_old_primary();
+        record("fault", {{"type", "rejoin"},
+                         {"text", fmt::format("the old primary restarted empty and rejoined as a replica of the new one "
+                                              "(REPLICAOF, first sync done) in {:.0f} ms",
+                                              std::chrono::duration<double, std::milli>(SteadyClock::now() - t1).count())}});
+        measure({"idempotency keys on the promoted replica", fmt::format("{} of {}", left.size(), keys.size()),
+                 f.documented, f.note, f.note_vi});
+    }
+
+    void kill_client(const IdemFault& f) {
+        auto it = std::find_if(m_clients.begin(), m_clients.end(), [&](const ClientProcess& c) { return c.actor == f.client; });
+        std::string key;
+        const bool claimed = wait_until(
+            [&] {
+                fail_if_crashed();
+                for (const auto& r : read_history_file(it->history_path))
+                    if (r.op == "claim" && r.data.value("decision", "") == "first") {
+                        key = r.data.value("key", "");
+                        return true;
+                    }
+                return false;
+            },
+            milliseconds(20000), milliseconds(1));
+        if (!claimed) throw std::runtime_error("client " + f.client + " never claimed a key");
+        it->process->signal(SIGKILL);
+        it->killed = true;
+        it->process->wait_for(milliseconds(2000));
+        m_kill_ns = now_ns();
+        m_stuck_key = key;
+        const int64_t pttl = admin().call({"PTTL", m_prefix + key}).integer;
+        record("fault", {{"type", "kill_client"},
+                         {"key", key},
+                         {"text", fmt::format("client {} killed (SIGKILL, as an OOM kill) right after its claim: {} stays "
+                                              "in_progress, PTTL {} ms",
+                                              f.client, key, with_thousands(pttl))}});
+        m_kill_fault = &f;
+    }
+
+    // After a kill_client fault: how long the dead client's key kept answering 409.
+    void measure_stuck_keys() {
+        if (!m_kill_fault) return;
+        std::vector<HistoryRecord> answers;
+        for (const auto& c : m_clients)
+            for (auto& r : read_history_file(c.history_path))
+                if (r.op == "answer" && r.t_ns > m_kill_ns) answers.push_back(std::move(r));
+        std::sort(answers.begin(), answers.end(), [](const auto& a, const auto& b) { return a.t_ns < b.t_ns; });
+        int conflicts = 0;
+        const HistoryRecord* freed = nullptr;
+        for (const auto& a : answers) {
+            if (a.data.value("code", 0) == 409) {
+                ++conflicts;
+            } else if (a.data.value("source", "") == "created") {
+                freed = &a;
+                break;
+            }
+        }
+        const int64_t last_ns = answers.empty() ? m_kill_ns : answers.back().t_ns;
+        std::string measured;
+        if (freed) {
+            measured = fmt::format("freed {:.1f} s after the client died ({} × 409 before, then 201)",
+                                   static_cast<double>(freed->t_ns - m_kill_ns) / 1e9, conflicts);
+        } else {
+            const RedisReply pttl = admin().command({"PTTL", m_prefix + m_stuck_key});
+            measured = fmt::format("still in_progress at the end ({} × 409 over {:.1f} s); PTTL left {} s (≈ {:.1f} h)",
+                                   conflicts, static_cast<double>(last_ns - m_kill_ns) / 1e9,
+                                   with_thousands(pttl.integer / 1000), static_cast<double>(pttl.integer) / 3.6e6);
+        }
+        measure({"key of the killed client", measured, m_kill_fault->documented, m_kill_fault->note,
+                 m_kill_fault->note_vi});
+    }
+
+    const Scenario& m_s;
+    const IdemRunContext& m_ctx;
+    PgSession& m_pg;
+    int m_trial;
+    uint64_t m_seed;
+    std::vector<Measurement>* m_measurements;  // trial 1 only
+    std::string m_prefix;
+    std::string m_dir;
+    TrialRedis* m_redis = nullptr;
+    std::unique_ptr<RedisClient> m_admin;
+    std::vector<ClientProcess> m_clients;
+    std::vector<HistoryRecord> m_records;
+    int64_t m_origin_ns = 0;
+    int64_t m_kill_ns = 0;
+    std::string m_stuck_key;
+    const IdemFault* m_kill_fault = nullptr;
+};
+
+}  // namespace
+
+LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
+    LabResult lab;
+    lab.scenario = s;
+    if (s.idem.benchmark.enabled) {
+        run_idem_benchmark(s, ctx, lab);
+        return lab;
+    }
+    PgSession pg(ctx.servers.pg, ctx.schema);
+    const uint64_t seed = lab_seed(s, ctx.seed);
+    const int runs = ctx.runs.value_or(s.runs);
+    for (int t = 1; t <= runs; ++t) {
+        throw_if_interrupted();
+        if (ctx.progress) ctx.progress(s.id, t, runs);
+        IdemTrialRun trial(s, ctx, pg, t, trial_seed(seed, t), t == 1 ? &lab.measurements : nullptr);
+        lab.trials.push_back(trial.run());
+    }
+    drop_order_table(pg);
+    return lab;
+}
+
+}  // namespace relab

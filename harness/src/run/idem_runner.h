@@ -1,0 +1,32 @@
+// Runs the idempotency-key workload labs (article 002) on real servers: per trial the orders
+// table, the lab's own redis-server(s) when it needs settings or faults, one process per client,
+// the start barrier, the faults at their times, then the counts from the orders table and the
+// answers. The benchmark lab measures the claim operation on Redis and PostgreSQL.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "check/outcome.h"
+#include "real/servers.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+struct IdemRunContext {
+    const ServerSet& servers;
+    std::string schema;      // the run's PostgreSQL schema
+    std::string run_prefix;  // the run's key prefix, "relab:<run id>:"
+    std::string relab_exe;   // spawned as `relab role --config FILE`
+    std::string work_dir;    // role configs and histories go below it
+    std::optional<uint64_t> seed;
+    std::optional<int> runs;
+    std::function<void(const std::string&, int, int)> progress;  // lab id, trial, trials
+};
+
+// Every trial of an "idem" workload (or the benchmark). The caller summarizes.
+LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx);
+
+}  // namespace relab

@@ -1,0 +1,298 @@
+#include "scenario/idem_loader.h"
+
+#include <set>
+
+namespace relab {
+
+std::string to_string(IdemFault::Type t) {
+    switch (t) {
+        case IdemFault::Type::flood: return "flood";
+        case IdemFault::Type::snapshot: return "snapshot";
+        case IdemFault::Type::crash_restart: return "crash_restart";
+        case IdemFault::Type::pause_replica: return "pause_replica";
+        case IdemFault::Type::failover: return "failover";
+        case IdemFault::Type::kill_client: return "kill_client";
+        case IdemFault::Type::observe: return "observe";
+    }
+    return "?";
+}
+
+namespace scenario_json {
+
+namespace {
+
+bool opt_bool(const Object& o, const std::string& key, bool fallback) {
+    if (!o.has(key)) return fallback;
+    const json& v = o.at(key);
+    if (!v.is_boolean()) o.reader().expected(o.path(key), "true or false", v);
+    return v.get<bool>();
+}
+
+std::vector<int64_t> int_list(const Reader& r, const json& v, const std::string& path, int64_t lo, bool non_empty) {
+    r.array(v, path, non_empty);
+    std::vector<int64_t> out;
+    for (size_t i = 0; i < v.size(); ++i) out.push_back(r.integer(v[i], child(path, i), lo, k_int64_max));
+    return out;
+}
+
+MemoryProjection read_projection(const Object& o) {
+    MemoryProjection p;
+    p.keys = o.req_int("keys", 1);
+    p.label = o.req_string("label");
+    p.label_vi = o.opt_string("label_vi", p.label);
+    p.documented = o.opt_string("documented", "", false);
+    return p;
+}
+
+IdemRetry read_retry(const Object& o) {
+    const Reader& r = o.reader();
+    IdemRetry retry;
+    if (o.has("on")) {
+        retry.on_codes.clear();
+        for (int64_t code : int_list(r, o.at("on"), o.path("on"), 100, false)) {
+            if (code > 599) r.expected(o.path("on"), "HTTP status codes (100..599)", o.at("on"));
+            retry.on_codes.push_back(static_cast<int>(code));
+        }
+    }
+    retry.every_ms = o.opt_int("every_ms", retry.every_ms, 1);
+    retry.max_attempts = static_cast<int>(o.opt_int("max_attempts", retry.max_attempts, 1, 1000));
+    return retry;
+}
+
+std::string read_key_format(const Object& o, const std::string& key, const std::string& fallback) {
+    std::string f = o.opt_string(key, fallback);
+    if (f.find("{client_key}") == std::string::npos)
+        o.reader().expected(o.path(key), "a key format containing {client_key}", o.at(key));
+    return f;
+}
+
+IdemRequest read_request(const Object& o) {
+    const Reader& r = o.reader();
+    IdemRequest q;
+    q.user_id = o.opt_int("user_id", q.user_id, 0);
+    q.client_key = o.req_string("client_key");
+    q.payload = o.opt_string("payload", q.payload, false);
+    if (o.has("at_ms")) {
+        const json& at = o.at("at_ms");
+        q.send_at_ms = at.is_array() ? int_list(r, at, o.path("at_ms"), 0, true)
+                                     : std::vector<int64_t>{r.integer(at, o.path("at_ms"), 0, k_int64_max)};
+        if (!std::is_sorted(q.send_at_ms.begin(), q.send_at_ms.end()))
+            r.expected(o.path("at_ms"), "send times in increasing order", at);
+    }
+    if (o.has("key_format")) q.key_format = read_key_format(o, "key_format", "");
+    if (o.has("fail_attempts"))
+        for (int64_t a : int_list(r, o.at("fail_attempts"), o.path("fail_attempts"), 1, false))
+            q.fail_attempts.push_back(static_cast<int>(a));
+    if (o.has("work_ms")) q.work_ms = o.req_int("work_ms", 0);
+    return q;
+}
+
+// {"count": N, "start_ms", "every_ms", "resend_after_ms": [...], "user_id", "payload"}: N requests
+// with keys "<client>-<i>", the i-th sent at start + i*every and resent after each delay.
+std::vector<IdemRequest> generate_requests(const Object& o, const std::string& client) {
+    const Reader& r = o.reader();
+    const int64_t count = o.req_int("count", 1, 100000);
+    const int64_t start = o.opt_int("start_ms", 0, 0);
+    const int64_t every = o.opt_int("every_ms", 10, 0);
+    std::vector<int64_t> resend;
+    if (o.has("resend_after_ms")) resend = int_list(r, o.at("resend_after_ms"), o.path("resend_after_ms"), 1, false);
+    std::sort(resend.begin(), resend.end());
+    const int64_t user = o.opt_int("user_id", 7, 0);
+    const std::string payload = o.opt_string("payload", IdemRequest{}.payload, false);
+    std::vector<IdemRequest> out;
+    for (int64_t i = 0; i < count; ++i) {
+        IdemRequest q;
+        q.user_id = user;
+        q.client_key = fmt::format("{}-{}", client, i + 1);
+        q.payload = payload;
+        const int64_t at = start + i * every;
+        q.send_at_ms = {at};
+        for (int64_t d : resend) q.send_at_ms.push_back(at + d);
+        out.push_back(std::move(q));
+    }
+    return out;
+}
+
+IdemClient read_client(const Object& o) {
+    const Reader& r = o.reader();
+    IdemClient c;
+    c.name = o.req_string("name");
+    if (o.has("requests")) {
+        const json& list = r.array(o.at("requests"), o.path("requests"), true);
+        for (size_t i = 0; i < list.size(); ++i)
+            c.requests.push_back(read_request(Object(r, list[i], child(o.path("requests"), i),
+                                                     {"user_id", "client_key", "payload", "at_ms", "key_format",
+                                                      "fail_attempts", "work_ms"})));
+    }
+    if (o.has("generate")) {
+        auto more = generate_requests(Object(r, o.at("generate"), o.path("generate"),
+                                             {"count", "start_ms", "every_ms", "resend_after_ms", "user_id", "payload"}),
+                                      c.name);
+        c.requests.insert(c.requests.end(), more.begin(), more.end());
+    }
+    if (c.requests.empty()) r.fail(o.path(), "a client needs \"requests\" or \"generate\"");
+    if (o.has("retry"))
+        c.retry = read_retry(Object(r, o.at("retry"), o.path("retry"), {"on", "every_ms", "max_attempts"}));
+    return c;
+}
+
+IdemMiddlewareSpec read_middleware(const Object& o) {
+    const Reader& r = o.reader();
+    IdemMiddlewareSpec m;
+    m.key_format = read_key_format(o, "key_format", m.key_format);
+    m.claim_ttl_ms = o.opt_int("claim_ttl_ms", m.claim_ttl_ms, 1);
+    m.done_ttl_ms = o.opt_int("done_ttl_ms", m.done_ttl_ms, 1);
+    m.done_keepttl = opt_bool(o, "done_keepttl", m.done_keepttl);
+    m.check_owner = opt_bool(o, "check_owner", m.check_owner);
+    m.work_ms = o.opt_int("work_ms", m.work_ms, 0);
+    if (o.has("wait")) {
+        Object w(r, o.at("wait"), o.path("wait"), {"replicas", "timeout_ms", "fail_closed"});
+        m.wait_replicas = w.req_int("replicas", 1, 100);
+        m.wait_timeout_ms = w.opt_int("timeout_ms", m.wait_timeout_ms, 1);
+        m.wait_fail_closed = opt_bool(w, "fail_closed", m.wait_fail_closed);
+    }
+    return m;
+}
+
+IdemServers read_servers(const Object& o) {
+    const Reader& r = o.reader();
+    IdemServers s;
+    s.own = true;
+    if (o.has("redis")) {
+        const json& cfg = o.at("redis");
+        if (!cfg.is_object()) r.expected(o.path("redis"), "an object of redis-server settings (name: value)", cfg);
+        for (const auto& [name, value] : cfg.items())
+            s.redis_config[name] = r.string(value, child(o.path("redis"), name), false);
+    }
+    s.replica = opt_bool(o, "replica", false);
+    return s;
+}
+
+IdemFault read_fault(const Object& o) {
+    IdemFault f;
+    const std::string type = o.opt_choice(
+        "type", "", {"flood", "snapshot", "crash_restart", "pause_replica", "failover", "kill_client", "observe"});
+    if (type.empty()) o.reader().fail(o.path("type"), "required field is missing");
+    static const std::map<std::string, IdemFault::Type> types = {
+        {"flood", IdemFault::Type::flood},
+        {"snapshot", IdemFault::Type::snapshot},
+        {"crash_restart", IdemFault::Type::crash_restart},
+        {"pause_replica", IdemFault::Type::pause_replica},
+        {"failover", IdemFault::Type::failover},
+        {"kill_client", IdemFault::Type::kill_client},
+        {"observe", IdemFault::Type::observe}};
+    f.type = types.at(type);
+    f.at_ms = o.opt_int("at_ms", 0, 0);
+    if (f.type == IdemFault::Type::flood) {
+        f.bytes = o.req_int("bytes", 1);
+        f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
+    }
+    if (f.type == IdemFault::Type::kill_client) f.client = o.req_string("client");
+    f.documented = o.opt_string("documented", "", false);
+    f.note = o.opt_string("note", "", false);
+    f.note_vi = o.opt_string("note_vi", f.note, false);
+    return f;
+}
+
+IdemBenchmark read_benchmark(const Object& o) {
+    IdemBenchmark b;
+    b.enabled = true;
+    b.duration_ms = o.opt_int("duration_ms", b.duration_ms, 100, 60000);
+    b.redis_benchmark_requests = o.opt_int("redis_benchmark_requests", b.redis_benchmark_requests, 100, 10000000);
+    b.pgbench_seconds = o.opt_int("pgbench_seconds", b.pgbench_seconds, 1, 60);
+    b.documented_fsync_ratio = static_cast<double>(o.opt_int("documented_fsync_ratio", 200, 1));
+    b.documented_async_ratio = static_cast<double>(o.opt_int("documented_async_ratio", 10, 1));
+    return b;
+}
+
+}  // namespace
+
+SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path) {
+    Object o(r, v, path,
+             {"at_ms", "redis", "expect_reply", "expect_error", "expect_integer", "documented", "note", "note_vi",
+              "project"});
+    SessionStep step;
+    step.at_ms = o.opt_int("at_ms", -1, 0);
+    RedisStep rs;
+    rs.argv = r.strings(r.array(o.at("redis"), o.path("redis"), true), o.path("redis"));
+    if (rs.argv[0].empty()) r.expected(child(o.path("redis"), 0), "a command name", o.at("redis")[0]);
+    rs.expect_reply = o.maybe_string("expect_reply", false);
+    rs.expect_error = o.maybe_string("expect_error");
+    if (rs.expect_reply && rs.expect_error)
+        r.fail(o.path("expect_error"), "a step cannot both expect a reply and an error");
+    if (o.has("expect_integer")) {
+        Object range(r, o.at("expect_integer"), o.path("expect_integer"), {"min", "max"});
+        rs.expect_min = range.maybe_int("min", k_int64_min);
+        rs.expect_max = range.maybe_int("max", k_int64_min);
+        if (!rs.expect_min && !rs.expect_max)
+            r.expected(range.path(), "an object with \"min\" and/or \"max\"", o.at("expect_integer"));
+        if (rs.expect_min && rs.expect_max && *rs.expect_min > *rs.expect_max)
+            r.fail(range.path("max"), fmt::format("expected max >= min ({}), got {}", *rs.expect_min, *rs.expect_max));
+    }
+    rs.documented = o.opt_string("documented", "", false);
+    rs.note = o.opt_string("note", "", false);
+    rs.note_vi = o.opt_string("note_vi", rs.note, false);
+    if (o.has("project"))
+        rs.project = read_projection(Object(r, o.at("project"), o.path("project"), {"keys", "label", "label_vi", "documented"}));
+    step.redis = std::move(rs);
+    return step;
+}
+
+void read_idem_workload(const Object& top, Scenario& s) {
+    const Reader& r = top.reader();
+    for (const char* foreign : {"stream", "orders", "events", "job_cost_ms", "consumers", "write", "lock", "producer",
+                                "dispatcher", "stream_line"})
+        if (top.has(foreign))
+            r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
+    Object o(r, top.at("idem"), top.path("idem"),
+             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "scaling", "scaling_vi"});
+    IdemSpec& idem = s.idem;
+    idem.enabled = true;
+    if (o.has("middleware"))
+        idem.middleware = read_middleware(Object(r, o.at("middleware"), o.path("middleware"),
+                                                 {"key_format", "claim_ttl_ms", "done_ttl_ms", "done_keepttl",
+                                                  "check_owner", "work_ms", "wait"}));
+    idem.layer4 = opt_bool(o, "layer4", false);
+    if (o.has("servers"))
+        idem.servers = read_servers(Object(r, o.at("servers"), o.path("servers"), {"redis", "replica"}));
+    if (o.has("benchmark"))
+        idem.benchmark = read_benchmark(Object(r, o.at("benchmark"), o.path("benchmark"),
+                                               {"duration_ms", "redis_benchmark_requests", "pgbench_seconds",
+                                                "documented_fsync_ratio", "documented_async_ratio"}));
+    std::set<std::string> names;
+    if (o.has("clients")) {
+        const json& list = r.array(o.at("clients"), o.path("clients"), true);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object co(r, list[i], child(o.path("clients"), i), {"name", "requests", "generate", "retry"});
+            IdemClient c = read_client(co);
+            if (!names.insert(c.name).second) r.fail(co.path("name"), "duplicate client name \"" + c.name + "\"");
+            idem.clients.push_back(std::move(c));
+        }
+    }
+    if (idem.clients.empty() && !idem.benchmark.enabled)
+        r.fail(o.path("clients"), "required field is missing (a lab needs clients, or a benchmark)");
+    if (o.has("faults")) {
+        const json& list = r.array(o.at("faults"), o.path("faults"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object fo(r, list[i], child(o.path("faults"), i), {"type", "at_ms", "bytes", "value_bytes", "client", "documented", "note", "note_vi"});
+            IdemFault f = read_fault(fo);
+            const bool needs_replica = f.type == IdemFault::Type::pause_replica || f.type == IdemFault::Type::failover;
+            // A fault changes a server's state for everyone on it: only on servers the lab owns.
+            if (!idem.servers.own && f.type != IdemFault::Type::observe && f.type != IdemFault::Type::kill_client)
+                r.fail(fo.path("type"), "a fault needs the lab's own servers: add \"servers\" to /idem");
+            if (needs_replica && !idem.servers.replica)
+                r.fail(fo.path("type"), "needs a replica: set \"replica\": true under /idem/servers");
+            if (f.type == IdemFault::Type::kill_client && !names.count(f.client))
+                r.fail(fo.path("client"), "no client is named \"" + f.client + "\"");
+            idem.faults.push_back(std::move(f));
+        }
+        std::stable_sort(idem.faults.begin(), idem.faults.end(),
+                         [](const IdemFault& a, const IdemFault& b) { return a.at_ms < b.at_ms; });
+    }
+    idem.scaling = o.opt_string("scaling", "", false);
+    idem.scaling_vi = o.opt_string("scaling_vi", idem.scaling, false);
+}
+
+}  // namespace scenario_json
+
+}  // namespace relab

@@ -1,0 +1,17 @@
+// Loading the idempotency labs' parts of a scenario file (idem_spec.h), with the same checked
+// reading as loader.cpp: every failure names the file, the JSON Pointer and what was expected.
+#pragma once
+
+#include "scenario/json_reader.h"
+#include "scenario/scenario.h"
+
+namespace relab::scenario_json {
+
+// A step of a session with "client": "redis".
+SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path);
+
+// A workload with an "idem" object: fills s.idem. The stream workload's fields (orders, events,
+// consumers, ...) do not apply and are refused.
+void read_idem_workload(const Object& top, Scenario& s);
+
+}  // namespace relab::scenario_json

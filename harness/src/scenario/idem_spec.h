@@ -1,0 +1,136 @@
+// The idempotency-key labs (article 002) as plain data: Redis steps of scripted sessions, and the
+// middleware workload (clients, the middleware's settings, the lab's own servers and faults).
+// Loaded by idem_loader.cpp; part of Scenario (scenario.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace relab {
+
+// An integer reply (bytes per key) times a number of keys, printed under the reply: the article's
+// "192 bytes/key × 10,000 orders/day ≈ 2 MB".
+struct MemoryProjection {
+    int64_t keys = 0;
+    std::string label;     // "10,000 orders/day, TTL 24 h"
+    std::string label_vi;
+    std::string documented;  // the article's figure: "≈ 2 MB"
+};
+
+// One redis-cli command of a scripted Redis session. Keys are the lab's logical names; the runner
+// prefixes them (found with COMMAND GETKEYS) and prints them back without the prefix.
+struct RedisStep {
+    std::vector<std::string> argv;            // "{pad:N}" inside an argument stands for N 'x'
+    std::optional<std::string> expect_reply;  // redis-cli form: "(nil)", "OK", "(integer) 59",
+                                              // or a string reply's value (quoted or not)
+    std::optional<std::string> expect_error;  // the error reply starts with this: "WRONGTYPE"
+    std::optional<int64_t> expect_min;        // an integer reply no smaller than this
+    std::optional<int64_t> expect_max;        // an integer reply no larger than this
+    std::string documented;                   // the article's reply, printed beside the measured one
+    std::string note;                         // why this machine's reply differs, printed under it
+    std::string note_vi;
+    std::optional<MemoryProjection> project;
+};
+
+// When a client resends a request after no (or a failed) answer.
+struct IdemRetry {
+    std::vector<int> on_codes = {409, 500, 503};  // answers that make the client try again
+    int64_t every_ms = 200;
+    int max_attempts = 5;  // sends per scheduled send, the first included
+};
+
+// One request a client sends: POST /orders with an Idempotency-Key header.
+struct IdemRequest {
+    int64_t user_id = 7;
+    std::string client_key;                                  // the Idempotency-Key header
+    std::string payload = "{\"sku\":\"A1\",\"qty\":1}";      // the request body
+    // When the client sends it, from the trial origin. More than one: the client did not get the
+    // first answer (a slow 4G network) and sends the same request again.
+    std::vector<int64_t> send_at_ms = {0};
+    std::optional<std::string> key_format;  // the middleware's key format for this request (a deploy)
+    std::vector<int> fail_attempts;         // the business logic throws on these attempts (1-based,
+                                            // counted over every send of this request)
+    std::optional<int64_t> work_ms;         // the business logic's duration for this request
+};
+
+// A client process: sends its requests in time order, each with retries.
+struct IdemClient {
+    std::string name;  // the actor: "A", "B"
+    std::vector<IdemRequest> requests;
+    IdemRetry retry;
+};
+
+// The middleware of article 002, section 1.2.
+struct IdemMiddlewareSpec {
+    // {user_id}, {client_key} and {hash} (the payload's hash) are replaced.
+    std::string key_format = "idem:v1:{user_id}:{client_key}";
+    int64_t claim_ttl_ms = 60000;     // phase 1: SET ... NX GET EX 60
+    int64_t done_ttl_ms = 86400000;   // phase 2: SET ... XX EX 86400
+    bool done_keepttl = false;        // phase 2 with KEEPTTL (one-tier TTL: phase 1 already 24 h)
+    bool check_owner = false;         // store user_id in the value; never replay to another user
+    int64_t work_ms = 50;             // the business logic's duration (before its INSERT)
+    int64_t wait_replicas = 0;        // WAIT n timeout after the claim and after the store; 0: none
+    int64_t wait_timeout_ms = 100;
+    bool wait_fail_closed = false;    // the claim reached fewer replicas: release, answer 503
+};
+
+// A fault the runner injects at a time from the trial origin.
+struct IdemFault {
+    enum class Type {
+        flood,           // write `bytes` of cache keys (`value_bytes` each) into the shared Redis
+        snapshot,        // BGSAVE and wait for it: the last automatic RDB snapshot
+        crash_restart,   // SIGKILL redis-server (docker kill), start it again on its dir and port
+        pause_replica,   // SIGSTOP the replica and drop its link: the primary acks alone from now
+        failover,        // SIGKILL the primary, resume the replica, REPLICAOF NO ONE; the old
+                         // primary then comes back as a replica of the new one (as Sentinel does)
+        kill_client,     // SIGKILL a client process right after its first claim
+        observe,         // no fault: records which idempotency keys exist, and their TTLs
+    };
+    Type type = Type::flood;
+    int64_t at_ms = 0;
+    int64_t bytes = 0;
+    int64_t value_bytes = 1024;
+    std::string client;  // kill_client
+    // What the article documented for this fault and, when this machine must differ, why. Shown
+    // beside the figure relab measures (trial 1).
+    std::string documented;
+    std::string note;
+    std::string note_vi;
+};
+
+// Servers the lab starts for each trial, with the settings it needs (fault labs).
+struct IdemServers {
+    bool own = false;
+    std::map<std::string, std::string> redis_config;  // maxmemory, maxmemory-policy, appendonly, save...
+    bool replica = false;                              // a replica of the primary (replicaof)
+};
+
+// Claim throughput, Redis vs PostgreSQL (article 002, section 3.1).
+struct IdemBenchmark {
+    bool enabled = false;
+    int64_t duration_ms = 1000;            // each of relab's own measurements
+    int64_t redis_benchmark_requests = 20000;
+    int64_t pgbench_seconds = 2;
+    double documented_fsync_ratio = 200;   // PostgreSQL with fsync per commit, times slower
+    double documented_async_ratio = 10;    // with synchronous_commit=off
+};
+
+struct IdemSpec {
+    bool enabled = false;
+    IdemMiddlewareSpec middleware;
+    bool layer4 = false;  // CREATE UNIQUE INDEX ON orders (idem_key)
+    std::vector<IdemClient> clients;
+    IdemServers servers;
+    std::vector<IdemFault> faults;
+    IdemBenchmark benchmark;
+    // How the lab's times relate to production, printed in the report ("1 s here stands for 60 s").
+    std::string scaling;
+    std::string scaling_vi;
+};
+
+std::string to_string(IdemFault::Type t);
+
+}  // namespace relab

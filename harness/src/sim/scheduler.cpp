@@ -1,0 +1,175 @@
+#include "sim/scheduler.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace relab::sim {
+
+Scheduler::Scheduler(size_t stack_bytes) : m_stack_bytes(stack_bytes) { m_events.reserve(256); }
+
+Scheduler::~Scheduler() {
+    try {
+        cancel_all();
+    } catch (...) {
+    }
+}
+
+void Scheduler::reset(Nanos start, uint64_t schedule_seed, bool random_ties) {
+    if (m_current != kNoFiber) throw std::logic_error("Scheduler::reset called from inside a fiber");
+    cancel_all();
+    m_events.clear();
+    m_now = start.count();
+    m_seq = 0;
+    m_random_ties = random_ties;
+    m_rng = SeededRng(schedule_seed);
+    for (int i = 0; i < m_fibers; ++i) {
+        m_slots[static_cast<size_t>(i)].joiners.clear();
+        m_slots[static_cast<size_t>(i)].wake_pending = false;
+    }
+    m_fibers = 0;
+    m_live_fibers = 0;
+    m_failure = nullptr;
+    m_failed_fiber.clear();
+    m_events_run = 0;
+}
+
+void Scheduler::at(Nanos t, Action action, void* ctx, uint64_t arg) {
+    const int64_t when = std::max(t.count(), m_now);
+    const uint64_t tie = m_random_ties ? m_rng.next() : 0;
+    m_events.push_back(Event{when, tie, m_seq++, action, ctx, arg});
+    std::push_heap(m_events.begin(), m_events.end(), Later{});
+}
+
+Scheduler::Slot& Scheduler::slot(FiberId f) {
+    if (f < 0 || f >= m_fibers) throw std::out_of_range(fmt::format("no fiber {}", f));
+    return m_slots[static_cast<size_t>(f)];
+}
+
+const Scheduler::Slot& Scheduler::slot(FiberId f) const {
+    if (f < 0 || f >= m_fibers) throw std::out_of_range(fmt::format("no fiber {}", f));
+    return m_slots[static_cast<size_t>(f)];
+}
+
+FiberId Scheduler::spawn(std::string name, std::function<void()> body, Nanos start) {
+    if (static_cast<size_t>(m_fibers) == m_slots.size()) {
+        m_slots.emplace_back();
+        m_slots.back().fiber = std::make_unique<Fiber>(m_stack_bytes);
+    }
+    const FiberId id = m_fibers++;
+    Slot& s = m_slots[static_cast<size_t>(id)];
+    s.joiners.clear();
+    s.wake_pending = true;
+    s.fiber->start(std::move(name), std::move(body));
+    ++m_live_fibers;
+    at(start, &Scheduler::resume_event, this, static_cast<uint64_t>(id));
+    return id;
+}
+
+bool Scheduler::finished(FiberId f) const { return slot(f).fiber->state() == FiberState::finished; }
+
+const std::string& Scheduler::name(FiberId f) const { return slot(f).fiber->name(); }
+
+void Scheduler::resume_event(void* ctx, uint64_t fiber) {
+    static_cast<Scheduler*>(ctx)->resume(static_cast<FiberId>(fiber));
+}
+
+void Scheduler::resume(FiberId f) {
+    Slot& s = slot(f);
+    Fiber& fiber = *s.fiber;
+    s.wake_pending = false;
+    if (fiber.state() == FiberState::finished) return;
+    m_current = f;
+    fiber.set_state(FiberState::running);
+    fiber.resume();
+    m_current = kNoFiber;
+    if (fiber.state() != FiberState::finished) return;
+    --m_live_fibers;
+    if (fiber.error() && !m_failure) {
+        m_failure = fiber.error();
+        m_failed_fiber = fiber.name();
+    }
+    for (FiberId j : s.joiners) wake(j, now());
+    s.joiners.clear();
+}
+
+void Scheduler::suspend() {
+    if (m_current == kNoFiber) throw std::logic_error("Scheduler::suspend called outside a fiber");
+    Fiber& fiber = *slot(m_current).fiber;
+    if (fiber.cancel_requested()) throw FiberCancelled{};
+    fiber.set_state(FiberState::suspended);
+    fiber.yield();
+    // Resumed by resume(), which set m_current back to this fiber.
+    if (fiber.cancel_requested()) throw FiberCancelled{};
+}
+
+void Scheduler::wake(FiberId f, Nanos t) {
+    Slot& s = slot(f);
+    if (s.wake_pending || s.fiber->state() == FiberState::finished) return;
+    s.wake_pending = true;
+    at(t, &Scheduler::resume_event, this, static_cast<uint64_t>(f));
+}
+
+void Scheduler::sleep_until(Nanos t) {
+    wake(m_current, t);
+    suspend();
+}
+
+void Scheduler::join(FiberId f) {
+    if (finished(f)) return;
+    slot(f).joiners.push_back(m_current);
+    suspend();
+}
+
+Scheduler::Stop Scheduler::run(Nanos limit) {
+    if (m_current != kNoFiber) throw std::logic_error("Scheduler::run called from inside a fiber");
+    while (!m_events.empty()) {
+        if (m_failure) return Stop::fiber_failed;
+        if (m_events.front().t > limit.count()) return Stop::time_limit;
+        std::pop_heap(m_events.begin(), m_events.end(), Later{});
+        const Event e = m_events.back();
+        m_events.pop_back();
+        m_now = e.t;
+        ++m_events_run;
+        e.action(e.ctx, e.arg);
+    }
+    return m_failure ? Stop::fiber_failed : Stop::idle;
+}
+
+void Scheduler::cancel_all() {
+    if (m_current != kNoFiber) throw std::logic_error("Scheduler::cancel_all called from inside a fiber");
+    m_events.clear();
+    // A body that swallows FiberCancelled and suspends again is cancelled again; one that keeps
+    // doing so is abandoned (its stack objects leak) rather than looping forever.
+    for (int round = 0; round < 8 && m_live_fibers > 0; ++round) {
+        for (int i = 0; i < m_fibers; ++i) {
+            Slot& s = m_slots[static_cast<size_t>(i)];
+            Fiber& fiber = *s.fiber;
+            const FiberState st = fiber.state();
+            if (st == FiberState::finished) continue;
+            if (st == FiberState::ready) {
+                // Never ran: nothing on its stack to unwind.
+                fiber.set_state(FiberState::finished);
+                --m_live_fibers;
+                continue;
+            }
+            fiber.request_cancel();
+            resume(i);
+        }
+        m_events.clear();
+    }
+    for (int i = 0; i < m_fibers; ++i) m_slots[static_cast<size_t>(i)].fiber->set_state(FiberState::finished);
+    m_live_fibers = 0;
+}
+
+std::vector<std::string> Scheduler::unfinished() const {
+    std::vector<std::string> out;
+    for (int i = 0; i < m_fibers; ++i) {
+        const Fiber& f = *m_slots[static_cast<size_t>(i)].fiber;
+        if (f.state() != FiberState::finished) out.push_back(f.name());
+    }
+    return out;
+}
+
+}  // namespace relab::sim

@@ -1,0 +1,123 @@
+// The simulator's only notion of time and order (FoundationDB sim2, Seastar manual_clock).
+// Virtual time is integer nanoseconds and moves only when the scheduler takes the next event.
+// Events run in (time, tie, sequence) order; the tie is drawn from the schedule's seeded
+// generator, so simultaneous events are ordered by the seed, never by how the code happens to
+// queue them. Fibers (the roles) run cooperatively: one at a time, until they suspend.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "ports/seeded_rng.h"
+#include "sim/fiber.h"
+
+namespace relab::sim {
+
+using FiberId = int;
+inline constexpr FiberId kNoFiber = -1;
+
+class Scheduler {
+public:
+    // An event's work: a plain function and its arguments, so queueing one never allocates.
+    using Action = void (*)(void* ctx, uint64_t arg);
+
+    enum class Stop {
+        idle,          // no event left
+        time_limit,    // the next event lies beyond the limit
+        fiber_failed,  // a fiber's body threw; see failure()
+    };
+
+    explicit Scheduler(size_t stack_bytes = 256 * 1024);
+    ~Scheduler();
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    // Starts afresh at `start`: no events, no fibers (stacks are kept for reuse). Ties are drawn
+    // from a generator seeded with schedule_seed; with random_ties false they fall back to the
+    // order events were queued in (for tests that pin an order).
+    void reset(Nanos start, uint64_t schedule_seed, bool random_ties = true);
+
+    Nanos now() const { return Nanos{m_now}; }
+    // The generator for every schedule-shaping choice (latencies, ties). Roles have their own.
+    SeededRng& rng() { return m_rng; }
+
+    // Runs action(ctx, arg) at time t on the scheduler's own stack. t earlier than now means now.
+    void at(Nanos t, Action action, void* ctx, uint64_t arg = 0);
+
+    // A fiber that starts running `body` at time `start`.
+    FiberId spawn(std::string name, std::function<void()> body, Nanos start);
+    FiberId current() const { return m_current; }
+    bool finished(FiberId f) const;
+    const std::string& name(FiberId f) const;
+    int fiber_count() const { return m_live_fibers; }
+
+    // --- inside a fiber ---
+    // Gives up the CPU until wake(current()). Throws FiberCancelled when the fiber is cancelled.
+    void suspend();
+    // Schedules a suspended fiber's resumption at t. A fiber is woken at most once per suspend.
+    void wake(FiberId f, Nanos t);
+    void sleep_until(Nanos t);
+    void sleep_for(Nanos d) { sleep_until(now() + d); }
+    // Suspends until fiber f has finished.
+    void join(FiberId f);
+
+    // Runs events until none is left, the next lies beyond `limit`, or a fiber failed.
+    Stop run(Nanos limit);
+    // The first fiber error (with the fiber's name), or null.
+    std::exception_ptr failure() const { return m_failure; }
+    const std::string& failed_fiber() const { return m_failed_fiber; }
+    // Unwinds every unfinished fiber (its suspend() throws FiberCancelled), so the objects on its
+    // stack are destroyed. Leaves no events queued.
+    void cancel_all();
+    // Names of fibers that have not finished, in spawn order.
+    std::vector<std::string> unfinished() const;
+    uint64_t events_run() const { return m_events_run; }
+
+private:
+    struct Event {
+        int64_t t;
+        uint64_t tie;
+        uint64_t seq;
+        Action action;
+        void* ctx;
+        uint64_t arg;
+    };
+    struct Later {
+        bool operator()(const Event& a, const Event& b) const {
+            if (a.t != b.t) return a.t > b.t;
+            if (a.tie != b.tie) return a.tie > b.tie;
+            return a.seq > b.seq;
+        }
+    };
+    struct Slot {
+        std::unique_ptr<Fiber> fiber;
+        std::vector<FiberId> joiners;
+        bool wake_pending = false;
+    };
+
+    static void resume_event(void* ctx, uint64_t fiber);
+    void resume(FiberId f);
+    Slot& slot(FiberId f);
+    const Slot& slot(FiberId f) const;
+
+    size_t m_stack_bytes;
+    int64_t m_now = 0;
+    uint64_t m_seq = 0;
+    bool m_random_ties = true;
+    SeededRng m_rng{0};
+    std::vector<Event> m_events;  // a binary heap under Later
+    std::vector<Slot> m_slots;    // kept across resets for their stacks
+    int m_fibers = 0;             // slots in use this run
+    int m_live_fibers = 0;
+    FiberId m_current = kNoFiber;
+    std::exception_ptr m_failure;
+    std::string m_failed_fiber;
+    uint64_t m_events_run = 0;
+};
+
+}  // namespace relab::sim

@@ -1,0 +1,90 @@
+#include "sim/sim_ports.h"
+
+#include "roles/order_sql.h"
+
+namespace relab::sim {
+
+std::vector<std::string> SimStream::xadd(const std::string& stream, const std::vector<Fields>& batch) {
+    return m_world.xadd(stream, batch);
+}
+
+std::vector<StreamEntry> SimStream::xreadgroup(const std::string& group, const std::string& consumer,
+                                               const std::string& stream, int count, Millis block) {
+    return m_world.xreadgroup(stream, group, consumer, count, block);
+}
+
+void SimStream::xack(const std::string& stream, const std::string& group, const std::string& id) {
+    m_world.round_trip([&] {
+        m_world.streams().xack(stream, group, id);
+        m_world.stream_changed();
+    });
+}
+
+std::vector<StreamEntry> SimStream::xrange(const std::string& stream) {
+    return m_world.round_trip([&] { return m_world.streams().xrange(stream); });
+}
+
+void SimStream::wait_readers_blocked(int readers, Millis timeout) { m_world.wait_readers_blocked(readers, timeout); }
+
+bool SimKv::set_nx_px(const std::string& key, const std::string& value, Millis ttl) {
+    return m_world.round_trip([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; });
+}
+
+int64_t SimKv::delete_if_equals(const std::string& key, const std::string& token) {
+    return m_world.round_trip([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); });
+}
+
+std::string SimKv::delete_if_equals_method() const { return "compare-and-delete Lua script"; }
+
+bool SimKv::exists(const std::string& key) {
+    return m_world.round_trip([&] { return m_world.kv().exists(key, m_world.now()); });
+}
+
+KvSetResult SimKv::set(const std::string& key, const std::string& value, const KvSetOptions& o) {
+    SetOptions so;
+    so.condition = o.condition == KvSetOptions::Condition::nx   ? SetOptions::Condition::nx
+                   : o.condition == KvSetOptions::Condition::xx ? SetOptions::Condition::xx
+                                                                : SetOptions::Condition::always;
+    if (o.ttl.count() > 0) so.px = o.ttl;
+    so.keepttl = o.keepttl;
+    so.get = o.get;
+    const SetResult r = m_world.round_trip([&] { return m_world.kv().set(key, value, so, m_world.now()); });
+    return KvSetResult{r.written, r.previous};
+}
+
+std::optional<std::string> SimKv::get(const std::string& key) {
+    return m_world.round_trip([&] { return m_world.kv().get(key, m_world.now()); });
+}
+
+int64_t SimKv::del(const std::string& key) {
+    return m_world.round_trip([&] { return m_world.kv().del(key, m_world.now()); });
+}
+
+WriteResult SimOrderStore::write_state(const OrderWrite& w) {
+    WriteResult out;
+    out.affected = m_world.round_trip([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); });
+    out.sql = order_write_sql(w);
+    return out;
+}
+
+std::vector<OrderRow> SimOrderStore::rows() {
+    return m_world.round_trip([&] { return m_world.orders().rows(); });
+}
+
+int64_t SimOutbox::record_change(int64_t order, const std::string& status, int64_t version) {
+    return m_world.round_trips(3, [&] { return m_world.outbox().record_change(order, status, version); });
+}
+
+std::vector<OutboxRow> SimOutbox::unpublished(OutboxOrder order) {
+    return m_world.round_trip([&] { return m_world.outbox().unpublished(order); });
+}
+
+void SimOutbox::mark_published(int64_t id, const std::string& entry_id) {
+    m_world.round_trip([&] { m_world.outbox().mark_published(id, entry_id, m_world.now()); });
+}
+
+void SimOutbox::count_failed_attempt(int64_t id) {
+    m_world.round_trip([&] { m_world.outbox().count_failed_attempt(id); });
+}
+
+}  // namespace relab::sim

@@ -1,0 +1,98 @@
+// The ports on the simulated world: what a role's fiber calls instead of Redis, PostgreSQL and
+// the system clock. Each call is a round trip to the world's models (see SimWorld); the logical
+// key names are used as they are, since a simulated trial has the world to itself.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "sim/sim_world.h"
+
+namespace relab::sim {
+
+class SimClock : public Clock {
+public:
+    explicit SimClock(SimWorld& w) : m_world(w) {}
+    Nanos now() override { return m_world.now(); }
+    void sleep_for(Nanos d) override { m_world.sleep(d); }
+
+private:
+    SimWorld& m_world;
+};
+
+class SimStream : public Stream {
+public:
+    explicit SimStream(SimWorld& w) : m_world(w) {}
+    std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) override;
+    std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
+                                        const std::string& stream, int count, Millis block) override;
+    void xack(const std::string& stream, const std::string& group, const std::string& id) override;
+    std::vector<StreamEntry> xrange(const std::string& stream) override;
+    void wait_readers_blocked(int readers, Millis timeout) override;
+
+private:
+    SimWorld& m_world;
+};
+
+// A Redis 7 server: compare-and-delete is the Lua script (DELEX IFEQ came with 8.4).
+class SimKv : public Kv {
+public:
+    explicit SimKv(SimWorld& w) : m_world(w) {}
+    bool set_nx_px(const std::string& key, const std::string& value, Millis ttl) override;
+    int64_t delete_if_equals(const std::string& key, const std::string& token) override;
+    std::string delete_if_equals_method() const override;
+    bool exists(const std::string& key) override;
+    KvSetResult set(const std::string& key, const std::string& value, const KvSetOptions& o) override;
+    std::optional<std::string> get(const std::string& key) override;
+    int64_t del(const std::string& key) override;
+
+private:
+    SimWorld& m_world;
+};
+
+// tmp_orders: each write is one autocommit UPDATE, the text order_write_sql() gives.
+class SimOrderStore : public OrderStore {
+public:
+    explicit SimOrderStore(SimWorld& w) : m_world(w) {}
+    WriteResult write_state(const OrderWrite& w) override;
+    std::vector<OrderRow> rows() override;
+
+private:
+    SimWorld& m_world;
+};
+
+// tmp_src_orders + tmp_outbox. record_change costs four round trips (BEGIN, UPDATE, INSERT,
+// COMMIT) like RealOutbox and takes effect at the COMMIT.
+class SimOutbox : public Outbox {
+public:
+    explicit SimOutbox(SimWorld& w) : m_world(w) {}
+    int64_t record_change(int64_t order, const std::string& status, int64_t version) override;
+    std::vector<OutboxRow> unpublished(OutboxOrder order) override;
+    void mark_published(int64_t id, const std::string& entry_id) override;
+    void count_failed_attempt(int64_t id) override;
+
+private:
+    SimWorld& m_world;
+};
+
+// The trial's history in memory: every actor appends to one list, stamped with the trial number.
+class SimHistory : public History {
+public:
+    void reset(int trial) {
+        m_trial = trial;
+        m_records.clear();
+    }
+    void record(HistoryRecord r) override {
+        r.trial = m_trial;
+        m_records.push_back(std::move(r));
+    }
+    std::vector<HistoryRecord> take() { return std::move(m_records); }
+
+private:
+    int m_trial = 0;
+    std::vector<HistoryRecord> m_records;
+};
+
+}  // namespace relab::sim

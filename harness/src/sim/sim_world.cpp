@@ -1,0 +1,201 @@
+#include "sim/sim_world.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace relab::sim {
+
+struct SimWorld::BlockedRead {
+    SimWorld* world;
+    FiberId fiber;
+    Nanos reply_half;
+    const std::string* key;
+    const std::string* group;
+    const std::string* consumer;
+    int count;
+    Millis block;
+    std::vector<StreamEntry> result;
+    std::exception_ptr error;
+};
+
+struct SimWorld::BarrierWait {
+    SimWorld* world;
+    uint64_t id;
+    FiberId fiber;
+    Nanos reply_half;
+    int readers;
+    Millis timeout;
+    bool answered = false;
+    std::exception_ptr error;
+};
+
+Latency Latency::from(const SimSpec& s) {
+    auto us = [](int64_t v) { return Nanos{v * 1000}; };
+    return Latency{us(s.rtt_min_us),    us(s.rtt_max_us),   us(s.wakeup_min_us),
+                   us(s.wakeup_max_us), us(s.start_min_us), us(s.start_max_us)};
+}
+
+SimWorld::SimWorld(size_t stack_bytes) : m_sched(stack_bytes) {}
+
+void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed) {
+    m_sched.reset(start, schedule_seed);
+    m_latency = latency;
+    m_streams.clear();
+    m_kv.clear();
+    m_orders.reset({});
+    m_outbox.reset({});
+    m_blocked.clear();
+    m_barriers.clear();
+    m_change_waiters.clear();
+}
+
+Nanos SimWorld::uniform(Nanos lo, Nanos hi) {
+    if (hi <= lo) return lo;
+    return Nanos{m_sched.rng().uniform(lo.count(), hi.count())};
+}
+
+Nanos SimWorld::draw_rtt() { return uniform(m_latency.rtt_min, m_latency.rtt_max); }
+Nanos SimWorld::draw_wakeup() { return uniform(m_latency.wakeup_min, m_latency.wakeup_max); }
+Nanos SimWorld::draw_start() { return uniform(m_latency.start_min, m_latency.start_max); }
+
+void SimWorld::sleep(Nanos d) {
+    // A zero or negative sleep still yields, so a role polling without sleeping cannot starve
+    // the others (it would spin forever in virtual time otherwise).
+    if (d.count() <= 0) {
+        m_sched.sleep_until(now());
+        return;
+    }
+    m_sched.sleep_until(now() + d + draw_wakeup());
+}
+
+void SimWorld::stream_changed() {
+    for (FiberId f : m_change_waiters) m_sched.wake(f, now());
+    m_change_waiters.clear();
+}
+
+void SimWorld::wait_stream_change() {
+    m_change_waiters.push_back(m_sched.current());
+    m_sched.suspend();
+}
+
+void SimWorld::reply_blocked(BlockedRead& r, Nanos extra) {
+    m_sched.wake(r.fiber, now() + r.reply_half + extra);
+}
+
+void SimWorld::serve_blocked(const std::string& key) {
+    if (m_blocked.empty()) return;
+    for (auto& served : m_streams.serve_blocked(key, now())) {
+        auto it = std::find_if(m_blocked.begin(), m_blocked.end(),
+                               [&](const auto& b) { return b.first == served.ticket; });
+        if (it == m_blocked.end()) continue;
+        BlockedRead& r = *it->second;
+        m_blocked.erase(it);
+        r.result = std::move(served.entries);
+        reply_blocked(r, draw_wakeup());
+    }
+}
+
+std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vector<Fields>& batch) {
+    return round_trip([&] {
+        std::vector<std::string> ids;
+        ids.reserve(batch.size());
+        for (const Fields& fields : batch) {
+            ids.push_back(m_streams.xadd(key, fields, now()));
+            serve_blocked(key);
+        }
+        stream_changed();
+        return ids;
+    });
+}
+
+void SimWorld::blocked_read_at_server(void* ctx, uint64_t) {
+    auto& r = *static_cast<BlockedRead*>(ctx);
+    SimWorld& w = *r.world;
+    try {
+        r.result = w.m_streams.xreadgroup(*r.key, *r.group, *r.consumer, r.count, w.now());
+        if (!r.result.empty()) {
+            w.stream_changed();
+            w.reply_blocked(r, Nanos{0});
+            return;
+        }
+        const uint64_t ticket = w.m_streams.block(*r.key, *r.group, *r.consumer, r.count);
+        w.m_blocked.emplace_back(ticket, &r);
+        if (r.block.count() > 0) w.m_sched.at(w.now() + r.block, &SimWorld::blocked_read_timeout, &w, ticket);
+        w.reader_blocked();
+    } catch (...) {
+        r.error = std::current_exception();
+        w.reply_blocked(r, Nanos{0});
+    }
+}
+
+void SimWorld::blocked_read_timeout(void* ctx, uint64_t ticket) {
+    auto& w = *static_cast<SimWorld*>(ctx);
+    if (!w.m_streams.unblock(ticket)) return;  // served meanwhile
+    auto it = std::find_if(w.m_blocked.begin(), w.m_blocked.end(), [&](const auto& b) { return b.first == ticket; });
+    if (it == w.m_blocked.end()) return;
+    BlockedRead& r = *it->second;
+    w.m_blocked.erase(it);
+    w.reply_blocked(r, w.draw_wakeup());
+}
+
+std::vector<StreamEntry> SimWorld::xreadgroup(const std::string& key, const std::string& group,
+                                              const std::string& consumer, int count, Millis block) {
+    const Nanos rtt = draw_rtt();
+    const Nanos request_half = rtt / 2;
+    BlockedRead r{this, m_sched.current(), rtt - request_half, &key, &group, &consumer, count, block, {}, nullptr};
+    m_sched.at(now() + request_half, &SimWorld::blocked_read_at_server, &r);
+    m_sched.suspend();
+    if (r.error) std::rethrow_exception(r.error);
+    return std::move(r.result);
+}
+
+void SimWorld::unblock_all_readers() {
+    for (uint64_t ticket : m_streams.blocked_tickets()) blocked_read_timeout(this, ticket);
+}
+
+void SimWorld::reader_blocked() {
+    const int blocked = m_streams.blocked_readers();
+    for (auto it = m_barriers.begin(); it != m_barriers.end();) {
+        BarrierWait& b = *it->second;
+        if (blocked < b.readers) {
+            ++it;
+            continue;
+        }
+        b.answered = true;
+        m_sched.wake(b.fiber, now() + b.reply_half);
+        it = m_barriers.erase(it);
+    }
+}
+
+void SimWorld::barrier_at_server(void* ctx, uint64_t) {
+    auto& b = *static_cast<BarrierWait*>(ctx);
+    SimWorld& w = *b.world;
+    w.m_barriers.emplace_back(b.id, &b);
+    w.reader_blocked();
+    // The timeout names the wait by id: once answered, the waiter's frame is gone.
+    if (!b.answered) w.m_sched.at(w.now() + b.timeout, &SimWorld::barrier_timeout, &w, b.id);
+}
+
+void SimWorld::barrier_timeout(void* ctx, uint64_t id) {
+    auto& w = *static_cast<SimWorld*>(ctx);
+    auto it = std::find_if(w.m_barriers.begin(), w.m_barriers.end(), [&](const auto& p) { return p.first == id; });
+    if (it == w.m_barriers.end()) return;
+    BarrierWait& b = *it->second;
+    w.m_barriers.erase(it);
+    b.answered = true;
+    b.error = std::make_exception_ptr(SimError(fmt::format("wait_readers_blocked: only {} of {} readers blocked after {} ms",
+                                                           w.m_streams.blocked_readers(), b.readers, b.timeout.count())));
+    w.m_sched.wake(b.fiber, w.now() + b.reply_half);
+}
+
+void SimWorld::wait_readers_blocked(int readers, Millis timeout) {
+    const Nanos rtt = draw_rtt();
+    const Nanos request_half = rtt / 2;
+    BarrierWait b{this, m_next_barrier++, m_sched.current(), rtt - request_half, readers, timeout, false, nullptr};
+    m_sched.at(now() + request_half, &SimWorld::barrier_at_server, &b);
+    m_sched.suspend();
+    if (b.error) std::rethrow_exception(b.error);
+}
+
+}  // namespace relab::sim

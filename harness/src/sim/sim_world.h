@@ -1,0 +1,156 @@
+// One trial's simulated world: the scheduler, the servers' state (stream, keys, tables) and the
+// network between the roles and the servers. A port call from a role's fiber costs one round trip:
+// its request reaches the server model half a round trip later, runs there atomically at that
+// virtual instant, and the reply reaches the fiber after the other half. A reader that blocks in
+// XREADGROUP waits at the server in FIFO order, like Redis's blocked clients, and the process
+// needs a wake-up delay once the reply is there. Every latency is drawn from the schedule's seeded
+// generator.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ports/ports.h"
+#include "scenario/scenario.h"
+#include "sim/kv_model.h"
+#include "sim/outbox_model.h"
+#include "sim/scheduler.h"
+#include "sim/stream_model.h"
+#include "sim/table_model.h"
+
+namespace relab::sim {
+
+// A simulated server's error that has no Redis or SQL reply of its own (a barrier timeout...).
+class SimError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The scenario's timing ranges in nanoseconds.
+struct Latency {
+    Nanos rtt_min{0}, rtt_max{0};
+    Nanos wakeup_min{0}, wakeup_max{0};
+    Nanos start_min{0}, start_max{0};
+    static Latency from(const SimSpec& s);
+};
+
+class SimWorld {
+public:
+    explicit SimWorld(size_t stack_bytes = 256 * 1024);
+    SimWorld(const SimWorld&) = delete;
+    SimWorld& operator=(const SimWorld&) = delete;
+
+    // A fresh world at virtual time `start`: empty models, no fibers, the schedule generator
+    // seeded with schedule_seed.
+    void reset(const Latency& latency, Nanos start, uint64_t schedule_seed);
+
+    Scheduler& scheduler() { return m_sched; }
+    Nanos now() const { return m_sched.now(); }
+    StreamModel& streams() { return m_streams; }
+    KvModel& kv() { return m_kv; }
+    TableModel& orders() { return m_orders; }
+    OutboxModel& outbox() { return m_outbox; }
+
+    Nanos draw_rtt();
+    Nanos draw_wakeup();
+    Nanos draw_start();
+
+    // --- from a role's fiber ---
+    // Runs op() at the server half a round trip from now; its result (or exception) comes back
+    // to the caller after the other half.
+    template <class Op>
+    auto round_trip(Op op) -> decltype(op());
+    // Several statements one after another, each its own round trip (BEGIN; ...; COMMIT): the
+    // first `idle_trips` do nothing at the server, the last runs op().
+    template <class Op>
+    auto round_trips(int idle_trips, Op op) -> decltype(op());
+    // XADD, each batch member in turn; after each one the stream's blocked readers are served.
+    std::vector<std::string> xadd(const std::string& key, const std::vector<Fields>& batch);
+    // XREADGROUP ... BLOCK block: blocks at the server while the group has nothing new; empty on
+    // timeout or CLIENT UNBLOCK. block 0 waits forever, as in Redis.
+    std::vector<StreamEntry> xreadgroup(const std::string& key, const std::string& group, const std::string& consumer,
+                                        int count, Millis block);
+    // Returns once `readers` readers are blocked in XREADGROUP; SimError after `timeout`.
+    void wait_readers_blocked(int readers, Millis timeout);
+    // A sleeping process: wakes after d plus a wake-up delay.
+    void sleep(Nanos d);
+
+    // --- at the server, from the trial's supervisor (no network) ---
+    // CLIENT UNBLOCK of every blocked reader: each gets an empty reply.
+    void unblock_all_readers();
+    // Suspends the calling fiber until the next change to any stream or group.
+    void wait_stream_change();
+    // Counts a stream change (XADD, XACK, ...) and wakes whoever waits for one.
+    void stream_changed();
+
+private:
+    struct BlockedRead;
+    struct BarrierWait;
+
+    static void blocked_read_at_server(void* ctx, uint64_t);
+    static void blocked_read_timeout(void* ctx, uint64_t ticket);
+    static void barrier_at_server(void* ctx, uint64_t);
+    static void barrier_timeout(void* ctx, uint64_t);
+    void serve_blocked(const std::string& key);
+    void reply_blocked(BlockedRead& r, Nanos extra);
+    void reader_blocked();
+    Nanos uniform(Nanos lo, Nanos hi);
+
+    Scheduler m_sched;
+    Latency m_latency;
+    StreamModel m_streams;
+    KvModel m_kv;
+    TableModel m_orders;
+    OutboxModel m_outbox;
+    std::vector<std::pair<uint64_t, BlockedRead*>> m_blocked;  // ticket -> the parked call
+    std::vector<std::pair<uint64_t, BarrierWait*>> m_barriers;  // id -> the waiting call
+    uint64_t m_next_barrier = 1;
+    std::vector<FiberId> m_change_waiters;
+};
+
+template <class Op>
+auto SimWorld::round_trip(Op op) -> decltype(op()) {
+    using Result = decltype(op());
+    struct Call {
+        SimWorld* world;
+        Op* op;
+        FiberId fiber;
+        Nanos reply_half;
+        std::conditional_t<std::is_void_v<Result>, bool, std::optional<Result>> result{};
+        std::exception_ptr error;
+
+        static void at_server(void* ctx, uint64_t) {
+            auto* c = static_cast<Call*>(ctx);
+            try {
+                if constexpr (std::is_void_v<Result>)
+                    (*c->op)();
+                else
+                    c->result.emplace((*c->op)());
+            } catch (...) {
+                c->error = std::current_exception();
+            }
+            c->world->m_sched.wake(c->fiber, c->world->now() + c->reply_half);
+        }
+    };
+    const Nanos rtt = draw_rtt();
+    const Nanos request_half = rtt / 2;
+    Call call{this, &op, m_sched.current(), rtt - request_half, {}, nullptr};
+    m_sched.at(now() + request_half, &Call::at_server, &call);
+    m_sched.suspend();
+    if (call.error) std::rethrow_exception(call.error);
+    if constexpr (!std::is_void_v<Result>) return std::move(*call.result);
+}
+
+template <class Op>
+auto SimWorld::round_trips(int idle_trips, Op op) -> decltype(op()) {
+    for (int i = 0; i < idle_trips; ++i) round_trip([] {});
+    return round_trip(std::move(op));
+}
+
+}  // namespace relab::sim

@@ -1,0 +1,119 @@
+// A PostgreSQL table of (id, status, version) rows with the concurrency the labs depend on:
+// transactions, row versions (MVCC), row locks held until commit or rollback, READ COMMITTED and
+// REPEATABLE READ snapshots. An UPDATE that finds its row locked by another open transaction is
+// blocked; once the holder ends, resume() finishes it:
+//   READ COMMITTED: re-checks its WHERE on the newest committed version and updates that one
+//                   (or nothing), as PostgreSQL's EvalPlanQual does;
+//   REPEATABLE READ: fails with SQLSTATE 40001 "could not serialize access due to concurrent
+//                   update" when the holder committed a change to the row.
+// Pure: nothing waits here. The caller parks a blocked statement and calls resume() after the
+// blocker's commit or rollback.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+
+namespace relab::sim {
+
+enum class Isolation { read_committed, repeatable_read };
+
+using TxnId = uint64_t;
+
+// UPDATE t SET status = <status>[, version = <new_version>] WHERE id = <id> [AND version < <version_below>]
+struct RowUpdate {
+    int64_t id = 0;
+    std::string status;
+    std::optional<int64_t> new_version;
+    std::optional<int64_t> version_below;
+    // The consumer's write: plain sets the status; CAS also sets the version and guards on it.
+    static RowUpdate from_order_write(const OrderWrite& w);
+};
+
+struct StatementResult {
+    enum class Kind { done, blocked, error };
+    Kind kind = Kind::done;
+    int64_t affected = 0;  // done: rows changed
+    TxnId blocked_by = 0;  // blocked: the transaction holding the row lock
+    std::string sqlstate;  // error: "40001", "25P02", ...
+    std::string message;
+    bool done() const { return kind == Kind::done; }
+    bool blocked() const { return kind == Kind::blocked; }
+    bool failed() const { return kind == Kind::error; }
+};
+
+// A misuse of the model (a statement on a transaction that is not open): a bug in the caller.
+class TableModelError : public std::logic_error {
+public:
+    using std::logic_error::logic_error;
+};
+
+class TableModel {
+public:
+    // Drops every row and transaction; `rows` become committed rows.
+    void reset(const std::vector<OrderRow>& rows);
+
+    TxnId begin(Isolation iso = Isolation::read_committed);
+    // A new UPDATE statement in an open transaction. Only one statement of a transaction can be
+    // blocked at a time, and no other may run until it is resumed.
+    StatementResult update(TxnId txn, const RowUpdate& u);
+    // Finishes the blocked statement after its blocker ended; may block again on a newer holder.
+    StatementResult resume(TxnId txn);
+    // INSERT INTO t VALUES (...): 23505 when a visible or locked row has the id.
+    StatementResult insert(TxnId txn, const OrderRow& row);
+    // Rows visible to the transaction (its snapshot, plus its own changes), by id.
+    std::vector<OrderRow> select(TxnId txn);
+    // COMMIT; a transaction that failed is rolled back instead, and this returns false ("ROLLBACK").
+    bool commit(TxnId txn);
+    void rollback(TxnId txn);
+    bool open(TxnId txn) const;
+    bool failed(TxnId txn) const;  // an error aborted it; only ROLLBACK (or COMMIT) is accepted
+    // The transaction that blocked `txn`'s statement, or 0.
+    TxnId waiting_for(TxnId txn) const;
+
+    // Autocommit: BEGIN; UPDATE; COMMIT. Throws TableModelError if the row is locked (no open
+    // transaction exists in a lab that only writes in autocommit).
+    int64_t update_autocommit(const RowUpdate& u);
+    // Committed rows, by id.
+    std::vector<OrderRow> rows() const;
+
+private:
+    enum class TxnState { open, failed, committed, aborted };
+    struct Txn {
+        Isolation iso = Isolation::read_committed;
+        TxnState state = TxnState::open;
+        bool has_snapshot = false;
+        uint64_t snapshot = 0;       // REPEATABLE READ: commits up to this sequence are visible
+        uint64_t commit_seq = 0;
+        std::optional<RowUpdate> blocked_stmt;
+        uint64_t blocked_snapshot = 0;  // the blocked statement's snapshot
+        TxnId blocked_by = 0;
+    };
+    struct Version {
+        OrderRow row;
+        TxnId xmin = 0;  // creator; 0 = there before any transaction
+        TxnId xmax = 0;  // the transaction that replaced (and so locks) it; 0 = none
+    };
+
+    Txn& txn_or_throw(TxnId id, const char* what);
+    uint64_t statement_snapshot(Txn& t);
+    bool committed_by(TxnId creator, uint64_t snapshot) const;
+    bool visible(const Version& v, TxnId me, uint64_t snapshot) const;
+    bool replaced_for(const Version& v, TxnId me, uint64_t snapshot) const;
+    Version* visible_version(int64_t id, TxnId me, uint64_t snapshot);
+    StatementResult run_update(TxnId me, Txn& t, const RowUpdate& u, uint64_t snapshot);
+    StatementResult fail(Txn& t, std::string sqlstate, std::string message);
+    static bool where_holds(const OrderRow& row, const RowUpdate& u);
+
+    std::map<int64_t, std::vector<Version>> m_rows;  // id -> versions, oldest first
+    std::map<TxnId, Txn> m_txns;
+    TxnId m_next_txn = 1;
+    uint64_t m_commit_seq = 0;
+};
+
+}  // namespace relab::sim

@@ -1,0 +1,127 @@
+// The simulator against the real servers: for every deterministic lab, `relab run --backend sim`
+// and `relab run --backend real` must reach the same outcome (wrong count, every trial's final
+// rows, the stream's order of events). Racy labs (S4a, S4b) are left out: their outcome is a
+// distribution, compared by rate elsewhere.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+class CrossCheckTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / fmt::format("relab-cross-check-{}", getpid());
+        fs::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    // The JSON report of `relab run ARGS --backend BACKEND`; fails the test on a non-zero exit.
+    json run(const std::string& backend, const std::string& args) {
+        const auto json_path = m_dir / (backend + ".json");
+        const auto err_path = m_dir / (backend + ".err");
+        const std::string cmd = fmt::format("TMPDIR={} {} run {} --backend {} --json {} --quiet 2>{}", (m_dir / "tmp").string(),
+                                            RELAB_BINARY, args, backend, json_path.string(), err_path.string());
+        const int status = std::system(cmd.c_str());
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << cmd << "\n" << slurp(err_path);
+        if (!fs::exists(json_path)) return json::object();
+        return json::parse(slurp(json_path));
+    }
+
+    fs::path m_dir;
+};
+
+// What must agree between the backends, per lab: the wrong count and, per trial, the final
+// statuses and the stream's events (order:type) in log order. (Not the version column: with
+// "version_source": "entry_id" it is a timestamp, wall clock on one side, virtual on the other.) Trials are sorted: their order is not the
+// outcome.
+struct LabOutcome {
+    int trials = 0;
+    int wrong = 0;
+    bool held = false;
+    std::vector<std::string> trial_outcomes;
+};
+
+std::map<std::string, LabOutcome> outcomes(const json& report) {
+    std::map<std::string, LabOutcome> out;
+    if (!report.contains("labs")) return out;
+    for (const auto& lab : report.at("labs")) {
+        LabOutcome o;
+        o.trials = lab.at("summary").at("trials");
+        o.wrong = lab.at("summary").at("wrong");
+        o.held = lab.at("summary").at("held");
+        for (const auto& t : lab.at("trials")) {
+            std::string text = "rows:";
+            for (const auto& row : t.at("final_rows"))
+                text += fmt::format(" #{}={}", row.at("id").get<int64_t>(), row.at("status").get<std::string>());
+            text += " stream:";
+            for (const auto& e : t.at("stream"))
+                text += " " + e.at("fields").value("order", "?") + ":" + e.at("fields").value("type", "?");
+            o.trial_outcomes.push_back(text);
+        }
+        std::sort(o.trial_outcomes.begin(), o.trial_outcomes.end());
+        out[lab.at("id")] = o;
+    }
+    return out;
+}
+
+void expect_same_outcomes(const json& real, const json& sim, const std::vector<std::string>& ids) {
+    const auto r = outcomes(real);
+    const auto s = outcomes(sim);
+    for (const auto& id : ids) {
+        SCOPED_TRACE(id);
+        ASSERT_TRUE(r.count(id)) << "no " << id << " in the real report";
+        ASSERT_TRUE(s.count(id)) << "no " << id << " in the sim report";
+        const LabOutcome& a = r.at(id);
+        const LabOutcome& b = s.at(id);
+        EXPECT_GT(a.trials, 0);
+        EXPECT_EQ(a.trials, b.trials);
+        EXPECT_EQ(a.wrong, b.wrong);
+        EXPECT_EQ(a.held, b.held);
+        EXPECT_TRUE(a.held);
+        EXPECT_EQ(a.trial_outcomes, b.trial_outcomes);
+    }
+    for (const auto& lab : sim.at("labs")) EXPECT_EQ(lab.at("backend"), "sim");
+    for (const auto& lab : real.at("labs")) EXPECT_EQ(lab.at("backend"), "real");
+}
+
+}  // namespace
+
+TEST_F(CrossCheckTest, consumer_side_deterministic_labs_end_the_same_on_both_backends) {
+    const std::vector<std::string> ids = {"08a-baseline", "08b-s1", "08c-s4c", "08d-s5"};
+    std::string args;
+    for (const auto& id : ids) args += id + " ";
+    args += "--runs 2 --seed 7";
+    const json real = run("real", args);
+    const json sim = run("sim", args);
+    expect_same_outcomes(real, sim, ids);
+}
+
+TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_backends) {
+    const std::vector<std::string> ids = {"08e-reorder", "08f-p2-business", "08f-p2-entry-id", "08g-outbox-naive",
+                                          "08g-outbox-per-key"};
+    std::string args;
+    for (const auto& id : ids) args += id + " ";
+    args += "--runs 1 --seed 7";
+    const json real = run("real", args);
+    const json sim = run("sim", args);
+    expect_same_outcomes(real, sim, ids);
+}

@@ -1,0 +1,229 @@
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/reporter.h"
+#include "report_fixture.h"
+#include "xml_tree.h"
+
+namespace relab {
+namespace {
+
+std::string render(const RunReport& run, const HtmlOptions& opts = {}) {
+    std::ostringstream out;
+    make_html_reporter(opts)->report(run, out);
+    return out.str();
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+    size_t n = 0;
+    for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+    return n;
+}
+
+// The part of the page that belongs to one lab.
+std::string section(const std::string& html, const std::string& id) {
+    const size_t start = html.find("id=\"lab-" + id + "\"");
+    if (start == std::string::npos) return {};
+    return html.substr(start, html.find("</section>", start) - start);
+}
+
+// Every <svg …>…</svg> of the page, each parsed as XML.
+std::vector<test::XmlElement> svgs(const std::string& html) {
+    std::vector<test::XmlElement> out;
+    for (size_t at = html.find("<svg"); at != std::string::npos; at = html.find("<svg", at + 4)) {
+        const size_t end = html.find("</svg>", at);
+        out.push_back(test::parse_xml(html.substr(at, end + 6 - at)));
+    }
+    return out;
+}
+
+std::vector<std::string> lanes_of(const test::XmlElement& svg) {
+    std::vector<std::string> lanes;
+    for (const auto* g : svg.all("g"))
+        if (g->attrs.count("class") && g->attr("class") == "lane") lanes.push_back(g->attr("data-lane"));
+    return lanes;
+}
+
+TEST(HtmlReporterTest, the_page_is_self_contained) {
+    const std::string html = render(test::sample_run());
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n", 0), 0u);
+    EXPECT_EQ(html.substr(html.size() - 16), "</body>\n</html>\n");
+    EXPECT_EQ(count(html, "<script"), 0u);
+    EXPECT_EQ(count(html, "<link"), 0u);
+    EXPECT_EQ(count(html, " src="), 0u);
+    EXPECT_EQ(count(html, "url(http"), 0u);
+    // The only URL is the SVG namespace name, which is never fetched.
+    EXPECT_EQ(count(html, "http"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+    EXPECT_EQ(count(html, "<style>"), 1u);
+}
+
+TEST(HtmlReporterTest, header_and_summary_table_list_every_lab_with_documented_beside_measured) {
+    const std::string html = render(test::sample_run());
+    EXPECT_NE(html.find("<p class=\"totals\">6 labs: <span class=\"badge held\">4 held</span> <span class=\"badge "
+                        "broken\">1 broken</span> <span class=\"badge skipped\">1 skipped</span></p>"),
+              std::string::npos);
+    EXPECT_NE(html.find("Redis 7.0.15 · PostgreSQL 15.8 (external) · seed 20261021"), std::string::npos);
+    RunReport all_held;
+    all_held.labs = {test::baseline_lab()};
+    EXPECT_NE(render(all_held).find("<p class=\"totals\">1 lab: <span class=\"badge held\">1 held</span> <span "
+                                    "class=\"badge zero\">0 broken</span> <span class=\"badge zero\">0 skipped</span></p>"),
+              std::string::npos);
+    EXPECT_NE(html.find("<tr class=\"held\"><td><a href=\"#lab-08a-baseline\"><code>08a-baseline</code></a></td><td>BUG: "
+                        "2 parallel consumers; plain UPDATE</td><td>10/10 — wrong 10/10; created overwrites at 816 "
+                        "ms</td><td class=\"num\">2/2</td><td>wrong = all</td><td><span class=\"badge "
+                        "held\">held</span></td></tr>"),
+              std::string::npos);
+    EXPECT_NE(html.find("<td class=\"num\">1/2 cases</td><td>wrong = none</td><td><span class=\"badge "
+                        "broken\">broken</span></td></tr>"),
+              std::string::npos);
+    EXPECT_NE(html.find("<tr class=\"skipped\"><td><a href=\"#lab-08h-idmp\">"), std::string::npos);
+    EXPECT_EQ(count(html, "<tr class="), 6u);
+    EXPECT_EQ(count(html, "<section class=\"lab "), 6u);
+    for (const char* id : {"08a-baseline", "08c-s4a", "08f-p2", "08g-p1-naive", "08d-cas-overlap", "08h-idmp"})
+        EXPECT_FALSE(section(html, id).empty()) << id;
+    EXPECT_NE(html.find("<section class=\"lab broken\" id=\"lab-08d-cas-overlap\">"), std::string::npos);
+    EXPECT_NE(html.find("<section class=\"lab skipped\" id=\"lab-08h-idmp\">"), std::string::npos);
+    EXPECT_NE(section(html, "08h-idmp").find("skipped: XADD IDMP needs Redis 8.6; this server is 7.0.15"),
+              std::string::npos);
+}
+
+TEST(HtmlReporterTest, documented_result_stands_beside_the_measured_one) {
+    const std::string lab = section(render(test::sample_run()), "08a-baseline");
+    EXPECT_NE(lab.find("<div class=\"documented\"><h3>documented</h3><p class=\"count\">10/10</p><p>wrong 10/10; created "
+                       "overwrites at 816 ms</p></div>\n<div class=\"measured\"><h3>measured</h3><p "
+                       "class=\"count\">2/2</p><p>trials with a wrong final state (not paid)</p>"),
+              std::string::npos)
+        << lab;
+    EXPECT_NE(lab.find("expectation: <code>wrong = all</code> → <span class=\"badge held\">held</span>"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, final_status_chips_mark_wrong_trials) {
+    const std::string html = render(test::sample_run());
+    const std::string baseline = section(html, "08a-baseline");
+    EXPECT_NE(baseline.find(R"~(<span class="chip wrong" title="trial 1, seed 1001; #42=created (expected paid)"><b>1</b> created ✕</span>)~"),
+              std::string::npos)
+        << baseline;
+    const std::string lock = section(html, "08c-s4a");
+    EXPECT_NE(lock.find(R"(<span class="chip" title="trial 1, seed 0"><b>1</b> paid</span>)"), std::string::npos);
+    EXPECT_EQ(count(lock, "<span class=\"chip wrong\""), 2u);
+    const std::string two = section(html, "08g-p1-naive");
+    EXPECT_NE(two.find("<b>1</b> #42=created✕ #43=paid</span>"), std::string::npos) << two;
+    EXPECT_NE(two.find("<b>2</b> #42=paid #43=paid</span>"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, timelines_draw_a_lane_per_actor_and_highlight_the_overwriting_write) {
+    const std::string html = render(test::sample_run());
+    const std::string baseline = section(html, "08a-baseline");
+    // Two trials, at most three: every trial gets a timeline.
+    EXPECT_EQ(count(baseline, "<figure class=\"timeline\" data-trial="), 2u);
+    const auto drawn = svgs(baseline);
+    ASSERT_EQ(drawn.size(), 2u);
+    for (const auto& svg : drawn) EXPECT_EQ(lanes_of(svg), (std::vector<std::string>{"producer", "C1", "C2"}));
+    EXPECT_NE(baseline.find(R"(class="bar job overwrite")"), std::string::npos);
+    EXPECT_NE(baseline.find(R"(<polygon class="marker write overwrite")"), std::string::npos);
+    EXPECT_NE(baseline.find(">UPDATE 1 — overwrites v=2</text>"), std::string::npos);
+    EXPECT_NE(baseline.find(R"(<text class="marker-label" )"), std::string::npos);  // C2's plain "UPDATE 1"
+    EXPECT_EQ(count(baseline, R"(<circle class="marker receive")"), 4u);
+    EXPECT_EQ(count(baseline, R"(<polygon class="marker publish ok")"), 4u);
+    // A time axis in ms.
+    EXPECT_NE(baseline.find(">0 ms</text>"), std::string::npos);
+    EXPECT_NE(baseline.find(">800 ms</text>"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, lock_waits_are_hatched_and_a_late_release_is_flagged) {
+    const std::string lock = section(render(test::sample_run()), "08c-s4a");
+    EXPECT_EQ(count(lock, "<figure class=\"timeline\" data-trial="), 3u);
+    EXPECT_NE(lock.find(R"(<rect class="bar wait" )"), std::string::npos);
+    EXPECT_NE(lock.find(R"(fill="url(#hatch-)"), std::string::npos);
+    EXPECT_NE(lock.find("stroke-dasharray=\"4 2\""), std::string::npos);
+    EXPECT_NE(lock.find(R"(<rect class="marker lock-release bad")"), std::string::npos);
+    EXPECT_NE(lock.find(">release → 0</text>"), std::string::npos);
+    EXPECT_EQ(count(lock, R"(<rect class="marker lock-acquire")"), 4u);
+    // Every hatch pattern id is defined once on the page.
+    const std::string html = render(test::sample_run());
+    std::set<std::string> ids;
+    const std::regex id_re("<pattern id=\"([^\"]+)\"");
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), id_re); it != std::sregex_iterator(); ++it)
+        EXPECT_TRUE(ids.insert((*it)[1]).second) << (*it)[1];
+}
+
+TEST(HtmlReporterTest, failed_publishes_are_crosses_and_a_stale_cas_write_is_not_highlighted) {
+    const std::string cas = section(render(test::sample_run()), "08f-p2");
+    EXPECT_EQ(count(cas, R"(<path class="marker publish fail")"), 2u);
+    EXPECT_EQ(count(cas, R"(<polygon class="marker publish ok")"), 2u);
+    EXPECT_NE(cas.find(">UPDATE 0</text>"), std::string::npos);
+    EXPECT_EQ(count(cas, "overwrite"), 0u);
+}
+
+TEST(HtmlReporterTest, selection_shows_trial_one_and_the_first_wrong_trial_of_a_long_lab) {
+    LabResult lab = test::baseline_lab();
+    lab.trials.clear();
+    for (int i = 1; i <= 6; ++i) {
+        TrialOutcome t = test::baseline_lab().trials[0];
+        t.trial = i;
+        t.wrong = i == 4 || i == 5;
+        lab.trials.push_back(t);
+    }
+    RunReport run;
+    run.labs = {lab};
+    const std::string html = render(run);
+    EXPECT_EQ(count(html, "<figure class=\"timeline\" data-trial="), 2u);
+    EXPECT_NE(html.find("<figure class=\"timeline\" data-trial=\"1\">"), std::string::npos);
+    EXPECT_NE(html.find("<figure class=\"timeline\" data-trial=\"4\">"), std::string::npos);
+    EXPECT_EQ(count(render(run, HtmlOptions{TimelineSelection::all, 3}), "<figure class=\"timeline\" data-trial="), 6u);
+}
+
+TEST(HtmlReporterTest, session_labs_show_a_timeline_per_case_and_the_transcript) {
+    const std::string lab = section(render(test::sample_run()), "08d-cas-overlap");
+    EXPECT_EQ(count(lab, "<figure class=\"timeline\" data-case="), 2u);
+    const auto drawn = svgs(lab);
+    ASSERT_EQ(drawn.size(), 2u);
+    EXPECT_EQ(lanes_of(drawn[0]), (std::vector<std::string>{"A", "B"}));
+    EXPECT_EQ(lanes_of(drawn[1]), (std::vector<std::string>{"A"}));
+    EXPECT_NE(lab.find(R"(<rect class="bar step failed")"), std::string::npos);
+    EXPECT_NE(lab.find(">ERROR 40001</text>"), std::string::npos);
+    EXPECT_NE(lab.find("<pre class=\"transcript\">### CAS when 2 UPDATEs OVERLAP   (08d-cas.txt)\n"), std::string::npos);
+    // SQL is escaped in the transcript.
+    EXPECT_NE(lab.find("UPDATE tmp_orders SET status = &#39;paid&#39;, version = 2 WHERE id = 42 AND version &lt; 2;\nUPDATE 1\n"),
+              std::string::npos);
+    EXPECT_NE(lab.find("<li>1 of 2 cases ended with wrong rows (expected none)</li>"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, markup_in_titles_actors_sql_and_ops_is_escaped) {
+    LabResult lab = test::baseline_lab();
+    lab.scenario.title = "<b>\"x\" & 'y'</b>";
+    lab.scenario.documented.text = "a < b";
+    lab.trials.resize(1);
+    lab.trials[0].history.push_back(test::rec(1, 900, "C<3>", "odd&op", {{"sql", "SELECT '<x>'"}}));
+    RunReport run;
+    run.labs = {lab};
+    const std::string html = render(run);
+    EXPECT_NE(html.find("&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;"), std::string::npos);
+    EXPECT_EQ(html.find("<b>\"x\""), std::string::npos);
+    EXPECT_NE(html.find("<p>a &lt; b</p>"), std::string::npos);
+    EXPECT_NE(html.find("data-lane=\"C&lt;3&gt;\""), std::string::npos);
+    EXPECT_NE(html.find("data-op=\"odd&amp;op\""), std::string::npos);
+    EXPECT_EQ(html.find("C<3>"), std::string::npos);
+    EXPECT_EQ(html.find("'<x>'"), std::string::npos);
+    for (const auto& svg : svgs(html)) EXPECT_EQ(svg.name, "svg");  // each parses as XML
+}
+
+TEST(HtmlReporterTest, every_svg_is_well_formed_and_unknown_records_are_drawn) {
+    RunReport run = test::sample_run();
+    run.labs[0].trials[0].history.push_back(test::rec(1, 400, "dispatcher", "dispatcher_round", {{"round", 3}}));
+    run.labs[0].trials[0].history.push_back(test::rec(1, 420, "C1", "idempotency_response", {{"status", 409}}));
+    const std::string html = render(run);
+    const auto drawn = svgs(html);
+    // legend + baseline 2 + lock 3 + cas 1 + two orders 2 + session cases 2
+    EXPECT_EQ(drawn.size(), 11u);
+    EXPECT_NE(html.find(R"(<circle class="marker other" data-op="dispatcher_round")"), std::string::npos);
+    EXPECT_NE(html.find(R"(<circle class="marker other" data-op="idempotency_response")"), std::string::npos);
+    EXPECT_NE(html.find(">dispatcher_round</text>"), std::string::npos);
+    EXPECT_EQ(lanes_of(drawn[1]), (std::vector<std::string>{"dispatcher", "producer", "C1", "C2"}));
+}
+
+}  // namespace
+}  // namespace relab

@@ -1,0 +1,114 @@
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/reporter.h"
+#include "report_fixture.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+std::string text(const RunReport& run, Lang lang = Lang::en, TimelineSelection sel = TimelineSelection::first_and_wrong) {
+    std::ostringstream out;
+    make_text_reporter(TextOptions{lang, sel})->report(run, out);
+    return out.str();
+}
+
+Scenario scenario_file(const std::string& name) { return load_scenario(std::string(RELAB_SOURCE_DIR) + "/scenarios/" + name); }
+
+// The fixture's outcomes under the real scenario files, so each lab's source is a full scenario.
+RunReport run_with_scenario_files() {
+    RunReport run = test::sample_run();
+    run.labs[0].scenario = scenario_file("08a-baseline.json");
+    run.labs[1].scenario = scenario_file("08c-s4c-lock-ttl.json");
+    run.labs[2].scenario = scenario_file("08f-p2-business-version.json");
+    run.labs[3].scenario = scenario_file("08g-b-outbox-naive.json");
+    run.labs[4].scenario = scenario_file("08d-c-cas-overlap.json");
+    return run;
+}
+
+TEST(JsonReaderTest, a_report_read_back_writes_the_same_json) {
+    const RunReport run = run_with_scenario_files();
+    const json j = run_to_json(run);
+    EXPECT_EQ(run_to_json(run_from_json(j)), j);
+}
+
+TEST(JsonReaderTest, a_report_read_back_prints_the_same_text_in_both_languages) {
+    const RunReport run = run_with_scenario_files();
+    const RunReport back = run_from_json(run_to_json(run));
+    EXPECT_EQ(text(back), text(run));
+    EXPECT_EQ(text(back, Lang::vi, TimelineSelection::all), text(run, Lang::vi, TimelineSelection::all));
+    // The scenario itself came back, not only what the JSON spells out.
+    EXPECT_EQ(back.labs[3].scenario.dispatcher.enabled, run.labs[3].scenario.dispatcher.enabled);
+    EXPECT_EQ(back.labs[4].scenario.cases.size(), 3u);
+    EXPECT_EQ(back.labs[4].scenario.kind, ScenarioKind::sessions);
+}
+
+TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of_the_report) {
+    const RunReport run = test::sample_run();  // its sources are fragments, not scenario files
+    const json j = run_to_json(run);
+    const RunReport back = run_from_json(j);
+    EXPECT_EQ(run_to_json(back), j);
+    ASSERT_EQ(back.labs.size(), 6u);
+    EXPECT_EQ(back.labs[3].scenario.orders.size(), 2u);  // from the final rows
+    EXPECT_EQ(back.labs[1].scenario.expect.wrong, Expectation::Count::at_least);
+    EXPECT_EQ(back.labs[1].scenario.expect.n, 1);
+    EXPECT_EQ(back.labs[4].scenario.kind, ScenarioKind::sessions);
+    EXPECT_TRUE(back.labs[5].skipped);
+    // Workload labs print exactly as before.
+    for (size_t i : {0u, 1u, 2u, 3u, 5u}) {
+        RunReport one, one_back;
+        one.labs = {run.labs[i]};
+        one_back.labs = {back.labs[i]};
+        EXPECT_EQ(text(one_back, Lang::en, TimelineSelection::all), text(one, Lang::en, TimelineSelection::all)) << i;
+    }
+}
+
+TEST(JsonReaderTest, history_records_keep_their_nanoseconds_and_fields) {
+    const RunReport run = test::sample_run();
+    const RunReport back = run_from_json(run_to_json(run));
+    const auto& a = run.labs[0].trials[0].history;
+    const auto& b = back.labs[0].trials[0].history;
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(b[i].t_ns, a[i].t_ns);
+        EXPECT_EQ(b[i].actor, a[i].actor);
+        EXPECT_EQ(b[i].op, a[i].op);
+        EXPECT_EQ(b[i].data, a[i].data);
+    }
+}
+
+TEST(JsonReaderTest, absent_fields_take_their_defaults) {
+    const RunReport back = run_from_json(json::parse(R"({"labs": [{"id": "x", "trials": [{"trial": 1}]}]})"));
+    ASSERT_EQ(back.labs.size(), 1u);
+    EXPECT_EQ(back.labs[0].scenario.id, "x");
+    EXPECT_FALSE(back.labs[0].skipped);
+    EXPECT_FALSE(back.labs[0].held);
+    ASSERT_EQ(back.labs[0].trials.size(), 1u);
+    EXPECT_EQ(back.labs[0].trials[0].trial, 1);
+    EXPECT_TRUE(run_from_json(json::object()).labs.empty());
+}
+
+TEST(JsonReaderTest, a_field_of_the_wrong_type_names_its_path) {
+    auto message = [](const char* text) {
+        try {
+            run_from_json(json::parse(text));
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    EXPECT_EQ(message(R"({"labs": [{"id": "x", "trials": [{"trial": "one"}]}]})"),
+              "JSON report: at /labs/0/trials/0/trial: expected a number, got a string");
+    EXPECT_EQ(message(R"({"labs": [{"id": "x", "summary": {"held": 1}}]})"),
+              "JSON report: at /labs/0/summary/held: expected a boolean, got a number");
+    EXPECT_EQ(message(R"({"labs": {}})"), "JSON report: at /labs: expected an array, got an object");
+    EXPECT_EQ(message(R"({"labs": [{"id": "x", "trials": [{"history": [{"op": 3}]}]}]})"),
+              "JSON report: at /labs/0/trials/0/history/0/op: expected a string, got a number");
+    EXPECT_EQ(message("[]"), "JSON report: at /: expected an object, got an array");
+}
+
+}  // namespace
+}  // namespace relab

@@ -1,0 +1,104 @@
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "report/report_dir.h"
+#include "report/reporter.h"
+#include "report_fixture.h"
+
+namespace relab {
+namespace {
+
+namespace fs = std::filesystem;
+
+RunReport run_at(const std::string& started_at, std::vector<LabResult> labs) {
+    RunReport run;
+    run.started_at = started_at;
+    run.relab_commit = "commit-" + started_at;
+    run.labs = std::move(labs);
+    return run;
+}
+
+LabResult lab(const std::string& id, int wrong) {
+    LabResult l;
+    l.scenario.id = id;
+    l.wrong = wrong;
+    return l;
+}
+
+std::vector<std::pair<std::string, int>> ids_and_wrong(const RunReport& run) {
+    std::vector<std::pair<std::string, int>> out;
+    for (const auto& l : run.labs) out.emplace_back(l.scenario.id, l.wrong);
+    return out;
+}
+
+TEST(ReportDirTest, a_lab_run_twice_keeps_its_latest_result_at_its_first_place) {
+    const RunReport merged = merge_runs({run_at("2026-01-02T00:00:00Z", {lab("a", 1), lab("b", 1)}),
+                                         run_at("2026-01-01T00:00:00Z", {lab("b", 2), lab("c", 2)}),
+                                         run_at("2026-01-03T00:00:00Z", {lab("c", 3)})});
+    EXPECT_EQ(ids_and_wrong(merged), (std::vector<std::pair<std::string, int>>{{"a", 1}, {"b", 1}, {"c", 3}}));
+    EXPECT_EQ(merged.relab_commit, "commit-2026-01-03T00:00:00Z");
+    // Same start time: the later run wins.
+    const RunReport tie = merge_runs({run_at("t", {lab("a", 1)}), run_at("t", {lab("a", 2)})});
+    EXPECT_EQ(ids_and_wrong(tie), (std::vector<std::pair<std::string, int>>{{"a", 2}}));
+    EXPECT_TRUE(merge_runs({}).labs.empty());
+}
+
+class ReportDirFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / fmt::format("relab-report-dir-test-{}", getpid());
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    void write(const std::string& name, const std::string& text) { std::ofstream(m_dir / name) << text; }
+    fs::path m_dir;
+};
+
+TEST_F(ReportDirFiles, reads_every_run_report_in_name_order_and_ignores_other_json) {
+    RunReport lock;
+    lock.labs = {test::lock_lab()};
+    lock.started_at = "2026-11-29T20:52:59Z";
+    RunReport baseline;
+    baseline.labs = {test::baseline_lab()};
+    baseline.started_at = "2026-11-29T20:50:00Z";
+    write("08c-lock.json", run_to_json(lock).dump(2));
+    write("08a-baseline.json", run_to_json(baseline).dump(2));
+    write("package.json", R"({"name": "not a run"})");
+    write("08a-baseline.txt", "text");
+    const SavedReports saved = read_report_dir(m_dir.string());
+    ASSERT_EQ(saved.files.size(), 2u);
+    EXPECT_EQ(fs::path(saved.files[0]).filename(), "08a-baseline.json");
+    ASSERT_EQ(saved.ignored.size(), 1u);
+    EXPECT_EQ(fs::path(saved.ignored[0]).filename(), "package.json");
+    ASSERT_EQ(saved.run.labs.size(), 2u);
+    EXPECT_EQ(saved.run.labs[0].scenario.id, "08a-baseline");
+    EXPECT_EQ(saved.run.labs[1].scenario.id, "08c-s4a");
+    EXPECT_EQ(saved.run.started_at, "2026-11-29T20:52:59Z");
+}
+
+TEST_F(ReportDirFiles, a_broken_json_file_is_an_error_naming_it) {
+    write("08a-baseline.json", "{\"labs\": [");
+    try {
+        read_report_dir(m_dir.string());
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("08a-baseline.json: not JSON"), std::string::npos) << e.what();
+    }
+    write("08a-baseline.json", R"({"labs": [{"id": 7}]})");
+    try {
+        read_report_dir(m_dir.string());
+        FAIL() << "no error";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("08a-baseline.json: JSON report: at /labs/0/id"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_THROW(read_report_dir((m_dir / "missing").string()), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace relab

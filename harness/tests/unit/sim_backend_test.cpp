@@ -1,0 +1,198 @@
+// The simulator end to end on the article's own scenario files: the same roles as the real
+// backend give the documented outcomes, one seed gives one history byte for byte, and the racy
+// lab gives a distribution of outcomes.
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "ports/seed_text.h"
+#include "report/reporter.h"
+#include "run/real_backend.h"
+#include "run/sim_backend.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+namespace {
+
+Scenario scenario(const std::string& file) { return load_scenario(std::string(RELAB_SOURCE_DIR) + "/scenarios/" + file); }
+
+LabResult run_sim(const Scenario& s, int trials) {
+    SimOptions o;
+    o.trials = trials;
+    return SimBackend(o).run(s);
+}
+
+std::string history_text(const TrialOutcome& t) {
+    std::string out;
+    for (const auto& r : t.history) out += to_json(r).dump() + "\n";
+    return out;
+}
+
+const HistoryRecord* find(const TrialOutcome& t, const std::string& op, const std::string& status = "") {
+    for (const auto& r : t.history)
+        if (r.op == op && (status.empty() || r.data.value("status", "") == status)) return &r;
+    return nullptr;
+}
+
+}  // namespace
+
+TEST(SimBackendTest, baseline_two_consumers_end_wrong_in_every_trial_as_documented) {
+    const LabResult lab = run_sim(scenario("08a-baseline.json"), 10);
+    EXPECT_EQ(lab.backend, "sim");
+    EXPECT_EQ(lab.total, 10);
+    EXPECT_EQ(lab.wrong, 10);
+    EXPECT_TRUE(lab.held);
+    for (const auto& t : lab.trials) {
+        ASSERT_EQ(t.final_rows.size(), 1u);
+        EXPECT_EQ(t.final_rows[0].status, "created");
+        const auto* paid = find(t, "write", "paid");
+        const auto* created = find(t, "write", "created");
+        ASSERT_TRUE(paid && created);
+        EXPECT_LT(paid->t_ns, created->t_ns);
+        EXPECT_GE(created->t_ns, 800'000'000);
+        // Both consumers got an entry before either wrote: the two jobs overlapped.
+        int receives_before_first_write = 0;
+        for (const auto& r : t.history) {
+            if (r.op == "write") break;
+            receives_before_first_write += r.op == "receive";
+        }
+        EXPECT_EQ(receives_before_first_write, 2);
+        EXPECT_EQ(t.stream.size(), 2u);
+    }
+    EXPECT_EQ(lab.delivery.samples, 20);
+    EXPECT_EQ(lab.failing_seeds.size(), 5u);
+    EXPECT_EQ(lab.wrong_rate, 1.0);
+}
+
+TEST(SimBackendTest, single_consumer_receives_paid_only_after_created_is_written) {
+    const LabResult lab = run_sim(scenario("08b-s1.json"), 10);
+    EXPECT_EQ(lab.wrong, 0);
+    EXPECT_TRUE(lab.held);
+    for (const auto& t : lab.trials) {
+        const auto* created = find(t, "write", "created");
+        ASSERT_TRUE(created);
+        for (const auto& r : t.history) {
+            if (r.op == "receive" && r.data.at("event").at("type") == "paid") {
+                EXPECT_GT(r.t_ns, created->t_ns);
+            }
+        }
+    }
+    EXPECT_TRUE(lab.failing_seeds.empty());
+}
+
+TEST(SimBackendTest, short_lock_ttl_is_wrong_every_time_and_the_late_release_returns_zero) {
+    const LabResult lab = run_sim(scenario("08c-s4c-lock-ttl.json"), 10);
+    EXPECT_EQ(lab.wrong, 10);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures[0]);
+    EXPECT_EQ(lab.lock_release_method, "compare-and-delete Lua script");
+    for (const auto& t : lab.trials) EXPECT_TRUE(t.unmet.empty());
+}
+
+TEST(SimBackendTest, cas_on_the_business_version_is_never_wrong_and_the_late_created_gets_update_0) {
+    const LabResult lab = run_sim(scenario("08d-a-s5.json"), 10);
+    EXPECT_EQ(lab.wrong, 0);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures[0]);
+    for (const auto& t : lab.trials) {
+        const auto* late = find(t, "write", "created");
+        ASSERT_TRUE(late);
+        EXPECT_EQ(late->data.at("affected"), 0);
+        EXPECT_EQ(late->data.at("sql"), "UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42 AND version < 1");
+    }
+}
+
+TEST(SimBackendTest, the_same_seed_gives_the_same_history_byte_for_byte) {
+    const Scenario s = scenario("08c-s4b-lock-skew.json");
+    const uint64_t seed = trial_seed(s.seed, 3);
+    const TrialOutcome a = SimBackend().run_trial(s, 3, seed);
+    const TrialOutcome b = SimBackend().run_trial(s, 3, seed);
+    EXPECT_EQ(history_text(a), history_text(b));
+    EXPECT_EQ(trial_fingerprint(a), trial_fingerprint(b));
+    EXPECT_FALSE(history_text(a).empty());
+    // Another seed gives another schedule (the skew alone is drawn per actor).
+    const TrialOutcome c = SimBackend().run_trial(s, 3, seed + 1);
+    EXPECT_NE(history_text(a), history_text(c));
+    SimBackend backend;
+    const auto [x, y] = backend.self_check(s, seed);
+    EXPECT_EQ(x, y);
+}
+
+TEST(SimBackendTest, lock_race_outcomes_vary_across_seeds) {
+    const LabResult lab = run_sim(scenario("08c-s4a-lock.json"), 200);
+    EXPECT_EQ(lab.total, 200);
+    EXPECT_GT(lab.wrong, 0) << "some seed should let the paid holder take the lock first";
+    EXPECT_LT(lab.wrong, 200) << "most seeds let the created holder take it first";
+    EXPECT_GT(lab.wrong_rate_high, lab.wrong_rate_low);
+    ASSERT_FALSE(lab.failing_seeds.empty());
+    // A failing seed replays to the same wrong trial, found by its number.
+    SimOptions o;
+    o.replay = lab.failing_seeds[0];
+    const LabResult replay = SimBackend(o).run(scenario("08c-s4a-lock.json"));
+    ASSERT_EQ(replay.trials.size(), 1u);
+    EXPECT_TRUE(replay.trials[0].wrong);
+    EXPECT_EQ(replay.replay_seed, lab.failing_seeds[0]);
+    const auto original = std::find_if(lab.trials.begin(), lab.trials.end(),
+                                       [&](const TrialOutcome& t) { return t.seed == lab.failing_seeds[0]; });
+    ASSERT_NE(original, lab.trials.end());
+    EXPECT_EQ(replay.trials[0].trial, original->trial);
+    EXPECT_EQ(trial_fingerprint(replay.trials[0]), trial_fingerprint(*original));
+}
+
+TEST(SimBackendTest, outbox_labs_run_the_source_app_and_dispatcher_roles_unchanged) {
+    const LabResult naive = run_sim(scenario("08g-b-outbox-naive.json"), 3);
+    EXPECT_TRUE(naive.held) << (naive.failures.empty() ? "" : naive.failures[0]);
+    const LabResult per_key = run_sim(scenario("08g-c-outbox-per-key.json"), 3);
+    EXPECT_TRUE(per_key.held) << (per_key.failures.empty() ? "" : per_key.failures[0]);
+    EXPECT_EQ(per_key.wrong, 0);
+}
+
+TEST(SimBackendTest, scripted_sessions_are_skipped_with_a_reason) {
+    const LabResult lab = run_sim(scenario("08d-c-cas-overlap.json"), 1);
+    EXPECT_TRUE(lab.skipped);
+    EXPECT_NE(lab.skip_reason.find("real backend"), std::string::npos);
+    EXPECT_TRUE(lab.held);
+}
+
+TEST(SimBackendTest, a_trial_that_never_ends_fails_loudly_with_its_seed) {
+    Scenario s = scenario("08b-s1.json");
+    s.job_cost_ms["created"] = 100'000'000;  // longer than the trial's time limit
+    const uint64_t seed = trial_seed(s.seed, 1);
+    try {
+        SimBackend().run_trial(s, 1, seed);
+        FAIL() << "expected a timeout";
+    } catch (const std::runtime_error& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("timed out"), std::string::npos) << what;
+        EXPECT_NE(what.find(seed_text(seed)), std::string::npos) << what;
+        EXPECT_NE(what.find("C1"), std::string::npos) << what;
+    }
+}
+
+TEST(SimBackendTest, long_runs_keep_outcomes_for_every_trial_but_timelines_for_few) {
+    const LabResult lab = run_sim(scenario("08b-s1.json"), kKeepAllHistories + 100);
+    ASSERT_EQ(lab.trials.size(), static_cast<size_t>(kKeepAllHistories + 100));
+    EXPECT_FALSE(lab.trials.front().history.empty());
+    EXPECT_TRUE(lab.trials.back().history.empty());
+    EXPECT_EQ(lab.trials.back().final_rows.at(0).status, "paid");
+    EXPECT_EQ(lab.wrong, 0);
+}
+
+TEST(SimBackendTest, the_text_report_gives_the_rate_its_interval_the_failing_seeds_and_few_statuses) {
+    RunReport run;
+    run.labs.push_back(run_sim(scenario("08a-baseline.json"), 60));
+    std::ostringstream text;
+    make_text_reporter(TextOptions{})->report(run, text);
+    const std::string out = text.str();
+    EXPECT_NE(out.find("wrong rate 100.0% (95% CI 94.0–100.0%) over 60 trials; failing seeds: 0x"), std::string::npos) << out;
+    EXPECT_NE(out.find("… (10 more)"), std::string::npos) << out;
+    EXPECT_NE(out.find("trial 1 (seed " + seed_text(run.labs[0].trials[0].seed) + ")"), std::string::npos) << out;
+    const nlohmann::json j = run_to_json(run);
+    const auto& summary = j.at("labs").at(0).at("summary");
+    EXPECT_EQ(j.at("labs").at(0).at("backend"), "sim");
+    EXPECT_EQ(summary.at("wrong_rate"), 1.0);
+    EXPECT_EQ(summary.at("failing_seeds").size(), 5u);
+    EXPECT_EQ(summary.at("failing_seeds").at(0), seed_text(run.labs[0].trials[0].seed));
+    EXPECT_NEAR(summary.at("ci95").at(0).get<double>(), 0.9398, 1e-3);
+}
+
+}  // namespace relab

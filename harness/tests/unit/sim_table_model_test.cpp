@@ -1,0 +1,158 @@
+// The in-memory tmp_orders: row locks held to the end of the transaction, READ COMMITTED's
+// re-check of the WHERE on the row's new version after a wait, REPEATABLE READ's serialization
+// failure, rollback. The cases are the article's "CAS when two UPDATEs overlap".
+#include <gtest/gtest.h>
+
+#include "sim/table_model.h"
+
+namespace relab::sim {
+
+namespace {
+
+RowUpdate cas(const std::string& status, int64_t version) {
+    return RowUpdate::from_order_write(OrderWrite{42, status, version, WriteMode::cas});
+}
+
+OrderRow row42(TableModel& t) { return t.rows().at(0); }
+
+class SimTableModelTest : public ::testing::Test {
+protected:
+    void SetUp() override { table.reset({OrderRow{42, "new", 0}}); }
+    TableModel table;
+};
+
+}  // namespace
+
+TEST_F(SimTableModelTest, autocommit_cas_applies_the_newer_version_and_skips_the_older) {
+    EXPECT_EQ(table.update_autocommit(cas("paid", 2)), 1);
+    EXPECT_EQ(table.update_autocommit(cas("created", 1)), 0);
+    EXPECT_EQ(row42(table).status, "paid");
+    EXPECT_EQ(row42(table).version, 2);
+    const RowUpdate plain = RowUpdate::from_order_write(OrderWrite{42, "created", 1, WriteMode::plain});
+    EXPECT_EQ(table.update_autocommit(plain), 1);
+    EXPECT_EQ(row42(table).status, "created");
+    EXPECT_EQ(row42(table).version, 2);  // plain writes leave the version alone
+    EXPECT_EQ(table.update_autocommit(RowUpdate{7, "x", {}, {}}), 0);  // no such row
+}
+
+TEST_F(SimTableModelTest, read_committed_waits_for_the_row_lock_then_rechecks_where_on_the_new_version) {
+    const TxnId a = table.begin();
+    EXPECT_EQ(table.update(a, cas("paid", 2)).affected, 1);
+    const TxnId b = table.begin(Isolation::read_committed);
+    const StatementResult waiting = table.update(b, cas("created", 1));  // sees version 0: WHERE holds
+    ASSERT_TRUE(waiting.blocked());
+    EXPECT_EQ(waiting.blocked_by, a);
+    EXPECT_EQ(table.waiting_for(b), a);
+    EXPECT_TRUE(table.resume(b).blocked());  // a still open
+    EXPECT_EQ(row42(table).status, "new");   // a's change is not committed yet
+    EXPECT_TRUE(table.commit(a));
+    const StatementResult done = table.resume(b);
+    ASSERT_TRUE(done.done());
+    EXPECT_EQ(done.affected, 0);  // version is 2 now: 2 < 1 fails
+    EXPECT_TRUE(table.commit(b));
+    EXPECT_EQ(row42(table).status, "paid");
+    EXPECT_EQ(row42(table).version, 2);
+}
+
+TEST_F(SimTableModelTest, read_committed_recheck_that_still_holds_updates_the_committed_version) {
+    const TxnId a = table.begin();
+    table.update(a, cas("created", 1));
+    const TxnId b = table.begin();
+    ASSERT_TRUE(table.update(b, cas("paid", 2)).blocked());
+    table.commit(a);
+    EXPECT_EQ(table.resume(b).affected, 1);  // 1 < 2 still holds on the new version
+    table.commit(b);
+    EXPECT_EQ(row42(table).status, "paid");
+    EXPECT_EQ(row42(table).version, 2);
+}
+
+TEST_F(SimTableModelTest, a_rolled_back_holder_releases_the_row_and_the_waiter_updates_the_old_version) {
+    const TxnId a = table.begin();
+    table.update(a, cas("paid", 2));
+    const TxnId b = table.begin();
+    ASSERT_TRUE(table.update(b, cas("created", 1)).blocked());
+    table.rollback(a);
+    EXPECT_EQ(table.resume(b).affected, 1);
+    table.commit(b);
+    EXPECT_EQ(row42(table).status, "created");
+    EXPECT_EQ(row42(table).version, 1);
+}
+
+TEST_F(SimTableModelTest, repeatable_read_fails_with_40001_when_the_holder_commits_a_change) {
+    const TxnId a = table.begin();
+    table.update(a, cas("paid", 2));
+    const TxnId b = table.begin(Isolation::repeatable_read);
+    ASSERT_TRUE(table.update(b, cas("created", 1)).blocked());
+    table.commit(a);
+    const StatementResult r = table.resume(b);
+    ASSERT_TRUE(r.failed());
+    EXPECT_EQ(r.sqlstate, "40001");
+    EXPECT_EQ(r.message, "could not serialize access due to concurrent update");
+    EXPECT_TRUE(table.failed(b));
+    // The failed transaction accepts nothing but its end; COMMIT rolls it back.
+    EXPECT_EQ(table.update(b, cas("created", 1)).sqlstate, "25P02");
+    EXPECT_FALSE(table.commit(b));
+    // The retry, in a new REPEATABLE READ transaction, sees version 2 and skips.
+    const TxnId retry = table.begin(Isolation::repeatable_read);
+    const StatementResult again = table.update(retry, cas("created", 1));
+    ASSERT_TRUE(again.done());
+    EXPECT_EQ(again.affected, 0);
+    EXPECT_TRUE(table.commit(retry));
+    EXPECT_EQ(row42(table).status, "paid");
+}
+
+TEST_F(SimTableModelTest, repeatable_read_goes_through_when_the_holder_rolls_back) {
+    const TxnId a = table.begin();
+    table.update(a, cas("paid", 2));
+    const TxnId b = table.begin(Isolation::repeatable_read);
+    ASSERT_TRUE(table.update(b, cas("created", 1)).blocked());
+    table.rollback(a);
+    EXPECT_EQ(table.resume(b).affected, 1);
+    EXPECT_TRUE(table.commit(b));
+    EXPECT_EQ(row42(table).status, "created");
+}
+
+TEST_F(SimTableModelTest, repeatable_read_keeps_its_first_snapshot_and_read_committed_does_not) {
+    const TxnId rr = table.begin(Isolation::repeatable_read);
+    const TxnId rc = table.begin(Isolation::read_committed);
+    EXPECT_EQ(table.select(rr).at(0).status, "new");  // the snapshot is taken here
+    EXPECT_EQ(table.select(rc).at(0).status, "new");
+    table.update_autocommit(cas("paid", 2));
+    EXPECT_EQ(table.select(rr).at(0).status, "new");
+    EXPECT_EQ(table.select(rc).at(0).status, "paid");
+    // A write in RR to a row changed after its snapshot fails at once (the changer committed).
+    EXPECT_EQ(table.update(rr, cas("shipped", 3)).sqlstate, "40001");
+}
+
+TEST_F(SimTableModelTest, a_transaction_sees_its_own_uncommitted_changes_and_others_do_not) {
+    const TxnId a = table.begin();
+    table.update(a, cas("paid", 2));
+    EXPECT_EQ(table.select(a).at(0).status, "paid");
+    const TxnId b = table.begin();
+    EXPECT_EQ(table.select(b).at(0).status, "new");
+    EXPECT_EQ(table.update(a, cas("shipped", 3)).affected, 1);  // its own lock does not block it
+    table.commit(a);
+    EXPECT_EQ(table.select(b).at(0).status, "shipped");
+}
+
+TEST_F(SimTableModelTest, insert_of_an_existing_id_violates_the_primary_key) {
+    const TxnId t = table.begin();
+    const StatementResult dup = table.insert(t, OrderRow{42, "x", 0});
+    EXPECT_EQ(dup.sqlstate, "23505");
+    table.rollback(t);
+    const TxnId u = table.begin();
+    EXPECT_EQ(table.insert(u, OrderRow{43, "new", 0}).affected, 1);
+    EXPECT_EQ(table.rows().size(), 1u);  // not committed yet
+    table.commit(u);
+    EXPECT_EQ(table.rows().size(), 2u);
+}
+
+TEST_F(SimTableModelTest, autocommit_into_a_locked_row_is_a_caller_bug) {
+    const TxnId a = table.begin();
+    table.update(a, cas("paid", 2));
+    EXPECT_THROW(table.update_autocommit(cas("created", 1)), TableModelError);
+    table.commit(a);
+    EXPECT_EQ(row42(table).status, "paid");
+}
+
+}  // namespace relab::sim

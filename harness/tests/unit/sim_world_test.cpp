@@ -1,0 +1,132 @@
+// The simulated network and servers: a port call takes one round trip, a blocked reader is
+// answered when an entry arrives (plus its wake-up), or when BLOCK runs out.
+#include <gtest/gtest.h>
+
+#include "sim/sim_ports.h"
+#include "sim/sim_world.h"
+
+namespace relab::sim {
+
+namespace {
+
+constexpr Nanos us(int64_t v) { return Nanos{v * 1000}; }
+
+// Every latency fixed: round trip 100 µs (50 + 50), wake-up 30 µs, processes start at once.
+Latency fixed() {
+    Latency l;
+    l.rtt_min = l.rtt_max = us(100);
+    l.wakeup_min = l.wakeup_max = us(30);
+    return l;
+}
+
+class SimWorldTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        world.reset(fixed(), Nanos{0}, 1);
+        world.streams().create_group("orders", "g", "$", true);
+    }
+    SimWorld world;
+};
+
+}  // namespace
+
+TEST_F(SimWorldTest, a_port_call_costs_one_round_trip_and_runs_at_the_server_halfway) {
+    SimKv kv(world);
+    Nanos done{-1};
+    bool set = false;
+    world.scheduler().spawn("C1", [&] {
+        set = kv.set_nx_px("lock", "me", Millis{1});
+        done = world.now();
+    }, Nanos{0});
+    world.scheduler().run(Millis{100});
+    EXPECT_TRUE(set);
+    EXPECT_EQ(done, us(100));
+    // Set at the server at 50 µs with PX 1: there until 1050 µs inclusive.
+    EXPECT_TRUE(world.kv().exists("lock", us(1050)));
+    EXPECT_FALSE(world.kv().exists("lock", us(1051)));
+}
+
+TEST_F(SimWorldTest, a_blocked_reader_gets_the_entry_a_reply_half_and_a_wakeup_after_the_xadd) {
+    SimStream stream(world);
+    SimClock clock(world);
+    Nanos received_at{-1};
+    std::vector<StreamEntry> got;
+    world.scheduler().spawn("C1", [&] {
+        got = stream.xreadgroup("g", "C1", "orders", 1, Millis{2000});
+        received_at = clock.now();
+    }, Nanos{0});
+    world.scheduler().spawn("producer", [&] {
+        stream.wait_readers_blocked(1, Millis{1000});  // C1 blocks at 50 µs; answer at 100 µs
+        EXPECT_EQ(clock.now(), us(100));
+        clock.sleep_for(us(1000));                     // wakes at 1130 µs
+        stream.xadd("orders", {{{"type", "created"}}}); // at the server at 1180 µs
+    }, Nanos{0});
+    // Idle only after C1's BLOCK timer (2 s) has fired as a no-op.
+    EXPECT_EQ(world.scheduler().run(Millis{5000}), Scheduler::Stop::idle);
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_EQ(got[0].field("type"), "created");
+    EXPECT_EQ(received_at, us(1180 + 50 + 30));
+}
+
+TEST_F(SimWorldTest, block_runs_out_with_an_empty_reply_and_unblock_ends_it_early) {
+    SimStream stream(world);
+    Nanos first_empty{-1}, second_empty{-1};
+    world.scheduler().spawn("C1", [&] {
+        EXPECT_TRUE(stream.xreadgroup("g", "C1", "orders", 1, Millis{10}).empty());
+        first_empty = world.now();
+        EXPECT_TRUE(stream.xreadgroup("g", "C1", "orders", 1, Millis{10'000}).empty());
+        second_empty = world.now();
+    }, Nanos{0});
+    world.scheduler().spawn("admin", [&] {
+        world.scheduler().sleep_for(Millis{20});
+        world.unblock_all_readers();  // CLIENT UNBLOCK at 20 ms
+    }, Nanos{0});
+    world.scheduler().run(Millis{100'000});
+    EXPECT_EQ(first_empty, us(50) + Millis{10} + us(50 + 30));
+    EXPECT_EQ(second_empty, Millis{20} + us(50 + 30));
+}
+
+TEST_F(SimWorldTest, the_start_barrier_times_out_with_an_error_naming_the_count) {
+    SimStream stream(world);
+    std::string error;
+    world.scheduler().spawn("producer", [&] {
+        try {
+            stream.wait_readers_blocked(2, Millis{5});
+        } catch (const SimError& e) {
+            error = e.what();
+        }
+    }, Nanos{0});
+    world.scheduler().run(Millis{100});
+    EXPECT_EQ(error, "wait_readers_blocked: only 0 of 2 readers blocked after 5 ms");
+}
+
+TEST_F(SimWorldTest, a_server_error_comes_back_to_the_caller_as_an_exception) {
+    SimStream stream(world);
+    bool threw = false;
+    world.scheduler().spawn("C1", [&] {
+        try {
+            stream.xreadgroup("no-such-group", "C1", "orders", 1, Millis{10});
+        } catch (const StreamError& e) {
+            threw = std::string(e.what()).find("NOGROUP") != std::string::npos;
+        }
+    }, Nanos{0});
+    world.scheduler().run(Millis{100});
+    EXPECT_TRUE(threw);
+}
+
+TEST_F(SimWorldTest, the_order_store_returns_the_statement_text_and_affected_rows) {
+    world.orders().reset({OrderRow{42, "new", 0}});
+    SimOrderStore store(world);
+    WriteResult paid, stale;
+    world.scheduler().spawn("C1", [&] {
+        paid = store.write_state(OrderWrite{42, "paid", 2, WriteMode::cas});
+        stale = store.write_state(OrderWrite{42, "created", 1, WriteMode::cas});
+    }, Nanos{0});
+    world.scheduler().run(Millis{100});
+    EXPECT_EQ(paid.affected, 1);
+    EXPECT_EQ(stale.affected, 0);
+    EXPECT_EQ(stale.sql, "UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42 AND version < 1");
+    EXPECT_EQ(world.now(), us(200));
+}
+
+}  // namespace relab::sim
