@@ -178,6 +178,13 @@ int run_run(const RunOptions& o) {
         const bool progress = isatty(STDERR_FILENO);
         const bool sim = o.backend == "sim";
         if (!sim && (o.replay || o.self_check)) throw UsageError("--replay and --self-check need --backend sim");
+        if (o.replay) {
+            try {
+                parse_seed(*o.replay);
+            } catch (const std::invalid_argument& e) {
+                throw UsageError(std::string("--replay: ") + e.what());
+            }
+        }
         if (sim && o.self_check) return run_self_check(o, labs);
         const std::optional<int> runs = o.trials ? o.trials : o.runs;
         RunReport report;

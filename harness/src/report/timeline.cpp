@@ -108,6 +108,7 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
     std::vector<std::string> actors;
     std::set<std::string> receivers;
     for (const auto* r : records) {
+        if (r->op == "start" || r->op == "ack") continue;  // drawn as nothing: no lane of its own
         if (std::find(actors.begin(), actors.end(), r->actor) == actors.end()) actors.push_back(r->actor);
         if (r->op == "receive") receivers.insert(r->actor);
     }

@@ -47,7 +47,7 @@ struct Timeline {
 };
 
 // Lanes: actors that publish (never receive) first, then the rest, each group in natural order
-// (C2 before C10). A write with affected rows > 0 whose event version is lower than a write
+// (C2 before C10); an actor with nothing to draw has no lane. A write with affected rows > 0 whose event version is lower than a write
 // already applied to the same order overwrites a newer state. Ops it does not know become
 // `other` markers; `start` and `ack` draw nothing.
 Timeline trial_timeline(const TrialOutcome& trial, bool several_orders);

@@ -90,8 +90,10 @@ void Scheduler::resume(FiberId f) {
         m_failure = fiber.error();
         m_failed_fiber = fiber.name();
     }
-    for (FiberId j : s.joiners) wake(j, now());
-    s.joiners.clear();
+    // The fiber may have spawned others meanwhile, moving the slots: look ours up again.
+    std::vector<FiberId> joiners = std::move(slot(f).joiners);
+    slot(f).joiners.clear();
+    for (FiberId j : joiners) wake(j, now());
 }
 
 void Scheduler::suspend() {

@@ -30,9 +30,18 @@ RunReport run_with_scenario_files() {
 }
 
 TEST(JsonReaderTest, a_report_read_back_writes_the_same_json) {
-    const RunReport run = run_with_scenario_files();
+    RunReport run = run_with_scenario_files();
+    run.labs[0].wrong_rate = 1.0;
+    run.labs[0].wrong_rate_low = 0.34;
+    run.labs[0].wrong_rate_high = 1.0;
+    run.labs[0].failing_seeds = {1, 0xfedcba9876543210ULL};
+    run.labs[1].replay_seed = 0x8000000000000001ULL;
+    run.labs[2].trials[0].publish_delay_us = {{42, 1'000'400}};
     const json j = run_to_json(run);
-    EXPECT_EQ(run_to_json(run_from_json(j)), j);
+    const RunReport back = run_from_json(j);
+    EXPECT_EQ(run_to_json(back), j);
+    EXPECT_EQ(back.labs[0].failing_seeds, run.labs[0].failing_seeds);  // 64-bit seeds survive
+    EXPECT_EQ(back.labs[1].replay_seed, run.labs[1].replay_seed);
 }
 
 TEST(JsonReaderTest, a_report_read_back_prints_the_same_text_in_both_languages) {

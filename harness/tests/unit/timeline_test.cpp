@@ -124,6 +124,7 @@ TEST(TimelineTest, lanes_sort_publishers_first_then_consumers_in_natural_order) 
         test::receive(1, 2, "C2", "1-1", test::event(42, "paid", 2)),
         test::rec(1, 3, "producer", "publish", {{"result", "ok"}}),
         test::rec(1, 0, "dispatcher", "publish", {{"result", "ok"}}),
+        test::rec(1, 0, "supervisor", "start", nlohmann::json::object()),  // nothing to draw: no lane
     };
     EXPECT_EQ(trial_timeline(t, false).lanes, (std::vector<std::string>{"dispatcher", "producer", "C2", "C10"}));
 }

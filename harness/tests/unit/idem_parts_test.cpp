@@ -1,0 +1,254 @@
+// The idempotency labs' pure parts: scenario loading, counting from orders and answers, the
+// Redis session helpers, the benchmark tools' output, and the text report's transcript.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "check/idem_check.h"
+#include "report/idem_text.h"
+#include "run/idem_benchmark.h"
+#include "run/redis_session.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+json idem_doc() {
+    return json::parse(R"({
+      "id": "idem-x", "group": "idem", "part": "idem-x", "title": "t", "kind": "workload", "runs": 1,
+      "idem": {
+        "middleware": { "key_format": "idem:v1:{user_id}:{client_key}", "claim_ttl_ms": 1000, "work_ms": 5,
+                        "wait": { "replicas": 1, "timeout_ms": 100, "fail_closed": true } },
+        "layer4": true,
+        "servers": { "redis": { "maxmemory": "3mb", "maxmemory-policy": "allkeys-lru" }, "replica": true },
+        "clients": [ { "name": "A", "requests": [ { "user_id": 7, "client_key": "k", "at_ms": [0, 500], "fail_attempts": [1] } ],
+                       "retry": { "on": [409], "every_ms": 50, "max_attempts": 2 } },
+                     { "name": "G", "generate": { "count": 3, "every_ms": 10, "resend_after_ms": [100], "user_id": 9 } } ],
+        "faults": [ { "type": "failover", "at_ms": 300 }, { "type": "flood", "at_ms": 100, "bytes": 1000 },
+                    { "type": "kill_client", "client": "A" } ]
+      },
+      "expect": { "wrong": "none" } })");
+}
+
+std::string error_of(const json& doc) {
+    try {
+        parse_scenario(doc.dump(), "t.json");
+    } catch (const ScenarioError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_sorted_faults) {
+    const Scenario s = parse_scenario(idem_doc().dump(), "t.json");
+    EXPECT_EQ(s.group, "idem");
+    ASSERT_TRUE(s.idem.enabled);
+    EXPECT_TRUE(s.idem.layer4);
+    EXPECT_EQ(s.idem.middleware.claim_ttl_ms, 1000);
+    EXPECT_TRUE(s.idem.middleware.wait_fail_closed);
+    EXPECT_EQ(s.idem.servers.redis_config.at("maxmemory"), "3mb");
+    ASSERT_EQ(s.idem.clients.size(), 2u);
+    EXPECT_EQ(s.idem.clients[0].requests[0].send_at_ms, (std::vector<int64_t>{0, 500}));
+    EXPECT_EQ(s.idem.clients[0].retry.on_codes, (std::vector<int>{409}));
+    ASSERT_EQ(s.idem.clients[1].requests.size(), 3u);
+    EXPECT_EQ(s.idem.clients[1].requests[2].client_key, "G-3");
+    EXPECT_EQ(s.idem.clients[1].requests[2].send_at_ms, (std::vector<int64_t>{20, 120}));
+    ASSERT_EQ(s.idem.faults.size(), 3u);
+    EXPECT_EQ(s.idem.faults[0].type, IdemFault::Type::kill_client);  // at 0 ms
+    EXPECT_EQ(s.idem.faults[2].type, IdemFault::Type::failover);
+}
+
+TEST(IdemLoaderTest, server_faults_need_the_labs_own_servers_and_names_must_exist) {
+    json doc = idem_doc();
+    doc["idem"].erase("servers");
+    EXPECT_NE(error_of(doc).find("/idem/faults/0/type: a fault needs the lab's own servers"), std::string::npos)
+        << error_of(doc);
+    doc = idem_doc();
+    doc["idem"]["servers"]["replica"] = false;
+    EXPECT_NE(error_of(doc).find("needs a replica"), std::string::npos);
+    doc = idem_doc();
+    doc["idem"]["faults"][2]["client"] = "Z";
+    EXPECT_NE(error_of(doc).find("/idem/faults/2/client"), std::string::npos);
+    doc = idem_doc();
+    doc["idem"]["middleware"]["key_format"] = "idem:{user_id}";
+    EXPECT_NE(error_of(doc).find("containing {client_key}"), std::string::npos);
+    doc = idem_doc();
+    doc["orders"] = json::array();
+    EXPECT_NE(error_of(doc).find("/orders: does not apply to an idempotency workload"), std::string::npos);
+}
+
+TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
+    const json doc = json::parse(R"json({
+      "id": "r", "title": "t", "kind": "sessions",
+      "cases": [ { "title": "c", "exact_keys": true, "sessions": [ { "name": "A", "client": "redis", "steps": [
+        { "redis": ["SET", "k", "v", "NX", "GET"], "expect_reply": "(nil)", "documented": "(nil)" },
+        { "at_ms": 5, "redis": ["MEMORY", "USAGE", "k"], "expect_integer": { "min": 1, "max": 500 },
+          "project": { "keys": 10000, "label": "per day" } } ] } ] } ],
+      "expect": { "wrong": "none" } })json");
+    const Scenario s = parse_scenario(doc.dump(), "t.json");
+    const SessionCase& c = s.cases.at(0);
+    EXPECT_TRUE(c.exact_keys);
+    EXPECT_EQ(c.final_sql, "");  // Redis only: no table to show
+    EXPECT_EQ(c.sessions.at(0).client, "redis");
+    const auto& step = c.sessions.at(0).steps.at(1);
+    ASSERT_TRUE(step.redis);
+    EXPECT_EQ(step.at_ms, 5);
+    EXPECT_EQ(step.redis->argv, (std::vector<std::string>{"MEMORY", "USAGE", "k"}));
+    EXPECT_EQ(step.redis->expect_max, 500);
+    ASSERT_TRUE(step.redis->project);
+    EXPECT_EQ(step.redis->project->keys, 10000);
+
+    json bad = doc;
+    bad["cases"][0]["sessions"][0]["steps"][0]["expect_error"] = "WRONGTYPE";
+    EXPECT_NE(error_of(bad).find("cannot both expect a reply and an error"), std::string::npos);
+}
+
+HistoryRecord answer(const std::string& request, int64_t user, int attempt, int code, const std::string& body,
+                     const std::string& source) {
+    return HistoryRecord{1, 0, "A", "answer",
+                         {{"request", request}, {"user_id", user}, {"attempt", attempt}, {"code", code}, {"body", body},
+                          {"source", source}}};
+}
+
+HistoryRecord send(const std::string& request, int attempt) {
+    return HistoryRecord{1, 0, "A", "send", {{"request", request}, {"attempt", attempt}}};
+}
+
+TEST(IdemCountTest, duplicates_come_from_the_orders_table_and_leaks_from_the_answers) {
+    const std::vector<PlacedOrder> orders = {{1, 7, "7:k", "{}"}, {2, 7, "7:k", "{}"}, {3, 7, "7:k", "{}"},
+                                             {4, 9, "9:k", "{}"}};
+    const std::vector<HistoryRecord> history = {
+        send("A#1", 1), answer("A#1", 7, 1, 201, "{\"order_id\":1}", "created"),
+        send("B#1", 1), answer("B#1", 9, 1, 201, "{\"order_id\":1}", "replay"),   // user 9 got user 7's order
+        send("A#2", 1), answer("A#2", 7, 1, 409, "{}", "in_progress"),
+        send("A#3", 1), answer("A#3", 7, 1, 422, "{}", "mismatch"),
+        send("A#4", 1), answer("A#4", 7, 1, 409, "{}", "layer4"),
+        send("A#5", 1), answer("A#5", 7, 1, 503, "{}", "unavailable"),
+        send("K#1", 1)};  // killed before it answered
+    const IdemTrial t = count_idem_trial(history, orders);
+    EXPECT_EQ(t.counts.orders, 4);
+    EXPECT_EQ(t.counts.duplicates, 2);
+    EXPECT_EQ(t.counts.created, 1);
+    EXPECT_EQ(t.counts.replays, 1);
+    EXPECT_EQ(t.counts.conflicts, 1);
+    EXPECT_EQ(t.counts.mismatches, 1);
+    EXPECT_EQ(t.counts.layer4, 1);
+    EXPECT_EQ(t.counts.errors, 1);
+    EXPECT_EQ(t.counts.leaks, 1);
+    EXPECT_EQ(t.counts.sends, 7);
+    EXPECT_EQ(t.counts.unanswered, 1);
+    ASSERT_EQ(t.leak_examples.size(), 1u);
+    EXPECT_NE(t.leak_examples[0].find("user 9"), std::string::npos);
+}
+
+TEST(RedisSessionHelpersTest, pads_expand_and_show_short) {
+    EXPECT_EQ(expand_pads("a{pad:3}b"), "axxxb");
+    EXPECT_EQ(expand_pads("{pad:0}"), "");
+    EXPECT_EQ(display_arg("{\"body\":\"{pad:200000}\"}"), "'{\"body\":\"<200000 bytes of x>\"}'");
+}
+
+TEST(RedisSessionHelpersTest, arguments_are_quoted_like_a_shell_would_need) {
+    EXPECT_EQ(display_command({"SET", "idem:demo:k1", "{\"status\":\"in_progress\"}", "NX", "GET", "EX", "60"}),
+              "SET idem:demo:k1 '{\"status\":\"in_progress\"}' NX GET EX 60");
+    EXPECT_EQ(display_arg("it's"), "'it'\\''s'");
+    EXPECT_EQ(display_arg(""), "''");
+}
+
+TEST(RedisSessionHelpersTest, key_positions_match_getkeys_left_to_right) {
+    EXPECT_EQ(key_positions({"SET", "k", "k"}, {"k"}), (std::vector<size_t>{1}));
+    EXPECT_EQ(key_positions({"EVAL", "return 1", "2", "a", "b", "a"}, {"a", "b"}), (std::vector<size_t>{3, 4}));
+    EXPECT_THROW(key_positions({"GET", "x"}, {"y"}), std::runtime_error);
+}
+
+TEST(RedisSessionHelpersTest, replies_are_checked_in_redis_cli_form) {
+    RedisStep step;
+    step.expect_reply = "(nil)";
+    EXPECT_EQ(check_redis_reply(step, RedisReply{}), "");
+    RedisReply value;
+    value.type = RedisReply::Type::string;
+    value.str = "{\"a\":1}";
+    EXPECT_NE(check_redis_reply(step, value), "");
+    step.expect_reply = "{\"a\":1}";  // a string reply by its value...
+    EXPECT_EQ(check_redis_reply(step, value), "");
+    step.expect_reply = "\"{\\\"a\\\":1}\"";  // ...or as redis-cli quotes it
+    EXPECT_EQ(check_redis_reply(step, value), "");
+
+    RedisStep err;
+    err.expect_error = "WRONGTYPE";
+    RedisReply e;
+    e.type = RedisReply::Type::error;
+    e.str = "WRONGTYPE Operation against a key holding the wrong kind of value";
+    EXPECT_EQ(check_redis_reply(err, e), "");
+    EXPECT_NE(check_redis_reply(err, value), "");
+    EXPECT_NE(check_redis_reply(RedisStep{}, e).find("unexpected error"), std::string::npos);
+
+    RedisStep range;
+    range.expect_min = 100;
+    range.expect_max = 400;
+    RedisReply n;
+    n.type = RedisReply::Type::integer;
+    n.integer = 200;
+    EXPECT_EQ(check_redis_reply(range, n), "");
+    n.integer = 401;
+    EXPECT_NE(check_redis_reply(range, n), "");
+}
+
+TEST(RedisSessionHelpersTest, the_prefix_is_stripped_from_replies) {
+    RedisReply r;
+    r.type = RedisReply::Type::array;
+    RedisReply k;
+    k.type = RedisReply::Type::string;
+    k.str = "relab:1:idem:a";
+    r.elements = {k};
+    EXPECT_EQ(without_prefix(r, "relab:1:").elements[0].str, "idem:a");
+}
+
+TEST(IdemBenchmarkTest, tool_outputs_are_parsed) {
+    const std::string csv =
+        "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\","
+        "\"max_latency_ms\"\n"
+        "\"SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60\",\"45454.55\",\"0.022\",\"0.008\",\"0.023\","
+        "\"0.023\",\"0.039\",\"4.647\"\n";
+    EXPECT_DOUBLE_EQ(*parse_redis_benchmark_csv(csv), 45454.55);
+    EXPECT_FALSE(parse_redis_benchmark_csv("no figures").has_value());
+    EXPECT_DOUBLE_EQ(*parse_pgbench_tps("latency average = 5.5 ms\ntps = 181.234567 (without initial connection time)\n"),
+                     181.234567);
+    EXPECT_FALSE(parse_pgbench_tps("connection refused").has_value());
+}
+
+TEST(IdemTextTest, a_redis_case_prints_like_redis_cli_with_the_articles_reply_and_projection) {
+    SessionCase spec;
+    spec.title = "memory";
+    SessionSpec session;
+    session.name = "redis";
+    session.client = "redis";
+    SessionStep step;
+    RedisStep rs;
+    rs.argv = {"MEMORY", "USAGE", "k"};
+    rs.documented = "192";
+    rs.project = MemoryProjection{10000, "10,000 orders/day", "", "≈ 2 MB"};
+    step.redis = rs;
+    session.steps = {step};
+    spec.sessions = {session};
+    CaseOutcome c;
+    c.title = "memory";
+    StepOutcome out;
+    out.session = "redis";
+    out.redis = true;
+    out.sql = "MEMORY USAGE k";
+    out.tag = "(integer) 200";
+    c.steps = {out};
+    std::ostringstream text;
+    print_redis_case(c, spec, Lang::en, text);
+    EXPECT_EQ(text.str(),
+              "--- memory\n"
+              "redis> MEMORY USAGE k\n"
+              "(integer) 200      ← article: 192\n"
+              "  × 10,000 (10,000 orders/day) = 2.0 MB      ← article: ≈ 2 MB\n");
+    EXPECT_EQ(decimal_bytes(229480.0 * 10000), "2.3 GB");
+}
+
+}  // namespace
+}  // namespace relab
