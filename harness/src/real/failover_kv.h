@@ -1,7 +1,7 @@
 // The Kv port for clients of the idempotency fault labs: a connection that survives its server.
-// When a call finds the connection broken (restart, failover) the call fails as it would in an
-// app, and the next call connects again, to the first endpoint whose ROLE is master, as a
-// Sentinel-aware client would.
+// When a call finds the connection broken (restart, failover) or the node demoted (READONLY), the
+// call fails as it would in an app, and the next call connects again, to the first endpoint whose
+// ROLE is master, as a Sentinel-aware client would.
 #pragma once
 
 #include <memory>
@@ -34,6 +34,13 @@ private:
         } catch (const RedisConnectionError&) {
             m_kv.reset();
             m_client.reset();
+            throw;
+        } catch (const RedisError& e) {
+            // READONLY: the node was demoted to a replica (a failover); look for the primary again.
+            if (e.server_message().rfind("READONLY", 0) == 0) {
+                m_kv.reset();
+                m_client.reset();
+            }
             throw;
         }
     }

@@ -35,6 +35,8 @@ public:
             const Nanos due = origin + Millis{send.at_ms};
             const Nanos now = m_p.clock.now();
             if (due > now) m_p.clock.sleep_for(due - now);
+            const std::string& fault = m_spec.requests[send.request].resend_after_fault;
+            if (send.send > 1 && !fault.empty()) wait_for_fault(fault, barrier_timeout * 3);
             send_with_retries(send);
         }
     }
@@ -52,6 +54,22 @@ private:
             if (m_p.clock.now() - started > timeout)
                 throw std::runtime_error(fmt::format("client {}: no start signal within {} ms", m_spec.name, timeout.count()));
             m_p.clock.sleep_for(Millis{1});
+        }
+    }
+
+    // Polls the runner's flag; the server may be down meanwhile (that is the fault), so errors
+    // of the store only mean "not yet".
+    void wait_for_fault(const std::string& name, Millis timeout) {
+        const Nanos started = m_p.clock.now();
+        for (;;) {
+            try {
+                if (m_p.kv.exists(kIdemFaultDoneKey + name)) return;
+            } catch (const std::runtime_error&) {
+            }
+            if (m_p.clock.now() - started > timeout)
+                throw std::runtime_error(fmt::format("client {}: fault {} not done within {} ms", m_spec.name, name,
+                                                     timeout.count()));
+            m_p.clock.sleep_for(Millis{5});
         }
     }
 
@@ -75,6 +93,9 @@ private:
                               {"code", r.code},
                               {"body", r.body},
                               {"source", r.source}});
+            // Answers whose body says a retry cannot help (the order exists; the key is another
+            // caller's) end the retries whatever their status code.
+            if (r.source == "layer4" || r.source == "other_user") return;
             const auto& retry = m_spec.retry;
             if (k >= retry.max_attempts ||
                 std::find(retry.on_codes.begin(), retry.on_codes.end(), r.code) == retry.on_codes.end())

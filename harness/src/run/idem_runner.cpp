@@ -107,6 +107,7 @@ public:
                         milliseconds(15000), milliseconds(10)))
             throw EnvironmentError("the replica on " + m_replica->endpoint().display() +
                                    " did not finish its first sync with the primary within 15 s");
+        wait_replica_acks();
     }
     ~TrialRedis() { resume_replica(); }  // a stopped process would never act on SIGTERM
     TrialRedis(const TrialRedis&) = delete;
@@ -150,6 +151,21 @@ public:
                         milliseconds(15000), milliseconds(5)))
             throw EnvironmentError("the old primary did not sync with the new one within 15 s");
         m_replica = std::move(m_dead_primary);
+        wait_replica_acks();
+    }
+
+    // A replica can be linked and still slow to acknowledge for a moment after its sync; the lab
+    // starts (or goes on) once a write is acknowledged by it, so WAIT measures the fault, not that.
+    void wait_replica_acks() {
+        RedisClient primary(m_primary_ep);
+        const bool acked = wait_until(
+            [&] {
+                primary.call({"SET", "relab:replication-check", "1"});
+                return primary.call({"WAIT", "1", "200"}).integer >= 1;
+            },
+            milliseconds(15000), milliseconds(10));
+        primary.call({"DEL", "relab:replication-check"});
+        if (!acked) throw EnvironmentError("the replica did not acknowledge a write within 15 s");
     }
 
 private:
@@ -186,7 +202,9 @@ public:
         start_barrier();
         for (const auto& f : m_s.idem.faults) {
             wait_until_origin_plus(f.at_ms);
+            wait_for_record(f);
             apply(f);
+            if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name, "1"});
         }
         wait_for_clients();
         measure_stuck_keys();
@@ -307,6 +325,38 @@ private:
                 return now_ns() >= due;
             },
             milliseconds(at_ms + 60000), milliseconds(1));
+    }
+
+    ClientProcess& client(const std::string& actor) {
+        auto it = std::find_if(m_clients.begin(), m_clients.end(), [&](const ClientProcess& c) { return c.actor == actor; });
+        if (it == m_clients.end()) throw std::logic_error("no client " + actor);
+        return *it;
+    }
+
+    // A fault "after" a client's step waits until the client's history shows it (flushed per
+    // record), so the fault lands between two steps whatever the machine's load.
+    void wait_for_record(const IdemFault& f) {
+        if (f.after_client.empty()) return;
+        const ClientProcess& c = client(f.after_client);
+        auto matches = [&](const HistoryRecord& r) {
+            if (r.op != f.after_op) return false;
+            for (const auto& [k, v] : f.after_fields) {
+                if (!r.data.contains(k)) return false;
+                const auto& field = r.data.at(k);
+                if ((field.is_string() ? field.get<std::string>() : field.dump()) != v) return false;
+            }
+            return true;
+        };
+        const bool seen = wait_until(
+            [&] {
+                fail_if_crashed();
+                const auto records = read_history_file(c.history_path);
+                return std::any_of(records.begin(), records.end(), matches);
+            },
+            milliseconds(30000), milliseconds(1));
+        if (!seen)
+            throw std::runtime_error(fmt::format("fault {}: client {} never recorded {} within 30 s", to_string(f.type),
+                                                 f.after_client, f.after_op));
     }
 
     int64_t last_activity_ms() const {
@@ -500,20 +550,11 @@ private:
     }
 
     void kill_client(const IdemFault& f) {
-        auto it = std::find_if(m_clients.begin(), m_clients.end(), [&](const ClientProcess& c) { return c.actor == f.client; });
+        ClientProcess* it = &client(f.client);
+        // The key of its last claim (wait_for_record already saw the claim).
         std::string key;
-        const bool claimed = wait_until(
-            [&] {
-                fail_if_crashed();
-                for (const auto& r : read_history_file(it->history_path))
-                    if (r.op == "claim" && r.data.value("decision", "") == "first") {
-                        key = r.data.value("key", "");
-                        return true;
-                    }
-                return false;
-            },
-            milliseconds(20000), milliseconds(1));
-        if (!claimed) throw std::runtime_error("client " + f.client + " never claimed a key");
+        for (const auto& r : read_history_file(it->history_path))
+            if (r.op == "claim" && r.data.contains("key")) key = r.data.value("key", "");
         it->process->signal(SIGKILL);
         it->killed = true;
         it->process->wait_for(milliseconds(2000));
@@ -580,6 +621,34 @@ private:
 };
 
 }  // namespace
+
+std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string& redis_version) {
+    int major = 0;
+    try {
+        major = std::stoi(redis_version);
+    } catch (const std::exception&) {
+        return std::nullopt;  // unknown: let the server answer for itself
+    }
+    if (major >= 7) return std::nullopt;
+    bool needs = s.idem.enabled && !s.idem.servers.own && !s.idem.benchmark.enabled;
+    for (const auto& c : s.cases)
+        for (const auto& session : c.sessions)
+            for (const auto& step : session.steps) {
+                if (!step.redis) continue;
+                const auto& argv = step.redis->argv;
+                auto has = [&](const char* word) {
+                    return std::any_of(argv.begin() + 1, argv.end(), [&](const std::string& a) {
+                        std::string up = a;
+                        for (char& ch : up) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+                        return up == word;
+                    });
+                };
+                if (argv.size() > 1 && (argv[0] == "SET" || argv[0] == "set") && has("NX") && has("GET")) needs = true;
+            }
+    if (!needs) return std::nullopt;
+    return fmt::format("SET ... NX GET needs Redis 7.0; this server is {} (the Lua fallback, idem-lua, works on it)",
+                       redis_version);
+}
 
 LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
     LabResult lab;

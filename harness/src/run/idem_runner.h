@@ -29,4 +29,9 @@ struct IdemRunContext {
 // Every trial of an "idem" workload (or the benchmark). The caller summarizes.
 LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx);
 
+// Why a lab that runs on the run's Redis cannot run on one of this version: SET with NX and GET
+// together came in Redis 7.0 (the middleware's claim, and Redis steps that use it). nullopt: it can.
+// Labs on their own servers use the machine's redis-server and are not judged here.
+std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string& redis_version);
+
 }  // namespace relab

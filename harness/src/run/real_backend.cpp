@@ -309,7 +309,11 @@ ServerInfo RealBackend::server_info() const {
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();
     LabResult lab;
-    if (s.idem.enabled) {  // idempotency labs: clients and a middleware instead of a stream
+    if (auto reason = idem_skip_reason(s, m_impl->features.version)) {
+        lab.scenario = s;
+        lab.skipped = true;
+        lab.skip_reason = *reason;
+    } else if (s.idem.enabled) {  // idempotency labs: clients and a middleware instead of a stream
         const Impl& i = *m_impl;
         lab = run_idem_lab(s, IdemRunContext{i.servers, i.schema, i.run_prefix(), i.opts.relab_exe, i.run_dir.path(),
                                              i.opts.seed, i.opts.runs, i.opts.progress});

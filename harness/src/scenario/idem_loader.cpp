@@ -84,10 +84,12 @@ IdemRequest read_request(const Object& o) {
         for (int64_t a : int_list(r, o.at("fail_attempts"), o.path("fail_attempts"), 1, false))
             q.fail_attempts.push_back(static_cast<int>(a));
     if (o.has("work_ms")) q.work_ms = o.req_int("work_ms", 0);
+    q.resend_after_fault = o.opt_string("resend_after_fault", "");
     return q;
 }
 
-// {"count": N, "start_ms", "every_ms", "resend_after_ms": [...], "user_id", "payload"}: N requests
+// {"count": N, "start_ms", "every_ms", "resend_after_ms": [...], "user_id", "payload",
+// "resend_after_fault"}: N requests
 // with keys "<client>-<i>", the i-th sent at start + i*every and resent after each delay.
 std::vector<IdemRequest> generate_requests(const Object& o, const std::string& client) {
     const Reader& r = o.reader();
@@ -99,12 +101,14 @@ std::vector<IdemRequest> generate_requests(const Object& o, const std::string& c
     std::sort(resend.begin(), resend.end());
     const int64_t user = o.opt_int("user_id", 7, 0);
     const std::string payload = o.opt_string("payload", IdemRequest{}.payload, false);
+    const std::string after_fault = o.opt_string("resend_after_fault", "");
     std::vector<IdemRequest> out;
     for (int64_t i = 0; i < count; ++i) {
         IdemRequest q;
         q.user_id = user;
         q.client_key = fmt::format("{}-{}", client, i + 1);
         q.payload = payload;
+        q.resend_after_fault = after_fault;
         const int64_t at = start + i * every;
         q.send_at_ms = {at};
         for (int64_t d : resend) q.send_at_ms.push_back(at + d);
@@ -122,11 +126,12 @@ IdemClient read_client(const Object& o) {
         for (size_t i = 0; i < list.size(); ++i)
             c.requests.push_back(read_request(Object(r, list[i], child(o.path("requests"), i),
                                                      {"user_id", "client_key", "payload", "at_ms", "key_format",
-                                                      "fail_attempts", "work_ms"})));
+                                                      "fail_attempts", "work_ms", "resend_after_fault"})));
     }
     if (o.has("generate")) {
         auto more = generate_requests(Object(r, o.at("generate"), o.path("generate"),
-                                             {"count", "start_ms", "every_ms", "resend_after_ms", "user_id", "payload"}),
+                                             {"count", "start_ms", "every_ms", "resend_after_ms", "user_id", "payload",
+                                              "resend_after_fault"}),
                                       c.name);
         c.requests.insert(c.requests.end(), more.begin(), more.end());
     }
@@ -187,7 +192,24 @@ IdemFault read_fault(const Object& o) {
         f.bytes = o.req_int("bytes", 1);
         f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
     }
-    if (f.type == IdemFault::Type::kill_client) f.client = o.req_string("client");
+    if (f.type == IdemFault::Type::kill_client) {
+        f.client = o.req_string("client");
+        f.after_client = f.client;
+        f.after_op = "claim";
+        f.after_fields = {{"decision", "first"}};
+    }
+    if (o.has("after")) {
+        Object a(o.reader(), o.at("after"), o.path("after"), {"client", "op", "fields"});
+        f.after_client = a.req_string("client");
+        f.after_op = a.req_string("op");
+        f.after_fields.clear();
+        if (a.has("fields")) {
+            const json& fields = a.at("fields");
+            if (!fields.is_object()) o.reader().expected(a.path("fields"), "an object", fields);
+            for (const auto& [k, v] : fields.items()) f.after_fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        }
+    }
+    f.name = o.opt_string("name", "");
     f.documented = o.opt_string("documented", "", false);
     f.note = o.opt_string("note", "", false);
     f.note_vi = o.opt_string("note_vi", f.note, false);
@@ -274,7 +296,7 @@ void read_idem_workload(const Object& top, Scenario& s) {
     if (o.has("faults")) {
         const json& list = r.array(o.at("faults"), o.path("faults"), false);
         for (size_t i = 0; i < list.size(); ++i) {
-            Object fo(r, list[i], child(o.path("faults"), i), {"type", "at_ms", "bytes", "value_bytes", "client", "documented", "note", "note_vi"});
+            Object fo(r, list[i], child(o.path("faults"), i), {"type", "at_ms", "bytes", "value_bytes", "client", "after", "name", "documented", "note", "note_vi"});
             IdemFault f = read_fault(fo);
             const bool needs_replica = f.type == IdemFault::Type::pause_replica || f.type == IdemFault::Type::failover;
             // A fault changes a server's state for everyone on it: only on servers the lab owns.
@@ -284,11 +306,21 @@ void read_idem_workload(const Object& top, Scenario& s) {
                 r.fail(fo.path("type"), "needs a replica: set \"replica\": true under /idem/servers");
             if (f.type == IdemFault::Type::kill_client && !names.count(f.client))
                 r.fail(fo.path("client"), "no client is named \"" + f.client + "\"");
+            if (!f.after_client.empty() && !names.count(f.after_client))
+                r.fail(fo.path("after"), "no client is named \"" + f.after_client + "\"");
             idem.faults.push_back(std::move(f));
         }
         std::stable_sort(idem.faults.begin(), idem.faults.end(),
                          [](const IdemFault& a, const IdemFault& b) { return a.at_ms < b.at_ms; });
     }
+    for (size_t i = 0; i < idem.clients.size(); ++i)
+        for (size_t k = 0; k < idem.clients[i].requests.size(); ++k) {
+            const std::string& name = idem.clients[i].requests[k].resend_after_fault;
+            if (!name.empty() && std::none_of(idem.faults.begin(), idem.faults.end(),
+                                              [&](const IdemFault& f) { return f.name == name; }))
+                r.fail(child(child(child(child(o.path("clients"), i), "requests"), k), "resend_after_fault"),
+                       "no fault is named \"" + name + "\"");
+        }
     idem.scaling = o.opt_string("scaling", "", false);
     idem.scaling_vi = o.opt_string("scaling_vi", idem.scaling, false);
 }

@@ -35,7 +35,8 @@ struct RedisStep {
     std::optional<MemoryProjection> project;
 };
 
-// When a client resends a request after no (or a failed) answer.
+// When a client resends a request after no (or a failed) answer. An answer whose body says a
+// retry cannot help (layer 4's "the order exists", the owner check's refusal) ends the retries.
 struct IdemRetry {
     std::vector<int> on_codes = {409, 500, 503};  // answers that make the client try again
     int64_t every_ms = 200;
@@ -54,6 +55,9 @@ struct IdemRequest {
     std::vector<int> fail_attempts;         // the business logic throws on these attempts (1-based,
                                             // counted over every send of this request)
     std::optional<int64_t> work_ms;         // the business logic's duration for this request
+    // The resends (every send after the first) also wait until the fault of this name is done:
+    // "the client retries after the failover", whatever the machine's load.
+    std::string resend_after_fault;
 };
 
 // A client process: sends its requests in time order, each with retries.
@@ -94,6 +98,13 @@ struct IdemFault {
     int64_t bytes = 0;
     int64_t value_bytes = 1024;
     std::string client;  // kill_client
+    std::string name;    // requests may wait for it (resend_after_fault); empty: none
+    // When set, the fault also waits (after at_ms) until this client has recorded a history
+    // record with this op and these fields: "right after A's claim", whatever the machine's load.
+    // kill_client defaults to {client, "claim", {"decision": "first"}}.
+    std::string after_client;
+    std::string after_op;
+    std::map<std::string, std::string> after_fields;  // values compared as text
     // What the article documented for this fault and, when this machine must differ, why. Shown
     // beside the figure relab measures (trial 1).
     std::string documented;

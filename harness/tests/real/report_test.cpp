@@ -223,10 +223,13 @@ TEST_F(ReportTest, headless_chromium_draws_the_timelines) {
     ASSERT_FALSE(chromium.empty()) << "Chromium is missing: apt-get install chromium (./run_labs.sh test does)";
     const std::string flags = fmt::format("--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir={}",
                                           (s_dir / "chromium").string());
+    // Chromium also writes under $HOME (~/.config, ~/.cache): keep that in the test's folder too.
+    const std::string browser = fmt::format("HOME={0} XDG_CONFIG_HOME={0}/config XDG_CACHE_HOME={0}/cache {1}",
+                                            (s_dir / "chromium-home").string(), chromium);
     const std::string url = "file://" + (out() / "index.html").string();
 
     // The DOM as Chromium built it: one lane group per actor of every drawn trial and case.
-    ASSERT_EQ(shell(fmt::format("{} {} --dump-dom {} >{} 2>{}", chromium, flags, url, (s_dir / "dom.html").string(),
+    ASSERT_EQ(shell(fmt::format("{} {} --dump-dom {} >{} 2>{}", browser, flags, url, (s_dir / "dom.html").string(),
                                 (s_dir / "chromium.err").string())),
               0)
         << slurp(s_dir / "chromium.err");
@@ -250,7 +253,7 @@ TEST_F(ReportTest, headless_chromium_draws_the_timelines) {
 
     // The pixels: not blank, and the red bar of the overwriting job is drawn.
     const fs::path shot = s_dir / "index.png";
-    ASSERT_EQ(shell(fmt::format("{} {} --window-size=1200,2000 --screenshot={} {} >>{} 2>&1", chromium, flags,
+    ASSERT_EQ(shell(fmt::format("{} {} --window-size=1200,2000 --screenshot={} {} >>{} 2>&1", browser, flags,
                                 shot.string(), url, (s_dir / "chromium.err").string())),
               0)
         << slurp(s_dir / "chromium.err");

@@ -7,6 +7,7 @@
 #include "check/idem_check.h"
 #include "report/idem_text.h"
 #include "run/idem_benchmark.h"
+#include "run/idem_runner.h"
 #include "run/redis_session.h"
 #include "scenario/scenario.h"
 
@@ -57,6 +58,10 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     EXPECT_EQ(s.idem.clients[1].requests[2].send_at_ms, (std::vector<int64_t>{20, 120}));
     ASSERT_EQ(s.idem.faults.size(), 3u);
     EXPECT_EQ(s.idem.faults[0].type, IdemFault::Type::kill_client);  // at 0 ms
+    // A kill lands right after the client's first claim unless the file says otherwise.
+    EXPECT_EQ(s.idem.faults[0].after_client, "A");
+    EXPECT_EQ(s.idem.faults[0].after_op, "claim");
+    EXPECT_EQ(s.idem.faults[0].after_fields.at("decision"), "first");
     EXPECT_EQ(s.idem.faults[2].type, IdemFault::Type::failover);
 }
 
@@ -74,6 +79,14 @@ TEST(IdemLoaderTest, server_faults_need_the_labs_own_servers_and_names_must_exis
     doc = idem_doc();
     doc["idem"]["middleware"]["key_format"] = "idem:{user_id}";
     EXPECT_NE(error_of(doc).find("containing {client_key}"), std::string::npos);
+    doc = idem_doc();
+    doc["idem"]["clients"][0]["requests"][0]["resend_after_fault"] = "nope";
+    EXPECT_NE(error_of(doc).find("/idem/clients/0/requests/0/resend_after_fault: no fault is named \"nope\""),
+              std::string::npos)
+        << error_of(doc);
+    doc = idem_doc();
+    doc["idem"]["faults"][0]["after"] = {{"client", "Z"}, {"op", "answer"}};
+    EXPECT_NE(error_of(doc).find("/idem/faults/0/after"), std::string::npos);
     doc = idem_doc();
     doc["orders"] = json::array();
     EXPECT_NE(error_of(doc).find("/orders: does not apply to an idempotency workload"), std::string::npos);
@@ -203,6 +216,20 @@ TEST(RedisSessionHelpersTest, the_prefix_is_stripped_from_replies) {
     k.str = "relab:1:idem:a";
     r.elements = {k};
     EXPECT_EQ(without_prefix(r, "relab:1:").elements[0].str, "idem:a");
+}
+
+TEST(IdemSkipTest, labs_that_claim_with_set_nx_get_are_skipped_before_redis_7_with_the_reason) {
+    const std::string dir = std::string(RELAB_SOURCE_DIR) + "/scenarios/";
+    const Scenario race = load_scenario(dir + "idem-a-race.json");
+    const Scenario lua = load_scenario(dir + "idem-c-lua.json");
+    const Scenario middleware = load_scenario(dir + "idem-f-mw-double-click.json");
+    const Scenario eviction = load_scenario(dir + "idem-p-eviction-lru.json");  // its own servers
+    EXPECT_FALSE(idem_skip_reason(race, "7.0.15").has_value());
+    ASSERT_TRUE(idem_skip_reason(race, "6.2.14").has_value());
+    EXPECT_NE(idem_skip_reason(race, "6.2.14")->find("needs Redis 7.0; this server is 6.2.14"), std::string::npos);
+    EXPECT_TRUE(idem_skip_reason(middleware, "6.2.14").has_value());
+    EXPECT_FALSE(idem_skip_reason(lua, "6.2.14").has_value());
+    EXPECT_FALSE(idem_skip_reason(eviction, "6.2.14").has_value());
 }
 
 TEST(IdemBenchmarkTest, tool_outputs_are_parsed) {

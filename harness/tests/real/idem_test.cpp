@@ -1,0 +1,233 @@
+// The idempotency-key labs (article 002) end to end: the relab binary runs them on servers it
+// starts itself, and the outcomes are read back from its JSON report.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct RelabRun {
+    int exit_code = -1;
+    json report;
+    std::string out;
+    std::string err;
+};
+
+class IdemLabsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / fmt::format("relab-idem-test-{}-{}", getpid(), ++s_counter);
+        fs::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    RelabRun relab(const std::string& args) {
+        const auto json_path = m_dir / "run.json";
+        fs::remove(json_path);
+        const std::string cmd =
+            fmt::format("TMPDIR={} {} run {} --json {} --timelines all >{} 2>{}", (m_dir / "tmp").string(), RELAB_BINARY,
+                        args, json_path.string(), (m_dir / "out.txt").string(), (m_dir / "err.txt").string());
+        const int status = std::system(cmd.c_str());
+        RelabRun r;
+        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = slurp(m_dir / "out.txt");
+        r.err = slurp(m_dir / "err.txt");
+        if (fs::exists(json_path)) r.report = json::parse(slurp(json_path));
+        return r;
+    }
+
+    static const json& lab(const RelabRun& r, const std::string& id) {
+        for (const auto& l : r.report.at("labs"))
+            if (l.at("id") == id) return l;
+        throw std::runtime_error("no lab " + id + " in the report");
+    }
+    static const json& counts(const RelabRun& r, const std::string& id, size_t trial = 0) {
+        return lab(r, id).at("trials").at(trial).at("idem").at("counts");
+    }
+    static std::string measured(const RelabRun& r, const std::string& id, const std::string& label_start) {
+        for (const auto& m : lab(r, id).at("summary").at("measurements"))
+            if (m.at("label").get<std::string>().rfind(label_start, 0) == 0) return m.at("measured");
+        return "";
+    }
+    // The steps of a case, by session, in order.
+    static std::vector<json> steps(const RelabRun& r, const std::string& id, size_t c, const std::string& session) {
+        std::vector<json> out;
+        for (const auto& s : lab(r, id).at("cases").at(c).at("steps"))
+            if (s.at("session") == session) out.push_back(s);
+        return out;
+    }
+
+    // Processes whose command line or working directory mentions our temp dir: servers and roles
+    // of the run, which must all be gone.
+    std::vector<std::string> leftovers() const {
+        std::vector<std::string> out;
+        const std::string mine = (m_dir / "tmp").string();
+        for (const auto& e : fs::directory_iterator("/proc")) {
+            const std::string name = e.path().filename();
+            if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+            std::string cmdline = slurp(e.path() / "cmdline");
+            std::replace(cmdline.begin(), cmdline.end(), '\0', ' ');
+            std::error_code ec;
+            const std::string cwd = fs::read_symlink(e.path() / "cwd", ec).string();
+            if (cmdline.find(mine) != std::string::npos || cwd.rfind(mine, 0) == 0) out.push_back(name + ": " + cmdline);
+        }
+        return out;
+    }
+
+    fs::path m_dir;
+    static inline int s_counter = 0;
+};
+
+TEST_F(IdemLabsTest, redis_sessions_reproduce_the_articles_transcripts) {
+    const auto r = relab("idem-race idem-phase2 idem-lua idem-wrongtype idem-memory");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+
+    const auto a = steps(r, "idem-race", 0, "A");
+    const auto b = steps(r, "idem-race", 0, "B");
+    ASSERT_EQ(a.size(), 1u);
+    ASSERT_EQ(b.size(), 2u);
+    EXPECT_EQ(a[0]["tag"], "(nil)");
+    EXPECT_EQ(b[0]["tag"], "\"{\\\"status\\\":\\\"in_progress\\\"}\"");
+    EXPECT_EQ(b[1]["tag"], "(integer) 59");
+    EXPECT_TRUE(b[1]["redis"].get<bool>());
+    // The transcript shows the lab's key names, not relab's prefix.
+    EXPECT_EQ(a[0]["sql"], "SET idem:demo:k1 '{\"status\":\"in_progress\"}' NX GET EX 60");
+
+    const auto keepttl = steps(r, "idem-phase2", 0, "A");
+    EXPECT_EQ(keepttl.at(2)["tag"], "(integer) 59");
+    const auto two_tier = steps(r, "idem-phase2", 1, "A");
+    EXPECT_EQ(two_tier.at(3)["tag"], "(integer) 86400");
+
+    const auto lua_b = steps(r, "idem-lua", 0, "B");
+    EXPECT_EQ(lua_b.at(0)["tag"], b[0]["tag"]);  // the same replies as SET ... NX GET
+
+    const auto wt = steps(r, "idem-wrongtype", 0, "redis");
+    EXPECT_EQ(wt.at(1)["error"].get<std::string>().rfind("WRONGTYPE", 0), 0u);
+    EXPECT_EQ(wt.at(2)["tag"], "hash");
+    EXPECT_EQ(wt.at(3)["tag"], "\"b\"");
+
+    const auto mem = steps(r, "idem-memory", 0, "redis");
+    const std::string usage = mem.at(1)["tag"];
+    ASSERT_EQ(usage.rfind("(integer) ", 0), 0u) << usage;
+    const int bytes = std::stoi(usage.substr(10));
+    EXPECT_GT(bytes, 150);
+    EXPECT_LT(bytes, 260);
+    EXPECT_NE(r.out.find("← article: 192 (Redis 8.8)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("× 10,000 (10,000 orders/day, each key kept 24 h) ="), std::string::npos);
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+TEST_F(IdemLabsTest, middleware_and_key_design_are_counted_from_the_orders_table_and_the_answers) {
+    const auto r = relab("idem-middleware idem-keys --runs 1");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+
+    const auto& click = counts(r, "idem-mw-double-click");
+    EXPECT_EQ(click["orders"], 1);
+    EXPECT_EQ(click["created"], 1);
+    EXPECT_GE(click["conflicts_409"].get<int>(), 1);
+    EXPECT_GE(click["replays"].get<int>(), 1);
+
+    EXPECT_EQ(counts(r, "idem-mw-mismatch")["mismatches_422"], 1);
+    EXPECT_EQ(counts(r, "idem-mw-mismatch")["orders"], 1);
+    EXPECT_EQ(counts(r, "idem-mw-release")["orders"], 1);
+    EXPECT_EQ(counts(r, "idem-mw-release")["errors_5xx"], 1);
+
+    EXPECT_EQ(counts(r, "idem-key-correct")["duplicates"], 0);
+    EXPECT_EQ(counts(r, "idem-key-correct")["mismatches_422"], 1);
+    EXPECT_EQ(counts(r, "idem-key-hash-in-key")["duplicates"], 1);
+    EXPECT_EQ(counts(r, "idem-key-hash-in-key")["mismatches_422"], 0);
+    EXPECT_EQ(counts(r, "idem-key-no-user")["leaks"], 1);
+    EXPECT_EQ(counts(r, "idem-key-owner-check")["leaks"], 0);
+    EXPECT_EQ(counts(r, "idem-key-version-bump")["duplicates"], 0);
+    EXPECT_GE(counts(r, "idem-key-version-bump")["layer4_caught"].get<int>(), 1);
+
+    // The rows themselves: the duplicate is two orders under one idem_key.
+    const auto& orders = lab(r, "idem-key-hash-in-key")["trials"][0]["idem"]["orders"];
+    ASSERT_EQ(orders.size(), 2u);
+    EXPECT_EQ(orders[0]["idem_key"], orders[1]["idem_key"]);
+}
+
+TEST_F(IdemLabsTest, fault_labs_run_on_their_own_servers_and_leave_no_process_or_directory) {
+    const auto r = relab("idem-stuck idem-eviction idem-restart idem-failover");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+
+    // Stuck: one-tier keeps answering 409 with about 24 h left; two-tier frees the key.
+    EXPECT_EQ(counts(r, "idem-stuck-one-tier")["orders"], 0);
+    EXPECT_GE(counts(r, "idem-stuck-one-tier")["conflicts_409"].get<int>(), 5);
+    EXPECT_NE(measured(r, "idem-stuck-one-tier", "key of the killed client").find("still in_progress"), std::string::npos);
+    EXPECT_EQ(counts(r, "idem-stuck-two-tier")["orders"], 1);
+    EXPECT_NE(measured(r, "idem-stuck-two-tier", "key of the killed client").find("freed"), std::string::npos);
+
+    // Eviction: allkeys-lru evicts the 24 h key and the retry duplicates; noeviction refuses writes.
+    EXPECT_EQ(counts(r, "idem-eviction-lru")["duplicates"], 1);
+    EXPECT_NE(measured(r, "idem-eviction-lru", "evicted_keys"), "0");
+    EXPECT_EQ(measured(r, "idem-eviction-lru", "idempotency keys left"), "0 of 1");
+    EXPECT_EQ(counts(r, "idem-eviction-noeviction")["duplicates"], 0);
+    EXPECT_NE(measured(r, "idem-eviction-noeviction", "OOM errors"), "0");
+    EXPECT_EQ(measured(r, "idem-eviction-noeviction", "idempotency keys left"), "1 of 1");
+
+    // Restart: without AOF the key after the snapshot is lost; with AOF nothing is.
+    EXPECT_EQ(counts(r, "idem-restart-rdb")["duplicates"], 1);
+    EXPECT_EQ(measured(r, "idem-restart-rdb", "idempotency keys lost"), "1 of 2");
+    EXPECT_EQ(counts(r, "idem-restart-aof")["duplicates"], 0);
+    EXPECT_EQ(measured(r, "idem-restart-aof", "idempotency keys lost"), "0 of 2");
+
+    // Failover: the acknowledged claim is missing on the promoted replica.
+    EXPECT_EQ(counts(r, "idem-failover-async")["duplicates"], 1);
+    EXPECT_EQ(measured(r, "idem-failover-async", "idempotency keys on the promoted replica"), "0 of 1");
+    EXPECT_EQ(counts(r, "idem-failover-wait")["duplicates"], 0);
+    EXPECT_EQ(counts(r, "idem-failover-wait-gap")["duplicates"], 1);
+    EXPECT_EQ(counts(r, "idem-failover-layer4")["duplicates"], 0);
+    EXPECT_GE(counts(r, "idem-failover-layer4")["layer4_caught"].get<int>(), 1);
+
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+TEST_F(IdemLabsTest, peak_hour_duplicates_without_layer4_and_none_with_it) {
+    const auto r = relab("idem-peak");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_GT(counts(r, "idem-peak")["duplicates"].get<int>(), 0);
+    EXPECT_EQ(counts(r, "idem-peak-layer4")["duplicates"], 0);
+    EXPECT_GT(counts(r, "idem-peak-layer4")["layer4_caught"].get<int>(), 0);
+}
+
+TEST_F(IdemLabsTest, benchmark_measures_both_stores_and_the_articles_tools_on_the_same_servers) {
+    std::string text = slurp(fs::path(RELAB_SOURCE_DIR) / "scenarios" / "idem-z-bench.json");
+    auto replace = [&](const std::string& from, const std::string& to) {
+        const auto at = text.find(from);
+        ASSERT_NE(at, std::string::npos) << from;
+        text.replace(at, from.size(), to);
+    };
+    replace("\"duration_ms\": 1000", "\"duration_ms\": 300");
+    replace("\"redis_benchmark_requests\": 20000", "\"redis_benchmark_requests\": 2000");
+    replace("\"pgbench_seconds\": 2", "\"pgbench_seconds\": 1");
+    std::ofstream(m_dir / "bench.json") << text;
+    const auto r = relab((m_dir / "bench.json").string());
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const std::string ratio = measured(r, "idem-bench", "Redis ÷ PostgreSQL, fsync per commit");
+    ASSERT_FALSE(ratio.empty());
+    EXPECT_GT(std::stod(ratio), 1.0) << "PostgreSQL waiting for fsync per commit should be slower than Redis";
+    EXPECT_GT(std::stod(measured(r, "idem-bench", "redis-benchmark")), 0.0);
+    EXPECT_GT(std::stod(measured(r, "idem-bench", "pgbench -c 1 -T 1, tps (fsync per commit)")), 0.0);
+    EXPECT_GT(std::stod(measured(r, "idem-bench", "pgbench -c 1 -T 1, tps (synchronous_commit=off)")), 0.0);
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+}  // namespace
