@@ -31,6 +31,21 @@ private:
     std::vector<HistoryRecord> m_records;
 };
 
+// Stamps a trial number on every record a role writes (roles record trial 0; the process knows
+// which trial it serves).
+class TrialHistory : public History {
+public:
+    TrialHistory(History& inner, int trial) : m_inner(inner), m_trial(trial) {}
+    void record(HistoryRecord r) override {
+        r.trial = m_trial;
+        m_inner.record(std::move(r));
+    }
+
+private:
+    History& m_inner;
+    int m_trial;
+};
+
 // Reads a file written by FileHistory; a torn last line (a role killed mid-write) is ignored.
 std::vector<HistoryRecord> read_history_file(const std::string& path);
 

@@ -27,20 +27,6 @@ public:
     void wait_readers_blocked(int, Millis) override { refuse(); }
 };
 
-// Stamps the trial number on every record.
-class TrialStamp : public History {
-public:
-    TrialStamp(History& inner, int trial) : m_inner(inner), m_trial(trial) {}
-    void record(HistoryRecord r) override {
-        r.trial = m_trial;
-        m_inner.record(std::move(r));
-    }
-
-private:
-    History& m_inner;
-    int m_trial;
-};
-
 }  // namespace
 
 int run_idem_role_process(const RoleConfig& c, const Scenario& s) {
@@ -55,7 +41,7 @@ int run_idem_role_process(const RoleConfig& c, const Scenario& s) {
     RealClock clock;
     SeededRng rng(c.seed);
     FileHistory file(c.history_path);
-    TrialStamp history(file, c.trial);
+    TrialHistory history(file, c.trial);
     RolePorts ports{clock, rng, stream, kv, orders, outbox, history, &table};
     run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
     return 0;

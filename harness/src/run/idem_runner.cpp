@@ -38,14 +38,17 @@ int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch()).count();
 }
 
-std::string tail_of_file(const std::string& path, size_t max_bytes = 2000) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string s = ss.str();
-    if (s.size() > max_bytes) s = "…" + s.substr(s.size() - max_bytes);
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
+// The keys of `keys` not in `left`, for a timeline line: the first few, then how many more.
+std::string missing_keys(const std::vector<std::string>& keys, const std::vector<std::string>& left) {
+    constexpr size_t kShown = 5;
+    std::string out;
+    size_t missing = 0;
+    for (const auto& k : keys) {
+        if (std::find(left.begin(), left.end(), k) != left.end()) continue;
+        if (++missing <= kShown) out += (out.empty() ? "" : ", ") + k;
+    }
+    if (missing > kShown) out += fmt::format(" and {} more", missing - kShown);
+    return out;
 }
 
 // One field of INFO <section>, "" when absent.
@@ -429,9 +432,7 @@ private:
         const auto left = present(admin(), keys);
         const std::string policy = info_field(admin(), "memory", "maxmemory_policy");
         const int64_t maxmemory = info_int(admin(), "memory", "maxmemory");
-        std::string gone;
-        for (const auto& k : keys)
-            if (std::find(left.begin(), left.end(), k) == left.end()) gone += (gone.empty() ? "" : ", ") + k;
+        const std::string gone = missing_keys(keys, left);
         record("fault", {{"type", "flood"},
                          {"evicted_keys", evicted},
                          {"oom_errors", oom},
@@ -490,9 +491,7 @@ private:
         wait_until([&] { return info_field(admin(), "persistence", "loading") == "0"; }, milliseconds(10000));
         const double took_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
         const auto left = present(admin(), keys);
-        std::string lost;
-        for (const auto& k : keys)
-            if (std::find(left.begin(), left.end(), k) == left.end()) lost += (lost.empty() ? "" : ", ") + k;
+        const std::string lost = missing_keys(keys, left);
         record("fault", {{"type", "crash_restart"},
                          {"idem_keys_before", keys.size()},
                          {"idem_keys_after", left.size()},
@@ -667,6 +666,11 @@ LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
         lab.trials.push_back(trial.run());
     }
     drop_order_table(pg);
+    if (!s.idem.documented_duplicates.empty() && !lab.trials.empty())
+        lab.measurements.push_back({"duplicate orders (from the orders table)",
+                                    std::to_string(lab.trials.front().idem.counts.duplicates),
+                                    s.idem.documented_duplicates, s.idem.documented_duplicates_note,
+                                    s.idem.documented_duplicates_note_vi, "đơn trùng (đếm trong bảng orders)"});
     return lab;
 }
 

@@ -42,16 +42,6 @@ namespace {
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
 
-std::string tail_of_file(const std::string& path, size_t max_bytes = 2000) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string s = ss.str();
-    if (s.size() > max_bytes) s = "…" + s.substr(s.size() - max_bytes);
-    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-    return s;
-}
-
 // XINFO GROUPS reply entry (a flat field/value array) -> value of one field.
 const RedisReply* field_of(const RedisReply& flat, const std::string& name) {
     for (size_t i = 0; i + 1 < flat.elements.size(); i += 2)
@@ -112,21 +102,6 @@ struct RealBackend::Impl {
         c.scenario_file = s.file;
         c.history_path = dir;
         return c;
-    }
-
-    std::unique_ptr<ChildProcess> spawn(const RoleConfig& c, const std::string& dir, const std::string& stderr_path) {
-        const std::string config_path = dir + "/" + c.actor + ".json";
-        {
-            std::ofstream out(config_path);
-            out << role_config_to_json(c).dump();
-        }
-        std::filesystem::permissions(config_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-        ChildOptions o;
-        o.exe = opts.relab_exe;
-        o.args = {"role", "--config", config_path};
-        o.stdout_path = dir + "/" + c.actor + ".out";
-        o.stderr_path = stderr_path;
-        return std::make_unique<ChildProcess>(o);
     }
 
     static void fail_if_crashed(std::vector<RoleChild>& children) {
@@ -191,7 +166,7 @@ struct RealBackend::Impl {
             c.history_path = dir + "/" + c.actor + ".jsonl";
             const std::string err = dir + "/" + c.actor + ".err";
             auto& group = launch.role == "consumer" ? consumers : producer;
-            group.push_back(RoleChild{c.actor, err, spawn(c, dir, err)});
+            group.push_back(RoleChild{c.actor, err, spawn_role_process(opts.relab_exe, c, dir, err)});
             if (launch.role != "consumer") pc = c;
         }
         // The producer ends after its last publish; the consumers when the stop flag is up.

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
@@ -78,24 +79,6 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     return c;
 }
 
-namespace {
-
-// Stamps the trial number on every record a role writes.
-class TrialHistory : public History {
-public:
-    TrialHistory(History& inner, int trial) : m_inner(inner), m_trial(trial) {}
-    void record(HistoryRecord r) override {
-        r.trial = m_trial;
-        m_inner.record(std::move(r));
-    }
-
-private:
-    History& m_inner;
-    int m_trial;
-};
-
-}  // namespace
-
 int run_role_process(const std::string& config_path) {
     try {
         std::ifstream in(config_path);
@@ -142,6 +125,16 @@ std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, c
     o.stdout_path = dir + "/" + c.actor + ".out";
     o.stderr_path = stderr_path;
     return std::make_unique<ChildProcess>(o);
+}
+
+std::string tail_of_file(const std::string& path, size_t max_bytes) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string s = ss.str();
+    if (s.size() > max_bytes) s = "…" + s.substr(s.size() - max_bytes);
+    while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
+    return s;
 }
 
 }  // namespace relab

@@ -42,4 +42,8 @@ int run_role_process(const std::string& config_path);
 std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
                                                  const std::string& dir, const std::string& stderr_path);
 
+// The last max_bytes of a role's stderr file, trailing blanks trimmed: what an error message quotes
+// when a role process failed.
+std::string tail_of_file(const std::string& path, size_t max_bytes = 2000);
+
 }  // namespace relab

@@ -267,7 +267,8 @@ void read_idem_workload(const Object& top, Scenario& s) {
         if (top.has(foreign))
             r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
     Object o(r, top.at("idem"), top.path("idem"),
-             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "scaling", "scaling_vi"});
+             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "scaling", "scaling_vi",
+              "documented_duplicates", "documented_duplicates_note", "documented_duplicates_note_vi"});
     IdemSpec& idem = s.idem;
     idem.enabled = true;
     if (o.has("middleware"))
@@ -323,6 +324,10 @@ void read_idem_workload(const Object& top, Scenario& s) {
         }
     idem.scaling = o.opt_string("scaling", "", false);
     idem.scaling_vi = o.opt_string("scaling_vi", idem.scaling, false);
+    idem.documented_duplicates = o.opt_string("documented_duplicates", "", false);
+    idem.documented_duplicates_note = o.opt_string("documented_duplicates_note", "", false);
+    idem.documented_duplicates_note_vi =
+        o.opt_string("documented_duplicates_note_vi", idem.documented_duplicates_note, false);
 }
 
 }  // namespace scenario_json

@@ -140,6 +140,11 @@ struct IdemSpec {
     // How the lab's times relate to production, printed in the report ("1 s here stands for 60 s").
     std::string scaling;
     std::string scaling_vi;
+    // The article's count of duplicate orders ("5–10"), shown beside the measured count of trial 1,
+    // with a note on how this lab's workload relates to the article's.
+    std::string documented_duplicates;
+    std::string documented_duplicates_note;
+    std::string documented_duplicates_note_vi;
 };
 
 std::string to_string(IdemFault::Type t);

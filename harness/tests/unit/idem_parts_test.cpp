@@ -65,6 +65,18 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     EXPECT_EQ(s.idem.faults[2].type, IdemFault::Type::failover);
 }
 
+TEST(IdemLoaderTest, the_articles_duplicate_count_is_read_for_the_report_and_must_be_text) {
+    json doc = idem_doc();
+    doc["idem"]["documented_duplicates"] = "5–10 around 20:00";
+    doc["idem"]["documented_duplicates_note"] = "why";
+    const Scenario s = parse_scenario(doc.dump(), "t.json");
+    EXPECT_EQ(s.idem.documented_duplicates, "5–10 around 20:00");
+    EXPECT_EQ(s.idem.documented_duplicates_note_vi, "why");  // falls back to the English note
+    EXPECT_TRUE(parse_scenario(idem_doc().dump(), "t.json").idem.documented_duplicates.empty());
+    doc["idem"]["documented_duplicates"] = 7;
+    EXPECT_NE(error_of(doc).find("/idem/documented_duplicates"), std::string::npos) << error_of(doc);
+}
+
 TEST(IdemLoaderTest, server_faults_need_the_labs_own_servers_and_names_must_exist) {
     json doc = idem_doc();
     doc["idem"].erase("servers");
