@@ -132,6 +132,32 @@ private:
 
 }  // namespace
 
+std::vector<std::string> idem_keys_due(const Scenario& s, int64_t at_ms) {
+    std::vector<std::string> keys;
+    for (const auto& c : s.idem.clients)
+        for (const auto& q : c.requests) {
+            if (q.send_at_ms.front() > at_ms) continue;
+            const std::string key = idem_key_for(q.key_format.value_or(s.idem.middleware.key_format), q.user_id,
+                                                 q.client_key, payload_hash(q.payload));
+            if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+        }
+    return keys;
+}
+
+int64_t idem_activity_budget_ms(const Scenario& s) {
+    int64_t budget = 0;
+    for (const auto& c : s.idem.clients) {
+        int64_t t = 0;
+        for (const auto& q : c.requests) {
+            t = std::max(t, q.send_at_ms.back());
+            const int64_t work = q.work_ms.value_or(s.idem.middleware.work_ms);
+            t += static_cast<int64_t>(q.send_at_ms.size()) * c.retry.max_attempts * (c.retry.every_ms + work + 200);
+        }
+        budget = std::max(budget, t);
+    }
+    return budget;
+}
+
 void run_idem_client(const Scenario& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout) {
     const auto it = std::find_if(s.idem.clients.begin(), s.idem.clients.end(),
                                  [&](const IdemClient& c) { return c.name == actor; });

@@ -246,18 +246,7 @@ private:
 
     RedisClient& admin() { return *m_admin; }
 
-    // The logical keys the middleware uses for the requests first sent at or before at_ms.
-    std::vector<std::string> keys_due(int64_t at_ms) const {
-        std::vector<std::string> keys;
-        for (const auto& c : m_s.idem.clients)
-            for (const auto& q : c.requests) {
-                if (q.send_at_ms.front() > at_ms) continue;
-                const std::string key = idem_key_for(q.key_format.value_or(m_s.idem.middleware.key_format), q.user_id,
-                                                     q.client_key, payload_hash(q.payload));
-                if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
-            }
-        return keys;
-    }
+    std::vector<std::string> keys_due(int64_t at_ms) const { return idem_keys_due(m_s, at_ms); }
 
     std::vector<std::string> present(RedisClient& c, const std::vector<std::string>& keys) {
         std::vector<std::string> out;
@@ -362,19 +351,7 @@ private:
                                                  f.after_client, f.after_op));
     }
 
-    int64_t last_activity_ms() const {
-        int64_t budget = 0;
-        for (const auto& c : m_s.idem.clients) {
-            int64_t t = 0;
-            for (const auto& q : c.requests) {
-                t = std::max(t, q.send_at_ms.back());
-                const int64_t work = q.work_ms.value_or(m_s.idem.middleware.work_ms);
-                t += static_cast<int64_t>(q.send_at_ms.size()) * c.retry.max_attempts * (c.retry.every_ms + work + 200);
-            }
-            budget = std::max(budget, t);
-        }
-        return budget;
-    }
+    int64_t last_activity_ms() const { return idem_activity_budget_ms(m_s); }
 
     void wait_for_clients() {
         const milliseconds timeout(last_activity_ms() + 30000);

@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "check/idem_check.h"
 #include "ports/seeded_rng.h"
 #include "real/interrupt.h"
+#include "roles/idem_client.h"
 #include "roles/roles.h"
 #include "run/real_backend.h"
 #include "sim/sim_ports.h"
@@ -25,6 +27,11 @@ using sim::SimWorld;
 constexpr Nanos kEpoch = Millis{1'790'000'000'000};
 // As RoleConfig's default for the real role processes.
 constexpr Millis kBarrierTimeout{10'000};
+// The idempotency runner's: how long the clients may take to be ready, how far ahead of the go
+// signal the origin lies, and how long a fault waits for the client step it follows.
+constexpr Millis kIdemStartTimeout{20'000};
+constexpr Millis kIdemOriginAhead{20};
+constexpr Millis kIdemAfterTimeout{30'000};
 
 // Everything one actor gets, as a role process gets its own connections in the real backend.
 struct Actor {
@@ -34,9 +41,11 @@ struct Actor {
     sim::SimKv kv;
     sim::SimOrderStore orders;
     sim::SimOutbox outbox;
+    sim::SimOrderTable order_table;
     RolePorts ports;
     Actor(SimWorld& w, History& h, uint64_t seed)
-        : rng(seed), clock(w), stream(w), kv(w), orders(w), outbox(w), ports{clock, rng, stream, kv, orders, outbox, h} {}
+        : rng(seed), clock(w), stream(w), kv(w), orders(w), outbox(w), order_table(w),
+          ports{clock, rng, stream, kv, orders, outbox, h, &order_table} {}
 };
 
 void fnv1a(uint64_t& h, const std::string& s) {
@@ -44,14 +53,51 @@ void fnv1a(uint64_t& h, const std::string& s) {
     h = (h ^ 0xff) * 0x100000001b3ULL;  // a separator, so "ab","c" differs from "a","bc"
 }
 
+// Why the simulator cannot inject this fault, or nullopt (it can).
+std::optional<std::string> idem_fault_skip_reason(const IdemFault& f) {
+    switch (f.type) {
+        case IdemFault::Type::observe: return std::nullopt;  // reads keys' TTLs: the key model has them
+        case IdemFault::Type::flood:
+            return "floods a redis-server that has maxmemory and an eviction policy with cache keys; the simulator "
+                   "has no memory or eviction model (the real backend runs it)";
+        case IdemFault::Type::snapshot:
+        case IdemFault::Type::crash_restart:
+            return "needs a redis-server restart (SIGKILL, then RDB/AOF reload); the simulator has no persistence "
+                   "model (the real backend runs it)";
+        case IdemFault::Type::pause_replica:
+        case IdemFault::Type::failover:
+            return "needs a replica and a failover (SIGSTOP, SIGKILL of the primary, REPLICAOF NO ONE); the simulator "
+                   "has no replication model (the real backend runs it)";
+        case IdemFault::Type::kill_client:
+            return "SIGKILLs a client process right after its claim; the simulator does not kill a role mid-request "
+                   "(the real backend runs it)";
+    }
+    return "an unknown fault";
+}
+
 }  // namespace
 
 std::optional<std::string> sim_skip_reason(const Scenario& s) {
-    if (s.kind == ScenarioKind::sessions)
+    if (s.kind == ScenarioKind::sessions) {
+        for (const auto& c : s.cases)
+            for (const auto& session : c.sessions)
+                for (const auto& step : session.steps)
+                    if (step.redis)
+                        return "scripted redis-cli sessions check each reply against a real redis-server; they run on "
+                               "the real backend only (the simulator runs workload labs)";
         return "scripted sessions run on the real backend only (the simulator runs workload labs)";
-    if (s.idem.enabled)
-        return "the idempotency labs run on the real backend only (their middleware runner and server faults are "
-               "not simulated yet)";
+    }
+    if (!s.idem.enabled) return std::nullopt;
+    if (s.idem.benchmark.enabled)
+        return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with redis-benchmark "
+               "and pgbench); simulated time has no cost to measure (the real backend runs it)";
+    for (const auto& f : s.idem.faults)
+        if (auto reason = idem_fault_skip_reason(f)) return reason;
+    if (s.idem.middleware.wait_replicas > 0)
+        return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
+    if (s.idem.servers.own)
+        return "needs its own redis-server with the lab's settings; the simulator models none of them (the real "
+               "backend runs it)";
     return std::nullopt;
 }
 
@@ -63,6 +109,7 @@ uint64_t trial_fingerprint(const TrialOutcome& t) {
         fnv1a(h, e.id);
         for (const auto& [k, v] : e.fields) fnv1a(h, k + "=" + v);
     }
+    for (const auto& o : t.idem.orders) fnv1a(h, fmt::format("{}|{}|{}|{}", o.id, o.user_id, o.idem_key, o.payload));
     return h;
 }
 
@@ -112,6 +159,7 @@ struct SimBackend::Impl {
     }
 
     TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
+        if (s.idem.enabled) return run_idem_trial(s, trial, seed);
         world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
         std::vector<OrderRow> initial;
         initial.reserve(s.orders.size());
@@ -138,7 +186,21 @@ struct SimBackend::Impl {
         for (const auto& e : s.events) last_event_ms = std::max(last_event_ms, e.at_ms);
         // The real backend's deadlines: barrier + 60 s for publishing and draining, then BLOCK + 5 s.
         const Nanos limit = kEpoch + kBarrierTimeout + Millis{60'000 + last_event_ms + s.stream.block_ms + 5000};
-        const Scheduler::Stop stop = sched.run(limit);
+        throw_if_failed_or_unfinished(s, trial, seed, sched.run(limit));
+
+        std::vector<HistoryRecord> records = history.take();
+        int64_t origin = 0;  // the publishing role's "start", right after the start barrier
+        for (const auto& r : records)
+            if (r.op == "start") origin = r.t_ns;
+        for (auto& r : records) r.t_ns -= origin;
+        return check_trial(s, trial, seed, std::move(records), world.orders().rows(),
+                           world.streams().xrange(s.stream.key));
+    }
+
+    // After the scheduler stopped: a failed fiber, a time limit with fibers still running or a
+    // stall (nothing left to happen, fibers waiting) fail the trial loudly, naming its seed.
+    void throw_if_failed_or_unfinished(const Scenario& s, int trial, uint64_t seed, Scheduler::Stop stop) {
+        Scheduler& sched = world.scheduler();
         const std::string where = fmt::format("{} trial {} (seed {})", s.id, trial, seed_text(seed));
         if (stop == Scheduler::Stop::fiber_failed) {
             const std::string who = sched.failed_fiber();
@@ -162,14 +224,107 @@ struct SimBackend::Impl {
                                                  "but still running: {}",
                                                  where, at_ms, fmt::join(running, ", ")));
         }
+    }
+
+    // --- the idempotency middleware labs (run_idem_lab's trial on the real backend) ---
+
+    bool clients_ready(const Scenario& s) {
+        return std::all_of(s.idem.clients.begin(), s.idem.clients.end(),
+                           [&](const IdemClient& c) { return world.kv().exists(kIdemReadyKey + c.name, world.now()); });
+    }
+
+    void record_supervisor(const std::string& op, nlohmann::json data, Nanos at) {
+        history.record(HistoryRecord{0, at.count(), "relab", op, std::move(data)});
+    }
+
+    // As the runner's wait_for_record: a fault "after" a client's step waits until the client has
+    // recorded it, so it lands between the same two steps on both backends.
+    void wait_for_record(const IdemFault& f) {
+        if (f.after_client.empty()) return;
+        auto matches = [&](const HistoryRecord& r) {
+            if (r.actor != f.after_client || r.op != f.after_op) return false;
+            for (const auto& [k, v] : f.after_fields) {
+                if (!r.data.contains(k)) return false;
+                const auto& field = r.data.at(k);
+                if ((field.is_string() ? field.get<std::string>() : field.dump()) != v) return false;
+            }
+            return true;
+        };
+        const Nanos deadline = world.now() + kIdemAfterTimeout;
+        while (!std::any_of(history.records().begin(), history.records().end(), matches)) {
+            if (world.now() > deadline)
+                throw sim::SimError(fmt::format("fault {}: client {} never recorded {} within {} ms", to_string(f.type),
+                                                f.after_client, f.after_op, kIdemAfterTimeout.count()));
+            world.sleep(Millis{1});
+        }
+    }
+
+    // The runner's observe: which of the keys due by then exist, and their TTLs (TTL, seconds).
+    void observe(const Scenario& s, const IdemFault& f) {
+        std::string text;
+        for (const auto& k : idem_keys_due(s, f.at_ms)) {
+            const int64_t ttl = world.kv().ttl(k, world.now());
+            text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
+                                ttl == -2 ? std::string("absent") : fmt::format("TTL {} s", ttl));
+        }
+        record_supervisor("observe", {{"text", "keys: " + (text.empty() ? std::string("none") : text)}}, world.now());
+    }
+
+    // The runner's parent process, at the server (no network): waits until every client has set
+    // its ready key, sets the go key to an origin a little ahead, runs the lab's observations at
+    // their times and waits for the clients. Labs with server faults never get here
+    // (sim_skip_reason).
+    void supervise_idem(const Scenario& s, const std::vector<FiberId>& clients, Nanos& origin) {
+        Scheduler& sched = world.scheduler();
+        const Nanos ready_deadline = world.now() + kIdemStartTimeout;
+        while (!clients_ready(s)) {
+            if (world.now() > ready_deadline)
+                throw sim::SimError(fmt::format("the clients did not all start within {} ms", kIdemStartTimeout.count()));
+            world.sleep(Millis{2});
+        }
+        origin = world.now() + kIdemOriginAhead;
+        world.kv().set(kIdemGoKey, std::to_string(origin.count()), sim::SetOptions{}, world.now());
+        record_supervisor("start", nlohmann::json::object(), origin);
+        for (const auto& f : s.idem.faults) {
+            if (auto reason = idem_fault_skip_reason(f))
+                throw std::logic_error(fmt::format("the simulator cannot inject fault {}: {}", to_string(f.type), *reason));
+            const Nanos due = origin + Millis{f.at_ms};
+            if (due > world.now()) world.sleep(due - world.now());
+            wait_for_record(f);
+            observe(s, f);
+            if (!f.name.empty()) world.kv().set(kIdemFaultDoneKey + f.name, "1", sim::SetOptions{}, world.now());
+        }
+        for (FiberId f : clients) sched.join(f);
+    }
+
+    TrialOutcome run_idem_trial(const Scenario& s, int trial, uint64_t seed) {
+        world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
+        world.placed_orders().reset(s.idem.layer4);
+        history.reset(trial);
+
+        Scheduler& sched = world.scheduler();
+        const std::vector<RoleLaunch> roles = trial_roles(s);
+        std::vector<FiberId> clients;
+        for (size_t i = 0; i < roles.size(); ++i) {
+            const RoleLaunch& launch = roles[i];
+            Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
+            clients.push_back(sched.spawn(
+                launch.actor, [&s, &launch, &a] { run_role(launch.role, launch.actor, s, a.ports, kBarrierTimeout); },
+                kEpoch + world.draw_start()));
+        }
+        Nanos origin = kEpoch;
+        sched.spawn("supervisor", [&] { supervise_idem(s, clients, origin); }, kEpoch);
+
+        int64_t last_fault_ms = 0;
+        for (const auto& f : s.idem.faults) last_fault_ms = std::max(last_fault_ms, f.at_ms);
+        // The runner's deadlines: the start, the faults, then the clients' budget + 30 s.
+        const Nanos limit = kEpoch + kIdemStartTimeout + kIdemOriginAhead +
+                            Millis{last_fault_ms + idem_activity_budget_ms(s) + 30'000};
+        throw_if_failed_or_unfinished(s, trial, seed, sched.run(limit));
 
         std::vector<HistoryRecord> records = history.take();
-        int64_t origin = 0;  // the publishing role's "start", right after the start barrier
-        for (const auto& r : records)
-            if (r.op == "start") origin = r.t_ns;
-        for (auto& r : records) r.t_ns -= origin;
-        return check_trial(s, trial, seed, std::move(records), world.orders().rows(),
-                           world.streams().xrange(s.stream.key));
+        for (auto& r : records) r.t_ns -= origin.count();
+        return check_idem_trial(s, trial, seed, std::move(records), world.placed_orders().orders());
     }
 
     void check_determinism(const Scenario& s, const TrialOutcome& first) {

@@ -76,4 +76,10 @@ int64_t KvModel::pttl(const std::string& key, Nanos now) {
     return (left_ns + 999'999) / 1'000'000;
 }
 
+int64_t KvModel::ttl(const std::string& key, Nanos now) {
+    const int64_t ms = pttl(key, now);
+    if (ms < 0) return ms;
+    return (ms + 500) / 1000;
+}
+
 }  // namespace relab::sim

@@ -1,7 +1,7 @@
 // Redis string keys with expiry, in memory: SET with NX/XX/PX/EX/KEEPTTL/GET, GET, EXISTS, DEL,
-// PTTL and compare-and-delete (DELEX IFEQ, or the Lua script before 8.4). A key expires when the
-// time given to a call is past its deadline, checked on access as Redis does lazily. Pure: every
-// call is given the time.
+// PTTL, TTL and compare-and-delete (DELEX IFEQ, or the Lua script before 8.4). A key expires when
+// the time given to a call is past its deadline, checked on access as Redis does lazily. Pure:
+// every call is given the time.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +48,9 @@ public:
     // PTTL: milliseconds left (rounded as Redis does, up to the next ms), -1 without a deadline,
     // -2 for a missing key.
     int64_t pttl(const std::string& key, Nanos now);
+    // TTL: seconds left, rounded to the nearest second as Redis does ((ms + 500) / 1000); -1
+    // without a deadline, -2 for a missing key.
+    int64_t ttl(const std::string& key, Nanos now);
 
 private:
     struct Value {

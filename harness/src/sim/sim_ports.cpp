@@ -60,6 +60,23 @@ int64_t SimKv::del(const std::string& key) {
     return m_world.round_trip([&] { return m_world.kv().del(key, m_world.now()); });
 }
 
+int64_t SimKv::wait_replicas(int64_t replicas, Millis timeout) {
+    if (replicas > 0 && timeout.count() <= 0)
+        throw SimError("WAIT with no timeout on the simulated server, which has no replica, would block forever");
+    m_world.round_trip([] {});
+    // The reply leaves the server when the timeout runs out; its way back is the same either way.
+    if (replicas > 0) m_world.scheduler().sleep_for(timeout);
+    return 0;
+}
+
+int64_t SimOrderTable::place_order(int64_t user_id, const std::string& idem_key, const std::string& payload) {
+    return m_world.round_trip([&] { return m_world.placed_orders().place_order(user_id, idem_key, payload); });
+}
+
+std::vector<PlacedOrder> SimOrderTable::orders() {
+    return m_world.round_trip([&] { return m_world.placed_orders().orders(); });
+}
+
 WriteResult SimOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
     out.affected = m_world.round_trip([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); });

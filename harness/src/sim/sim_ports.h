@@ -47,6 +47,22 @@ public:
     KvSetResult set(const std::string& key, const std::string& value, const KvSetOptions& o) override;
     std::optional<std::string> get(const std::string& key) override;
     int64_t del(const std::string& key) override;
+    // The simulated server has no replica: WAIT answers 0, at once when no replica is asked for,
+    // otherwise once its timeout has run out at the server (WAIT n 0 would block forever, and
+    // is refused with a SimError).
+    int64_t wait_replicas(int64_t replicas, Millis timeout) override;
+
+private:
+    SimWorld& m_world;
+};
+
+// The idempotency labs' orders table: each INSERT (or SELECT) is one autocommit statement, one
+// round trip, like RealOrderTable.
+class SimOrderTable : public OrderTable {
+public:
+    explicit SimOrderTable(SimWorld& w) : m_world(w) {}
+    int64_t place_order(int64_t user_id, const std::string& idem_key, const std::string& payload) override;
+    std::vector<PlacedOrder> orders() override;
 
 private:
     SimWorld& m_world;
@@ -89,6 +105,8 @@ public:
         m_records.push_back(std::move(r));
     }
     std::vector<HistoryRecord> take() { return std::move(m_records); }
+    // What has been recorded so far, in recording order (a supervisor waiting for a step).
+    const std::vector<HistoryRecord>& records() const { return m_records; }
 
 private:
     int m_trial = 0;

@@ -20,6 +20,7 @@
 #include "scenario/scenario.h"
 #include "sim/kv_model.h"
 #include "sim/outbox_model.h"
+#include "sim/placed_orders_model.h"
 #include "sim/scheduler.h"
 #include "sim/stream_model.h"
 #include "sim/table_model.h"
@@ -56,6 +57,8 @@ public:
     KvModel& kv() { return m_kv; }
     TableModel& orders() { return m_orders; }
     OutboxModel& outbox() { return m_outbox; }
+    // The idempotency labs' orders table (reset empty, without layer 4).
+    PlacedOrdersModel& placed_orders() { return m_placed_orders; }
 
     Nanos draw_rtt();
     Nanos draw_wakeup();
@@ -108,6 +111,7 @@ private:
     KvModel m_kv;
     TableModel m_orders;
     OutboxModel m_outbox;
+    PlacedOrdersModel m_placed_orders;
     std::vector<std::pair<uint64_t, BlockedRead*>> m_blocked;  // ticket -> the parked call
     std::vector<std::pair<uint64_t, BarrierWait*>> m_barriers;  // id -> the waiting call
     uint64_t m_next_barrier = 1;

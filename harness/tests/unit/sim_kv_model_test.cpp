@@ -68,6 +68,44 @@ TEST(SimKvModelTest, get_returns_the_previous_value_whether_or_not_the_condition
     EXPECT_EQ(r.previous, "first");
 }
 
+TEST(SimKvModelTest, ttl_rounds_to_the_nearest_second_as_redis_does) {
+    KvModel kv;
+    kv.set("k", "v", with(SetOptions::Condition::always, Millis{60'000}), ms(0));
+    EXPECT_EQ(kv.ttl("k", ms(0)), 60);
+    EXPECT_EQ(kv.ttl("k", ms(700)), 59);    // 59.3 s left
+    EXPECT_EQ(kv.ttl("k", ms(1'400)), 59);  // 58.6 s left: Redis's (ms + 500) / 1000
+    EXPECT_EQ(kv.ttl("k", ms(1'600)), 58);
+    kv.set("p", "v", SetOptions{}, ms(0));
+    EXPECT_EQ(kv.ttl("p", ms(5)), -1);
+    EXPECT_EQ(kv.ttl("missing", ms(5)), -2);
+    EXPECT_EQ(kv.ttl("k", ms(60'001)), -2);
+}
+
+TEST(SimKvModelTest, the_middlewares_two_phases_claim_with_nx_get_then_store_with_xx) {
+    KvModel kv;
+    // Phase 1: SET k {in_progress} NX GET EX 60 (EX 60 is PX 60000).
+    auto claim = with(SetOptions::Condition::nx, Millis{60'000}, false, /*get=*/true);
+    auto r = kv.set("idem:k", "in_progress", claim, ms(0));
+    EXPECT_TRUE(r.written);
+    EXPECT_FALSE(r.previous);
+    // A second claim does not reset the TTL and reads the first one's value.
+    r = kv.set("idem:k", "in_progress-2", claim, ms(1'200));
+    EXPECT_FALSE(r.written);
+    EXPECT_EQ(r.previous, "in_progress");
+    EXPECT_EQ(kv.ttl("idem:k", ms(1'200)), 59);
+    // Phase 2, two-tier: SET k {done} XX EX 86400 gives the long TTL.
+    r = kv.set("idem:k", "done", with(SetOptions::Condition::xx, Millis{86'400'000}), ms(2'000));
+    EXPECT_TRUE(r.written);
+    EXPECT_EQ(kv.ttl("idem:k", ms(2'000)), 86'400);
+    // One-tier: XX KEEPTTL keeps the claim's deadline.
+    kv.set("idem:j", "in_progress", claim, ms(0));
+    kv.set("idem:j", "done", with(SetOptions::Condition::xx, std::nullopt, /*keepttl=*/true), ms(1'000));
+    EXPECT_EQ(kv.pttl("idem:j", ms(1'000)), 59'000);
+    // The store after the claim expired writes nothing: XX needs the key.
+    EXPECT_FALSE(kv.set("idem:j", "done", with(SetOptions::Condition::xx, Millis{1000}), ms(61'000)).written);
+    EXPECT_FALSE(kv.exists("idem:j", ms(61'000)));
+}
+
 TEST(SimKvModelTest, bad_options_are_refused_like_redis_does) {
     KvModel kv;
     EXPECT_THROW(kv.set("k", "v", with(SetOptions::Condition::always, Millis{0}), ms(0)), KvError);

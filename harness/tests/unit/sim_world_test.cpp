@@ -129,4 +129,62 @@ TEST_F(SimWorldTest, the_order_store_returns_the_statement_text_and_affected_row
     EXPECT_EQ(world.now(), us(200));
 }
 
+TEST_F(SimWorldTest, the_orders_table_and_the_idempotency_commands_cost_a_round_trip_each) {
+    SimKv kv(world);
+    SimOrderTable table(world);
+    world.placed_orders().reset(true);
+    std::vector<Nanos> at;
+    KvSetResult claim;
+    std::optional<std::string> value;
+    int64_t first = 0, deleted = 0;
+    bool refused = false;
+    world.scheduler().spawn("A", [&] {
+        KvSetOptions o;
+        o.condition = KvSetOptions::Condition::nx;
+        o.get = true;
+        o.ttl = Millis{60'000};
+        claim = kv.set("idem:k", "in_progress", o);
+        at.push_back(world.now());
+        first = table.place_order(7, "7:k", "p");
+        at.push_back(world.now());
+        try {
+            table.place_order(7, "7:k", "p");
+        } catch (const DuplicateOrderError&) {
+            refused = true;
+        }
+        at.push_back(world.now());
+        value = kv.get("idem:k");
+        deleted = kv.del("idem:k");
+        at.push_back(world.now());
+    }, Nanos{0});
+    world.scheduler().run(Millis{100});
+    EXPECT_TRUE(claim.written);
+    EXPECT_FALSE(claim.previous);
+    EXPECT_EQ(first, 1);
+    EXPECT_TRUE(refused);  // layer 4, raised at the server, reaches the caller after the reply half
+    EXPECT_EQ(value, "in_progress");
+    EXPECT_EQ(deleted, 1);
+    EXPECT_EQ(at, (std::vector<Nanos>{us(100), us(200), us(300), us(500)}));
+    EXPECT_EQ(world.placed_orders().orders().size(), 1u);
+    // Claimed at the server at 50 µs with EX 60: 60 s from then.
+    EXPECT_FALSE(world.kv().exists("idem:k", us(500)));
+}
+
+TEST_F(SimWorldTest, wait_on_the_replicaless_server_answers_zero_after_its_timeout) {
+    SimKv kv(world);
+    int64_t none = -1, some = -1;
+    Nanos none_at{0}, some_at{0};
+    world.scheduler().spawn("A", [&] {
+        none = kv.wait_replicas(0, Millis{100});
+        none_at = world.now();
+        some = kv.wait_replicas(1, Millis{100});
+        some_at = world.now();
+    }, Nanos{0});
+    world.scheduler().run(Millis{1000});
+    EXPECT_EQ(none, 0);
+    EXPECT_EQ(none_at, us(100));
+    EXPECT_EQ(some, 0);
+    EXPECT_EQ(some_at, us(200) + Millis{100});
+}
+
 }  // namespace relab::sim
