@@ -435,6 +435,7 @@ struct EmbeddedRedis::Impl {
     RedisEndpoint endpoint;
     std::optional<ChildProcess> child;
     RedisOptions opts;
+    int bus_port = 0;  // cluster nodes only
 
     ~Impl() { stop(); }
     void stop() noexcept {
@@ -457,16 +458,29 @@ void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
     const std::vector<std::string> logs{out_path, log_path};
     if (auto it = opts.config.find("requirepass"); it != opts.config.end()) endpoint.password = it->second;
 
-    const auto settings = merge_settings({{"save", ""},
-                                          {"appendonly", "no"},
-                                          {"enable-debug-command", "local"},
-                                          {"repl-diskless-sync-delay", "0"}},
-                                         opts.config, {"port", "bind", "dir", "logfile", "daemonize"}, "redis");
+    std::vector<std::pair<std::string, std::string>> defaults{{"save", ""},
+                                                              {"appendonly", "no"},
+                                                              {"enable-debug-command", "local"},
+                                                              {"repl-diskless-sync-delay", "0"}};
+    std::vector<std::string> reserved{"port", "bind", "dir", "logfile", "daemonize"};
+    if (opts.cluster) {
+        // Relative to --dir, so it goes with the data directory.
+        defaults.emplace_back("cluster-enabled", "yes");
+        defaults.emplace_back("cluster-config-file", "nodes.conf");
+        reserved.insert(reserved.end(), {"cluster-enabled", "cluster-config-file", "cluster-port"});
+    }
+    const auto settings = merge_settings(defaults, opts.config, reserved, "redis");
     for (int attempt = 1;; ++attempt) {
         std::error_code ec;
         std::filesystem::remove(log_path, ec);  // redis appends; a stale "in use" must not count
         std::vector<std::string> args{"--port", std::to_string(port), "--bind", "127.0.0.1", "--dir",
                                       data_dir, "--logfile", log_path, "--daemonize", "no"};
+        if (opts.cluster) {
+            // A restart keeps its bus port: the other nodes know it by that one.
+            if (bus_port == 0 || allow_other_port) bus_port = free_loopback_port();
+            while (bus_port == port) bus_port = free_loopback_port();
+            args.insert(args.end(), {"--cluster-port", std::to_string(bus_port)});
+        }
         for (const auto& [name, value] : settings) {
             args.push_back("--" + name);
             args.push_back(value);
@@ -535,6 +549,10 @@ EmbeddedRedis::~EmbeddedRedis() = default;
 const RedisEndpoint& EmbeddedRedis::endpoint() const { return m_impl->endpoint; }
 int EmbeddedRedis::pid() const { return m_impl->child ? m_impl->child->pid() : -1; }
 const std::string& EmbeddedRedis::data_dir() const { return m_impl->data_dir; }
+int EmbeddedRedis::cluster_bus_port() const { return m_impl->bus_port; }
+std::string EmbeddedRedis::log_tail(size_t max_lines) const {
+    return log_tails({m_impl->data_dir + "/redis.out", m_impl->data_dir + "/redis.log"}, max_lines);
+}
 void EmbeddedRedis::stop() { m_impl->stop(); }
 
 // ---------------------------------------------------------------- EmbeddedPostgres

@@ -48,6 +48,10 @@ struct RedisOptions {
     std::map<std::string, std::string> config;
     std::chrono::milliseconds start_timeout{10000};
     int preferred_port = 0;  // tried first; 0 = a free one. A taken port is replaced (3 retries).
+    // A Redis Cluster node: cluster-enabled yes, its nodes.conf in the data dir, and the cluster bus
+    // on a second free port (cluster-port) instead of port + 10000, which may be taken or above
+    // 65535. The node starts empty: no slots, no peers (EmbeddedRedisCluster forms the cluster).
+    bool cluster = false;
 };
 
 // A redis-server child process: loopback, free port, no persistence unless config asks,
@@ -62,6 +66,10 @@ public:
     const RedisEndpoint& endpoint() const;
     int pid() const;
     const std::string& data_dir() const;
+    int cluster_bus_port() const;  // 0 unless RedisOptions::cluster
+    // The last lines of its logs, each on a new line, for an error message; "(no log output)" when
+    // there are none (also after stop(), which removes them).
+    std::string log_tail(size_t max_lines = 15) const;
     void stop();  // idempotent
     // SIGKILL, as `docker kill` does: no final save, the data directory stays. Idempotent.
     void crash();

@@ -24,6 +24,7 @@
 #include "roles/idem_middleware.h"
 #include "roles/roles.h"
 #include "run/idem_benchmark.h"
+#include "run/idem_cluster.h"
 #include "run/real_backend.h"
 #include "run/role_process.h"
 
@@ -606,7 +607,7 @@ std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string
         return std::nullopt;  // unknown: let the server answer for itself
     }
     if (major >= 7) return std::nullopt;
-    bool needs = s.idem.enabled && !s.idem.servers.own && !s.idem.benchmark.enabled;
+    bool needs = s.idem.enabled && !s.idem.servers.own && !s.idem.benchmark.enabled && !s.idem.cluster.enabled;
     for (const auto& c : s.cases)
         for (const auto& session : c.sessions)
             for (const auto& step : session.steps) {
@@ -631,6 +632,10 @@ LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
     lab.scenario = s;
     if (s.idem.benchmark.enabled) {
         run_idem_benchmark(s, ctx, lab);
+        return lab;
+    }
+    if (s.idem.cluster.enabled) {
+        run_idem_cluster(s, ctx, lab);
         return lab;
     }
     PgSession pg(ctx.servers.pg, ctx.schema);

@@ -91,6 +91,9 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
     if (s.idem.benchmark.enabled)
         return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with redis-benchmark "
                "and pgbench); simulated time has no cost to measure (the real backend runs it)";
+    if (s.idem.cluster.enabled)
+        return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has no "
+               "cluster model (the real backend runs it)";
     for (const auto& f : s.idem.faults)
         if (auto reason = idem_fault_skip_reason(f)) return reason;
     if (s.idem.middleware.wait_replicas > 0)

@@ -227,6 +227,68 @@ IdemBenchmark read_benchmark(const Object& o) {
     return b;
 }
 
+ClusterKeyPair read_pair(const Object& o) {
+    const Reader& r = o.reader();
+    ClusterKeyPair p;
+    p.name = o.req_string("name");
+    p.keys = r.strings(r.array(o.at("keys"), o.path("keys"), true), o.path("keys"));
+    if (p.keys.size() < 2) r.expected(o.path("keys"), "at least two key names (a script over one key needs no hash tag)", o.at("keys"));
+    for (size_t i = 0; i < p.keys.size(); ++i)
+        if (p.keys[i].empty()) r.expected(child(o.path("keys"), i), "a non-empty key name", o.at("keys")[i]);
+    p.documented = o.opt_string("documented", "", false);
+    p.note = o.opt_string("note", "", false);
+    p.note_vi = o.opt_string("note_vi", p.note, false);
+    return p;
+}
+
+ClusterLoad read_load(const Object& o) {
+    ClusterLoad l;
+    l.name = o.req_string("name");
+    l.key_format = read_key_format(o, "key_format", "");
+    l.documented = o.opt_string("documented", "", false);
+    l.note = o.opt_string("note", "", false);
+    l.note_vi = o.opt_string("note_vi", l.note, false);
+    return l;
+}
+
+IdemCluster read_cluster(const Object& o) {
+    const Reader& r = o.reader();
+    IdemCluster c;
+    c.enabled = true;
+    c.masters = static_cast<int>(o.opt_int("masters", c.masters, 1, 16));
+    c.node_timeout_ms = o.opt_int("node_timeout_ms", c.node_timeout_ms, 100, 600000);
+    std::set<std::string> names;
+    if (o.has("pairs")) {
+        const json& list = r.array(o.at("pairs"), o.path("pairs"), true);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object po(r, list[i], child(o.path("pairs"), i), {"name", "keys", "documented", "note", "note_vi"});
+            c.pairs.push_back(read_pair(po));
+            if (!names.insert(c.pairs.back().name).second)
+                r.fail(po.path("name"), "duplicate pair name \"" + c.pairs.back().name + "\"");
+        }
+    }
+    c.script = o.opt_string("script", "");
+    if (o.has("script_args")) c.script_args = r.strings(o.at("script_args"), o.path("script_args"));
+    if (c.script.empty() && o.has("script_args")) r.fail(o.path("script_args"), "arguments without a \"script\"");
+    if (!c.script.empty() && c.pairs.empty())
+        r.fail(o.path("script"), "the script runs over the keys of each pair: add \"pairs\"");
+    if (o.has("hot_user")) {
+        Object h(r, o.at("hot_user"), o.path("hot_user"), {"claims", "loads"});
+        c.claims = h.req_int("claims", 1, 1000000);
+        const json& list = r.array(h.at("loads"), h.path("loads"), true);
+        names.clear();
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object lo(r, list[i], child(h.path("loads"), i), {"name", "key_format", "documented", "note", "note_vi"});
+            if (!lo.has("key_format")) r.fail(lo.path("key_format"), "required field is missing");
+            c.loads.push_back(read_load(lo));
+            if (!names.insert(c.loads.back().name).second)
+                r.fail(lo.path("name"), "duplicate load name \"" + c.loads.back().name + "\"");
+        }
+    }
+    if (c.pairs.empty() && c.loads.empty()) r.fail(o.path(), "a cluster lab needs \"pairs\" or \"hot_user\" (or both)");
+    return c;
+}
+
 }  // namespace
 
 SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path) {
@@ -267,10 +329,19 @@ void read_idem_workload(const Object& top, Scenario& s) {
         if (top.has(foreign))
             r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
     Object o(r, top.at("idem"), top.path("idem"),
-             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "scaling", "scaling_vi",
+             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "cluster", "scaling", "scaling_vi",
               "documented_duplicates", "documented_duplicates_note", "documented_duplicates_note_vi"});
     IdemSpec& idem = s.idem;
     idem.enabled = true;
+    if (o.has("cluster")) {
+        for (const char* foreign : {"middleware", "layer4", "clients", "servers", "faults", "benchmark",
+                                    "documented_duplicates"})
+            if (o.has(foreign))
+                r.fail(o.path(foreign), "does not apply to a cluster lab (\"cluster\"), which forms its own Redis "
+                                        "Cluster and sends the claims itself");
+        idem.cluster = read_cluster(Object(r, o.at("cluster"), o.path("cluster"),
+                                           {"masters", "node_timeout_ms", "pairs", "script", "script_args", "hot_user"}));
+    }
     if (o.has("middleware"))
         idem.middleware = read_middleware(Object(r, o.at("middleware"), o.path("middleware"),
                                                  {"key_format", "claim_ttl_ms", "done_ttl_ms", "done_keepttl",
@@ -292,8 +363,8 @@ void read_idem_workload(const Object& top, Scenario& s) {
             idem.clients.push_back(std::move(c));
         }
     }
-    if (idem.clients.empty() && !idem.benchmark.enabled)
-        r.fail(o.path("clients"), "required field is missing (a lab needs clients, or a benchmark)");
+    if (idem.clients.empty() && !idem.benchmark.enabled && !idem.cluster.enabled)
+        r.fail(o.path("clients"), "required field is missing (a lab needs clients, a benchmark or a cluster)");
     if (o.has("faults")) {
         const json& list = r.array(o.at("faults"), o.path("faults"), false);
         for (size_t i = 0; i < list.size(); ++i) {

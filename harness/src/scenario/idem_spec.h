@@ -129,6 +129,38 @@ struct IdemBenchmark {
     double documented_async_ratio = 10;    // with synchronous_commit=off
 };
 
+// Two or more keys one Lua script would touch together: the user's idempotency key and its lock.
+struct ClusterKeyPair {
+    std::string name;               // names the pair's records ("pair": name), for the expectation
+    std::vector<std::string> keys;  // as the article writes them; used as they are, no run prefix
+    std::string documented;         // the article's claim, shown beside the measured slots
+    std::string note;
+    std::string note_vi;
+};
+
+// One way to name a hot user's idempotency keys, every claim of the load under it.
+struct ClusterLoad {
+    std::string name;        // names the load's record ("load": name)
+    std::string key_format;  // "{client_key}" is replaced; other braces are the key's own (a hash tag)
+    std::string documented;
+    std::string note;
+    std::string note_vi;
+};
+
+// Redis Cluster and hash tags (article 002, section 2.3), on a cluster the lab forms itself.
+struct IdemCluster {
+    bool enabled = false;
+    int masters = 3;
+    int64_t node_timeout_ms = 5000;       // cluster-node-timeout
+    std::vector<ClusterKeyPair> pairs;    // CLUSTER KEYSLOT of each key, then the script over them
+    std::string script;                   // EVAL'd over each pair's keys; empty: no EVAL
+    std::vector<std::string> script_args;
+    // The hot user: `claims` claims (SET key {in_progress} NX GET EX 60) with fresh client keys,
+    // the same client keys under every load's key format; keys and SET calls counted per node.
+    int64_t claims = 0;
+    std::vector<ClusterLoad> loads;
+};
+
 struct IdemSpec {
     bool enabled = false;
     IdemMiddlewareSpec middleware;
@@ -137,6 +169,7 @@ struct IdemSpec {
     IdemServers servers;
     std::vector<IdemFault> faults;
     IdemBenchmark benchmark;
+    IdemCluster cluster;
     // How the lab's times relate to production, printed in the report ("1 s here stands for 60 s").
     std::string scaling;
     std::string scaling_vi;

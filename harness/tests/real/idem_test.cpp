@@ -1,5 +1,7 @@
 // The idempotency-key labs (article 002) end to end: the relab binary runs them on servers it
 // starts itself, and the outcomes are read back from its JSON report.
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -7,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -71,6 +74,15 @@ protected:
         for (const auto& s : lab(r, id).at("cases").at(c).at("steps"))
             if (s.at("session") == session) out.push_back(s);
         return out;
+    }
+
+    // The history records of trial 1 of a lab whose "step" is `step` and whose `name_field` (pair,
+    // load) is `name`.
+    static json observation(const RelabRun& r, const std::string& id, const std::string& step,
+                            const std::string& name_field = "", const std::string& name = "") {
+        for (const auto& rec : lab(r, id).at("trials").at(0).at("history"))
+            if (rec.value("step", "") == step && (name_field.empty() || rec.value(name_field, "") == name)) return rec;
+        throw std::runtime_error("no " + step + " record " + name + " in " + id);
     }
 
     // Processes whose command line or working directory mentions our temp dir: servers and roles
@@ -228,6 +240,100 @@ TEST_F(IdemLabsTest, benchmark_measures_both_stores_and_the_articles_tools_on_th
     EXPECT_GT(std::stod(measured(r, "idem-bench", "pgbench -c 1 -T 1, tps (fsync per commit)")), 0.0);
     EXPECT_GT(std::stod(measured(r, "idem-bench", "pgbench -c 1 -T 1, tps (synchronous_commit=off)")), 0.0);
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+TEST_F(IdemLabsTest, cluster_hash_tag_puts_a_users_keys_in_one_slot_and_a_hot_users_claims_on_one_node) {
+    const auto r = relab("idem-cluster");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const std::string id = "idem-cluster";
+
+    const json tagged = observation(r, id, "keyslot", "pair", "tagged");
+    EXPECT_EQ(tagged["slots"][0], tagged["slots"][1]) << tagged.dump();
+    EXPECT_TRUE(tagged["same_node"].get<bool>());
+    const json untagged = observation(r, id, "keyslot", "pair", "untagged");
+    EXPECT_NE(untagged["slots"][0], untagged["slots"][1]) << untagged.dump();
+    EXPECT_EQ(observation(r, id, "eval", "pair", "tagged")["reply"], "OK");
+    const json crossslot = observation(r, id, "eval", "pair", "untagged");
+    EXPECT_EQ(crossslot["error_code"], "CROSSSLOT");
+    EXPECT_EQ(crossslot["reply"].get<std::string>().rfind("(error) CROSSSLOT", 0), 0u);
+
+    // With the tag every claim of the hot user lands on one node; without it, on all three alike.
+    const json hot = observation(r, id, "load", "load", "tagged");
+    auto keys = hot["keys_per_node"].get<std::vector<int64_t>>();
+    std::sort(keys.begin(), keys.end());
+    EXPECT_EQ(keys, (std::vector<int64_t>{0, 0, 3000}));
+    EXPECT_EQ(hot["set_calls_per_node"], hot["keys_per_node"]);
+    EXPECT_EQ(hot["slots"], 1);
+    const json spread = observation(r, id, "load", "load", "untagged");
+    int64_t total = 0;
+    for (const int64_t n : spread["keys_per_node"].get<std::vector<int64_t>>()) {
+        EXPECT_GT(n, 800) << spread.dump();  // a third of 3000, ± 7 standard deviations
+        EXPECT_LT(n, 1200) << spread.dump();
+        total += n;
+    }
+    EXPECT_EQ(total, 3000);
+    EXPECT_EQ(spread["set_calls_per_node"], spread["keys_per_node"]);
+    EXPECT_GT(spread["slots"].get<int>(), 2000);
+
+    EXPECT_EQ(measured(r, id, "hot user, 3000 claims as idem:v1:{user:7}:<client_key>: keys per node")
+                  .find(fmt::format("{} / {} / {}", hot["keys_per_node"][0].get<int64_t>(),
+                                    hot["keys_per_node"][1].get<int64_t>(), hot["keys_per_node"][2].get<int64_t>())),
+              0u);
+    EXPECT_NE(r.out.find("(article: a hot user (big shop, bot) puts all its load on one node"), std::string::npos)
+        << r.out;
+    EXPECT_TRUE(lab(r, id).at("summary").at("held").get<bool>());
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+TEST_F(IdemLabsTest, cluster_lab_breaks_when_its_expectation_says_a_hot_user_spreads) {
+    std::string text = slurp(fs::path(RELAB_SOURCE_DIR) / "scenarios" / "idem-y2-cluster.json");
+    const std::string from = R"("load": "tagged", "first": 3000, "nodes_used": 1, "nodes_called": 1)";
+    const auto at = text.find(from);
+    ASSERT_NE(at, std::string::npos);
+    text.replace(at, from.size(), R"("load": "tagged", "first": 3000, "nodes_used": 3, "nodes_called": 3)");
+    std::ofstream(m_dir / "cluster.json") << text;
+    const auto r = relab((m_dir / "cluster.json").string());
+    EXPECT_EQ(r.exit_code, 1) << r.err << r.out;
+    const json& summary = lab(r, "idem-cluster").at("summary");
+    EXPECT_FALSE(summary.at("held").get<bool>());
+    ASSERT_EQ(summary.at("failures").size(), 1u) << summary.dump();
+    EXPECT_NE(summary.at("failures")[0].get<std::string>().find("load=tagged, nodes_called=3, nodes_used=3"),
+              std::string::npos)
+        << summary.dump();
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+TEST_F(IdemLabsTest, ctrl_c_while_the_cluster_forms_stops_every_node_and_removes_their_dirs) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        setenv("TMPDIR", (m_dir / "tmp").c_str(), 1);
+        const int null = ::open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl(RELAB_BINARY, RELAB_BINARY, "run", "idem-cluster", static_cast<char*>(nullptr));
+        _exit(127);
+    }
+    // Cluster nodes name themselves "redis-server 127.0.0.1:PORT [cluster]"; they wait 2 s before
+    // cluster_state:ok, so the signal lands while the lab waits for the cluster to form.
+    auto cluster_nodes = [&] {
+        const auto processes = leftovers();
+        return std::count_if(processes.begin(), processes.end(),
+                             [](const std::string& p) { return p.find("[cluster]") != std::string::npos; });
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (cluster_nodes() < 3 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ASSERT_EQ(cluster_nodes(), 3) << "the run never started its cluster";
+    ASSERT_EQ(kill(pid, SIGINT), 0);
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
 }
 
 }  // namespace

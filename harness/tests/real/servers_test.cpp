@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -22,6 +23,7 @@
 
 #include "real/child_process.h"
 #include "real/interrupt.h"
+#include "real/redis_cluster.h"
 #include "real/servers.h"
 #include "real/temp_dir.h"
 
@@ -327,6 +329,151 @@ TEST(ServersTest, InterruptDuringRedisStartUnwindsAndCleansUp) {
     EXPECT_THROW(EmbeddedPostgres{}, Interrupted);
     clear_interrupt();
     sigaction(SIGINT, &old_int, nullptr);
+    EXPECT_EQ(our_children(), children_before);
+    EXPECT_EQ(tmp.entries(), 0u);
+}
+
+// ---------------------------------------------------------------- Redis Cluster
+
+// CLUSTER INFO's field, "" when absent.
+std::string cluster_info_field(const RedisEndpoint& ep, const std::string& name) {
+    const std::string info = redis_command(ep, {"CLUSTER", "INFO"});
+    const auto at = info.find(name + ":");
+    if (at == std::string::npos) return "";
+    const auto end = info.find_first_of("\r\n", at);
+    return info.substr(at + name.size() + 1, end - at - name.size() - 1);
+}
+
+TEST(RedisClusterTest, ThreeMastersFormWithRedisClisSplitAndLeaveNothingBehind) {
+    const auto children_before = our_children();
+    ScopedTmpdir tmp;
+    std::vector<int> pids;
+    std::vector<std::string> dirs;
+    {
+        RedisClusterOptions opts;
+        opts.node_timeout = 2000ms;
+        EmbeddedRedisCluster cluster(opts);
+        ASSERT_EQ(cluster.size(), 3u);
+        EXPECT_GE(cluster.formed_after().count(), 0);
+        for (size_t i = 0; i < cluster.size(); ++i) {
+            const RedisEndpoint ep = cluster.endpoints()[i];
+            pids.push_back(cluster.node(i).pid());
+            dirs.push_back(cluster.node(i).data_dir());
+            EXPECT_EQ(cluster_info_field(ep, "cluster_state"), "ok") << i;
+            EXPECT_EQ(cluster_info_field(ep, "cluster_known_nodes"), "3") << i;
+            EXPECT_EQ(redis_command(ep, {"CONFIG", "GET", "cluster-node-timeout"}), "cluster-node-timeout 2000");
+            EXPECT_EQ(redis_command(ep, {"CONFIG", "GET", "cluster-port"}),
+                      "cluster-port " + std::to_string(cluster.node(i).cluster_bus_port()));
+            EXPECT_NE(cluster.node(i).cluster_bus_port(), ep.port);
+            EXPECT_TRUE(fs::exists(cluster.node(i).data_dir() + "/nodes.conf"));
+        }
+        EXPECT_EQ(cluster.slots(0).text(), "0-5460");
+        EXPECT_EQ(cluster.slots(2).text(), "10923-16383");
+
+        RedisClusterClient client(cluster.endpoints());
+        EXPECT_EQ(client.node_of_slot(0), 0u);
+        EXPECT_EQ(client.node_of_slot(5461), 1u);
+        EXPECT_EQ(client.node_of_slot(16383), 2u);
+        // Every key is taken by the node relab routes it to; sent anywhere else, the cluster redirects.
+        for (const std::string key : {"foo", "bar", "idem:v1:{user:7}:8f3a", "lock:v1:7:place-order", "zz"}) {
+            EXPECT_EQ(client.command(key, {"SET", key, "v"}).to_string(), "OK") << key;
+            const size_t other = (client.node_of_key(key) + 1) % client.size();
+            const std::string moved = "ERR:MOVED " + std::to_string(key_slot(key)) + " ";
+            EXPECT_EQ(redis_command(cluster.endpoints()[other], {"GET", key}).rfind(moved, 0), 0u) << key;
+        }
+        EXPECT_EQ(client.command("foo", {"MGET", "foo", "bar"}).str.rfind("CROSSSLOT", 0), 0u);
+    }
+    for (size_t i = 0; i < pids.size(); ++i) {
+        EXPECT_FALSE(has_proc_entry(pids[i])) << "node " << i + 1 << " still running or not reaped";
+        EXPECT_FALSE(fs::exists(dirs[i]));
+    }
+    EXPECT_EQ(our_children(), children_before);
+    EXPECT_EQ(tmp.entries(), 0u);
+}
+
+TEST(RedisClusterTest, MovedIsAnErrorNamingTheKeyItsSlotAndTheNode) {
+    RedisClusterOptions opts;
+    opts.masters = 2;
+    opts.node_timeout = 2000ms;
+    EmbeddedRedisCluster cluster(opts);
+    RedisClusterClient client(cluster.endpoints());
+    const size_t owner = client.node_of_key("foo");  // slot 12182
+    const RedisEndpoint other = cluster.endpoints()[1 - owner];
+    // The slot changes hands behind the client's back.
+    const std::string other_id = redis_command(other, {"CLUSTER", "MYID"});
+    ASSERT_EQ(redis_command(cluster.endpoints()[owner], {"CLUSTER", "SETSLOT", "12182", "NODE", other_id}), "OK");
+    try {
+        client.command("foo", {"GET", "foo"});
+        FAIL() << "no ClusterRedirectError";
+    } catch (const ClusterRedirectError& e) {
+        const std::string msg = e.what();
+        std::cout << "[ message  ] " << msg << "\n";
+        EXPECT_NE(msg.find("MOVED 12182 127.0.0.1:" + std::to_string(other.port)), std::string::npos) << msg;
+        EXPECT_NE(msg.find("key foo (slot 12182)"), std::string::npos) << msg;
+        EXPECT_NE(msg.find(fmt::format("node {} (127.0.0.1:{})", owner + 1, cluster.endpoints()[owner].port)),
+                  std::string::npos)
+            << msg;
+    }
+    EXPECT_THROW(client.pipeline({"foo"}, {{"SET", "foo", "1"}}), ClusterRedirectError);
+}
+
+TEST(RedisClusterTest, ANodeWhosePortIsTakenMovesToAFreeOneAndRelabChoosesItsBus) {
+    PortBlocker blocker;
+    RedisOptions opts;
+    opts.cluster = true;
+    opts.preferred_port = blocker.port();
+    EmbeddedRedis node(opts);
+    EXPECT_NE(node.endpoint().port, blocker.port());
+    EXPECT_EQ(cluster_info_field(node.endpoint(), "cluster_state"), "fail");  // no slots yet
+    EXPECT_EQ(redis_command(node.endpoint(), {"CONFIG", "GET", "cluster-port"}),
+              "cluster-port " + std::to_string(node.cluster_bus_port()));
+    opts.preferred_port = 0;
+    opts.config = {{"cluster-port", "7000"}};
+    EXPECT_THROW(EmbeddedRedis{opts}, std::invalid_argument);
+}
+
+TEST(RedisClusterTest, AClusterThatDoesNotFormInTimeIsAnEnvironmentErrorAndLeavesNothing) {
+    const auto children_before = our_children();
+    ScopedTmpdir tmp;
+    RedisClusterOptions opts;
+    opts.masters = 2;
+    opts.form_timeout = 300ms;  // a master reports ok only 2 s after its start
+    const std::string msg = environment_error_of([&] { EmbeddedRedisCluster cluster(opts); });
+    std::cout << "[ message  ] " << msg << "\n";
+    EXPECT_NE(msg.find("did not reach cluster_state:ok on every node within 300 ms"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("node 2 (127.0.0.1:"), std::string::npos) << msg;
+    EXPECT_EQ(our_children(), children_before);
+    EXPECT_EQ(tmp.entries(), 0u);
+}
+
+TEST(RedisClusterTest, InterruptWhileTheClusterFormsUnwindsAndCleansUp) {
+    const auto children_before = our_children();
+    ScopedTmpdir tmp;
+    struct sigaction old_int {};
+    sigaction(SIGINT, nullptr, &old_int);
+    install_interrupt_handlers();
+    // Ctrl-C while the nodes wait out their 2 s before cluster_state:ok.
+    std::thread ctrl_c([] {
+        std::this_thread::sleep_for(700ms);
+        kill(getpid(), SIGINT);
+    });
+    EXPECT_THROW(EmbeddedRedisCluster{}, Interrupted);
+    ctrl_c.join();
+    clear_interrupt();
+    sigaction(SIGINT, &old_int, nullptr);
+    EXPECT_EQ(our_children(), children_before);
+    EXPECT_EQ(tmp.entries(), 0u);
+}
+
+TEST(RedisClusterTest, MissingRedisServerIsAnEnvironmentErrorNamingThePackage) {
+    const auto children_before = our_children();
+    ScopedTmpdir tmp;
+    const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    setenv("PATH", tmp.path().c_str(), 1);
+    const std::string msg = environment_error_of([] { EmbeddedRedisCluster cluster; });
+    setenv("PATH", old_path.c_str(), 1);
+    EXPECT_NE(msg.find("redis-server not found"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("apt-get install -y redis-server"), std::string::npos) << msg;
     EXPECT_EQ(our_children(), children_before);
     EXPECT_EQ(tmp.entries(), 0u);
 }
