@@ -10,18 +10,14 @@
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
 #include "scenario/scenario.h"
+#include "sim_fixture.h"
 
 namespace relab {
 
 namespace {
 
-Scenario scenario(const std::string& file) { return load_scenario(std::string(RELAB_SOURCE_DIR) + "/scenarios/" + file); }
-
-LabResult run_sim(const Scenario& s, int trials) {
-    SimOptions o;
-    o.trials = trials;
-    return SimBackend(o).run(s);
-}
+using test::run_sim;
+using test::scenario;
 
 std::string history_text(const TrialOutcome& t) {
     std::string out;
