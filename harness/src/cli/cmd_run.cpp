@@ -126,7 +126,7 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_option("--runs", o.runs, "trials per lab (overrides the files)")->check(CLI::Range(1, 100000));
     app.add_option("--seed", o.seed, "root seed; every lab and trial seed derives from it");
     app.add_option("--json", o.json_path, "write the whole run as JSON to this file");
-    app.add_option("--out-dir", o.out_dir, "write <output>.txt and <output>.json per lab output here");
+    app.add_option("--out-dir", o.out_dir, "write <output>.txt and <output>.json per lab output here (sim: <output>.sim.txt/.json)");
     app.add_option("--lang", o.lang, "text language: en or vi");
     app.add_option("--timelines", o.timelines, "which trials get a timeline: first (trial 1 + first wrong), wrong, all, none");
     app.add_option("--redis-url", o.redis_url, "use this Redis instead of starting one (or $REDIS_URL)");
@@ -243,23 +243,37 @@ int run_run(const RunOptions& o) {
                 }
                 it->second.labs.push_back(lab);
             }
+            // A simulated run writes <output>.sim.txt/.json: it never replaces the real run's files in the
+            // same folder, and `relab report` shows both.
+            const std::string suffix = sim ? ".sim" : "";
             for (const auto& name : order) {
                 std::ostringstream t, j;
                 text->report(by_output[name], t);
                 json->report(by_output[name], j);
-                write_file(o.out_dir + "/" + name + ".txt", t.str());
-                write_file(o.out_dir + "/" + name + ".json", j.str());
+                write_file(o.out_dir + "/" + name + suffix + ".txt", t.str());
+                write_file(o.out_dir + "/" + name + suffix + ".json", j.str());
             }
         }
 
-        int broken = 0;
-        for (const auto& lab : report.labs)
-            if (!lab.held) ++broken;
-        std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken\n", report.labs.size(),
-                                 report.labs.size() - broken, broken);
-        for (const auto& lab : report.labs)
-            if (!lab.held)
+        // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
+        // is said (the text report says why, junit.xml has a <skipped>).
+        int held = 0, broken = 0, skipped = 0;
+        for (const auto& lab : report.labs) {
+            if (lab.skipped)
+                ++skipped;
+            else if (lab.held)
+                ++held;
+            else
+                ++broken;
+        }
+        std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken, {} skipped\n", report.labs.size(), held, broken,
+                                 skipped);
+        for (const auto& lab : report.labs) {
+            if (lab.skipped)
+                std::cerr << fmt::format("  SKIPPED {}: {}\n", lab.scenario.id, lab.skip_reason);
+            else if (!lab.held)
                 for (const auto& f : lab.failures) std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, f);
+        }
         return broken == 0 ? 0 : 1;
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";

@@ -5,9 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <sstream>
 
 #include <fmt/format.h>
 
+#include "ports/seed_text.h"
+#include "report/idem_facts.h"
+#include "report/idem_text.h"
 #include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report/timeline.h"
@@ -68,6 +72,37 @@ details summary { cursor: pointer; color: var(--muted); }
 .legend { color: var(--muted); font-size: 12px; }
 .legend svg { vertical-align: middle; }
 .skip { color: var(--skipped); font-weight: bold; }
+.backend { display: inline-block; padding: 0 6px; border: 1px solid var(--line); border-radius: 4px; color: var(--muted);
+           font: 11px "DejaVu Sans Mono", monospace; vertical-align: 3px; }
+.backend.sim { background: #eef3fb; border-color: #b9cbe6; color: #1f4f8f; }
+td .backend { vertical-align: 0; }
+table.summary small { display: block; font-weight: normal; color: var(--muted); }
+.rate { margin: 6px 0 2px; }
+svg.ci { display: block; margin: 2px 0 4px; }
+.seeds { margin: 8px 0; }
+.seeds ul { margin: 4px 0; padding-left: 20px; }
+code.cmd { background: #f0f2f5; border-radius: 3px; padding: 1px 5px; }
+.tally { margin: 4px 0; }
+table.counts { border-collapse: collapse; margin: 8px 0; }
+table.counts th, table.counts td { border: 1px solid var(--line); padding: 3px 10px; text-align: right; }
+table.counts thead th { font-size: 12px; color: var(--muted); font-weight: normal; }
+table.counts tbody th { text-align: left; font-weight: normal; color: var(--muted); white-space: nowrap; }
+table.counts tr.total td, table.counts tr.total th { font-weight: bold; color: var(--ink); }
+table.counts td.bad { background: #fdecea; color: var(--broken); font-weight: bold; }
+ul.leaks { color: var(--broken); margin: 4px 0; }
+table.figures, table.steps { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
+table.figures th, table.figures td, table.steps th, table.steps td { border-bottom: 1px solid var(--line); padding: 4px 8px;
+    text-align: left; vertical-align: top; }
+table.figures th, table.steps th { font-size: 12px; color: var(--muted); font-weight: normal; }
+table.figures td.measured { font-weight: bold; white-space: nowrap; }
+table.figures td.why, table.steps tr.note td { color: var(--muted); font-size: 12.5px; }
+table.steps code { overflow-wrap: anywhere; }
+table.steps td.reply, table.steps td.expected { min-width: 13em; }
+table.steps td.t { white-space: nowrap; color: var(--muted); }
+table.steps tr.fail td { background: #fdecea; }
+table.steps td.verdict { white-space: nowrap; font-weight: bold; color: var(--held); }
+table.steps tr.fail td.verdict { color: var(--broken); }
+.scaling { color: var(--muted); margin: 4px 0; }
 )";
 
 // Geometry of a timeline, in SVG user units (= CSS px at 100 %).
@@ -78,6 +113,10 @@ constexpr double k_lane_h = 50;
 constexpr double k_top = 6;
 constexpr double k_axis_h = 26;
 constexpr double k_bar_h = 16;
+// A lane with more requests than this, or two requests closer than this, draws only the markers
+// that flag something.
+constexpr size_t k_dense_requests = 12;
+constexpr double k_dense_gap_px = 12;
 
 // A "nice" tick step (1, 2 or 5 × 10^k ms) giving at most about ten ticks over `span_ms`.
 double tick_step_ms(double span_ms) {
@@ -94,6 +133,20 @@ std::string num(double v) { return fmt::format("{:.1f}", v); }
 size_t code_points(const std::string& s) {
     return static_cast<size_t>(
         std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// A request's bar: what its answer was, red when it made a duplicate order or leaked another
+// user's order.
+const char* request_colour(const TimelineBar& bar) {
+    if (bar.duplicate || bar.leak) return "#d62728";
+    if (bar.unfinished) return "#9aa3b0";
+    if (bar.source == "replay") return "#2e8b3e";
+    if (bar.source == "layer4") return "#138d90";
+    if (bar.code == 201 || bar.source == "created") return "#3b78c4";
+    if (bar.code == 409) return "#c98a12";
+    if (bar.code == 422) return "#8e44ad";
+    if (bar.code >= 500) return "#6e7781";
+    return "#6a7fd0";
 }
 
 class SvgTimeline {
@@ -160,9 +213,23 @@ private:
         out << fmt::format(R"(<text class="lane-name" x="10" y="{}">{}</text>)", num(mid + 4), esc(lane)) << '\n';
         for (const auto& bar : m_tl.bars)
             if (bar.lane == lane) write_bar(out, bar, mid);
+        // A client sending many requests, or requests close together (the peak-hour lab): its bars,
+        // coloured by the answer, say it all; of its markers only the ones that flag something (a
+        // duplicate, a leak) are kept.
+        std::vector<double> starts;
+        for (const auto& b : m_tl.bars)
+            if (b.lane == lane && b.kind == TimelineBar::Kind::request) starts.push_back(x(b.start_ns));
+        std::sort(starts.begin(), starts.end());
+        bool dense = starts.size() > k_dense_requests;
+        for (size_t i = 1; i < starts.size(); ++i) dense = dense || starts[i] - starts[i - 1] < k_dense_gap_px;
         std::vector<const TimelineMarker*> markers;
-        for (const auto& m : m_tl.markers)
-            if (m.lane == lane) markers.push_back(&m);
+        for (const auto& m : m_tl.markers) {
+            if (m.lane != lane) continue;
+            const bool client_step = m.kind == TimelineMarker::Kind::send || m.kind == TimelineMarker::Kind::answer ||
+                                     m.kind == TimelineMarker::Kind::order || m.kind == TimelineMarker::Kind::minor;
+            if (dense && client_step && !m.bad) continue;
+            markers.push_back(&m);
+        }
         const std::vector<int> rows = place_labels(markers);
         for (size_t i = 0; i < markers.size(); ++i) write_marker(out, *markers[i], mid, rows[i]);
         out << "</g>\n";
@@ -200,7 +267,8 @@ private:
             for (size_t i = 0; i < markers.size(); ++i) {
                 const TimelineMarker& m = *markers[i];
                 const bool other_caption = m.label.empty() && m.kind == TimelineMarker::Kind::other;
-                const int want = m.label.empty() ? (other_caption ? 2 : -1) : (m.bad ? 0 : 1);
+                const int want =
+                    m.label.empty() ? (other_caption ? 2 : -1) : (m.bad || m.kind == TimelineMarker::Kind::fault ? 0 : 1);
                 if (want != pass) continue;
                 const auto e = label_extent(m);
                 for (const int row : other_caption ? std::vector<int>{1} : std::vector<int>{0, 1})
@@ -232,6 +300,12 @@ private:
                 cls += " step";
                 style = bar.failed ? R"(fill="#d62728")" : R"(fill="#6a7fd0")";
                 break;
+            case TimelineBar::Kind::request:
+                cls += " request";
+                style = fmt::format(R"(fill="{}")", request_colour(bar));
+                if (bar.duplicate) cls += " duplicate";
+                if (bar.leak) cls += " leak";
+                break;
         }
         if (bar.overwrites) cls += " overwrite";
         if (bar.failed) cls += " failed";
@@ -242,10 +316,15 @@ private:
         const double ms0 = static_cast<double>(bar.start_ns) / 1e6, ms1 = static_cast<double>(bar.end_ns) / 1e6;
         const char* what = bar.kind == TimelineBar::Kind::lock_wait ? "waiting for the lock"
                            : bar.kind == TimelineBar::Kind::step    ? "statement"
+                           : bar.kind == TimelineBar::Kind::request ? "request"
                                                                     : "job";
+        const char* flag = bar.overwrites ? ", overwrote a newer state"
+                           : bar.duplicate ? ", made a duplicate order"
+                           : bar.leak      ? ", answered with another user's order"
+                                           : "";
         out << fmt::format(R"(<rect class="{}" x="{}" y="{}" width="{}" height="{}" rx="2" {}><title>{} {}: {} ({:.1f}–{:.1f} ms{})</title></rect>)",
                            cls, num(x0), num(y), num(w), num(k_bar_h), style, esc(bar.lane), what, esc(bar.label), ms0,
-                           ms1, bar.overwrites ? ", overwrote a newer state" : "")
+                           ms1, flag)
             << '\n';
         // The label goes inside the bar when it fits (about 6.3 px per character at this size).
         std::string label = bar.label;
@@ -300,6 +379,28 @@ private:
                 out << fmt::format(R"(<line class="marker step-end{0}" x1="{1}" y1="{2}" x2="{1}" y2="{3}" stroke="{4}" stroke-width="2">{5}</line>)",
                                    bad, num(cx), num(mid - 10), num(mid + 10), m.bad ? "#d62728" : "#1d2330", title);
                 break;
+            case TimelineMarker::Kind::send:
+                out << fmt::format(R"(<circle class="marker send" cx="{}" cy="{}" r="3.5" fill="#ffffff" stroke="#1d2330" stroke-width="1.5">{}</circle>)",
+                                   num(cx), num(mid), title);
+                break;
+            case TimelineMarker::Kind::answer:
+                out << fmt::format(R"(<circle class="marker answer{}" cx="{}" cy="{}" r="4" fill="{}" stroke="#ffffff">{}</circle>)",
+                                   bad, num(cx), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
+                break;
+            case TimelineMarker::Kind::order:
+                out << fmt::format(R"(<polygon class="marker order{}" points="{},{} {},{} {},{} {},{}" fill="{}" stroke="#ffffff">{}</polygon>)",
+                                   m.bad ? " duplicate" : "", num(cx), num(mid - 7), num(cx + 7), num(mid), num(cx),
+                                   num(mid + 7), num(cx - 7), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
+                break;
+            case TimelineMarker::Kind::fault:
+                out << fmt::format(R"(<polygon class="marker fault" data-op="{}" points="{},{} {},{} {},{}" fill="#e8590c">{}</polygon>)",
+                                   esc(m.op), num(cx - 6), num(mid - 6), num(cx + 6), num(mid - 6), num(cx), num(mid + 6),
+                                   title);
+                break;
+            case TimelineMarker::Kind::minor:
+                out << fmt::format(R"(<circle class="marker minor" data-op="{}" cx="{}" cy="{}" r="2.5" fill="#8a93a3">{}</circle>)",
+                                   esc(m.op), num(cx), num(mid), title);
+                break;
             case TimelineMarker::Kind::other:
                 out << fmt::format(R"(<circle class="marker other" data-op="{}" cx="{}" cy="{}" r="3.5" fill="#8a93a3">{}</circle>)",
                                    esc(m.op), num(cx), num(mid), title);
@@ -344,6 +445,33 @@ std::string stream_text(const TrialOutcome& t, bool several_orders) {
     return text;
 }
 
+// Up to this many trials a lab shows every trial's final-status chip; above, a tally of the
+// outcomes and the chips (at most k_chips_max) folded away: a simulated lab may have millions.
+constexpr size_t k_chips_shown = 100;
+constexpr size_t k_chips_max = 1000;
+// Per-trial rows of an idempotency lab's counts table.
+constexpr size_t k_count_rows = 20;
+
+// The interval of a simulated wrong rate on a 0–100 % scale.
+void write_rate_interval(const LabResult& lab, std::ostream& out) {
+    constexpr double w = 320, left = 28, right = 40, y = 10;
+    auto px = [&](double rate) { return left + rate * (w - left - right); };
+    out << fmt::format(R"(<svg class="ci" width="{0}" height="26" viewBox="0 0 {0} 26" role="img" aria-label="wrong rate {1:.1f}%, 95% CI {2:.1f}–{3:.1f}%">)",
+                       num(w), 100 * lab.wrong_rate, 100 * lab.wrong_rate_low, 100 * lab.wrong_rate_high);
+    out << fmt::format(R"(<line x1="{0}" y1="{2}" x2="{1}" y2="{2}" stroke="#9aa3b0"/>)", num(px(0)), num(px(1)), num(y));
+    for (const double tick : {0.0, 0.25, 0.5, 0.75, 1.0})
+        out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#9aa3b0"/>)", num(px(tick)), num(y - 3),
+                           num(y + 3));
+    out << fmt::format(R"(<rect class="interval" x="{}" y="{}" width="{}" height="8" fill="#f3b4ae" stroke="#c62828"/>)",
+                       num(px(lab.wrong_rate_low)), num(y - 4),
+                       num(std::max(px(lab.wrong_rate_high) - px(lab.wrong_rate_low), 1.5)));
+    out << fmt::format(R"(<line class="rate" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#c62828" stroke-width="2.5"/>)",
+                       num(px(lab.wrong_rate)), num(y - 7), num(y + 7));
+    out << fmt::format(R"(<text class="tick" x="{}" y="24" text-anchor="middle">0%</text><text class="tick" x="{}" y="24" text-anchor="middle">50%</text><text class="tick" x="{}" y="24" text-anchor="middle">100%</text>)",
+                       num(px(0)), num(px(0.5)), num(px(1)));
+    out << "</svg>";
+}
+
 class HtmlReporter : public Reporter {
 public:
     explicit HtmlReporter(const HtmlOptions& opts) : m_opts(opts) {}
@@ -372,28 +500,39 @@ public:
                            total("held", n.held), total("broken", n.broken), total("skipped", n.skipped));
         write_summary_table(run, out);
         write_legend(out);
+        if (std::any_of(run.labs.begin(), run.labs.end(), [](const LabResult& l) { return is_idem_workload(l); }))
+            write_idem_legend(out);
         for (const auto& lab : run.labs) write_lab(lab, out);
         out << "</body>\n</html>\n";
     }
 
 private:
-    static std::string anchor(const LabResult& lab) { return "lab-" + esc(lab.scenario.id); }
+    static std::string anchor(const LabResult& lab) { return "lab-" + esc(lab_key(lab)); }
 
     static std::string badge(Verdict v) {
         return fmt::format(R"(<span class="badge {0}">{0}</span>)", verdict_text(v));
     }
 
+    static std::string backend_tag(const LabResult& lab) {
+        const std::string b = backend_of(lab);
+        return fmt::format(R"(<span class="backend {0}" title="{1}">{0}</span>)", esc(b),
+                           b == "sim" ? "deterministic simulator" : "real redis-server and PostgreSQL");
+    }
+
     void write_summary_table(const RunReport& run, std::ostream& out) const {
-        out << "<table class=\"summary\">\n<thead><tr><th>lab</th><th>title</th><th>documented</th>"
+        out << "<table class=\"summary\">\n<thead><tr><th>lab</th><th>backend</th><th>title</th><th>documented</th>"
             << "<th>measured (wrong/trials)</th><th>expectation</th><th>result</th></tr></thead>\n<tbody>\n";
         for (const auto& lab : run.labs) {
             const Scenario& s = lab.scenario;
             const std::string documented = documented_text(s.documented);
+            std::string measured = lab.skipped ? "—" : esc(measured_text(lab));
+            if (!lab.skipped && is_sim(lab)) measured += "<small>" + esc(wrong_rate_text(lab)) + "</small>";
+            if (is_idem_workload(lab)) measured += "<small>" + esc(idem_counts_brief(idem_total(lab))) + "</small>";
             out << fmt::format(
-                "<tr class=\"{}\"><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td "
+                "<tr class=\"{}\"><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td "
                 "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-                verdict_text(verdict_of(lab)), anchor(lab), esc(s.id), esc(s.title), documented.empty() ? "—" : esc(documented),
-                lab.skipped ? "—" : esc(measured_text(lab)), esc(s.expect.describe()), badge(verdict_of(lab)));
+                verdict_text(verdict_of(lab)), anchor(lab), esc(s.id), backend_tag(lab), esc(s.title),
+                documented.empty() ? "—" : esc(documented), measured, esc(s.expect.describe()), badge(verdict_of(lab)));
         }
         out << "</tbody>\n</table>\n";
     }
@@ -413,16 +552,52 @@ private:
             << "</svg></p>\n";
     }
 
+    // The idempotency labs' timelines: a bar per request (send → answer), coloured by the answer.
+    static void write_idem_legend(std::ostream& out) {
+        struct Swatch {
+            const char* colour;
+            const char* text;
+            double width;
+        };
+        const Swatch swatches[] = {{"#3b78c4", "201 created", 80},    {"#2e8b3e", "replay", 58},
+                                   {"#c98a12", "409", 38},            {"#8e44ad", "422", 38},
+                                   {"#6e7781", "5xx", 38},            {"#138d90", "layer 4 refused", 104},
+                                   {"#d62728", "duplicate order / leak", 150}};
+        std::ostringstream items;
+        double x = 2;
+        for (const auto& sw : swatches) {
+            items << fmt::format(R"(<rect x="{}" y="4" width="22" height="12" rx="2" fill="{}"/><text x="{}" y="14" font-size="11">{}</text>)",
+                               num(x), sw.colour, num(x + 27), sw.text);
+            x += 27 + sw.width;
+        }
+        items << fmt::format(R"(<circle cx="{}" cy="10" r="3.5" fill="#fff" stroke="#1d2330" stroke-width="1.5"/><text x="{}" y="14" font-size="11">send</text>)",
+                           num(x + 4), num(x + 12));
+        x += 50;
+        items << fmt::format(R"(<circle cx="{}" cy="10" r="4" fill="#1d2330"/><text x="{}" y="14" font-size="11">answer</text>)",
+                           num(x + 4), num(x + 12));
+        x += 62;
+        items << fmt::format(R"(<polygon points="{0},3 {1},10 {0},17 {2},10" fill="#1d2330"/><text x="{3}" y="14" font-size="11">order</text>)",
+                           num(x + 7), num(x + 14), num(x), num(x + 18));
+        x += 58;
+        items << fmt::format(R"(<polygon points="{},4 {},4 {},16" fill="#e8590c"/><text x="{}" y="14" font-size="11">fault</text>)",
+                           num(x), num(x + 12), num(x + 6), num(x + 16));
+        x += 50;
+        out << fmt::format(R"(<p class="legend idem">idempotency labs: <svg width="{0}" height="20" viewBox="0 0 {0} 20" role="img" aria-label="legend of the idempotency labs">)",
+                           num(x))
+            << items.str() << "</svg></p>\n";
+    }
+
     void write_lab(const LabResult& lab, std::ostream& out) {
         const Scenario& s = lab.scenario;
         const Verdict v = verdict_of(lab);
         out << fmt::format("<section class=\"lab {}\" id=\"{}\">\n", verdict_text(v), anchor(lab));
-        out << fmt::format("<h2>{} <code>{}</code> {}</h2>\n", badge(v), esc(s.id), esc(s.title));
+        out << fmt::format("<h2>{} <code>{}</code> {} {}</h2>\n", badge(v), esc(s.id), backend_tag(lab), esc(s.title));
         if (lab.skipped) {
             out << "<p class=\"skip\">skipped: " << esc(lab.skip_reason) << "</p>\n</section>\n";
             return;
         }
         write_documented_vs_measured(lab, out);
+        write_failing_seeds(lab, out);
         out << fmt::format("<p class=\"expectation\">expectation: <code>{}</code> → {}</p>\n", esc(s.expect.describe()),
                            badge(v));
         if (!lab.failures.empty()) {
@@ -432,10 +607,23 @@ private:
         }
         const std::string text = lab_text_report(lab);
         if (s.kind == ScenarioKind::sessions) {
-            for (size_t i = 0; i < lab.cases.size(); ++i) write_case(lab.cases[i], i, out);
-            out << "<h3>transcript</h3>\n<pre class=\"transcript\">" << esc(text) << "</pre>\n";
+            write_figures(lab, out);
+            bool redis_only = !lab.cases.empty();
+            for (size_t i = 0; i < lab.cases.size(); ++i) {
+                const SessionCase* spec = i < s.cases.size() ? &s.cases[i] : nullptr;
+                redis_only = redis_only && spec && is_redis_case(*spec);
+                write_case(lab.cases[i], spec, i, out);
+            }
+            if (redis_only)
+                out << "<details><summary>redis-cli transcript</summary>\n<pre class=\"transcript\">" << esc(text)
+                    << "</pre>\n</details>\n";
+            else
+                out << "<h3>transcript</h3>\n<pre class=\"transcript\">" << esc(text) << "</pre>\n";
         } else {
-            write_finals(lab, out);
+            if (is_idem_workload(lab)) write_idem_counts(lab, out);
+            if (!s.idem.scaling.empty()) out << "<p class=\"scaling\">time scale: " << esc(s.idem.scaling) << "</p>\n";
+            if (s.idem.enabled) write_figures(lab, out);
+            if (!s.idem.enabled || is_idem_workload(lab)) write_finals(lab, out);  // the benchmark places no order
             const auto selection = static_cast<int>(lab.trials.size()) <= m_opts.all_timelines_up_to
                                        ? TimelineSelection::all
                                        : m_opts.timelines;
@@ -443,6 +631,12 @@ private:
             out << "<details><summary>text report</summary>\n<pre>" << esc(text) << "</pre>\n</details>\n";
         }
         out << "</section>\n";
+    }
+
+    static bool redis_only_sessions(const LabResult& lab) {
+        const auto& cases = lab.scenario.cases;
+        return lab.scenario.kind == ScenarioKind::sessions && !cases.empty() &&
+               std::all_of(cases.begin(), cases.end(), [](const SessionCase& c) { return is_redis_case(c); });
     }
 
     static void write_documented_vs_measured(const LabResult& lab, std::ostream& out) {
@@ -453,13 +647,29 @@ private:
                 << "</p>";
         if (!d.text.empty()) out << "<p>" << esc(d.text) << "</p>";
         if (!d.wrong && d.text.empty()) out << "<p>—</p>";
-        out << "</div>\n<div class=\"measured\"><h3>measured</h3>";
+        out << "</div>\n<div class=\"measured\"><h3>measured" << (is_sim(lab) ? " (simulated)" : "") << "</h3>";
         out << "<p class=\"count\">" << esc(measured_text(lab)) << "</p>";
-        if (lab.scenario.kind == ScenarioKind::sessions)
+        if (redis_only_sessions(lab))
+            out << "<p>cases with a reply other than expected</p>";
+        else if (lab.scenario.kind == ScenarioKind::sessions)
             out << "<p>cases with a wrong final row</p>";
+        else if (lab.scenario.idem.enabled && !is_idem_workload(lab))
+            out << "<p>a benchmark: its figures are below, beside the article's</p>";
+        else if (lab.scenario.idem.enabled)
+            out << "<p>trials with a duplicate order or a leak</p>";
         else
             out << "<p>" << esc(fmt::format("trials with a wrong final state (not {})", expected_final(lab.scenario)))
                 << "</p>";
+        if (is_sim(lab)) {
+            if (lab.replay_seed) {
+                out << "<p class=\"rate\">replay of trial seed <code>" << seed_text(*lab.replay_seed) << "</code></p>";
+            } else {
+                out << fmt::format("<p class=\"rate\">wrong rate <b>{:.1f}%</b>, 95% CI {:.1f}–{:.1f}%, over {} simulated "
+                                   "trials</p>",
+                                   100 * lab.wrong_rate, 100 * lab.wrong_rate_low, 100 * lab.wrong_rate_high, lab.total);
+                write_rate_interval(lab, out);
+            }
+        }
         if (lab.delivery.samples > 0)
             out << "<p>" << fmt::format("delivery XADD → receipt: p50 {:.2f} ms, max {:.2f} ms", lab.delivery.p50_us / 1000.0,
                                         lab.delivery.max_us / 1000.0)
@@ -468,48 +678,209 @@ private:
         out << "</div>\n</div>\n";
     }
 
+    // A simulated lab: the first failing seeds, each with the command that replays it.
+    static void write_failing_seeds(const LabResult& lab, std::ostream& out) {
+        if (!is_sim(lab) || lab.replay_seed) return;
+        if (lab.failing_seeds.empty()) {
+            out << fmt::format("<p class=\"seeds\">no failing seed in {} trials</p>\n", lab.total);
+            return;
+        }
+        out << "<div class=\"seeds\"><h3>first failing seeds</h3>\n<ul>\n";
+        for (const uint64_t seed : lab.failing_seeds) {
+            const TrialOutcome* t = trial_of_seed(lab, seed);
+            out << fmt::format("<li><code>{}</code>{} — <code class=\"cmd\">{}</code></li>\n", seed_text(seed),
+                               t ? fmt::format(" (trial {})", t->trial) : "", esc(replay_command(lab, seed)));
+        }
+        out << "</ul>\n</div>\n";
+    }
+
+    // An idempotency workload: orders and answers counted per trial and over all trials.
+    static void write_idem_counts(const LabResult& lab, std::ostream& out) {
+        const IdemCounts total = idem_total(lab);
+        const auto header = idem_count_cells(total);
+        out << "<table class=\"counts\">\n<thead><tr><th></th>";
+        for (const auto& c : header) out << "<th>" << esc(c.label) << "</th>";
+        out << "</tr></thead>\n<tbody>\n";
+        auto row = [&](const std::string& name, const IdemCounts& counts, const char* cls) {
+            out << "<tr" << cls << "><th>" << esc(name) << "</th>";
+            const auto cells = idem_count_cells(counts);
+            for (size_t i = 0; i < header.size(); ++i) {
+                const IdemCountCell* c = i < cells.size() && cells[i].label == header[i].label ? &cells[i] : nullptr;
+                const int value = c ? c->value : 0;
+                out << "<td" << (c && c->bad ? " class=\"bad\"" : "") << ">" << value << "</td>";
+            }
+            out << "</tr>\n";
+        };
+        if (lab.trials.size() > 1 && lab.trials.size() <= k_count_rows) {
+            for (const auto& t : lab.trials) row(fmt::format("trial {}", t.trial), t.idem.counts, "");
+            row("all trials", total, " class=\"total\"");
+        } else if (lab.trials.size() > k_count_rows) {
+            // Many (simulated) trials: one row per distinct outcome, the most frequent first.
+            std::vector<std::pair<const TrialOutcome*, size_t>> groups;  // first trial of the outcome, trials
+            for (const auto& t : lab.trials) {
+                const auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
+                    return idem_count_cells(g.first->idem.counts) == idem_count_cells(t.idem.counts);
+                });
+                if (same == groups.end())
+                    groups.emplace_back(&t, 1);
+                else
+                    ++same->second;
+            }
+            std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+            for (size_t i = 0; i < groups.size() && i < k_count_rows; ++i)
+                row(fmt::format("{} trial{} like trial {}", groups[i].second, groups[i].second == 1 ? "" : "s",
+                                groups[i].first->trial),
+                    groups[i].first->idem.counts, "");
+            if (groups.size() > k_count_rows)
+                out << fmt::format("<tr><th colspan=\"{}\">… {} other outcomes, counted in the total</th></tr>\n",
+                                   header.size() + 1, groups.size() - k_count_rows);
+            row(fmt::format("all {} trials", lab.trials.size()), total, " class=\"total\"");
+        } else {
+            row(lab.trials.empty() ? "total" : fmt::format("trial {}", lab.trials[0].trial), total, " class=\"total\"");
+        }
+        out << "</tbody>\n</table>\n";
+        std::vector<std::string> leaks;
+        for (const auto& t : lab.trials)
+            for (const auto& l : t.idem.leak_examples)
+                if (leaks.size() < 5) leaks.push_back(fmt::format("trial {}: {}", t.trial, l));
+        if (!leaks.empty()) {
+            out << "<ul class=\"leaks\">\n";
+            for (const auto& l : leaks) out << "<li>✕ " << esc(l) << "</li>\n";
+            out << "</ul>\n";
+        }
+    }
+
+    // The figures this machine measured beside the article's, with the reason where they differ.
+    static void write_figures(const LabResult& lab, std::ostream& out) {
+        const std::vector<Measurement> figures = documented_figures(lab);
+        if (figures.empty()) return;
+        out << "<h3>measured here, beside the article</h3>\n<table class=\"figures\">\n<thead><tr><th>figure</th><th>"
+               "measured here</th><th>article</th><th>why they differ, or how it was taken</th></tr></thead>\n<tbody>\n";
+        for (const auto& m : figures)
+            out << fmt::format("<tr><td>{}</td><td class=\"measured\">{}</td><td>{}</td><td class=\"why\">{}</td></tr>\n",
+                               esc(m.label), esc(m.measured), m.documented.empty() ? "—" : esc(m.documented),
+                               esc(m.reason));
+        out << "</tbody>\n</table>\n";
+    }
+
     static void write_finals(const LabResult& lab, std::ostream& out) {
         const Scenario& s = lab.scenario;
-        out << "<div class=\"finals\"><h3>final status per trial</h3>\n";
-        for (const auto& t : lab.trials) {
+        const bool idem = s.idem.enabled;
+        // What the chip says about a trial (without its number), and whether that is wrong.
+        auto chip_text = [&](const TrialOutcome& t) {
+            if (idem) {  // the orders it left, and what was wrong with them
+                const IdemCounts& c = t.idem.counts;
+                std::string text = fmt::format("{} order{}", c.orders, c.orders == 1 ? "" : "s");
+                if (c.duplicates > 0) text += fmt::format(", {} duplicate{}", c.duplicates, c.duplicates == 1 ? "" : "s");
+                if (c.leaks > 0) text += fmt::format(", {} leak{}", c.leaks, c.leaks == 1 ? "" : "s");
+                return text;
+            }
             std::string text;
             if (s.orders.size() <= 1) {
                 const OrderRow* row = s.orders.empty() ? (t.final_rows.empty() ? nullptr : &t.final_rows.front())
                                                        : row_of(t, s.orders.front().id);
-                text = row ? row->status : "(no row)";
-            } else {
-                for (const auto& order : s.orders) {
-                    const OrderRow* row = row_of(t, order.id);
-                    const bool wrong = !row || row->status != order.expected_final;
-                    if (!text.empty()) text += ' ';
-                    text += fmt::format("#{}={}{}", order.id, row ? row->status : "(no row)", wrong ? "✕" : "");
-                }
+                return row ? row->status : std::string("(no row)");
             }
-            std::string title = fmt::format("trial {}, seed {}", t.trial, t.seed);
+            for (const auto& order : s.orders) {
+                const OrderRow* row = row_of(t, order.id);
+                const bool wrong = !row || row->status != order.expected_final;
+                if (!text.empty()) text += ' ';
+                text += fmt::format("#{}={}{}", order.id, row ? row->status : "(no row)", wrong ? "✕" : "");
+            }
+            return text;
+        };
+        const bool single = idem || s.orders.size() <= 1;  // the ✕ goes after the whole chip
+        auto chip = [&](const TrialOutcome& t) {
+            std::string title = fmt::format("trial {}, seed {}", t.trial, is_sim(lab) ? seed_text(t.seed) : std::to_string(t.seed));
             for (const auto& w : t.wrong_orders) title += "; " + w;
+            for (const auto& l : t.idem.leak_examples) title += "; " + l;
             out << fmt::format(R"(<span class="chip{}" title="{}"><b>{}</b> {}{}</span>)", t.wrong ? " wrong" : "",
-                               esc(title), t.trial, esc(text), t.wrong && s.orders.size() <= 1 ? " ✕" : "")
+                               esc(title), t.trial, esc(chip_text(t)), t.wrong && single ? " ✕" : "")
                 << '\n';
+        };
+        out << "<div class=\"finals\"><h3>" << (idem ? "orders per trial" : "final status per trial") << "</h3>\n";
+        const size_t n = lab.trials.size();
+        if (n > k_chips_shown) {
+            // Every trial counted, the most frequent outcome first.
+            std::map<std::pair<std::string, bool>, size_t> tally;
+            for (const auto& t : lab.trials) ++tally[{chip_text(t), t.wrong}];
+            std::vector<std::pair<std::pair<std::string, bool>, size_t>> sorted(tally.begin(), tally.end());
+            std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+            std::vector<std::string> parts;
+            for (const auto& [what, k] : sorted)
+                parts.push_back(fmt::format(R"(<span class="chip{}">{}{}</span> ×{})", what.second ? " wrong" : "",
+                                            esc(what.first), what.second && single ? " ✕" : "", k));
+            out << fmt::format("<p class=\"tally\">{} trials: {}</p>\n", n, fmt::join(parts, " "));
+        }
+        if (n <= k_chips_shown) {
+            for (const auto& t : lab.trials) chip(t);
+        } else {  // the tally says it all; every trial (up to a bound) on demand
+            out << fmt::format("<details><summary>trials 1–{}</summary>\n", std::min(n, k_chips_max));
+            for (size_t i = 0; i < n && i < k_chips_max; ++i) chip(lab.trials[i]);
+            out << "</details>\n";
+            if (n > k_chips_max) out << fmt::format("<p>… {} more trials, counted above</p>\n", n - k_chips_max);
         }
         out << "</div>\n";
     }
 
     void write_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) {
+        if (is_sim(lab) && t.history.empty()) return;  // a long simulated run keeps few histories
         const bool several_orders = lab.scenario.orders.size() > 1;
-        const Timeline tl = trial_timeline(t, several_orders);
-        out << fmt::format("<figure class=\"timeline\" data-trial=\"{}\">\n<figcaption><b>trial {}</b>{} — stream: {}</figcaption>\n",
-                           t.trial, t.trial, t.wrong ? " <span class=\"badge broken\">wrong</span>" : "",
-                           esc(stream_text(t, several_orders)));
+        const bool idem = lab.scenario.idem.enabled;
+        const Timeline tl = idem ? idem_trial_timeline(t) : trial_timeline(t, several_orders);
+        if (idem && std::none_of(tl.bars.begin(), tl.bars.end(),
+                                 [](const TimelineBar& b) { return b.kind == TimelineBar::Kind::request; }))
+            return;  // no client sent anything (the benchmark): nothing to draw
+        std::string caption = fmt::format("<b>trial {}</b>", t.trial);
+        if (is_sim(lab)) caption += fmt::format(" (seed <code>{}</code>)", seed_text(t.seed));
+        if (t.wrong) caption += " <span class=\"badge broken\">wrong</span>";
+        if (idem)
+            caption += " — " + esc(idem_counts_brief(t.idem.counts));
+        else
+            caption += " — stream: " + esc(stream_text(t, several_orders));
+        if (is_sim(lab) && !lab.replay_seed)
+            caption += fmt::format("<br>replay: <code class=\"cmd\">{}</code>", esc(replay_command(lab, t.seed)));
+        out << fmt::format("<figure class=\"timeline\" data-trial=\"{}\">\n<figcaption>{}</figcaption>\n", t.trial, caption);
         SvgTimeline(tl, ++m_svg_count).write(out, fmt::format("timeline of trial {}", t.trial));
         out << "</figure>\n";
     }
 
-    void write_case(const CaseOutcome& c, size_t index, std::ostream& out) {
+    void write_case(const CaseOutcome& c, const SessionCase* spec, size_t index, std::ostream& out) {
         out << fmt::format("<figure class=\"timeline\" data-case=\"{}\">\n<figcaption><b>{}</b>{}</figcaption>\n", index + 1,
                            esc(c.title), c.wrong ? " <span class=\"badge broken\">wrong</span>" : "");
         const Timeline tl = case_timeline(c);
         if (!tl.lanes.empty()) SvgTimeline(tl, ++m_svg_count).write(out, c.title);
         out << "</figure>\n";
+        if (spec && is_redis_case(*spec)) write_steps(c, *spec, out);
+    }
+
+    // A scripted Redis case step by step: the reply beside what the lab expected and what the
+    // article printed, with the notes and projections the text report prints under them.
+    static void write_steps(const CaseOutcome& c, const SessionCase& spec, std::ostream& out) {
+        const std::vector<const SessionStep*> specs = step_specs(c, spec);
+        out << "<table class=\"steps\">\n<thead><tr><th>t</th><th>session</th><th>command</th><th>reply</th>"
+               "<th>expected</th><th>article</th><th></th></tr></thead>\n<tbody>\n";
+        for (size_t k = 0; k < c.steps.size(); ++k) {
+            const StepOutcome& step = c.steps[k];
+            const SessionStep* ss = specs[k];
+            const RedisStep* rs = ss && ss->redis ? &*ss->redis : nullptr;
+            const std::string expected = ss ? expected_reply_text(*ss) : "";
+            out << fmt::format(
+                "<tr class=\"{}\"><td class=\"t\">{:.1f} ms</td><td>{}</td><td><code>{}</code></td><td class=\"reply\"><code>{}</code>"
+                "</td><td class=\"expected\">{}</td><td>{}</td><td class=\"verdict\">{}</td></tr>\n",
+                step.ok ? "ok" : "fail", static_cast<double>(step.start_us) / 1e3, esc(step.session), esc(step.sql),
+                esc(reply_text(step)), expected.empty() ? "—" : "<code>" + esc(expected) + "</code>",
+                rs && !rs->documented.empty() ? esc(rs->documented) : "—", step.ok ? "✓" : "✕ " + esc(step.failure));
+            if (rs && rs->project)
+                if (const auto total = projected_total(step, *rs->project))
+                    out << fmt::format("<tr class=\"note\"><td></td><td></td><td colspan=\"2\">× {} ({}) = <b>{}</b></td>"
+                                       "<td></td><td>{}</td><td></td></tr>\n",
+                                       with_thousands(rs->project->keys), esc(rs->project->label), esc(*total),
+                                       rs->project->documented.empty() ? "—" : esc(rs->project->documented));
+            if (rs && !rs->note.empty())
+                out << "<tr class=\"note\"><td></td><td></td><td colspan=\"5\">why: " << esc(rs->note) << "</td></tr>\n";
+        }
+        out << "</tbody>\n</table>\n";
     }
 
     HtmlOptions m_opts;

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "ports/seed_text.h"
+#include "report/idem_facts.h"
+
 namespace relab {
 
 namespace {
@@ -19,33 +22,27 @@ struct IdemWords {
     const char* measured_title;
     const char* scaling;
     const char* no_answer;
+    const char* more_trials;
 };
+
+// A simulated lab may have thousands of trials: the counts of its first few are printed one by one.
+constexpr size_t k_trial_counts_shown = 20;
 
 constexpr IdemWords k_en{"article:", "why:", "× {} ({}) = {}", "trial",
                          "orders {} (duplicates {}) | 201: {} | replays: {} | 409: {} | 422: {} | layer 4 caught: {} | "
                          "5xx: {} | leaks: {} | sends: {}",
                          "all trials", "measured on this machine, beside the article:", "time scale:",
-                         "(no answer: the client process was killed)"};
+                         "(no answer: the client process was killed)", "… ({} more trials, counted in the total)"};
 constexpr IdemWords k_vi{"bài viết:", "vì sao:", "× {} ({}) = {}", "lần",
                          "đơn {} (trùng {}) | 201: {} | replay: {} | 409: {} | 422: {} | tầng 4 chặn: {} | "
                          "5xx: {} | lộ dữ liệu: {} | số request: {}",
                          "mọi lần", "đo trên máy này, bên cạnh số của bài viết:", "tỉ lệ thời gian:",
-                         "(không có phản hồi: process client bị kill)"};
+                         "(không có phản hồi: process client bị kill)", "… (thêm {} lần, đã cộng vào tổng)"};
 
 const IdemWords& words(Lang lang) { return lang == Lang::vi ? k_vi : k_en; }
 
 const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
     return lang == Lang::vi && !vi.empty() ? vi : en;
-}
-
-std::string with_thousands(int64_t n) {
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return (n < 0 ? "-" : "") + out;
 }
 
 std::string text_of(const nlohmann::json& d, const char* key) {
@@ -149,6 +146,8 @@ void print_measurements(const LabResult& lab, Lang lang, std::ostream& out) {
 
 }  // namespace
 
+std::string idem_record_text(const HistoryRecord& r) { return describe(r); }
+
 std::string decimal_bytes(double bytes) {
     const char* units[] = {"B", "kB", "MB", "GB", "TB"};
     int u = 0;
@@ -167,33 +166,24 @@ bool is_redis_case(const SessionCase& spec) {
 void print_redis_case(const CaseOutcome& c, const SessionCase& spec, Lang lang, std::ostream& out) {
     const IdemWords& w = words(lang);
     out << "--- " << pick(lang, c.title, c.title_vi) << '\n';
-    // Steps of each session in order, to find each outcome's spec.
-    std::map<std::string, size_t> next_index;
-    for (const auto& step : c.steps) {
-        const SessionStep* step_spec = nullptr;
-        for (const auto& ss : spec.sessions)
-            if (ss.name == step.session) {
-                const size_t i = next_index[ss.name]++;
-                if (i < ss.steps.size()) step_spec = &ss.steps[i];
-            }
+    const std::vector<const SessionStep*> specs = step_specs(c, spec);
+    for (size_t k = 0; k < c.steps.size(); ++k) {
+        const StepOutcome& step = c.steps[k];
+        const SessionStep* step_spec = specs[k];
         if (!step.redis) {
             out << step.session << "=# " << step.sql << '\n' << (step.error.empty() ? step.tag : "ERROR:  " + step.error) << '\n';
             continue;
         }
         out << step.session << "> " << step.sql << '\n';
-        const std::string reply = step.error.empty() ? step.tag : "(error) " + step.error;
-        out << reply;
+        out << reply_text(step);
         const RedisStep* rs = step_spec && step_spec->redis ? &*step_spec->redis : nullptr;
         if (rs && !rs->documented.empty()) out << "      ← " << w.article << ' ' << rs->documented;
         out << '\n';
         if (rs && rs->project) {
-            static const std::regex k_integer{R"(^\(integer\) (-?[0-9]+)$)"};
-            std::smatch m;
-            if (std::regex_match(step.tag, m, k_integer)) {
-                const double total = std::stod(m[1].str()) * static_cast<double>(rs->project->keys);
+            if (const auto total = projected_total(step, *rs->project)) {
                 out << "  "
                     << fmt::format(fmt::runtime(w.projection), with_thousands(rs->project->keys),
-                                   pick(lang, rs->project->label, rs->project->label_vi), decimal_bytes(total));
+                                   pick(lang, rs->project->label, rs->project->label_vi), *total);
                 if (!rs->project->documented.empty()) out << "      ← " << w.article << ' ' << rs->project->documented;
                 out << '\n';
             }
@@ -210,19 +200,32 @@ void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection time
     if (!scaling.empty()) out << "  " << w.scaling << ' ' << scaling << '\n';
     for (const TrialOutcome* t : selected_trials(lab.trials, timelines)) {
         if (t->history.empty()) continue;
-        out << w.trial << ' ' << t->trial << '\n';
+        out << w.trial << ' ' << t->trial;
+        if (lab.backend == "sim") out << " (seed " << seed_text(t->seed) << ")";
+        out << '\n';
         for (const auto& r : t->history) {
             if (r.op == "start") continue;
             out << "  " << time_text(r.t_ns) << "  " << describe(r) << '\n';
         }
         for (const auto& leak : t->idem.leak_examples) out << "  ✕ " << leak << '\n';
     }
+    // A lab without clients (the benchmark, the cluster lab) sends no request: no counts to show.
+    if (idem.clients.empty()) {
+        print_measurements(lab, lang, out);
+        return;
+    }
     IdemCounts total;
+    size_t shown = 0;
+    const size_t limit = lab.backend == "sim" ? k_trial_counts_shown : lab.trials.size();
     for (const auto& t : lab.trials) {
         total.add(t.idem.counts);
-        if (lab.trials.size() > 1)
+        if (lab.trials.size() > 1 && shown < limit) {
             out << "  " << w.trial << ' ' << t.trial << ": " << counts_text(w, t.idem.counts) << '\n';
+            ++shown;
+        }
     }
+    if (lab.trials.size() > 1 && shown < lab.trials.size())
+        out << "  " << fmt::format(fmt::runtime(w.more_trials), lab.trials.size() - shown) << '\n';
     if (!lab.trials.empty())
         out << "  " << (lab.trials.size() > 1 ? std::string(w.total) + ": " : "") << counts_text(w, total) << '\n';
     print_measurements(lab, lang, out);

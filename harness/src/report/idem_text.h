@@ -21,6 +21,10 @@ void print_redis_case(const CaseOutcome& c, const SessionCase& spec, Lang lang, 
 // and the measurements. The verdict is printed by the caller.
 void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection timelines, std::ostream& out);
 
+// One record of an idempotency workload as its timeline line prints it (without the time):
+// "A   SET idem:v1:7:8f3a {in_progress} NX GET EX 60 → (nil): first".
+std::string idem_record_text(const HistoryRecord& r);
+
 // "1.9 MB", "2.0 GB": decimal units, as the article counts.
 std::string decimal_bytes(double bytes);
 

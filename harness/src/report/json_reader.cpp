@@ -220,6 +220,7 @@ Scenario scenario_from_lab_json(const json& lab, const std::string& path, const 
     s.source = lab.contains("scenario") ? lab.at("scenario") : json(nullptr);
     s.kind = array_at(lab, path, "cases").empty() ? ScenarioKind::workload : ScenarioKind::sessions;
     s.expect = expectation_from_text(get<std::string>(summary, summary_path, "expectation", ""));
+    s.idem.enabled = summary.contains("idem");  // an idempotency workload: its counts come with it
     const json& trials = array_at(lab, path, "trials");
     if (!trials.empty()) {
         s.orders.clear();

@@ -1,5 +1,5 @@
 // junit.xml: what CI systems show as test results. One testsuite "relab"; one testcase per lab,
-// its classname the lab's output group and its name the lab id. A held expectation passes with
+// its classname the lab's output group (prefixed "sim." for a simulated run) and its name the lab id. A held expectation passes with
 // the lab's text report as system-out; a broken one is a <failure> carrying that text; a skipped
 // lab is <skipped> with its reason.
 #include <fmt/format.h>
@@ -60,7 +60,10 @@ public:
         out << "    </properties>\n";
         for (const auto& lab : run.labs) {
             const Scenario& s = lab.scenario;
-            out << "    <testcase classname=\"" << attr(s.output.empty() ? s.id : s.output) << "\" name=\"" << attr(s.id)
+            // A simulated lab is a class of its own ("sim.08c-lock"): its real run may be in the same report.
+            const std::string group = s.output.empty() ? s.id : s.output;
+            const std::string classname = backend_of(lab) == "real" ? group : backend_of(lab) + "." + group;
+            out << "    <testcase classname=\"" << attr(classname) << "\" name=\"" << attr(s.id)
                 << "\" time=\"" << seconds(lab.elapsed_s) << "\"";
             switch (verdict_of(lab)) {
                 case Verdict::skipped:

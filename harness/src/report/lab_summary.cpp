@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "ports/seed_text.h"
+#include "report/idem_facts.h"
 #include "report/reporter.h"
 
 namespace relab {
@@ -47,6 +49,42 @@ std::string measured_text(const LabResult& lab) {
     if (lab.skipped) return {};
     if (lab.scenario.kind == ScenarioKind::sessions) return fmt::format("{}/{} cases", lab.wrong, lab.total);
     return fmt::format("{}/{}", lab.wrong, lab.total);
+}
+
+std::string backend_of(const LabResult& lab) { return lab.backend.empty() ? "real" : lab.backend; }
+
+bool is_sim(const LabResult& lab) { return lab.backend == "sim"; }
+
+std::string lab_key(const LabResult& lab) {
+    const std::string backend = backend_of(lab);
+    return backend == "real" ? lab.scenario.id : lab.scenario.id + "-" + backend;
+}
+
+std::string wrong_rate_text(const LabResult& lab) {
+    if (!is_sim(lab) || lab.skipped) return {};
+    if (lab.replay_seed) return "replay of trial seed " + seed_text(*lab.replay_seed);
+    return fmt::format("{:.1f}% (95% CI {:.1f}–{:.1f}%) over {} trials", 100 * lab.wrong_rate, 100 * lab.wrong_rate_low,
+                       100 * lab.wrong_rate_high, lab.total);
+}
+
+std::string replay_command(const LabResult& lab, uint64_t seed) {
+    return fmt::format("relab run {} --backend sim --replay {}", lab.scenario.id, seed_text(seed));
+}
+
+const TrialOutcome* trial_of_seed(const LabResult& lab, uint64_t seed) {
+    for (const auto& t : lab.trials)
+        if (t.seed == seed) return &t;
+    return nullptr;
+}
+
+std::string measured_cell_text(const LabResult& lab) {
+    std::string text = measured_text(lab);
+    if (text.empty()) return text;
+    if (is_idem_workload(lab)) text += ": " + idem_counts_brief(idem_total(lab));
+    if (is_sim(lab) && !lab.replay_seed)
+        text += fmt::format(" ({:.1f}%, 95% CI {:.1f}–{:.1f}%)", 100 * lab.wrong_rate, 100 * lab.wrong_rate_low,
+                            100 * lab.wrong_rate_high);
+    return text;
 }
 
 std::string expected_final(const Scenario& s) {

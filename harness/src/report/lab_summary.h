@@ -28,6 +28,24 @@ std::string documented_text(const Documented& d);
 std::string measured_text(const LabResult& lab);
 // The order status a workload lab expects at the end ("paid"); "" for session labs.
 std::string expected_final(const Scenario& s);
+// "sim" or "real": what the lab ran on (JSON without a backend is "real").
+std::string backend_of(const LabResult& lab);
+bool is_sim(const LabResult& lab);
+// Where a lab's result goes in a page or a merged report: its id, with "-sim" for a simulated run, so
+// that the real and the simulated result of one lab stand side by side.
+std::string lab_key(const LabResult& lab);
+// A simulated lab: "23.7% (95% CI 21.9–25.6%) over 2000 trials", or "replay of trial seed 0x…" for
+// a --replay run; "" for a real or skipped lab.
+std::string wrong_rate_text(const LabResult& lab);
+// "relab run 08c-s4a --backend sim --replay 0x82a9ac146215b853"
+std::string replay_command(const LabResult& lab, uint64_t seed);
+// The trial of the lab that ran with this seed, or nullptr.
+const TrialOutcome* trial_of_seed(const LabResult& lab, uint64_t seed);
+// The measured cell of a summary table: measured_text, then for a simulated lab its wrong rate and
+// for an idempotency workload its orders and duplicates: "474/2000 (23.7%, 95% CI 21.9–25.6%)",
+// "1/1: 150 orders, 50 duplicates".
+std::string measured_cell_text(const LabResult& lab);
+
 // The text report of this lab alone, as `relab run` prints it (English, trial 1 + first wrong).
 std::string lab_text_report(const LabResult& lab);
 

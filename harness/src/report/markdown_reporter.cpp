@@ -2,6 +2,8 @@
 // in GitHub-flavoured Markdown so that CI can append it to $GITHUB_STEP_SUMMARY as it is.
 #include <fmt/format.h>
 
+#include "ports/seed_text.h"
+#include "report/idem_facts.h"
 #include "report/lab_summary.h"
 #include "report/reporter.h"
 
@@ -56,13 +58,13 @@ public:
         if (!run.started_at.empty()) facts.push_back("started " + cell(run.started_at));
         if (!facts.empty()) out << fmt::format("{}\n\n", fmt::join(facts, " · "));
 
-        out << "| lab | title | documented | measured (wrong/trials) | expectation | result |\n";
-        out << "| --- | --- | --- | --- | --- | --- |\n";
+        out << "| lab | backend | title | documented | measured (wrong/trials) | expectation | result |\n";
+        out << "| --- | --- | --- | --- | --- | --- | --- |\n";
         for (const auto& lab : run.labs) {
             const Scenario& s = lab.scenario;
-            out << fmt::format("| `{}` | {} | {} | {} | {} | {} |\n", s.id, cell(s.title),
-                               cell(documented_text(s.documented)), cell(measured_text(lab)), cell(s.expect.describe()),
-                               result_cell(lab));
+            out << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} |\n", s.id, cell(backend_of(lab)), cell(s.title),
+                               cell(documented_text(s.documented)), cell(measured_cell_text(lab)),
+                               cell(s.expect.describe()), result_cell(lab));
         }
         bool heading = false;
         for (const auto& lab : run.labs) {
@@ -71,6 +73,68 @@ public:
             heading = true;
             if (lab.failures.empty()) out << fmt::format("- `{}`: expectation {} broke\n", lab.scenario.id, cell(lab.scenario.expect.describe()));
             for (const auto& f : lab.failures) out << fmt::format("- `{}`: {}\n", lab.scenario.id, cell(f));
+        }
+        write_simulated(run, out);
+        write_idem_counts(run, out);
+        write_figures(run, out);
+    }
+
+private:
+    // Simulated labs: the wrong rate with its interval, and the seeds to replay.
+    static void write_simulated(const RunReport& run, std::ostream& out) {
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            if (!is_sim(lab) || lab.skipped) continue;
+            if (!heading)
+                out << "\n### Simulated labs\n\n| lab | wrong rate (95% CI) | first failing seeds | replay the first |\n"
+                       "| --- | --- | --- | --- |\n";
+            heading = true;
+            std::vector<std::string> seeds;
+            for (const uint64_t seed : lab.failing_seeds) seeds.push_back("`" + seed_text(seed) + "`");
+            std::string replay = "—";
+            if (lab.replay_seed)
+                replay = "`" + replay_command(lab, *lab.replay_seed) + "`";
+            else if (!lab.failing_seeds.empty())
+                replay = "`" + replay_command(lab, lab.failing_seeds.front()) + "`";
+            out << fmt::format("| `{}` | {} | {} | {} |\n", lab.scenario.id, cell(wrong_rate_text(lab)),
+                               seeds.empty() ? "none" : fmt::format("{}", fmt::join(seeds, ", ")), replay);
+        }
+    }
+
+    // Idempotency workloads: orders and answers, counted over every trial.
+    static void write_idem_counts(const RunReport& run, std::ostream& out) {
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            if (!is_idem_workload(lab)) continue;
+            const auto cells = idem_count_cells(IdemCounts{});  // the fixed columns
+            if (!heading) {
+                out << "\n### Idempotency labs: orders and answers\n\n| lab | trials |";
+                for (const auto& c : cells) out << ' ' << c.label << " |";
+                out << "\n| --- | --- |";
+                for (size_t i = 0; i < cells.size(); ++i) out << " --- |";
+                out << '\n';
+            }
+            heading = true;
+            out << fmt::format("| `{}` | {} |", lab.scenario.id, lab.trials.size());
+            for (const auto& c : idem_count_cells(idem_total(lab)))
+                if (c.label != "unanswered") out << (c.bad ? fmt::format(" **{}** |", c.value) : fmt::format(" {} |", c.value));
+            out << '\n';
+        }
+    }
+
+    // What this machine measured beside the article's figure, with the reason they differ.
+    static void write_figures(const RunReport& run, std::ostream& out) {
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            if (lab.skipped) continue;
+            for (const auto& m : documented_figures(lab, false)) {
+                if (!heading)
+                    out << "\n### Measured here, beside the article\n\n| lab | figure | measured here | article | why they "
+                           "differ |\n| --- | --- | --- | --- | --- |\n";
+                heading = true;
+                out << fmt::format("| `{}` | {} | {} | {} | {} |\n", lab.scenario.id, cell(m.label), cell(m.measured),
+                                   cell(m.documented), cell(m.reason));
+            }
         }
     }
 };

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 
 namespace relab {
@@ -22,18 +23,20 @@ RunReport merge_runs(const std::vector<RunReport>& runs) {
     merged.started_at = runs[latest].started_at;
     merged.servers = runs[latest].servers;
 
-    std::map<std::string, size_t> position;    // lab id → index in merged.labs
-    std::map<std::string, std::string> when;  // lab id → started_at of the run it came from
+    // A lab's real and simulated results are two results (lab_key): each keeps its latest.
+    std::map<std::string, size_t> position;    // lab key → index in merged.labs
+    std::map<std::string, std::string> when;  // lab key → started_at of the run it came from
     for (const auto& run : runs)
         for (const auto& lab : run.labs) {
-            const auto it = position.find(lab.scenario.id);
+            const std::string key = lab_key(lab);
+            const auto it = position.find(key);
             if (it == position.end()) {
-                position[lab.scenario.id] = merged.labs.size();
-                when[lab.scenario.id] = run.started_at;
+                position[key] = merged.labs.size();
+                when[key] = run.started_at;
                 merged.labs.push_back(lab);
-            } else if (run.started_at >= when[lab.scenario.id]) {
+            } else if (run.started_at >= when[key]) {
                 merged.labs[it->second] = lab;
-                when[lab.scenario.id] = run.started_at;
+                when[key] = run.started_at;
             }
         }
     return merged;

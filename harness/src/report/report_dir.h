@@ -19,9 +19,9 @@ struct SavedReports {
 // run report of the wrong shape.
 SavedReports read_report_dir(const std::string& dir);
 
-// Labs of all runs in order; a lab id seen in several runs keeps its latest result (the run that
-// started last; on a tie, the later one in `runs`) at its first position. The header (commit,
-// seed, servers, start) is the latest run's.
+// Labs of all runs in order; a lab seen in several runs keeps its latest result (the run that
+// started last; on a tie, the later one in `runs`) at its first position, per backend: a lab's real
+// and simulated results are both kept. The header (commit, seed, servers, start) is the latest run's.
 RunReport merge_runs(const std::vector<RunReport>& runs);
 
 }  // namespace relab

@@ -418,6 +418,7 @@ private:
         const Scenario& s = lab.scenario;
         if (s.idem.enabled) {  // idempotency labs: requests, answers and orders instead of a stream
             print_idem_workload(lab, m_opts.lang, m_opts.timelines, out);
+            if (lab.backend == "sim") report_wrong_rate(lab, out);
             report_verdict(lab, out);
             return;
         }

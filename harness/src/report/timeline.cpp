@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "report/idem_text.h"
+
 namespace relab {
 
 namespace {
@@ -209,6 +211,159 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
     std::vector<std::string> still_open;
     for (const auto& [actor, job] : open) still_open.push_back(actor);
     for (const auto& actor : still_open) close_job(actor, tl.end_ns, false, true);
+    return tl;
+}
+
+namespace {
+
+std::string request_label(int code, const std::string& source) {
+    if (source == "created") return fmt::format("{} created", code);
+    if (source == "replay") return "replay";
+    if (source == "in_progress") return fmt::format("{} in progress", code);
+    if (source == "layer4") return fmt::format("{} layer 4", code);
+    if (source == "other_user") return fmt::format("{} other user", code);
+    if (source.empty() || source == "mismatch" || source == "error") return std::to_string(code);
+    return fmt::format("{} {}", code, source);
+}
+
+// The order an answer's body names ({"order_id":1}), if any.
+std::optional<int64_t> answered_order(const json& data) {
+    const json& body = member(data, "body");
+    if (!body.is_string()) return std::nullopt;
+    const json parsed = json::parse(body.get<std::string>(), nullptr, false);
+    return int_of(member(parsed, "order_id"));
+}
+
+}  // namespace
+
+Timeline idem_trial_timeline(const TrialOutcome& trial) {
+    Timeline tl;
+    std::vector<const HistoryRecord*> records;
+    for (const auto& r : trial.history) records.push_back(&r);
+    std::stable_sort(records.begin(), records.end(),
+                     [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
+    for (const auto* r : records) {
+        tl.start_ns = std::min(tl.start_ns, r->t_ns);
+        tl.end_ns = std::max(tl.end_ns, r->t_ns);
+    }
+
+    // Lanes: the clients (actors that send), then the rest (the runner's faults).
+    std::vector<std::string> actors;
+    std::set<std::string> clients;
+    for (const auto* r : records) {
+        if (r->op == "start") continue;
+        if (std::find(actors.begin(), actors.end(), r->actor) == actors.end()) actors.push_back(r->actor);
+        if (r->op == "send") clients.insert(r->actor);
+    }
+    std::stable_sort(actors.begin(), actors.end(), [&](const std::string& a, const std::string& b) {
+        const bool ca = clients.count(a) > 0, cb = clients.count(b) > 0;
+        if (ca != cb) return ca;
+        return natural_less(a, b);
+    });
+    tl.lanes = actors;
+
+    std::map<int64_t, int64_t> owner;  // order id → its user
+    for (const auto& o : trial.idem.orders) owner[o.id] = o.user_id;
+    std::set<std::string> ordered;     // idem keys with an order already
+
+    struct OpenRequest {
+        std::string actor;
+        int64_t from_ns = 0;
+        bool duplicate = false;
+    };
+    std::map<std::string, OpenRequest> open;     // by actor|request|attempt
+    std::map<std::string, std::string> current;  // actor → its latest open request
+    auto request_key = [](const HistoryRecord& r) {
+        return r.actor + "|" + text_of(member(r.data, "request")) + "|" + text_of(member(r.data, "attempt"));
+    };
+
+    for (const auto* r : records) {
+        const json& d = r->data;
+        if (r->op == "start") continue;
+        TimelineMarker m;
+        m.op = r->op;
+        m.lane = r->actor;
+        m.t_ns = r->t_ns;
+        m.detail = fmt::format("{:.3f} ms  {}", static_cast<double>(r->t_ns) / 1e6, idem_record_text(*r));
+        m.kind = TimelineMarker::Kind::minor;
+        if (r->op == "send") {
+            m.kind = TimelineMarker::Kind::send;
+            const std::string key = request_key(*r);
+            open[key] = OpenRequest{r->actor, r->t_ns, false};
+            current[r->actor] = key;
+        } else if (r->op == "order") {
+            m.kind = TimelineMarker::Kind::order;
+            if (!member(d, "refused").is_null()) {
+                m.label = "layer 4 refused";
+            } else {
+                const std::string key = text_of(member(d, "idem_key"));
+                const bool duplicate = !ordered.insert(key).second;
+                m.label = "order " + text_of(member(d, "order_id"));
+                if (duplicate) {
+                    m.bad = true;
+                    m.label += " — duplicate";
+                    const auto it = current.find(r->actor);
+                    if (it != current.end() && open.count(it->second)) open[it->second].duplicate = true;
+                }
+            }
+        } else if (r->op == "answer") {
+            m.kind = TimelineMarker::Kind::answer;
+            const int code = static_cast<int>(int_of(member(d, "code")).value_or(0));
+            const std::string source = member(d, "source").is_string() ? member(d, "source").get<std::string>() : "";
+            bool leak = false;
+            if (const auto order = answered_order(d)) {
+                const auto user = int_of(member(d, "user_id"));
+                const auto it = owner.find(*order);
+                leak = user && it != owner.end() && it->second != *user;
+                if (leak) m.label = fmt::format("{} leak: order {} of user {}", code, *order, it->second);
+            }
+            if (!leak) m.label = source == "replay" ? "replay" : std::to_string(code);
+            m.bad = leak;
+            std::string key = request_key(*r);
+            if (!open.count(key) && current.count(r->actor)) key = current[r->actor];
+            const auto it = open.find(key);
+            if (it != open.end()) {
+                TimelineBar bar;
+                bar.kind = TimelineBar::Kind::request;
+                bar.lane = r->actor;
+                bar.start_ns = it->second.from_ns;
+                bar.end_ns = r->t_ns;
+                bar.code = code;
+                bar.source = source;
+                bar.duplicate = it->second.duplicate;
+                bar.leak = leak;
+                bar.label = (bar.duplicate ? "duplicate · " : "") + request_label(code, source);
+                tl.bars.push_back(std::move(bar));
+                open.erase(it);
+            }
+        } else if (r->op == "fault" || r->op == "observe") {
+            m.kind = TimelineMarker::Kind::fault;
+            m.label = member(d, "type").is_string() ? member(d, "type").get<std::string>() : r->op;
+        } else if (r->op == "release") {
+            m.label = "DEL";
+        } else if (r->op == "business_error") {
+            m.label = "threw";
+        } else if (r->op == "store" && member(d, "written").is_boolean() && !member(d, "written").get<bool>()) {
+            m.label = "key gone";
+        } else if (r->op == "wait") {
+            const auto acked = int_of(member(d, "acked")), wanted = int_of(member(d, "wanted"));
+            if (acked && wanted && *acked < *wanted) m.label = fmt::format("WAIT → {}", *acked);
+        }
+        tl.markers.push_back(std::move(m));
+    }
+    // Requests without an answer (the client was killed) run to the end of the trial.
+    for (const auto& entry : open) {
+        const OpenRequest& req = entry.second;
+        TimelineBar bar;
+        bar.kind = TimelineBar::Kind::request;
+        bar.lane = req.actor;
+        bar.start_ns = req.from_ns;
+        bar.end_ns = tl.end_ns;
+        bar.duplicate = req.duplicate;
+        bar.unfinished = true;
+        bar.label = "no answer";
+        tl.bars.push_back(std::move(bar));
+    }
     return tl;
 }
 

@@ -16,6 +16,7 @@ struct TimelineBar {
         job,        // a consumer working on an entry: receive (or lock acquired) → write
         lock_wait,  // received, not yet holding the lock: receive → lock_acquire
         step,       // one statement of a scripted session, start → reply
+        request,    // an idempotency lab's request: the client's send → the answer it got
     };
     Kind kind = Kind::job;
     std::string lane;
@@ -24,11 +25,25 @@ struct TimelineBar {
     std::string label;        // "created (v=1)", or the statement
     bool overwrites = false;  // the job's write overwrote a newer state of its order
     bool failed = false;      // a step that failed or did not do what was expected
-    bool unfinished = false;  // the trial ended before the job wrote or acked
+    bool unfinished = false;  // the trial ended before the job wrote or acked (a request: no answer)
+    // A request: the answer's status code (0: none) and where it came from ("created", "replay",
+    // "in_progress", "mismatch", "layer4", "other_user", "error", …).
+    int code = 0;
+    std::string source;
+    bool duplicate = false;  // a request whose INSERT made a second order for the same key
+    bool leak = false;       // a request answered with another user's order
 };
 
 struct TimelineMarker {
-    enum class Kind { receive, lock_acquire, lock_release, write, publish, step_end, other };
+    enum class Kind {
+        receive, lock_acquire, lock_release, write, publish, step_end, other,
+        // the idempotency labs
+        send,    // a client sends its request
+        answer,  // … and gets its answer (label: the code)
+        order,   // the business logic's INSERT INTO orders (bad: a duplicate), or layer 4's refusal
+        fault,   // the runner injects a fault (flood, crash, failover, kill) or observes the keys
+        minor,   // a middleware step (claim, store, WAIT, DEL): a dot, its text in the tooltip
+    };
     Kind kind = Kind::other;
     std::string op;  // the record's op, as written (for `other`: what to call it)
     std::string lane;
@@ -51,6 +66,12 @@ struct Timeline {
 // already applied to the same order overwrites a newer state. Ops it does not know become
 // `other` markers; `start` and `ack` draw nothing.
 Timeline trial_timeline(const TrialOutcome& trial, bool several_orders);
+
+// An idempotency workload trial (article 002): a lane per client in natural order, then the runner's
+// lane (faults) last; a bar per request from its send to its answer; markers for send, answer,
+// the order's INSERT (a second order for the same user and key is a duplicate: bad), layer 4's
+// refusal, the middleware's steps and the faults. An answer naming another user's order is a leak.
+Timeline idem_trial_timeline(const TrialOutcome& trial);
 
 // One lane per session in the order they first ran, one bar per statement.
 Timeline case_timeline(const CaseOutcome& c);

@@ -21,6 +21,8 @@
 
 #include "../unit/xml_tree.h"
 #include "png_image.h"
+#include "ports/seed_text.h"
+#include "report/idem_facts.h"
 #include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report/timeline.h"
@@ -286,6 +288,194 @@ TEST_F(ReportTest, headless_chromium_draws_the_timelines) {
     });
     EXPECT_GT(red, 300u) << "no overwrite bar in the screenshot " << shot;
     EXPECT_GT(blue, 20u) << "no job bar in the screenshot " << shot;
+    if (const char* keep = std::getenv("RELAB_REPORT_SCREENSHOT")) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+}
+
+// The simulator's labs and the idempotency labs in one folder: a simulated run that skips a lab
+// it cannot run, and idempotency labs on real servers (clients through the middleware, and
+// redis-cli sessions), rendered together.
+class ReportSimIdemTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() {
+        s_dir = fs::temp_directory_path() / fmt::format("relab-report-sim-idem-test-{}", getpid());
+        fs::remove_all(s_dir);
+        fs::create_directories(s_dir / "out");
+        fs::create_directories(s_dir / "tmp");
+        s_sim_exit = shell(fmt::format("TMPDIR={} {} run 08c-s4a 08d-cas-by-hand --backend sim --trials 300 --seed 5 --quiet "
+                                       "--out-dir {} >{} 2>{}",
+                                       (s_dir / "tmp").string(), RELAB_BINARY, out().string(),
+                                       (s_dir / "sim.out").string(), (s_dir / "sim.err").string()));
+        s_idem_exit = shell(fmt::format("TMPDIR={} {} run idem-middleware idem-keys idem-memory idem-race --quiet --out-dir {} "
+                                        ">{} 2>{}",
+                                        (s_dir / "tmp").string(), RELAB_BINARY, out().string(),
+                                        (s_dir / "idem.out").string(), (s_dir / "idem.err").string()));
+        s_report_exit = shell(fmt::format("{} report {} >{} 2>{}", RELAB_BINARY, out().string(),
+                                          (s_dir / "report.out").string(), (s_dir / "report.err").string()));
+    }
+    static void TearDownTestSuite() { fs::remove_all(s_dir); }
+
+    void SetUp() override {
+        ASSERT_EQ(s_sim_exit, 0) << slurp(s_dir / "sim.err");
+        ASSERT_EQ(s_idem_exit, 0) << slurp(s_dir / "idem.err");
+        ASSERT_EQ(s_report_exit, 0) << slurp(s_dir / "report.err");
+    }
+
+    static fs::path out() { return s_dir / "out"; }
+
+    static relab::RunReport saved(const char* name) { return relab::run_from_json(json::parse(slurp(out() / name))); }
+
+    static inline fs::path s_dir;
+    static inline int s_sim_exit = -1;
+    static inline int s_idem_exit = -1;
+    static inline int s_report_exit = -1;
+};
+
+TEST_F(ReportSimIdemTest, a_lab_the_simulator_skips_is_said_and_does_not_fail_the_run) {
+    const std::string err = slurp(s_dir / "sim.err");
+    EXPECT_NE(err.find("relab: 2 lab(s), 1 held, 0 broken, 1 skipped\n"), std::string::npos) << err;
+    EXPECT_NE(err.find("  SKIPPED 08d-cas-by-hand: "), std::string::npos) << err;
+    for (const char* name : {"08c-lock.sim.json", "08d-cas.sim.json", "idem-keys.json", "idem-memory.json"})
+        EXPECT_TRUE(fs::is_regular_file(out() / name)) << name;
+    EXPECT_NE(slurp(s_dir / "report.err").find("relab report: 12 lab(s) from 6 file(s): 11 held, 0 broken, 1 skipped"),
+              std::string::npos)
+        << slurp(s_dir / "report.err");
+}
+
+TEST_F(ReportSimIdemTest, summary_md_names_a_failing_seed_whose_replay_command_replays_a_wrong_trial) {
+    const std::string md = slurp(out() / "summary.md");
+    const relab::LabResult lab = saved("08c-lock.sim.json").labs.at(0);
+    ASSERT_EQ(lab.backend, "sim");
+    ASSERT_EQ(lab.total, 300);
+    ASSERT_GT(lab.wrong, 0) << "S4a goes wrong in about a quarter of the seeds";
+    EXPECT_NE(md.find("| `08c-s4a` | sim | "), std::string::npos) << md;
+    EXPECT_NE(md.find(" | " + relab::measured_cell_text(lab) + " | "), std::string::npos) << md;
+    EXPECT_NE(md.find(fmt::format("{}/300 ({:.1f}%, 95% CI ", lab.wrong, 100.0 * lab.wrong / 300)), std::string::npos) << md;
+
+    const std::regex replay_re("`(relab run 08c-s4a --backend sim --replay (0x[0-9a-f]{16}))`");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(md, m, replay_re)) << md;
+    EXPECT_EQ(m[2].str(), relab::seed_text(lab.failing_seeds.at(0)));
+    // The command as printed, run: that one trial, and it is wrong.
+    const std::string command = std::regex_replace(m[1].str(), std::regex("^relab"), RELAB_BINARY);
+    EXPECT_EQ(shell(fmt::format("{} >{} 2>&1", command, (s_dir / "replay.out").string())), 0)
+        << slurp(s_dir / "replay.out");
+    const std::string replay = slurp(s_dir / "replay.out");
+    EXPECT_NE(replay.find("→ wrong final state (not paid): 1/1"), std::string::npos) << replay;
+    EXPECT_NE(replay.find("replay of trial seed " + m[2].str()), std::string::npos) << replay;
+}
+
+TEST_F(ReportSimIdemTest, summary_md_counts_the_idempotency_labs_and_puts_the_figures_beside_the_article) {
+    const std::string md = slurp(out() / "summary.md");
+    size_t workloads = 0;
+    for (const char* name : {"idem-keys.json", "idem-middleware.json"})
+        for (const auto& lab : saved(name).labs) {
+            ASSERT_TRUE(relab::is_idem_workload(lab)) << lab.scenario.id;
+            ++workloads;
+            const relab::IdemCounts c = relab::idem_total(lab);
+            auto cell = [](int n) { return n > 0 ? fmt::format("**{}**", n) : std::to_string(n); };
+            const std::string row =
+                fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", lab.scenario.id,
+                            lab.trials.size(), c.orders, cell(c.duplicates), c.created, c.replays, c.conflicts,
+                            c.mismatches, c.layer4, c.errors, cell(c.leaks), c.sends);
+            EXPECT_NE(md.find(row), std::string::npos) << row << md;
+        }
+    EXPECT_EQ(workloads, 8u);
+    // The article's lab results: hash in the key → a duplicate; no user in the key → a leak.
+    EXPECT_NE(md.find("| `idem-key-hash-in-key` | 1 | 2 | **1** |"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `idem-key-no-user` | 1 | 1 | 0 | 1 | 1 | 0 | 0 | 0 | 0 | **1** |"), std::string::npos) << md;
+    // MEMORY USAGE here beside the article's 192 bytes, and its projection.
+    EXPECT_TRUE(std::regex_search(md, std::regex("\\| `idem-memory` \\| MEMORY USAGE idem:v1:7:8f3a1c92-4d5e-4f1a-9b2c-"
+                                                 "3d4e5f6a7b8c \\| \\(integer\\) [0-9]+ \\| 192 \\(Redis 8\\.8\\) \\| ")))
+        << md;
+    EXPECT_NE(md.find("× 10,000 (10,000 orders/day, each key kept 24 h) | "), std::string::npos) << md;
+}
+
+TEST_F(ReportSimIdemTest, junit_xml_has_the_skip_and_counts_that_match) {
+    const std::string xmllint = find_program({"xmllint"});
+    ASSERT_FALSE(xmllint.empty()) << "xmllint is missing: apt-get install libxml2-utils (./run_labs.sh test does)";
+    EXPECT_EQ(shell(fmt::format("{} --noout {} 2>&1", xmllint, (out() / "junit.xml").string())), 0);
+    const auto root = relab::test::parse_xml(slurp(out() / "junit.xml"));
+    const auto& suite = *root.all("testsuite").at(0);
+    EXPECT_EQ(suite.attr("tests"), "12");
+    EXPECT_EQ(suite.attr("failures"), "0");
+    EXPECT_EQ(suite.attr("skipped"), "1");
+    size_t skips = 0;
+    for (const auto* c : suite.all("testcase"))
+        for (const auto* skip : c->all("skipped")) {
+            ++skips;
+            EXPECT_EQ(c->attr("name"), "08d-cas-by-hand");
+            EXPECT_EQ(c->attr("classname"), "sim.08d-cas");
+            EXPECT_NE(skip->attr("message").find("scripted sessions run on the real backend only"), std::string::npos);
+        }
+    EXPECT_EQ(skips, 1u);
+}
+
+TEST_F(ReportSimIdemTest, headless_chromium_draws_a_lane_per_client_and_the_duplicate_in_red) {
+    const std::string chromium = find_program({"chromium", "chromium-browser", "google-chrome"});
+    ASSERT_FALSE(chromium.empty()) << "Chromium is missing: apt-get install chromium (./run_labs.sh test does)";
+    const std::string flags = fmt::format("--headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir={}",
+                                          (s_dir / "chromium").string());
+    const std::string browser = fmt::format("HOME={0} XDG_CONFIG_HOME={0}/config XDG_CACHE_HOME={0}/cache {1}",
+                                            (s_dir / "chromium-home").string(), chromium);
+    const std::string url = "file://" + (out() / "index.html").string();
+    ASSERT_EQ(shell(fmt::format("{} {} --dump-dom {} >{} 2>{}", browser, flags, url, (s_dir / "dom.html").string(),
+                                (s_dir / "chromium.err").string())),
+              0)
+        << slurp(s_dir / "chromium.err");
+    const std::string dom = slurp(s_dir / "dom.html");
+
+    // One lane per client (and the runner's) in every drawn trial of every idempotency workload.
+    size_t lanes = 0, figures = 0, redis_cases = 0;
+    for (const char* name : {"idem-keys.json", "idem-middleware.json", "idem-memory.json", "idem-race.json"})
+        for (const auto& lab : saved(name).labs) {
+            for (const auto& t : lab.trials) {  // three trials or fewer each: all drawn
+                lanes += relab::idem_trial_timeline(t).lanes.size();
+                ++figures;
+            }
+            redis_cases += lab.cases.size();
+        }
+    EXPECT_EQ(figures, 10u);  // key design 5 × 1, double click 3, mismatch 1, release 1
+    // + S4a's trial 1 and its first wrong trial, when that is another.
+    const bool first_wrong = saved("08c-lock.sim.json").labs.at(0).trials.at(0).wrong;
+    EXPECT_EQ(count(dom, "<figure class=\"timeline\" data-trial="), figures + (first_wrong ? 1 : 2));
+    EXPECT_EQ(count(dom, "<table class=\"steps\">"), redis_cases);
+    EXPECT_EQ(count(dom, "<table class=\"counts\">"), 8u);
+    EXPECT_GE(count(dom, "<rect class=\"bar request"), 2 * figures);
+    EXPECT_EQ(count(dom, "<rect class=\"bar request duplicate\""), 1u);  // the hash in the key
+    EXPECT_EQ(count(dom, "<rect class=\"bar request leak\""), 1u);       // no user in the key
+    EXPECT_NE(dom.find("<svg class=\"ci\""), std::string::npos);
+    size_t drawn_lanes = 0;
+    for (size_t at = dom.find("<section class=\"lab"); at != std::string::npos; at = dom.find("<section class=\"lab", at + 1)) {
+        const std::string sec = dom.substr(at, dom.find("</section>", at) - at);
+        if (sec.find("id=\"lab-idem-") != std::string::npos) drawn_lanes += count(sec, "<g class=\"lane\" data-lane=");
+    }
+    // The Redis sessions draw a lane per session too.
+    size_t session_lanes = 0;
+    for (const char* name : {"idem-memory.json", "idem-race.json"})
+        for (const auto& lab : saved(name).labs)
+            for (const auto& c : lab.cases) session_lanes += relab::case_timeline(c).lanes.size();
+    EXPECT_EQ(drawn_lanes, lanes + session_lanes);
+
+    // The pixels of the key-design labs alone: the duplicate request is a wide red bar.
+    fs::create_directories(s_dir / "keys");
+    fs::copy_file(out() / "idem-keys.json", s_dir / "keys" / "idem-keys.json");
+    ASSERT_EQ(shell(fmt::format("{} report {} >/dev/null 2>&1", RELAB_BINARY, (s_dir / "keys").string())), 0);
+    const fs::path shot = s_dir / "keys.png";
+    ASSERT_EQ(shell(fmt::format("{} {} --window-size=1200,4000 --screenshot={} file://{} >>{} 2>&1", browser, flags,
+                                shot.string(), (s_dir / "keys" / "index.html").string(), (s_dir / "chromium.err").string())),
+              0)
+        << slurp(s_dir / "chromium.err");
+    const relab::test::PngImage img = relab::test::decode_png(shot.string());
+    size_t red = 0;
+    for (uint32_t y = 0; y < img.height; ++y) {
+        size_t run = 0;
+        for (uint32_t x = 0; x < img.width; ++x) {
+            const auto p = img.at(x, y);
+            run = p.r > 190 && p.g < 70 && p.b < 70 ? run + 1 : 0;
+            red = std::max(red, run);
+        }
+    }
+    EXPECT_GT(red, 60u) << "no red duplicate bar in " << shot;
     if (const char* keep = std::getenv("RELAB_REPORT_SCREENSHOT")) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
 }
 

@@ -71,7 +71,8 @@ TEST(HtmlReporterTest, header_and_summary_table_list_every_lab_with_documented_b
     EXPECT_NE(render(all_held).find("<p class=\"totals\">1 lab: <span class=\"badge held\">1 held</span> <span "
                                     "class=\"badge zero\">0 broken</span> <span class=\"badge zero\">0 skipped</span></p>"),
               std::string::npos);
-    EXPECT_NE(html.find("<tr class=\"held\"><td><a href=\"#lab-08a-baseline\"><code>08a-baseline</code></a></td><td>BUG: "
+    EXPECT_NE(html.find("<tr class=\"held\"><td><a href=\"#lab-08a-baseline\"><code>08a-baseline</code></a></td><td><span "
+                        "class=\"backend real\" title=\"real redis-server and PostgreSQL\">real</span></td><td>BUG: "
                         "2 parallel consumers; plain UPDATE</td><td>10/10 — wrong 10/10; created overwrites at 816 "
                         "ms</td><td class=\"num\">2/2</td><td>wrong = all</td><td><span class=\"badge "
                         "held\">held</span></td></tr>"),
@@ -223,6 +224,188 @@ TEST(HtmlReporterTest, every_svg_is_well_formed_and_unknown_records_are_drawn) {
     EXPECT_NE(html.find(R"(<circle class="marker other" data-op="idempotency_response")"), std::string::npos);
     EXPECT_NE(html.find(">dispatcher_round</text>"), std::string::npos);
     EXPECT_EQ(lanes_of(drawn[1]), (std::vector<std::string>{"dispatcher", "producer", "C1", "C2"}));
+}
+
+TEST(HtmlReporterTest, a_simulated_lab_shows_its_backend_rate_interval_and_failing_seeds_with_replay_commands) {
+    const std::string html = render(test::sim_and_idem_run());
+    // Summary row: the backend and, under the count, the rate with its interval.
+    EXPECT_NE(html.find("<tr class=\"held\"><td><a href=\"#lab-08c-s4a-sim\"><code>08c-s4a</code></a></td><td><span "
+                        "class=\"backend sim\" title=\"deterministic simulator\">sim</span></td><td>S4a: 2 consumers + lock "
+                        "per key</td><td>the late release returns 0</td><td class=\"num\">30/150<small>20.0% (95% CI "
+                        "14.4–27.1%) over 150 trials</small></td>"),
+              std::string::npos)
+        << html.substr(0, 12000);
+    const std::string lab = section(html, "08c-s4a-sim");
+    ASSERT_FALSE(lab.empty());
+    EXPECT_NE(lab.find("<h2><span class=\"badge held\">held</span> <code>08c-s4a</code> <span class=\"backend sim\""),
+              std::string::npos);
+    EXPECT_NE(lab.find("<h3>measured (simulated)</h3><p class=\"count\">30/150</p><p>trials with a wrong final state (not "
+                       "paid)</p><p class=\"rate\">wrong rate <b>20.0%</b>, 95% CI 14.4–27.1%, over 150 simulated "
+                       "trials</p>"),
+              std::string::npos)
+        << lab.substr(0, 3000);
+    // The interval drawn on a 0–100 % axis from x=28 to x=280: 14.4 % → 64.2, 27.1 % → 96.3, 20 % → 78.4.
+    const auto drawn = svgs(lab);
+    ASSERT_FALSE(drawn.empty());
+    const test::XmlElement& ci = drawn[0];
+    EXPECT_EQ(ci.attr("class"), "ci");
+    EXPECT_EQ(ci.attr("aria-label"), "wrong rate 20.0%, 95% CI 14.4–27.1%");
+    const auto rects = ci.all("rect");
+    ASSERT_EQ(rects.size(), 1u);
+    EXPECT_EQ(rects[0]->attr("x"), "64.2");
+    EXPECT_EQ(rects[0]->attr("width"), "32.1");
+    bool rate_line = false;
+    for (const auto* line : ci.all("line"))
+        if (line->attrs.count("class") && line->attr("class") == "rate") rate_line = line->attr("x1") == "78.4";
+    EXPECT_TRUE(rate_line);
+    // The first failing seeds, each with its trial and the command that replays it.
+    EXPECT_NE(lab.find("<div class=\"seeds\"><h3>first failing seeds</h3>\n<ul>\n<li><code>0x5eed000000000005</code> "
+                       "(trial 5) — <code class=\"cmd\">relab run 08c-s4a --backend sim --replay "
+                       "0x5eed000000000005</code></li>\n<li><code>0x5eed00000000000a</code> (trial 10)"),
+              std::string::npos);
+    EXPECT_EQ(count(lab, "<code class=\"cmd\">relab run 08c-s4a --backend sim --replay "), 5u + 2u);  // + 2 figures
+}
+
+TEST(HtmlReporterTest, a_long_simulated_lab_tallies_its_final_states_and_draws_only_the_trials_it_kept) {
+    const std::string lab = section(render(test::sim_and_idem_run()), "08c-s4a-sim");
+    // Every trial counted; the chips of all 150 folded away.
+    EXPECT_NE(lab.find("<p class=\"tally\">150 trials: <span class=\"chip\">paid</span> ×120 <span class=\"chip "
+                       "wrong\">created ✕</span> ×30</p>\n<details><summary>trials 1–150</summary>\n"),
+              std::string::npos)
+        << lab.substr(0, 4000);
+    EXPECT_EQ(count(lab, "<span class=\"chip\" title=\"trial "), 120u);
+    EXPECT_EQ(count(lab, "<span class=\"chip wrong\" title=\"trial "), 30u);
+    EXPECT_NE(lab.find(R"(<span class="chip wrong" title="trial 5, seed 0x5eed000000000005"><b>5</b> created ✕</span>)"),
+              std::string::npos);
+    // Trial 1 and the first wrong trial (5), each with its seed and replay command.
+    EXPECT_EQ(count(lab, "<figure class=\"timeline\" data-trial="), 2u);
+    EXPECT_NE(lab.find("<figcaption><b>trial 5</b> (seed <code>0x5eed000000000005</code>) <span class=\"badge "
+                       "broken\">wrong</span> — stream: 1792591525929-0 created (v=1), 1792591525929-1 paid (v=2)<br>replay: "
+                       "<code class=\"cmd\">relab run 08c-s4a --backend sim --replay 0x5eed000000000005</code></figcaption>"),
+              std::string::npos);
+    // Asked for every timeline, the trials without a history still draw nothing.
+    EXPECT_EQ(count(section(render(test::sim_and_idem_run(), HtmlOptions{TimelineSelection::all, 3}), "08c-s4a-sim"),
+                    "<figure class=\"timeline\" data-trial="),
+              2u);
+}
+
+TEST(HtmlReporterTest, a_real_and_a_simulated_result_of_one_lab_are_two_sections) {
+    RunReport run;
+    run.labs = {test::lock_lab(), test::sim_lab()};
+    const std::string html = render(run);
+    EXPECT_NE(html.find("<section class=\"lab held\" id=\"lab-08c-s4a\">"), std::string::npos);
+    EXPECT_NE(html.find("<section class=\"lab held\" id=\"lab-08c-s4a-sim\">"), std::string::npos);
+    // The real one has no rate, no seeds and its chips in view.
+    const std::string real = section(html, "08c-s4a");
+    EXPECT_EQ(real.find("wrong rate"), std::string::npos);
+    EXPECT_EQ(real.find("seeds"), std::string::npos);
+    EXPECT_EQ(real.find("<details><summary>trials"), std::string::npos);
+    EXPECT_NE(real.find("<h3>measured</h3>"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, a_skipped_simulated_lab_says_why) {
+    const std::string html = render(test::sim_and_idem_run());
+    const std::string lab = section(html, "08d-cas-overlap-sim");
+    EXPECT_NE(lab.find("<p class=\"skip\">skipped: scripted sessions run on the real backend only (the simulator runs "
+                       "workload labs)</p>"),
+              std::string::npos)
+        << lab;
+    EXPECT_EQ(lab.find("<figure"), std::string::npos);
+    EXPECT_NE(html.find("<p class=\"totals\">4 labs: <span class=\"badge held\">2 held</span> <span class=\"badge "
+                        "broken\">1 broken</span> <span class=\"badge skipped\">1 skipped</span></p>"),
+              std::string::npos);
+}
+
+TEST(HtmlReporterTest, an_idempotency_lab_shows_its_counts_figures_and_a_lane_per_client) {
+    const std::string html = render(test::sim_and_idem_run());
+    EXPECT_NE(html.find("<td class=\"num\">1/2<small>3 orders, 1 duplicate, 1 leak</small></td>"), std::string::npos);
+    EXPECT_NE(html.find("<p class=\"legend idem\">idempotency labs: "), std::string::npos);
+    const std::string lab = section(html, "idem-key-hash-in-key");
+    ASSERT_FALSE(lab.empty());
+    EXPECT_NE(lab.find("<p class=\"count\">1/2</p><p>trials with a duplicate order or a leak</p>"), std::string::npos);
+    // Counts per trial and over both, duplicates and leaks flagged; an unanswered send adds a column.
+    EXPECT_NE(lab.find("<thead><tr><th></th><th>orders</th><th>duplicates</th><th>201</th><th>replays</th><th>409</th><th>"
+                       "422</th><th>layer 4</th><th>5xx</th><th>leaks</th><th>sends</th><th>unanswered</th></tr></thead>"),
+              std::string::npos)
+        << lab.substr(0, 4000);
+    EXPECT_NE(lab.find("<tr><th>trial 1</th><td>2</td><td class=\"bad\">1</td><td>2</td><td>1</td><td>0</td><td>0</td><td>"
+                       "0</td><td>0</td><td class=\"bad\">1</td><td>3</td><td>0</td></tr>\n<tr><th>trial 2</th><td>1</td><td>"
+                       "0</td><td>1</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td><td>0</td><td>3</td><td>1</td></tr>\n"
+                       "<tr class=\"total\"><th>all trials</th><td>3</td><td class=\"bad\">1</td><td>3</td><td>1</td><td>1"
+                       "</td><td>0</td><td>0</td><td>0</td><td class=\"bad\">1</td><td>6</td><td>1</td></tr>"),
+              std::string::npos);
+    EXPECT_NE(lab.find("<li>✕ trial 1: user 9 was served order 1 of user 7</li>"), std::string::npos);
+    EXPECT_NE(lab.find("<p class=\"scaling\">time scale: 1 s here stands for 60 s</p>"), std::string::npos);
+    // The figures beside the article's, with the reason; one without the article's figure too.
+    EXPECT_NE(lab.find("<tr><td>evicted_keys after the flood (allkeys-lru)</td><td class=\"measured\">6,300</td><td>72,232 "
+                       "(the article&#39;s flood)</td><td class=\"why\">the count follows the flood&#39;s size: relab "
+                       "writes 8 MB into 3 MB</td></tr>"),
+              std::string::npos);
+    EXPECT_NE(lab.find("<tr><td>OOM errors of the flood&#39;s writes</td><td class=\"measured\">0</td><td>—</td>"),
+              std::string::npos);
+    // What each trial left in the orders table.
+    EXPECT_NE(lab.find("<h3>orders per trial</h3>"), std::string::npos);
+    EXPECT_NE(lab.find(R"(<span class="chip wrong" title="trial 1, seed 9001; user 9 was served order 1 of user 7"><b>1</b> 2 orders, 1 duplicate, 1 leak ✕</span>)"),
+              std::string::npos);
+    EXPECT_NE(lab.find(R"(<span class="chip" title="trial 2, seed 9002"><b>2</b> 1 order</span>)"), std::string::npos);
+    // Both trials drawn: clients in the order they first act, the runner's faults last.
+    EXPECT_EQ(count(lab, "<figure class=\"timeline\" data-trial="), 2u);
+    const auto drawn = svgs(lab);
+    ASSERT_EQ(drawn.size(), 2u);
+    EXPECT_EQ(lanes_of(drawn[0]), (std::vector<std::string>{"A", "U9", "relab"}));
+    EXPECT_EQ(lanes_of(drawn[1]), (std::vector<std::string>{"A", "B", "relab"}));
+    // A's second request made order 2 for the same key: its bar and its INSERT are red; U9's replay
+    // of user 7's order is a leak.
+    EXPECT_EQ(count(lab, R"(<rect class="bar request duplicate")"), 1u);
+    EXPECT_NE(lab.find(">order 2 — duplicate</text>"), std::string::npos);
+    EXPECT_EQ(count(lab, R"(<polygon class="marker order duplicate")"), 1u);
+    EXPECT_EQ(count(lab, R"(<polygon class="marker order")"), 2u);  // orders 1 (trial 1 and 2); order 2 is the duplicate
+    EXPECT_EQ(count(lab, R"(<rect class="bar request leak")"), 1u);
+    EXPECT_NE(lab.find(">201 leak: order 1 of user 7</text>"), std::string::npos);
+    EXPECT_NE(lab.find(R"(<polygon class="marker fault" data-op="fault")"), std::string::npos);
+    EXPECT_NE(lab.find(">flood</text>"), std::string::npos);
+    // B was killed: its request has no answer and runs to the end of the trial.
+    EXPECT_NE(lab.find(R"(<rect class="bar request unfinished")"), std::string::npos);
+    EXPECT_NE(lab.find("B request: no answer (60.0–90.4 ms)"), std::string::npos);
+    // The 409 is amber, the created answers blue.
+    EXPECT_NE(lab.find(R"(fill="#c98a12"><title>A request: 409 in progress (90.0–90.4 ms)</title>)"), std::string::npos);
+    // Tooltips say what the middleware did, as the text report does.
+    EXPECT_NE(lab.find("<title>50.500 ms  A   INSERT INTO orders (idem_key &#39;7:8f3a&#39;) → order 1</title>"),
+              std::string::npos);
+    for (const auto& svg : svgs(html)) EXPECT_EQ(svg.name, "svg");
+}
+
+TEST(HtmlReporterTest, a_scripted_redis_lab_lists_each_step_with_the_expected_and_the_articles_reply) {
+    const std::string lab = section(render(test::sim_and_idem_run()), "idem-memory");
+    ASSERT_FALSE(lab.empty());
+    EXPECT_NE(lab.find("<p class=\"count\">1/1 cases</p><p>cases with a reply other than expected</p>"), std::string::npos);
+    EXPECT_NE(lab.find("<tr class=\"ok\"><td class=\"t\">1.2 ms</td><td>redis</td><td><code>MEMORY USAGE "
+                       "idem:v1:7:k1</code></td><td class=\"reply\"><code>(integer) 200</code></td><td "
+                       "class=\"expected\"><code>(integer) 100…400</code></td><td>192 (Redis 8.8)</td><td "
+                       "class=\"verdict\">✓</td></tr>\n"
+                       "<tr class=\"note\"><td></td><td></td><td colspan=\"2\">× 10,000 (10,000 orders/day) = <b>2.0 "
+                       "MB</b></td><td></td><td>≈ 2 MB</td><td></td></tr>\n"
+                       "<tr class=\"note\"><td></td><td></td><td colspan=\"5\">why: Redis 7.0 allocates the key, the value "
+                       "and the expiry separately</td></tr>\n"),
+              std::string::npos)
+        << lab;
+    EXPECT_NE(lab.find("<tr class=\"fail\"><td class=\"t\">1.5 ms</td><td>redis</td><td><code>TTL idem:v1:7:k1</code></td><td "
+                       "class=\"reply\"><code>(integer) 60</code></td><td class=\"expected\"><code>(integer) 59</code></td>"
+                       "<td>59</td><td class=\"verdict\">✕ expected (integer) 59, got (integer) 60</td></tr>"),
+              std::string::npos);
+    EXPECT_EQ(count(lab, "<tr class=\"ok\">"), 2u);
+    // The figures: the documented reply with its note, and the projection.
+    EXPECT_NE(lab.find("<tr><td>MEMORY USAGE idem:v1:7:k1 × 10,000 (10,000 orders/day)</td><td class=\"measured\">2.0 "
+                       "MB</td><td>≈ 2 MB</td>"),
+              std::string::npos);
+    // The transcript is still there, folded.
+    EXPECT_NE(lab.find("<details><summary>redis-cli transcript</summary>\n<pre class=\"transcript\">### Memory: MEMORY "
+                       "USAGE of a done key   (idem-memory.txt)\n"),
+              std::string::npos);
+}
+
+TEST(HtmlReporterTest, a_run_without_idempotency_labs_has_no_idempotency_legend) {
+    EXPECT_EQ(render(test::sample_run()).find("legend idem"), std::string::npos);
 }
 
 }  // namespace

@@ -289,5 +289,21 @@ TEST(IdemTextTest, a_redis_case_prints_like_redis_cli_with_the_articles_reply_an
     EXPECT_EQ(decimal_bytes(229480.0 * 10000), "2.3 GB");
 }
 
+TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_counts) {
+    LabResult lab;
+    lab.scenario = parse_scenario(idem_doc().dump(), "t.json");
+    lab.trials.push_back(TrialOutcome{});
+    lab.measurements.push_back({"claim ops/s", "19253", "", "", "", ""});
+    std::ostringstream with_clients;
+    print_idem_workload(lab, Lang::en, TimelineSelection{}, with_clients);
+    EXPECT_NE(with_clients.str().find("orders 0 (duplicates 0)"), std::string::npos) << with_clients.str();
+    lab.scenario.idem.clients.clear();
+    std::ostringstream without;
+    print_idem_workload(lab, Lang::en, TimelineSelection{}, without);
+    EXPECT_EQ(without.str().find("orders "), std::string::npos) << without.str();
+    EXPECT_NE(without.str().find("claim ops/s: 19253"), std::string::npos) << without.str();
+}
+
+
 }  // namespace
 }  // namespace relab

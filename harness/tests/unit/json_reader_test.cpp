@@ -75,6 +75,66 @@ TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of
     }
 }
 
+TEST(JsonReaderTest, simulated_and_idempotency_labs_read_back_with_their_rates_seeds_counts_and_figures) {
+    const RunReport run = test::sim_and_idem_run();
+    const json j = run_to_json(run);
+    // As written: the backend, the rate and its interval, seeds as 0x text.
+    const json& sim = j.at("labs").at(0).at("summary");
+    EXPECT_EQ(sim.at("backend"), "sim");
+    EXPECT_DOUBLE_EQ(sim.at("wrong_rate").get<double>(), 0.2);
+    EXPECT_EQ(sim.at("ci95").size(), 2u);
+    EXPECT_EQ(sim.at("failing_seeds").at(0), "0x5eed000000000005");
+    EXPECT_TRUE(sim.at("replay_seed").is_null());
+    EXPECT_EQ(j.at("labs").at(2).at("summary").at("idem").at("duplicates"), 1);
+
+    const RunReport back = run_from_json(j);
+    EXPECT_EQ(run_to_json(back), j);
+    ASSERT_EQ(back.labs.size(), 4u);
+    const LabResult& s = back.labs[0];
+    EXPECT_EQ(s.backend, "sim");
+    EXPECT_EQ(s.wrong, 30);
+    EXPECT_EQ(s.total, 150);
+    EXPECT_DOUBLE_EQ(s.wrong_rate, 0.2);
+    EXPECT_DOUBLE_EQ(s.wrong_rate_low, run.labs[0].wrong_rate_low);
+    EXPECT_DOUBLE_EQ(s.wrong_rate_high, run.labs[0].wrong_rate_high);
+    EXPECT_EQ(s.failing_seeds, run.labs[0].failing_seeds);
+    EXPECT_FALSE(s.replay_seed.has_value());
+    EXPECT_EQ(s.trials[4].seed, 0x5eed000000000005ULL);
+    EXPECT_TRUE(s.trials[4].wrong);
+    EXPECT_TRUE(s.trials[5].history.empty());
+    EXPECT_TRUE(back.labs[1].skipped);
+    EXPECT_EQ(back.labs[1].backend, "sim");
+    EXPECT_EQ(back.labs[1].skip_reason, run.labs[1].skip_reason);
+    const LabResult& idem = back.labs[2];
+    EXPECT_EQ(idem.trials[0].idem.counts.duplicates, 1);
+    EXPECT_EQ(idem.trials[0].idem.counts.leaks, 1);
+    EXPECT_EQ(idem.trials[1].idem.counts.unanswered, 1);
+    EXPECT_EQ(idem.trials[0].idem.orders.size(), 2u);
+    EXPECT_EQ(idem.trials[0].idem.leak_examples, run.labs[2].trials[0].idem.leak_examples);
+    ASSERT_EQ(idem.measurements.size(), 2u);
+    EXPECT_EQ(idem.measurements[0].documented, "72,232 (the article's flood)");
+    EXPECT_TRUE(back.labs[3].cases[0].steps[1].redis);
+    // Every summary format renders the same from the saved JSON as from the run.
+    for (auto make : {&make_markdown_reporter, &make_junit_reporter}) {
+        std::ostringstream a, b;
+        make()->report(run, a);
+        make()->report(back, b);
+        EXPECT_EQ(b.str(), a.str());
+    }
+}
+
+TEST(JsonReaderTest, a_replayed_seed_reads_back) {
+    LabResult lab = test::sim_lab();
+    lab.trials = {lab.trials[4]};
+    lab.wrong = lab.total = 1;
+    lab.replay_seed = 0xfedcba9876543210ULL;
+    RunReport run;
+    run.labs = {lab};
+    const json j = run_to_json(run);
+    EXPECT_EQ(j.at("labs").at(0).at("summary").at("replay_seed"), "0xfedcba9876543210");
+    EXPECT_EQ(run_from_json(j).labs[0].replay_seed, lab.replay_seed);
+}
+
 TEST(JsonReaderTest, history_records_keep_their_nanoseconds_and_fields) {
     const RunReport run = test::sample_run();
     const RunReport back = run_from_json(run_to_json(run));

@@ -111,6 +111,41 @@ TEST(JunitReporterTest, markup_control_characters_and_newlines_survive_as_well_f
     EXPECT_NE(failure->text.find("bell  rang"), std::string::npos);
 }
 
+TEST(JunitReporterTest, simulated_labs_are_a_class_of_their_own_and_a_lab_the_simulator_skips_is_a_skip) {
+    const RunReport run = test::sim_and_idem_run();
+    const XmlElement root = test::parse_xml(render(run));
+    const XmlElement& suite = *root.all("testsuite")[0];
+    EXPECT_EQ(suite.attr("tests"), "4");
+    EXPECT_EQ(suite.attr("failures"), "1");  // idem-memory
+    EXPECT_EQ(suite.attr("skipped"), "1");   // the session lab on the simulator
+    const auto cases = suite.all("testcase");
+    ASSERT_EQ(cases.size(), 4u);
+    std::vector<std::pair<std::string, std::string>> names;
+    for (const auto* c : cases) names.emplace_back(c->attr("classname"), c->attr("name"));
+    EXPECT_EQ(names, (std::vector<std::pair<std::string, std::string>>{{"sim.08c-lock", "08c-s4a"},
+                                                                        {"sim.08d-cas", "08d-cas-overlap"},
+                                                                        {"idem-keys", "idem-key-hash-in-key"},
+                                                                        {"idem-memory", "idem-memory"}}));
+    const XmlElement* skipped = child(*cases[1], "skipped");
+    ASSERT_NE(skipped, nullptr);
+    EXPECT_EQ(skipped->attr("message"), "scripted sessions run on the real backend only (the simulator runs workload labs)");
+    EXPECT_EQ(child(*cases[1], "failure"), nullptr);
+    // A held simulated lab passes with its text report: the rate and the seeds to replay.
+    const XmlElement* out = child(*cases[0], "system-out");
+    ASSERT_NE(out, nullptr);
+    EXPECT_NE(out->text.find("wrong rate 20.0% (95% CI 14.4–27.1%) over 150 trials; failing seeds: 0x5eed000000000005, "),
+              std::string::npos)
+        << out->text;
+    // The broken Redis lab fails with its transcript.
+    const XmlElement* failure = child(*cases[3], "failure");
+    ASSERT_NE(failure, nullptr);
+    EXPECT_EQ(failure->attr("message"), "expectation wrong = none broke: 1 of 1 cases had a step with another reply (expected none)");
+    EXPECT_NE(failure->text.find("redis> TTL idem:v1:7:k1\n(integer) 60      ← article: 59\n  ✕ expected (integer) 59, got "
+                                 "(integer) 60\n"),
+              std::string::npos)
+        << failure->text;
+}
+
 TEST(JunitReporterTest, an_empty_run_is_still_a_valid_suite) {
     const XmlElement root = test::parse_xml(render(RunReport{}));
     EXPECT_EQ(root.all("testsuite")[0]->attr("tests"), "0");

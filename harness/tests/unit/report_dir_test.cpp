@@ -48,6 +48,18 @@ TEST(ReportDirTest, a_lab_run_twice_keeps_its_latest_result_at_its_first_place) 
     EXPECT_TRUE(merge_runs({}).labs.empty());
 }
 
+TEST(ReportDirTest, a_labs_real_and_simulated_results_are_both_kept) {
+    LabResult real = lab("08c-s4a", 2), sim = lab("08c-s4a", 474), sim_again = lab("08c-s4a", 470);
+    sim.backend = sim_again.backend = "sim";
+    const RunReport merged = merge_runs({run_at("2026-01-01T00:00:00Z", {real}), run_at("2026-01-02T00:00:00Z", {sim}),
+                                         run_at("2026-01-03T00:00:00Z", {sim_again})});
+    ASSERT_EQ(merged.labs.size(), 2u);
+    EXPECT_EQ(merged.labs[0].backend, "real");
+    EXPECT_EQ(merged.labs[0].wrong, 2);
+    EXPECT_EQ(merged.labs[1].backend, "sim");
+    EXPECT_EQ(merged.labs[1].wrong, 470);  // the latest simulated run
+}
+
 class ReportDirFiles : public ::testing::Test {
 protected:
     void SetUp() override {

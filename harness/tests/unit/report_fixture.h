@@ -373,6 +373,188 @@ inline LabResult skipped_lab() {
     return lab;
 }
 
+// 08c-s4a on the simulator: 150 trials, every fifth one wrong (30/150 = 20.0 %, Wilson 95 % CI
+// 14.4–27.1 %); only trial 1 and the first wrong trial (5) keep their history, as a long simulated
+// run does. Seeds are 0x5eed0000000000NN for trial NN.
+inline LabResult sim_lab() {
+    LabResult lab = lock_lab();
+    lab.backend = "sim";
+    lab.scenario.runs = 150;
+    const TrialOutcome right = lab.trials[0], wrong = lab.trials[1];
+    lab.trials.clear();
+    for (int i = 1; i <= 150; ++i) {
+        TrialOutcome t = i % 5 == 0 ? wrong : right;
+        t.trial = i;
+        t.seed = 0x5eed000000000000ULL + static_cast<uint64_t>(i);
+        if (i != 1 && i != 5) t.history.clear();
+        for (auto& r : t.history) r.trial = i;
+        lab.trials.push_back(std::move(t));
+    }
+    lab.wrong = 30;
+    lab.total = 150;
+    lab.held = true;
+    lab.wrong_rate = 0.2;
+    lab.wrong_rate_low = 0.14384081582284963;
+    lab.wrong_rate_high = 0.27114133079799635;
+    for (int i : {5, 10, 15, 20, 25}) lab.failing_seeds.push_back(0x5eed000000000000ULL + static_cast<uint64_t>(i));
+    return lab;
+}
+
+// A session lab the simulator does not run.
+inline LabResult sim_skipped_lab() {
+    LabResult lab;
+    lab.scenario = session_lab().scenario;
+    lab.backend = "sim";
+    lab.skipped = true;
+    lab.skip_reason = "scripted sessions run on the real backend only (the simulator runs workload labs)";
+    lab.held = true;
+    return lab;
+}
+
+inline nlohmann::json idem_send(const std::string& request, int64_t user, const std::string& payload) {
+    return {{"request", request}, {"attempt", 1}, {"user_id", user}, {"client_key", "8f3a"}, {"payload", payload}};
+}
+
+inline nlohmann::json idem_answer(const std::string& request, int64_t user, int code, int64_t order,
+                                  const std::string& source) {
+    return {{"request", request}, {"attempt", 1},   {"user_id", user}, {"code", code},
+            {"body", "{\"order_id\":" + std::to_string(order) + "}"}, {"source", source}};
+}
+
+// An idempotency workload (article 002) in miniature. Trial 1 is wrong twice over: client A sends
+// two payloads under one key and the hash in the key name makes the second a new key, so order 2
+// duplicates order 1 (both user 7, idem key 7:8f3a); user 9 then replays A's key and is served
+// order 1, a leak. The runner floods the cache in between. Trial 2 is right, but client B is
+// killed before its answer.
+// The scenario is parsed from its source, as `relab report` re-reads it from a saved report.
+inline LabResult idem_lab() {
+    LabResult lab;
+    lab.scenario = parse_scenario(R"json({
+      "id": "idem-key-hash-in-key", "output": "idem-keys", "kind": "workload", "runs": 2,
+      "title": "Key design, wrong: the hash in the key name",
+      "idem": {
+        "middleware": { "key_format": "idem:v1:{user_id}:{client_key}:{hash}" },
+        "clients": [
+          { "name": "A", "requests": [ { "user_id": 7, "client_key": "8f3a", "payload": "{\"qty\":1}", "at_ms": 0 },
+                                       { "user_id": 7, "client_key": "8f3a", "payload": "{\"qty\":2}", "at_ms": 300 } ] },
+          { "name": "U9", "requests": [ { "user_id": 9, "client_key": "8f3a", "at_ms": 400 } ] },
+          { "name": "B", "requests": [ { "user_id": 8, "client_key": "8f3a", "at_ms": 60 } ] }
+        ],
+        "scaling": "1 s here stands for 60 s"
+      },
+      "expect": { "wrong": { "at_least": 1 } },
+      "documented": { "text": "the business logic runs twice: a silent duplicate order" }
+    })json",
+                                  "report fixture idem_lab");
+
+    TrialOutcome t1;
+    t1.trial = 1;
+    t1.seed = 9001;
+    t1.history = {
+        rec(1, 0, "relab", "start", nlohmann::json::object()),
+        rec(1, 0.1, "A", "send", idem_send("A#1", 7, "{\"qty\":1}")),
+        rec(1, 0.3, "A", "claim", {{"key", "idem:v1:7:8f3a:h1"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
+        rec(1, 50.5, "A", "order", {{"idem_key", "7:8f3a"}, {"order_id", 1}}),
+        rec(1, 50.7, "A", "store", {{"key", "idem:v1:7:8f3a:h1"}, {"ttl_ms", 86400000}, {"written", true}}),
+        rec(1, 50.8, "A", "answer", idem_answer("A#1", 7, 201, 1, "created")),
+        rec(1, 120, "relab", "fault", {{"type", "flood"}, {"text", "8 MB of cache keys written: evicted_keys 6,300"}}),
+        rec(1, 300.1, "A", "send", idem_send("A#2", 7, "{\"qty\":2}")),
+        rec(1, 300.3, "A", "claim", {{"key", "idem:v1:7:8f3a:h2"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
+        rec(1, 351.0, "A", "order", {{"idem_key", "7:8f3a"}, {"order_id", 2}}),
+        rec(1, 351.3, "A", "answer", idem_answer("A#2", 7, 201, 2, "created")),
+        rec(1, 400.0, "U9", "send", idem_send("U9#1", 9, "{\"qty\":1}")),
+        rec(1, 400.2, "U9", "claim", {{"key", "idem:8f3a"}, {"ttl_ms", 60000}, {"previous", "{\"status\":\"done\"}"}, {"decision", "replay"}}),
+        rec(1, 400.3, "U9", "answer", idem_answer("U9#1", 9, 201, 1, "replay")),
+    };
+    t1.idem.counts = IdemCounts{3, 2, 1, 2, 1, 0, 0, 0, 0, 1, 0};
+    t1.idem.orders = {PlacedOrder{1, 7, "7:8f3a", "{\"qty\":1}"}, PlacedOrder{2, 7, "7:8f3a", "{\"qty\":2}"}};
+    t1.idem.leak_examples = {"user 9 was served order 1 of user 7"};
+    t1.wrong = true;
+
+    TrialOutcome t2;
+    t2.trial = 2;
+    t2.seed = 9002;
+    t2.history = {
+        rec(2, 0, "relab", "start", nlohmann::json::object()),
+        rec(2, 0.1, "A", "send", idem_send("A#1", 7, "{\"qty\":1}")),
+        rec(2, 50.5, "A", "order", {{"idem_key", "7:8f3a"}, {"order_id", 1}}),
+        rec(2, 50.8, "A", "answer", idem_answer("A#1", 7, 201, 1, "created")),
+        rec(2, 60.0, "B", "send", idem_send("B#1", 8, "{\"qty\":1}")),
+        rec(2, 60.2, "B", "claim", {{"key", "idem:v1:8:8f3a"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
+        rec(2, 61.0, "relab", "fault", {{"type", "kill_client"}, {"text", "B killed (SIGKILL) right after its claim"}}),
+        rec(2, 90.0, "A", "send", idem_send("A#2", 7, "{\"qty\":1}")),
+        rec(2, 90.4, "A", "answer",
+            {{"request", "A#2"}, {"attempt", 1}, {"user_id", 7}, {"code", 409}, {"body", "{\"error\":\"in progress\"}"},
+             {"source", "in_progress"}}),
+    };
+    t2.idem.counts = IdemCounts{3, 1, 0, 1, 0, 1, 0, 0, 0, 0, 1};
+    t2.idem.orders = {PlacedOrder{1, 7, "7:8f3a", "{\"qty\":1}"}};
+
+    lab.trials = {t1, t2};
+    lab.wrong = 1;
+    lab.total = 2;
+    lab.held = true;
+    lab.measurements = {
+        Measurement{"evicted_keys after the flood (allkeys-lru)", "6,300", "72,232 (the article's flood)",
+                    "the count follows the flood's size: relab writes 8 MB into 3 MB"},
+        Measurement{"OOM errors of the flood's writes", "0", "", ""},
+    };
+    return lab;
+}
+
+inline StepOutcome redis_ran(const std::string& sql, int64_t start_us, const std::string& tag) {
+    StepOutcome o = ran("redis", sql, start_us, 150, tag);
+    o.redis = true;
+    return o;
+}
+
+// A scripted Redis lab like idem-memory: the article's MEMORY USAGE beside this server's, projected
+// to 10,000 keys; the last step's reply is not the expected one, so the case and the lab broke.
+inline LabResult idem_session_lab() {
+    LabResult lab;
+    lab.scenario = parse_scenario(R"json({
+      "id": "idem-memory", "output": "idem-memory", "kind": "sessions",
+      "title": "Memory: MEMORY USAGE of a done key",
+      "cases": [ { "title": "the article's done key", "sessions": [ { "name": "redis", "client": "redis", "steps": [
+        { "redis": ["SET", "idem:v1:7:k1", "{\"status\":\"done\"}", "EX", "86400"], "expect_reply": "OK" },
+        { "redis": ["MEMORY", "USAGE", "idem:v1:7:k1"], "expect_integer": { "min": 100, "max": 400 },
+          "documented": "192 (Redis 8.8)",
+          "project": { "keys": 10000, "label": "10,000 orders/day", "documented": "≈ 2 MB" },
+          "note": "Redis 7.0 allocates the key, the value and the expiry separately" },
+        { "redis": ["TTL", "idem:v1:7:k1"], "expect_reply": "(integer) 59", "documented": "59" } ] } ] } ],
+      "expect": { "wrong": "none" },
+      "documented": { "text": "192 bytes/key; 10,000 orders/day ≈ 2 MB" }
+    })json",
+                                  "report fixture idem_session_lab");
+
+    CaseOutcome o;
+    o.title = lab.scenario.cases[0].title;
+    StepOutcome bad_ttl = redis_ran("TTL idem:v1:7:k1", 1'500, "(integer) 60");
+    bad_ttl.ok = false;
+    bad_ttl.failure = "expected (integer) 59, got (integer) 60";
+    o.steps = {redis_ran("SET idem:v1:7:k1 '{\"status\":\"done\"}' EX 86400", 1'000, "OK"),
+               redis_ran("MEMORY USAGE idem:v1:7:k1", 1'200, "(integer) 200"), bad_ttl};
+    o.wrong = true;
+    o.failures = {"expected (integer) 59, got (integer) 60"};
+    lab.cases = {o};
+    lab.wrong = 1;
+    lab.total = 1;
+    lab.held = false;
+    lab.failures = {"1 of 1 cases had a step with another reply (expected none)"};
+    return lab;
+}
+
+// The simulator's labs and the idempotency labs, for the outputs that are new with them.
+inline RunReport sim_and_idem_run() {
+    RunReport run;
+    run.relab_commit = "06a5a815b594";
+    run.seed = 7;
+    run.started_at = "2026-11-30T01:00:00Z";
+    run.servers = ServerInfo{"7.0.15", "15.18", false, false, false, false};
+    run.labs = {sim_lab(), sim_skipped_lab(), idem_lab(), idem_session_lab()};
+    return run;
+}
+
 inline RunReport sample_run() {
     RunReport run;
     run.relab_commit = "631b39ae6c30";

@@ -296,5 +296,45 @@ TEST(TextReporterTest, PsqlTableRightAlignsNumbersAndCentresHeaders) {
     EXPECT_EQ(std::vector<std::string>(at, at + 4), table) << text;
 }
 
+TEST(TextReporterTest, a_simulated_idempotency_lab_prints_seeds_its_rate_and_the_counts_of_the_first_trials) {
+    LabResult lab = test::idem_lab();
+    lab.backend = "sim";
+    const TrialOutcome wrong = lab.trials[0], right = lab.trials[1];
+    lab.trials.clear();
+    for (int i = 1; i <= 25; ++i) {
+        TrialOutcome t = i == 3 ? wrong : right;
+        t.trial = i;
+        t.seed = 0xabc0 + static_cast<uint64_t>(i);
+        lab.trials.push_back(t);
+    }
+    lab.wrong = 1;
+    lab.total = 25;
+    lab.wrong_rate = 0.04;
+    lab.wrong_rate_low = 0.0071;
+    lab.wrong_rate_high = 0.1954;
+    lab.failing_seeds = {0xabc3};
+    const std::string text = render(run_of(lab));
+    // Trial 1 and the first wrong trial, each with its seed.
+    EXPECT_NE(text.find("\ntrial 1 (seed 0x000000000000abc1)\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\ntrial 3 (seed 0x000000000000abc3)\n"), std::string::npos) << text;
+    EXPECT_EQ(text.find("\ntrial 2 (seed"), std::string::npos);
+    // The counts of the first 20 trials one by one, the rest only in the total.
+    EXPECT_NE(text.find("  trial 20: orders 1 (duplicates 0)"), std::string::npos);
+    EXPECT_EQ(text.find("  trial 21: "), std::string::npos);
+    EXPECT_NE(text.find("  … (5 more trials, counted in the total)\n  all trials: orders 26 (duplicates 1) | 201: 26 | "
+                        "replays: 1 | 409: 24 | 422: 0 | layer 4 caught: 0 | 5xx: 0 | leaks: 1 | sends: 75\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("  wrong rate 4.0% (95% CI 0.7–19.5%) over 25 trials; failing seeds: 0x000000000000abc3\n"),
+              std::string::npos)
+        << text;
+    // On the real backend: no seeds, no rate, and every trial's counts.
+    lab.backend = "real";
+    const std::string real = render(run_of(lab));
+    EXPECT_EQ(real.find("(seed "), std::string::npos);
+    EXPECT_EQ(real.find("wrong rate"), std::string::npos);
+    EXPECT_NE(real.find("  trial 25: orders 1"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace relab

@@ -190,5 +190,104 @@ TEST(TimelineTest, a_scripted_case_has_a_lane_per_session_and_a_bar_per_statemen
     EXPECT_EQ(wrong.markers[1].label, "UPDATE 1");
 }
 
+TEST(TimelineTest, an_idempotency_trial_has_a_lane_per_client_a_bar_per_request_and_flags_the_duplicate_and_the_leak) {
+    const LabResult lab = test::idem_lab();
+    const Timeline tl = idem_trial_timeline(lab.trials[0]);
+    EXPECT_EQ(tl.lanes, (std::vector<std::string>{"A", "U9", "relab"}));  // clients first, the runner last
+    EXPECT_EQ(tl.end_ns, ms_ns(400.3));
+
+    const auto a = bars_of(tl, "A", TimelineBar::Kind::request);
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[0]->start_ns, ms_ns(0.1));
+    EXPECT_EQ(a[0]->end_ns, ms_ns(50.8));
+    EXPECT_EQ(a[0]->code, 201);
+    EXPECT_EQ(a[0]->source, "created");
+    EXPECT_EQ(a[0]->label, "201 created");
+    EXPECT_FALSE(a[0]->duplicate);
+    // The second request's INSERT is the second order of idem key 7:8f3a.
+    EXPECT_EQ(a[1]->start_ns, ms_ns(300.1));
+    EXPECT_EQ(a[1]->end_ns, ms_ns(351.3));
+    EXPECT_TRUE(a[1]->duplicate);
+    EXPECT_EQ(a[1]->label, "duplicate · 201 created");
+    const auto orders = markers_of(tl, TimelineMarker::Kind::order);
+    ASSERT_EQ(orders.size(), 2u);
+    EXPECT_EQ(orders[0]->label, "order 1");
+    EXPECT_FALSE(orders[0]->bad);
+    EXPECT_EQ(orders[1]->label, "order 2 — duplicate");
+    EXPECT_TRUE(orders[1]->bad);
+
+    // U9 is served order 1, which is user 7's.
+    const auto u9 = bars_of(tl, "U9", TimelineBar::Kind::request);
+    ASSERT_EQ(u9.size(), 1u);
+    EXPECT_TRUE(u9[0]->leak);
+    EXPECT_FALSE(u9[0]->duplicate);
+    EXPECT_EQ(u9[0]->label, "replay");
+    const auto answers = markers_of(tl, TimelineMarker::Kind::answer);
+    ASSERT_EQ(answers.size(), 3u);
+    EXPECT_EQ(answers[0]->label, "201");
+    EXPECT_FALSE(answers[0]->bad);
+    EXPECT_EQ(answers[2]->label, "201 leak: order 1 of user 7");
+    EXPECT_TRUE(answers[2]->bad);
+
+    const auto faults = markers_of(tl, TimelineMarker::Kind::fault);
+    ASSERT_EQ(faults.size(), 1u);
+    EXPECT_EQ(faults[0]->lane, "relab");
+    EXPECT_EQ(faults[0]->label, "flood");
+    EXPECT_EQ(faults[0]->detail, "120.000 ms  relab 8 MB of cache keys written: evicted_keys 6,300");
+    // Claims and the store are dots; `start` draws nothing.
+    EXPECT_EQ(markers_of(tl, TimelineMarker::Kind::minor).size(), 4u);
+    EXPECT_EQ(markers_of(tl, TimelineMarker::Kind::send).size(), 3u);
+    EXPECT_EQ(tl.markers.size(), 13u);
+}
+
+TEST(TimelineTest, an_idempotency_request_without_an_answer_runs_to_the_end_of_the_trial) {
+    const LabResult lab = test::idem_lab();
+    const Timeline tl = idem_trial_timeline(lab.trials[1]);
+    EXPECT_EQ(tl.lanes, (std::vector<std::string>{"A", "B", "relab"}));
+    const auto b = bars_of(tl, "B", TimelineBar::Kind::request);
+    ASSERT_EQ(b.size(), 1u);
+    EXPECT_TRUE(b[0]->unfinished);
+    EXPECT_EQ(b[0]->code, 0);
+    EXPECT_EQ(b[0]->label, "no answer");
+    EXPECT_EQ(b[0]->start_ns, ms_ns(60.0));
+    EXPECT_EQ(b[0]->end_ns, ms_ns(90.4));
+    // A's requests were answered: 201, then 409 while B's claim is in progress.
+    const auto a = bars_of(tl, "A", TimelineBar::Kind::request);
+    ASSERT_EQ(a.size(), 2u);
+    EXPECT_EQ(a[1]->code, 409);
+    EXPECT_EQ(a[1]->label, "409 in progress");
+    EXPECT_FALSE(a[1]->unfinished);
+    // A single order is no duplicate.
+    const auto orders = markers_of(tl, TimelineMarker::Kind::order);
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_FALSE(orders[0]->bad);
+}
+
+TEST(TimelineTest, layer_four_refusals_deletes_and_failed_waits_are_labelled) {
+    TrialOutcome t;
+    t.trial = 1;
+    t.history = {
+        test::rec(1, 0, "A", "send", test::idem_send("A#1", 7, "{}")),
+        test::rec(1, 1, "A", "wait", {{"wanted", 1}, {"acked", 0}, {"timeout_ms", 100}, {"after", "claim"}}),
+        test::rec(1, 2, "A", "order", {{"idem_key", "7:8f3a"}, {"refused", true}}),
+        test::rec(1, 3, "A", "release", {{"key", "idem:v1:7:8f3a"}, {"deleted", 1}, {"reason", "layer 4"}}),
+        test::rec(1, 4, "A", "answer",
+                  {{"request", "A#1"}, {"attempt", 1}, {"user_id", 7}, {"code", 409}, {"body", "{\"error\":\"exists\"}"},
+                   {"source", "layer4"}}),
+    };
+    const Timeline tl = idem_trial_timeline(t);
+    const auto orders = markers_of(tl, TimelineMarker::Kind::order);
+    ASSERT_EQ(orders.size(), 1u);
+    EXPECT_EQ(orders[0]->label, "layer 4 refused");
+    EXPECT_FALSE(orders[0]->bad);
+    const auto minor = markers_of(tl, TimelineMarker::Kind::minor);
+    ASSERT_EQ(minor.size(), 2u);
+    EXPECT_EQ(minor[0]->label, "WAIT → 0");
+    EXPECT_EQ(minor[1]->label, "DEL");
+    ASSERT_EQ(tl.bars.size(), 1u);
+    EXPECT_EQ(tl.bars[0].source, "layer4");
+    EXPECT_EQ(tl.bars[0].label, "409 layer 4");
+}
+
 }  // namespace
 }  // namespace relab
