@@ -137,7 +137,7 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_EQ(s.id, "08c-s4a");
     EXPECT_EQ(s.part, "lock");
     EXPECT_EQ(s.output, "08c-lock");
-    EXPECT_EQ(s.runs, 20);
+    EXPECT_EQ(s.runs, 60);
     EXPECT_EQ(s.seed, 8031u);
     EXPECT_EQ(s.orders[0].initial_status, "new");
     EXPECT_EQ(s.events[1].at_ms, 0);
@@ -149,8 +149,8 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_EQ(s.lock.skew_max_ms, 0);
     EXPECT_EQ(s.expect.wrong, Expectation::Count::at_least);
     EXPECT_EQ(s.expect.n, 1);
-    EXPECT_EQ(s.documented.wrong, 3);
-    EXPECT_EQ(s.documented.of, 20);
+    EXPECT_EQ(s.documented.wrong, 15);
+    EXPECT_EQ(s.documented.of, 60);
 }
 
 TEST(ScenarioLoaderTest, LoadsSessionsExample) {
