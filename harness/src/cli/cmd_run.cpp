@@ -16,6 +16,7 @@
 #include "real/interrupt.h"
 #include "real/redis_client.h"
 #include "real/pg_client.h"
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
@@ -257,24 +258,16 @@ int run_run(const RunOptions& o) {
 
         // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
         // is said (the text report says why, junit.xml has a <skipped>).
-        int held = 0, broken = 0, skipped = 0;
-        for (const auto& lab : report.labs) {
-            if (lab.skipped)
-                ++skipped;
-            else if (lab.held)
-                ++held;
-            else
-                ++broken;
-        }
-        std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken, {} skipped\n", report.labs.size(), held, broken,
-                                 skipped);
+        const LabCounts n = count_labs(report);
+        std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken, {} skipped\n", n.labs, n.held, n.broken,
+                                 n.skipped);
         for (const auto& lab : report.labs) {
             if (lab.skipped)
                 std::cerr << fmt::format("  SKIPPED {}: {}\n", lab.scenario.id, lab.skip_reason);
             else if (!lab.held)
                 for (const auto& f : lab.failures) std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, f);
         }
-        return broken == 0 ? 0 : 1;
+        return n.broken == 0 ? 0 : 1;
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
         return 130;

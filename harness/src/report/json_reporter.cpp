@@ -4,6 +4,7 @@
 
 #include "ports/seed_text.h"
 #include "report/idem_json.h"
+#include "report/lab_summary.h"
 
 namespace relab {
 
@@ -124,18 +125,12 @@ public:
 
 nlohmann::json run_to_json(const RunReport& run) {
     nlohmann::json labs = nlohmann::json::array();
-    int held = 0, broken = 0, skipped = 0;
     for (const auto& lab : run.labs) {
         nlohmann::json j = lab_json(lab);
         add_idem_json(lab, j);
         labs.push_back(std::move(j));
-        if (lab.skipped)
-            ++skipped;
-        else if (lab.held)
-            ++held;
-        else
-            ++broken;
     }
+    const LabCounts n = count_labs(run);
     const auto& sv = run.servers;
     return {{"relab_commit", run.relab_commit},
             {"seed", run.seed},
@@ -149,7 +144,7 @@ nlohmann::json run_to_json(const RunReport& run) {
               {"xadd_idmp", sv.xadd_idmp}}},
             {"labs", std::move(labs)},
             {"summary",
-             {{"labs", static_cast<int>(run.labs.size())}, {"held", held}, {"broken", broken}, {"skipped", skipped}}}};
+             {{"labs", n.labs}, {"held", n.held}, {"broken", n.broken}, {"skipped", n.skipped}}}};
 }
 
 std::unique_ptr<Reporter> make_json_reporter() { return std::make_unique<JsonReporter>(); }

@@ -85,6 +85,19 @@ struct OpenJob {
     std::string label;
 };
 
+// The trial's records by time (ties in recorded order); widens tl's span to cover them.
+std::vector<const HistoryRecord*> records_in_time_order(const TrialOutcome& trial, Timeline& tl) {
+    std::vector<const HistoryRecord*> records;
+    for (const auto& r : trial.history) records.push_back(&r);
+    std::stable_sort(records.begin(), records.end(),
+                     [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
+    for (const auto* r : records) {
+        tl.start_ns = std::min(tl.start_ns, r->t_ns);
+        tl.end_ns = std::max(tl.end_ns, r->t_ns);
+    }
+    return records;
+}
+
 }  // namespace
 
 std::string timeline_event_text(const json& data, bool several_orders) {
@@ -97,14 +110,7 @@ std::string timeline_event_text(const json& data, bool several_orders) {
 
 Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
     Timeline tl;
-    std::vector<const HistoryRecord*> records;
-    for (const auto& r : trial.history) records.push_back(&r);
-    std::stable_sort(records.begin(), records.end(),
-                     [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
-    for (const auto* r : records) {
-        tl.start_ns = std::min(tl.start_ns, r->t_ns);
-        tl.end_ns = std::max(tl.end_ns, r->t_ns);
-    }
+    const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
     // Lanes.
     std::vector<std::string> actors;
@@ -238,14 +244,7 @@ std::optional<int64_t> answered_order(const json& data) {
 
 Timeline idem_trial_timeline(const TrialOutcome& trial) {
     Timeline tl;
-    std::vector<const HistoryRecord*> records;
-    for (const auto& r : trial.history) records.push_back(&r);
-    std::stable_sort(records.begin(), records.end(),
-                     [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
-    for (const auto* r : records) {
-        tl.start_ns = std::min(tl.start_ns, r->t_ns);
-        tl.end_ns = std::max(tl.end_ns, r->t_ns);
-    }
+    const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
     // Lanes: the clients (actors that send), then the rest (the runner's faults).
     std::vector<std::string> actors;
