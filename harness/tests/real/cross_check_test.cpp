@@ -19,15 +19,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "relab_cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using relab::test::slurp;
 
 class CrossCheckTest : public ::testing::Test {
 protected:

@@ -15,22 +15,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "relab_cli.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-std::string slurp(const fs::path& p) {
-    std::ifstream in(p);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-struct RelabRun {
-    int exit_code = -1;
-    json report;
-    std::string out;
-    std::string err;
-};
+using relab::test::lab_of;
+using relab::test::RelabRun;
+using relab::test::run_relab;
+using relab::test::slurp;
 
 class IdemLabsTest : public ::testing::Test {
 protected:
@@ -40,26 +34,9 @@ protected:
     }
     void TearDown() override { fs::remove_all(m_dir); }
 
-    RelabRun relab(const std::string& args) {
-        const auto json_path = m_dir / "run.json";
-        fs::remove(json_path);
-        const std::string cmd =
-            fmt::format("TMPDIR={} {} run {} --json {} --timelines all >{} 2>{}", (m_dir / "tmp").string(), RELAB_BINARY,
-                        args, json_path.string(), (m_dir / "out.txt").string(), (m_dir / "err.txt").string());
-        const int status = std::system(cmd.c_str());
-        RelabRun r;
-        r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.out = slurp(m_dir / "out.txt");
-        r.err = slurp(m_dir / "err.txt");
-        if (fs::exists(json_path)) r.report = json::parse(slurp(json_path));
-        return r;
-    }
+    RelabRun relab(const std::string& args) { return run_relab(m_dir, args); }
 
-    static const json& lab(const RelabRun& r, const std::string& id) {
-        for (const auto& l : r.report.at("labs"))
-            if (l.at("id") == id) return l;
-        throw std::runtime_error("no lab " + id + " in the report");
-    }
+    static const json& lab(const RelabRun& r, const std::string& id) { return lab_of(r, id); }
     static const json& counts(const RelabRun& r, const std::string& id, size_t trial = 0) {
         return lab(r, id).at("trials").at(trial).at("idem").at("counts");
     }

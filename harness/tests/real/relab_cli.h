@@ -1,0 +1,64 @@
+// Running the relab binary from an end-to-end test: `relab run ARGS --json FILE --timelines all`
+// in a test's own folder (TMPDIR too), its exit status, output and JSON report read back.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace relab::test {
+
+inline std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+struct RelabRun {
+    int exit_code = -1;
+    nlohmann::json report;
+    std::string out;
+    std::string err;
+};
+
+// Runs relab in `dir` (which must have a tmp/ folder). When the run held and RELAB_REPORTS_DIR is
+// set (`./run_labs.sh test`), its JSON is kept there, so the HTML, Markdown and JUnit rendered
+// after the tests cover the labs the tests ran.
+inline RelabRun run_relab(const std::filesystem::path& dir, const std::string& args) {
+    namespace fs = std::filesystem;
+    const auto json_path = dir / "run.json";
+    fs::remove(json_path);
+    const std::string cmd =
+        fmt::format("TMPDIR={} {} run {} --json {} --timelines all >{} 2>{}", (dir / "tmp").string(), RELAB_BINARY, args,
+                    json_path.string(), (dir / "out.txt").string(), (dir / "err.txt").string());
+    const int status = std::system(cmd.c_str());
+    RelabRun r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(dir / "out.txt");
+    r.err = slurp(dir / "err.txt");
+    if (fs::exists(json_path)) r.report = nlohmann::json::parse(slurp(json_path));
+    const char* reports = std::getenv("RELAB_REPORTS_DIR");
+    if (reports && *reports && r.exit_code == 0 && fs::exists(json_path)) {
+        static int saved = 0;
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        fs::copy_file(json_path, fs::path(reports) / fmt::format("test-{}-{}.json", test->name(), ++saved),
+                      fs::copy_options::overwrite_existing);
+    }
+    return r;
+}
+
+// The lab with this id in a run's JSON report.
+inline const nlohmann::json& lab_of(const RelabRun& r, const std::string& id) {
+    for (const auto& l : r.report.at("labs"))
+        if (l.at("id") == id) return l;
+    throw std::runtime_error("no lab " + id + " in the report");
+}
+
+}  // namespace relab::test
