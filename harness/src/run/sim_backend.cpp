@@ -141,14 +141,45 @@ struct SimBackend::Impl {
 
     // As RealBackend's group_drained: every published entry delivered and acknowledged.
     bool drained(const Scenario& s) {
-        if (!world.streams().last_id(s.stream.key)) return s.events.empty();
+        if (world.streams().length(s.stream.key) == 0) return s.events.empty();
         return world.streams().drained(s.stream.key, s.stream.group);
+    }
+
+    // The shape of every simulated trial, as both real runners have it: a fresh world and
+    // history, `roles` (trial_roles) as fibers with their own ports and seeds, each starting after
+    // a drawn delay, and a supervisor fiber beside them (the runner's parent process), called with
+    // the roles' fibers in the same order. Runs until `limit`; a failed fiber, the time limit or a
+    // stall throw (naming the trial's seed). `prepare` fills the fresh world's models. Returns the
+    // history, its times still absolute.
+    template <class Prepare, class Supervise>
+    std::vector<HistoryRecord> run_roles(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial,
+                                         uint64_t seed, Nanos limit, Prepare prepare, Supervise supervise) {
+        world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
+        prepare();
+        history.reset(trial);
+
+        Scheduler& sched = world.scheduler();
+        std::vector<FiberId> fibers;
+        fibers.reserve(roles.size());
+        for (size_t i = 0; i < roles.size(); ++i) {
+            const RoleLaunch& launch = roles[i];
+            Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
+            fibers.push_back(sched.spawn(
+                launch.actor, [&s, &launch, &a] { run_role(launch.role, launch.actor, s, a.ports, kBarrierTimeout); },
+                kEpoch + world.draw_start()));
+        }
+        sched.spawn("supervisor", [&] { supervise(fibers); }, kEpoch);
+        throw_if_failed_or_unfinished(s, trial, seed, sched.run(limit));
+        return history.take();
     }
 
     // The real backend's parent process: waits for the publishing roles, then for the group to
     // drain, raises the stop key and unblocks readers until every consumer has left.
-    void supervise(const Scenario& s, const std::vector<FiberId>& consumers, const std::vector<FiberId>& publishers) {
+    void supervise(const Scenario& s, const std::vector<RoleLaunch>& roles, const std::vector<FiberId>& fibers) {
         Scheduler& sched = world.scheduler();
+        std::vector<FiberId> consumers, publishers;
+        for (size_t i = 0; i < fibers.size(); ++i)
+            (roles[i].role == "consumer" ? consumers : publishers).push_back(fibers[i]);
         for (FiberId f : publishers) sched.join(f);
         while (!drained(s)) world.wait_stream_change();
         world.kv().set(kStopKey, "1", sim::SetOptions{}, world.now());
@@ -162,36 +193,27 @@ struct SimBackend::Impl {
     }
 
     TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
-        if (s.idem.enabled) return run_idem_trial(s, trial, seed);
-        world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
-        std::vector<OrderRow> initial;
-        initial.reserve(s.orders.size());
-        for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
-        world.orders().reset(initial);
-        world.outbox().reset(initial);
-        world.streams().create_group(s.stream.key, s.stream.group, "$", true);
-        history.reset(trial);
+        return run_trial(s, trial_roles(s), trial, seed);
+    }
 
-        Scheduler& sched = world.scheduler();
-        const std::vector<RoleLaunch> roles = trial_roles(s);
-        std::vector<FiberId> consumers, publishers;
-        for (size_t i = 0; i < roles.size(); ++i) {
-            const RoleLaunch& launch = roles[i];
-            Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
-            const FiberId f = sched.spawn(
-                launch.actor, [&s, &launch, &a] { run_role(launch.role, launch.actor, s, a.ports, kBarrierTimeout); },
-                kEpoch + world.draw_start());
-            (launch.role == "consumer" ? consumers : publishers).push_back(f);
-        }
-        sched.spawn("supervisor", [&] { supervise(s, consumers, publishers); }, kEpoch);
-
+    TrialOutcome run_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
+        if (s.idem.enabled) return run_idem_trial(s, roles, trial, seed);
         int64_t last_event_ms = 0;
         for (const auto& e : s.events) last_event_ms = std::max(last_event_ms, e.at_ms);
         // The real backend's deadlines: barrier + 60 s for publishing and draining, then BLOCK + 5 s.
         const Nanos limit = kEpoch + kBarrierTimeout + Millis{60'000 + last_event_ms + s.stream.block_ms + 5000};
-        throw_if_failed_or_unfinished(s, trial, seed, sched.run(limit));
+        auto prepare = [&] {
+            std::vector<OrderRow> initial;
+            initial.reserve(s.orders.size());
+            for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
+            world.orders().reset(initial);
+            world.outbox().reset(initial);
+            world.streams().create_group(s.stream.key, s.stream.group, "$", true);
+        };
+        std::vector<HistoryRecord> records = run_roles(
+            s, roles, trial, seed, limit, prepare,
+            [&](const std::vector<FiberId>& fibers) { supervise(s, roles, fibers); });
 
-        std::vector<HistoryRecord> records = history.take();
         int64_t origin = 0;  // the publishing role's "start", right after the start barrier
         for (const auto& r : records)
             if (r.op == "start") origin = r.t_ns;
@@ -204,7 +226,8 @@ struct SimBackend::Impl {
     // stall (nothing left to happen, fibers waiting) fail the trial loudly, naming its seed.
     void throw_if_failed_or_unfinished(const Scenario& s, int trial, uint64_t seed, Scheduler::Stop stop) {
         Scheduler& sched = world.scheduler();
-        const std::string where = fmt::format("{} trial {} (seed {})", s.id, trial, seed_text(seed));
+        // Formatted only for an error: this runs after every trial.
+        auto where = [&] { return fmt::format("{} trial {} (seed {})", s.id, trial, seed_text(seed)); };
         if (stop == Scheduler::Stop::fiber_failed) {
             const std::string who = sched.failed_fiber();
             const std::exception_ptr error = sched.failure();
@@ -212,8 +235,8 @@ struct SimBackend::Impl {
             try {
                 std::rethrow_exception(error);
             } catch (const std::exception& e) {
-                if (who == "supervisor") throw std::runtime_error(fmt::format("{}: {}", where, e.what()));
-                throw std::runtime_error(fmt::format("{}: role {} failed: {}", where, who, e.what()));
+                if (who == "supervisor") throw std::runtime_error(fmt::format("{}: {}", where(), e.what()));
+                throw std::runtime_error(fmt::format("{}: role {} failed: {}", where(), who, e.what()));
             }
         }
         const std::vector<std::string> running = sched.unfinished();
@@ -222,10 +245,10 @@ struct SimBackend::Impl {
             sched.cancel_all();
             if (stop == Scheduler::Stop::time_limit)
                 throw std::runtime_error(fmt::format("{} timed out at {:.3f} ms of virtual time; still running: {}",
-                                                     where, at_ms, fmt::join(running, ", ")));
+                                                     where(), at_ms, fmt::join(running, ", ")));
             throw std::runtime_error(fmt::format("{} stalled at {:.3f} ms of virtual time: nothing left to happen, "
                                                  "but still running: {}",
-                                                 where, at_ms, fmt::join(running, ", ")));
+                                                 where(), at_ms, fmt::join(running, ", ")));
         }
     }
 
@@ -300,38 +323,23 @@ struct SimBackend::Impl {
         for (FiberId f : clients) sched.join(f);
     }
 
-    TrialOutcome run_idem_trial(const Scenario& s, int trial, uint64_t seed) {
-        world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
-        world.placed_orders().reset(s.idem.layer4);
-        history.reset(trial);
-
-        Scheduler& sched = world.scheduler();
-        const std::vector<RoleLaunch> roles = trial_roles(s);
-        std::vector<FiberId> clients;
-        for (size_t i = 0; i < roles.size(); ++i) {
-            const RoleLaunch& launch = roles[i];
-            Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
-            clients.push_back(sched.spawn(
-                launch.actor, [&s, &launch, &a] { run_role(launch.role, launch.actor, s, a.ports, kBarrierTimeout); },
-                kEpoch + world.draw_start()));
-        }
-        Nanos origin = kEpoch;
-        sched.spawn("supervisor", [&] { supervise_idem(s, clients, origin); }, kEpoch);
-
+    TrialOutcome run_idem_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
         int64_t last_fault_ms = 0;
         for (const auto& f : s.idem.faults) last_fault_ms = std::max(last_fault_ms, f.at_ms);
         // The runner's deadlines: the start, the faults, then the clients' budget + 30 s.
         const Nanos limit = kEpoch + kIdemStartTimeout + kIdemOriginAhead +
                             Millis{last_fault_ms + idem_activity_budget_ms(s) + 30'000};
-        throw_if_failed_or_unfinished(s, trial, seed, sched.run(limit));
+        Nanos origin = kEpoch;
+        std::vector<HistoryRecord> records = run_roles(
+            s, roles, trial, seed, limit, [&] { world.placed_orders().reset(s.idem.layer4); },
+            [&](const std::vector<FiberId>& clients) { supervise_idem(s, clients, origin); });
 
-        std::vector<HistoryRecord> records = history.take();
         for (auto& r : records) r.t_ns -= origin.count();
         return check_idem_trial(s, trial, seed, std::move(records), world.placed_orders().orders());
     }
 
-    void check_determinism(const Scenario& s, const TrialOutcome& first) {
-        const TrialOutcome again = run_trial(s, first.trial, first.seed);
+    void check_determinism(const Scenario& s, const std::vector<RoleLaunch>& roles, const TrialOutcome& first) {
+        const TrialOutcome again = run_trial(s, roles, first.trial, first.seed);
         const uint64_t a = trial_fingerprint(first), b = trial_fingerprint(again);
         if (a != b)
             throw DeterminismError(fmt::format(
@@ -344,11 +352,12 @@ struct SimBackend::Impl {
         lab.scenario = s;
         if (s.lock.enabled) lab.lock_release_method = sim::SimKv(world).delete_if_equals_method();
         const uint64_t seed = lab_seed(s, opts.seed);
+        const std::vector<RoleLaunch> roles = trial_roles(s);
         if (opts.replay) {
             const int trial = trial_of_seed(seed, *opts.replay).value_or(1);
             if (opts.progress) opts.progress(s.id, 1, 1);
-            lab.trials.push_back(run_trial(s, trial, *opts.replay));
-            if (opts.self_check) check_determinism(s, lab.trials.back());
+            lab.trials.push_back(run_trial(s, roles, trial, *opts.replay));
+            if (opts.self_check) check_determinism(s, roles, lab.trials.back());
             lab.replay_seed = opts.replay;
             return lab;
         }
@@ -359,8 +368,8 @@ struct SimBackend::Impl {
         for (int t = 1; t <= n; ++t) {
             throw_if_interrupted();  // Ctrl-C ends a long exploration between trials
             if (opts.progress && (t == 1 || t % 100 == 0 || t == n)) opts.progress(s.id, t, n);
-            TrialOutcome o = run_trial(s, t, trial_seed(seed, t));
-            if (t == 1 && opts.self_check) check_determinism(s, o);
+            TrialOutcome o = run_trial(s, roles, t, trial_seed(seed, t));
+            if (t == 1 && opts.self_check) check_determinism(s, roles, o);
             const bool keep = keep_all || t <= opts.keep_histories || (o.wrong && wrong_kept < kFailingSeedsKept);
             if (o.wrong && keep) ++wrong_kept;
             if (!keep) {

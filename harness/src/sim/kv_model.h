@@ -20,8 +20,9 @@ public:
     KvError(std::string command, std::string key, std::string message);
 };
 
+// KvSetOptions with the expiry as Redis's PX argument (nullopt: none; PX 0 is an error reply).
 struct SetOptions {
-    enum class Condition { always, nx, xx };
+    using Condition = KvSetOptions::Condition;
     Condition condition = Condition::always;
     std::optional<Millis> px;  // PX ms (EX s is given as its milliseconds); must be > 0
     bool keepttl = false;      // keep the key's current deadline (otherwise SET clears it)
@@ -30,10 +31,7 @@ struct SetOptions {
     static SetOptions nx_px(Millis ttl);
 };
 
-struct SetResult {
-    bool written = false;                 // the value was stored
-    std::optional<std::string> previous;  // with GET: the old value (nullopt: there was none)
-};
+using SetResult = KvSetResult;
 
 class KvModel {
 public:

@@ -90,10 +90,11 @@ void Scheduler::resume(FiberId f) {
         m_failure = fiber.error();
         m_failed_fiber = fiber.name();
     }
-    // The fiber may have spawned others meanwhile, moving the slots: look ours up again.
-    std::vector<FiberId> joiners = std::move(slot(f).joiners);
-    slot(f).joiners.clear();
-    for (FiberId j : joiners) wake(j, now());
+    // The fiber may have spawned others meanwhile, moving the slots: look ours up again. wake()
+    // only queues events, so the list stays put while it is read (and keeps its capacity).
+    Slot& done = slot(f);
+    for (FiberId j : done.joiners) wake(j, now());
+    done.joiners.clear();
 }
 
 void Scheduler::suspend() {

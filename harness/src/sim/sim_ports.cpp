@@ -42,14 +42,11 @@ bool SimKv::exists(const std::string& key) {
 
 KvSetResult SimKv::set(const std::string& key, const std::string& value, const KvSetOptions& o) {
     SetOptions so;
-    so.condition = o.condition == KvSetOptions::Condition::nx   ? SetOptions::Condition::nx
-                   : o.condition == KvSetOptions::Condition::xx ? SetOptions::Condition::xx
-                                                                : SetOptions::Condition::always;
+    so.condition = o.condition;
     if (o.ttl.count() > 0) so.px = o.ttl;
     so.keepttl = o.keepttl;
     so.get = o.get;
-    const SetResult r = m_world.round_trip([&] { return m_world.kv().set(key, value, so, m_world.now()); });
-    return KvSetResult{r.written, r.previous};
+    return m_world.round_trip([&] { return m_world.kv().set(key, value, so, m_world.now()); });
 }
 
 std::optional<std::string> SimKv::get(const std::string& key) {

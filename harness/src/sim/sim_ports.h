@@ -3,6 +3,7 @@
 // key names are used as they are, since a simulated trial has the world to itself.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -99,17 +100,23 @@ public:
     void reset(int trial) {
         m_trial = trial;
         m_records.clear();
+        // take() handed the last trial's list on: start this one at its size, not from nothing.
+        m_records.reserve(m_last_size);
     }
     void record(HistoryRecord r) override {
         r.trial = m_trial;
         m_records.push_back(std::move(r));
     }
-    std::vector<HistoryRecord> take() { return std::move(m_records); }
+    std::vector<HistoryRecord> take() {
+        m_last_size = m_records.size();
+        return std::move(m_records);
+    }
     // What has been recorded so far, in recording order (a supervisor waiting for a step).
     const std::vector<HistoryRecord>& records() const { return m_records; }
 
 private:
     int m_trial = 0;
+    size_t m_last_size = 0;
     std::vector<HistoryRecord> m_records;
 };
 

@@ -19,7 +19,14 @@ StreamError::StreamError(std::string command, std::string key, std::string messa
       m_command(std::move(command)),
       m_key(std::move(key)) {}
 
-std::string EntryId::to_string() const { return fmt::format("{}-{}", ms, seq); }
+std::string EntryId::to_string() const {
+    // "<ms>-<seq>"; to_chars rather than fmt: every delivered entry's ID is written here.
+    char text[2 * 20 + 1];
+    char* end = std::to_chars(text, text + 20, ms).ptr;
+    *end++ = '-';
+    end = std::to_chars(end, text + sizeof text, seq).ptr;
+    return std::string(text, end);
+}
 
 EntryId EntryId::parse(const std::string& text) {
     EntryId id;
@@ -178,6 +185,11 @@ std::optional<std::string> StreamModel::last_id(const std::string& key) const {
     return s->last_id.to_string();
 }
 
+size_t StreamModel::length(const std::string& key) const {
+    const Stream* s = find(key);
+    return s ? s->entries.size() : 0;
+}
+
 bool StreamModel::drained(const std::string& key, const std::string& group) const {
     const Stream* s = find(key);
     if (!s || s->entries.empty()) return true;
@@ -195,6 +207,8 @@ uint64_t StreamModel::block(const std::string& key, const std::string& group, co
 
 std::vector<StreamModel::Served> StreamModel::serve_blocked(const std::string& key, Nanos now) {
     std::vector<Served> out;
+    const Stream* s = find(key);
+    if (!s) return out;
     for (auto it = m_waiters.begin(); it != m_waiters.end();) {
         if (it->key != key) {
             ++it;
@@ -202,11 +216,6 @@ std::vector<StreamModel::Served> StreamModel::serve_blocked(const std::string& k
         }
         // The group may have been destroyed meanwhile; Redis then fails the read. The labs never
         // do that, so the reader simply stays blocked until its timeout.
-        Stream* s = find(key);
-        if (!s) {
-            ++it;
-            continue;
-        }
         auto g = s->groups.find(it->group);
         if (g == s->groups.end() || g->second.last_delivered >= s->last_id) {
             ++it;

@@ -75,6 +75,8 @@ public:
     std::optional<std::string> last_delivered(const std::string& key, const std::string& group) const;
     // The stream's last ID, or nullopt for a missing or empty stream.
     std::optional<std::string> last_id(const std::string& key) const;
+    // XLEN: the stream's entries (0 for a missing stream).
+    size_t length(const std::string& key) const;
     // Every entry delivered to the group and acknowledged (XINFO GROUPS: pending 0 and
     // last-delivered-id equal to the stream's last ID). A stream without entries is drained.
     bool drained(const std::string& key, const std::string& group) const;

@@ -24,6 +24,8 @@ TEST(SimStreamModelTest, ids_are_the_clock_in_ms_with_a_sequence_that_never_goes
     ASSERT_EQ(all.size(), 4u);
     EXPECT_EQ(all[3].field("type"), "d");
     EXPECT_EQ(m.last_id("s"), "1002-1");
+    EXPECT_EQ(m.length("s"), 4u);
+    EXPECT_EQ(m.length("missing"), 0u);
 }
 
 TEST(SimStreamModelTest, a_group_created_at_dollar_sees_only_later_entries) {
