@@ -46,29 +46,6 @@ bool starts_with(const std::string& s, const std::string& prefix) {
     return s.compare(0, prefix.size(), prefix) == 0;
 }
 
-// The command as errors show it: few arguments, each cut short, secrets (AUTH, requirepass) masked.
-std::string abbreviate_command(const std::vector<std::string>& argv) {
-    constexpr size_t max_args = 8;
-    constexpr size_t max_arg_len = 120;  // long enough for a namespaced key
-    std::string out;
-    bool secret = !argv.empty() && to_upper(argv[0]) == "AUTH";
-    for (size_t i = 0; i < argv.size(); ++i) {
-        if (i == max_args) {
-            out += fmt::format(" ...({} more)", argv.size() - i);
-            break;
-        }
-        if (i > 0) out += ' ';
-        const std::string& arg = argv[i];
-        if (secret && i > 0) {
-            out += "***";
-            continue;
-        }
-        out += arg.size() > max_arg_len ? arg.substr(0, max_arg_len - 3) + "..." : arg;
-        std::string up = to_upper(arg);
-        if (i > 0 && (up == "AUTH" || up == "AUTH2" || up == "REQUIREPASS" || up == "MASTERAUTH")) secret = true;
-    }
-    return out;
-}
 
 // The key a command works on, for error messages; empty for commands without one.
 std::string command_key(const std::vector<std::string>& argv) {
@@ -279,6 +256,29 @@ private:
 
 }  // namespace
 
+std::string abbreviate_command(const std::vector<std::string>& argv) {
+    constexpr size_t max_args = 8;
+    constexpr size_t max_arg_len = 120;  // long enough for a namespaced key
+    std::string out;
+    bool secret = !argv.empty() && to_upper(argv[0]) == "AUTH";
+    for (size_t i = 0; i < argv.size(); ++i) {
+        if (i == max_args) {
+            out += fmt::format(" ...({} more)", argv.size() - i);
+            break;
+        }
+        if (i > 0) out += ' ';
+        const std::string& arg = argv[i];
+        if (secret && i > 0) {
+            out += "***";
+            continue;
+        }
+        out += arg.size() > max_arg_len ? arg.substr(0, max_arg_len - 3) + "..." : arg;
+        std::string up = to_upper(arg);
+        if (i > 0 && (up == "AUTH" || up == "AUTH2" || up == "REQUIREPASS" || up == "MASTERAUTH")) secret = true;
+    }
+    return out;
+}
+
 RedisError::RedisError(std::string command, std::string key, std::string message)
     : std::runtime_error(key.empty() || command.find(key) != std::string::npos
                              ? fmt::format("redis {}: {}", command, message)
@@ -390,13 +390,25 @@ std::chrono::milliseconds RedisClient::timeout() const { return m_impl->timeout;
 
 const RedisEndpoint& RedisClient::endpoint() const { return m_impl->ep; }
 
+std::map<std::string, std::string> parse_info(const std::string& text) {
+    std::map<std::string, std::string> out;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        const auto colon = line.find(':');
+        if (colon != std::string::npos && line[0] != '#') out[line.substr(0, colon)] = line.substr(colon + 1);
+    }
+    return out;
+}
+
+std::map<std::string, std::string> info_section(RedisClient& c, const std::string& section) {
+    return parse_info(c.call({"INFO", section}).str);
+}
+
 RedisFeatures detect_redis_features(RedisClient& c) {
     RedisFeatures f;
-    std::istringstream info(c.call({"INFO", "server"}).str);
-    for (std::string line; std::getline(info, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (starts_with(line, "redis_version:")) f.version = line.substr(std::strlen("redis_version:"));
-    }
+    const auto server = info_section(c, "server");
+    if (auto it = server.find("redis_version"); it != server.end()) f.version = it->second;
     RedisReply delex = c.command({"COMMAND", "INFO", "DELEX"});
     f.delex = delex.type == RedisReply::Type::array && !delex.elements.empty() && !delex.elements[0].is_nil();
     f.xadd_idmp = version_at_least(f.version, 8, 6);

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,9 @@ class RedisConnectionError : public RedisError {
 public:
     using RedisError::RedisError;
 };
+
+// The command as errors show it: few arguments, each cut short, secrets (AUTH, requirepass) masked.
+std::string abbreviate_command(const std::vector<std::string>& argv);
 
 // An owned copy of a hiredis reply.
 struct RedisReply {
@@ -73,6 +77,11 @@ struct RedisFeatures {
     bool xadd_idmp = false;  // XADD ... IDMP (8.6)
 };
 RedisFeatures detect_redis_features(RedisClient& c);
+
+// The "name:value" lines of an INFO (or CLUSTER INFO) reply as a map; "# Section" headers skipped.
+std::map<std::string, std::string> parse_info(const std::string& text);
+// INFO <section>, parsed: one round trip for every field of the section.
+std::map<std::string, std::string> info_section(RedisClient& c, const std::string& section);
 
 // Logical key -> real key. Every key a run touches starts with prefix ("relab:<run>:t<trial>:").
 struct RedisNamespace {

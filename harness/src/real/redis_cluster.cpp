@@ -17,28 +17,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 constexpr int kMaxMasters = 16;
 
-// "name:value" lines of CLUSTER INFO (or INFO) as a map.
-std::map<std::string, std::string> info_fields(const std::string& text) {
-    std::map<std::string, std::string> out;
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        const auto colon = line.find(':');
-        if (colon != std::string::npos && line[0] != '#') out[line.substr(0, colon)] = line.substr(colon + 1);
-    }
-    return out;
-}
-
 std::string node_name(size_t i, const RedisEndpoint& ep) { return fmt::format("node {} ({}:{})", i + 1, ep.host, ep.port); }
 
-std::string argv_text(const std::vector<std::string>& argv) {
-    std::string out;
-    for (const auto& a : argv) {
-        if (!out.empty()) out += ' ';
-        out += a.size() > 40 ? a.substr(0, 37) + "..." : a;
-    }
-    return out;
-}
 
 }  // namespace
 
@@ -84,7 +64,7 @@ EmbeddedRedisCluster::EmbeddedRedisCluster(const RedisClusterOptions& opts) {
         std::string states;
         bool all_ok = true;
         for (size_t i = 0; i < clients.size(); ++i) {
-            const auto info = info_fields(clients[i]->call({"CLUSTER", "INFO"}).str);
+            const auto info = parse_info(clients[i]->call({"CLUSTER", "INFO"}).str);
             const std::string state = info.count("cluster_state") ? info.at("cluster_state") : "?";
             const std::string nodes = info.count("cluster_known_nodes") ? info.at("cluster_known_nodes") : "?";
             const std::string slots = info.count("cluster_slots_ok") ? info.at("cluster_slots_ok") : "?";
@@ -170,7 +150,7 @@ void RedisClusterClient::throw_if_redirect(const std::string& key, const std::ve
                                            const RedisReply& reply) const {
     if (!is_redirect(reply)) return;
     throw ClusterRedirectError(
-        argv_text(argv), key,
+        abbreviate_command(argv), key,
         fmt::format("{} — relab sent key {} (slot {}) to {} by the slot map it read from CLUSTER SLOTS; the cluster "
                     "redirects it instead, so its slot map changed during the lab (redirects are not followed)",
                     reply.str, key, key_slot(key), node_name(node, endpoint(node))));

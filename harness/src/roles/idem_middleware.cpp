@@ -67,10 +67,12 @@ std::optional<IdemState> parse_state(const std::string& value) {
     return s;
 }
 
-ClaimDecision decide_claim(const std::optional<std::string>& previous, const std::string& hash, int64_t user_id,
-                           bool check_owner) {
-    if (!previous) return ClaimDecision::first;
-    const auto state = parse_state(*previous);
+namespace {
+
+// decide_claim over a previous value already parsed (`state`: parse_state(*previous)).
+ClaimDecision decide_parsed(bool had_previous, const std::optional<IdemState>& state, const std::string& hash,
+                            int64_t user_id, bool check_owner) {
+    if (!had_previous) return ClaimDecision::first;
     if (!state) return ClaimDecision::unreadable;
     // Before anything else: the stored state is another caller's business (Case 2, fix 2).
     if (check_owner && state->user_id != user_id) return ClaimDecision::other_user;
@@ -78,6 +80,14 @@ ClaimDecision decide_claim(const std::optional<std::string>& previous, const std
     if (state->hash != hash) return ClaimDecision::mismatch;
     if (state->status == "in_progress") return ClaimDecision::in_progress;
     return ClaimDecision::replay;
+}
+
+}  // namespace
+
+ClaimDecision decide_claim(const std::optional<std::string>& previous, const std::string& hash, int64_t user_id,
+                           bool check_owner) {
+    return decide_parsed(previous.has_value(), previous ? parse_state(*previous) : std::nullopt, hash, user_id,
+                         check_owner);
 }
 
 IdemHttpResponse answer_without_work(ClaimDecision d, const std::optional<IdemState>& previous) {
@@ -132,13 +142,15 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
         record("claim", {{"key", key}, {"error", e.what()}, {"ttl_ms", m_spec.claim_ttl_ms}});
         return {503, error_body("idempotency store unavailable"), "unavailable"};
     }
-    const ClaimDecision decision = decide_claim(claimed.previous, hash, req.user_id, m_spec.check_owner);
+    // Parsed once: the decision and the answer without work both read it.
+    const std::optional<IdemState> previous = claimed.previous ? parse_state(*claimed.previous) : std::nullopt;
+    const ClaimDecision decision =
+        decide_parsed(claimed.previous.has_value(), previous, hash, req.user_id, m_spec.check_owner);
     record("claim", {{"key", key},
                      {"previous", claimed.previous ? nlohmann::json(*claimed.previous) : nlohmann::json(nullptr)},
                      {"decision", to_string(decision)},
                      {"ttl_ms", m_spec.claim_ttl_ms}});
-    if (decision != ClaimDecision::first)
-        return answer_without_work(decision, claimed.previous ? parse_state(*claimed.previous) : std::nullopt);
+    if (decision != ClaimDecision::first) return answer_without_work(decision, previous);
 
     auto release = [&](const std::string& reason) {
         try {

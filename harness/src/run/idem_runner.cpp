@@ -6,6 +6,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -52,19 +53,24 @@ std::string missing_keys(const std::vector<std::string>& keys, const std::vector
     return out;
 }
 
-// One field of INFO <section>, "" when absent.
+// One field of a parsed INFO section (info_section), "" when absent; as a number, 0 when absent.
+std::string field(const std::map<std::string, std::string>& info, const std::string& name) {
+    const auto it = info.find(name);
+    return it == info.end() ? "" : it->second;
+}
+
+int64_t int_field(const std::map<std::string, std::string>& info, const std::string& name) {
+    const std::string v = field(info, name);
+    return v.empty() ? 0 : std::stoll(v);
+}
+
+// One field of INFO <section> (one round trip); "" when absent.
 std::string info_field(RedisClient& c, const std::string& section, const std::string& name) {
-    std::istringstream lines(c.call({"INFO", section}).str);
-    for (std::string line; std::getline(lines, line);) {
-        if (!line.empty() && line.back() == '\r') line.pop_back();
-        if (line.compare(0, name.size() + 1, name + ":") == 0) return line.substr(name.size() + 1);
-    }
-    return "";
+    return field(info_section(c, section), name);
 }
 
 int64_t info_int(RedisClient& c, const std::string& section, const std::string& name) {
-    const std::string v = info_field(c, section, name);
-    return v.empty() ? 0 : std::stoll(v);
+    return int_field(info_section(c, section), name);
 }
 
 std::string with_thousands(int64_t n) {
@@ -211,13 +217,13 @@ public:
             if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name, "1"});
         }
         wait_for_clients();
-        measure_stuck_keys();
 
         std::vector<HistoryRecord> history = std::move(m_records);
         for (const auto& c : m_clients) {
             auto part = read_history_file(c.history_path);
             history.insert(history.end(), part.begin(), part.end());
         }
+        measure_stuck_keys(history);
         for (auto& r : history) {
             r.trial = m_trial;
             r.t_ns -= m_origin_ns;
@@ -249,12 +255,14 @@ private:
 
     std::vector<std::string> keys_due(int64_t at_ms) const { return idem_keys_due(m_s, at_ms); }
 
+    // The keys of `keys` that exist: one EXISTS each, in one pipeline.
     std::vector<std::string> present(RedisClient& c, const std::vector<std::string>& keys) {
+        std::vector<std::vector<std::string>> commands;
+        for (const auto& k : keys) commands.push_back({"EXISTS", m_prefix + k});
+        const std::vector<RedisReply> replies = c.pipeline(commands);
         std::vector<std::string> out;
-        for (const auto& k : keys) {
-            const RedisReply r = c.command({"EXISTS", m_prefix + k});
-            if (r.type == RedisReply::Type::integer && r.integer > 0) out.push_back(k);
-        }
+        for (size_t i = 0; i < keys.size(); ++i)
+            if (replies[i].type == RedisReply::Type::integer && replies[i].integer > 0) out.push_back(keys[i]);
         return out;
     }
 
@@ -292,14 +300,12 @@ private:
     }
 
     void start_barrier() {
+        std::vector<std::string> ready_keys;
+        for (const auto& c : m_clients) ready_keys.push_back(kIdemReadyKey + c.actor);
         const bool ready = wait_until(
             [&] {
                 fail_if_crashed();
-                for (const auto& c : m_clients) {
-                    const RedisReply r = admin().command({"EXISTS", m_prefix + kIdemReadyKey + c.actor});
-                    if (r.type != RedisReply::Type::integer || r.integer == 0) return false;
-                }
-                return true;
+                return present(admin(), ready_keys).size() == ready_keys.size();
             },
             milliseconds(20000));
         if (!ready) throw std::runtime_error("the clients did not all start within 20 s");
@@ -408,8 +414,9 @@ private:
         }
         const int64_t evicted = info_int(admin(), "stats", "evicted_keys") - evicted_before;
         const auto left = present(admin(), keys);
-        const std::string policy = info_field(admin(), "memory", "maxmemory_policy");
-        const int64_t maxmemory = info_int(admin(), "memory", "maxmemory");
+        const auto memory = info_section(admin(), "memory");
+        const std::string policy = field(memory, "maxmemory_policy");
+        const int64_t maxmemory = int_field(memory, "maxmemory");
         const std::string gone = missing_keys(keys, left);
         record("fault", {{"type", "flood"},
                          {"evicted_keys", evicted},
@@ -446,8 +453,9 @@ private:
         admin().call({"BGSAVE"});
         const bool saved = wait_until(
             [&] {
-                return info_int(admin(), "persistence", "rdb_bgsave_in_progress") == 0 &&
-                       info_int(admin(), "persistence", "rdb_saves") > before;
+                const auto persistence = info_section(admin(), "persistence");
+                return int_field(persistence, "rdb_bgsave_in_progress") == 0 &&
+                       int_field(persistence, "rdb_saves") > before;
             },
             milliseconds(10000), milliseconds(5));
         const int64_t keys = admin().call({"DBSIZE"}).integer;
@@ -547,24 +555,24 @@ private:
     }
 
     // After a kill_client fault: how long the dead client's key kept answering 409.
-    void measure_stuck_keys() {
+    // `history`: the trial's records, times not yet made relative to the origin.
+    void measure_stuck_keys(const std::vector<HistoryRecord>& history) {
         if (!m_kill_fault) return;
-        std::vector<HistoryRecord> answers;
-        for (const auto& c : m_clients)
-            for (auto& r : read_history_file(c.history_path))
-                if (r.op == "answer" && r.t_ns > m_kill_ns) answers.push_back(std::move(r));
-        std::sort(answers.begin(), answers.end(), [](const auto& a, const auto& b) { return a.t_ns < b.t_ns; });
+        std::vector<const HistoryRecord*> answers;
+        for (const auto& r : history)
+            if (r.op == "answer" && r.t_ns > m_kill_ns) answers.push_back(&r);
+        std::sort(answers.begin(), answers.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
         int conflicts = 0;
         const HistoryRecord* freed = nullptr;
-        for (const auto& a : answers) {
-            if (a.data.value("code", 0) == 409) {
+        for (const auto* a : answers) {
+            if (a->data.value("code", 0) == 409) {
                 ++conflicts;
-            } else if (a.data.value("source", "") == "created") {
-                freed = &a;
+            } else if (a->data.value("source", "") == "created") {
+                freed = a;
                 break;
             }
         }
-        const int64_t last_ns = answers.empty() ? m_kill_ns : answers.back().t_ns;
+        const int64_t last_ns = answers.empty() ? m_kill_ns : answers.back()->t_ns;
         std::string measured;
         if (freed) {
             measured = fmt::format("freed {:.1f} s after the client died ({} × 409 before, then 201)",

@@ -4,14 +4,16 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
+#include "real/failover_kv.h"
+#include "real/order_table.h"
 #include "real/pg_client.h"
 #include "real/real_clock.h"
 #include "real/redis_client.h"
 #include "roles/roles.h"
-#include "run/idem_role_process.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -79,6 +81,56 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     return c;
 }
 
+namespace {
+
+// The idempotency clients read no stream; a call here is a bug in the role.
+class NoStream : public Stream {
+public:
+    [[noreturn]] static void refuse() { throw std::logic_error("an idempotency client has no stream"); }
+    std::vector<std::string> xadd(const std::string&, const std::vector<Fields>&) override { refuse(); }
+    std::vector<StreamEntry> xreadgroup(const std::string&, const std::string&, const std::string&, int, Millis) override {
+        refuse();
+    }
+    void xack(const std::string&, const std::string&, const std::string&) override { refuse(); }
+    std::vector<StreamEntry> xrange(const std::string&) override { refuse(); }
+    void wait_readers_blocked(int, Millis) override { refuse(); }
+};
+
+// The role on its ports: the stream and Kv over one Redis connection, or, for an idempotency
+// client, a Kv that finds the primary again after a restart or failover (FailoverKv), the orders
+// table and no stream.
+void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
+    const RedisNamespace ns{c.key_prefix};
+    auto run = [&](PgSession& pg, Stream& stream, Kv& kv, OrderTable* table) {
+        RealClock clock;
+        SeededRng rng(c.seed);
+        RealOrderStore orders(pg);
+        RealOutbox outbox(pg);
+        FileHistory file(c.history_path);
+        TrialHistory history(file, c.trial);
+        RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
+        run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
+    };
+    if (s.idem.enabled) {
+        std::vector<RedisEndpoint> endpoints{c.redis};
+        endpoints.insert(endpoints.end(), c.redis_replicas.begin(), c.redis_replicas.end());
+        FailoverKv kv(endpoints, ns);
+        PgSession pg(c.pg, c.schema);
+        RealOrderTable table(pg);
+        NoStream stream;
+        run(pg, stream, kv, &table);
+        return;
+    }
+    RedisClient redis(c.redis);
+    const RedisFeatures features = detect_redis_features(redis);
+    PgSession pg(c.pg, c.schema);
+    RealStream stream(redis, ns, c.barrier_prefix);
+    RealKv kv(redis, ns, features.delex);
+    run(pg, stream, kv, nullptr);
+}
+
+}  // namespace
+
 int run_role_process(const std::string& config_path) {
     try {
         std::ifstream in(config_path);
@@ -87,23 +139,7 @@ int run_role_process(const std::string& config_path) {
             return 2;
         }
         const RoleConfig c = role_config_from_json(nlohmann::json::parse(in));
-        const Scenario s = parse_scenario(c.scenario.dump(), c.scenario_file);
-        if (s.idem.enabled) return run_idem_role_process(c, s);  // connections that outlive server restarts
-
-        RedisClient redis(c.redis);
-        const RedisFeatures features = detect_redis_features(redis);
-        PgSession pg(c.pg, c.schema);
-        RealClock clock;
-        SeededRng rng(c.seed);
-        RedisNamespace ns{c.key_prefix};
-        RealStream stream(redis, ns, c.barrier_prefix);
-        RealKv kv(redis, ns, features.delex);
-        RealOrderStore orders(pg);
-        FileHistory file(c.history_path);
-        TrialHistory history(file, c.trial);
-        RealOutbox outbox(pg);
-        RolePorts ports{clock, rng, stream, kv, orders, outbox, history};
-        run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
+        run_role_on_ports(c, parse_scenario(c.scenario.dump(), c.scenario_file));
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab role: " << e.what() << "\n";

@@ -28,6 +28,14 @@ bool opt_bool(const Object& o, const std::string& key, bool fallback) {
     return v.get<bool>();
 }
 
+// The article's figure and the note on why the measured one differs, as every documented item has them.
+template <class T>
+void read_documented(const Object& o, T& item) {
+    item.documented = o.opt_string("documented", "", false);
+    item.note = o.opt_string("note", "", false);
+    item.note_vi = o.opt_string("note_vi", item.note, false);
+}
+
 std::vector<int64_t> int_list(const Reader& r, const json& v, const std::string& path, int64_t lo, bool non_empty) {
     r.array(v, path, non_empty);
     std::vector<int64_t> out;
@@ -210,9 +218,7 @@ IdemFault read_fault(const Object& o) {
         }
     }
     f.name = o.opt_string("name", "");
-    f.documented = o.opt_string("documented", "", false);
-    f.note = o.opt_string("note", "", false);
-    f.note_vi = o.opt_string("note_vi", f.note, false);
+    read_documented(o, f);
     return f;
 }
 
@@ -235,9 +241,7 @@ ClusterKeyPair read_pair(const Object& o) {
     if (p.keys.size() < 2) r.expected(o.path("keys"), "at least two key names (a script over one key needs no hash tag)", o.at("keys"));
     for (size_t i = 0; i < p.keys.size(); ++i)
         if (p.keys[i].empty()) r.expected(child(o.path("keys"), i), "a non-empty key name", o.at("keys")[i]);
-    p.documented = o.opt_string("documented", "", false);
-    p.note = o.opt_string("note", "", false);
-    p.note_vi = o.opt_string("note_vi", p.note, false);
+    read_documented(o, p);
     return p;
 }
 
@@ -245,9 +249,7 @@ ClusterLoad read_load(const Object& o) {
     ClusterLoad l;
     l.name = o.req_string("name");
     l.key_format = read_key_format(o, "key_format", "");
-    l.documented = o.opt_string("documented", "", false);
-    l.note = o.opt_string("note", "", false);
-    l.note_vi = o.opt_string("note_vi", l.note, false);
+    read_documented(o, l);
     return l;
 }
 
@@ -313,9 +315,7 @@ SessionStep read_redis_step(const Reader& r, const json& v, const std::string& p
         if (rs.expect_min && rs.expect_max && *rs.expect_min > *rs.expect_max)
             r.fail(range.path("max"), fmt::format("expected max >= min ({}), got {}", *rs.expect_min, *rs.expect_max));
     }
-    rs.documented = o.opt_string("documented", "", false);
-    rs.note = o.opt_string("note", "", false);
-    rs.note_vi = o.opt_string("note_vi", rs.note, false);
+    read_documented(o, rs);
     if (o.has("project"))
         rs.project = read_projection(Object(r, o.at("project"), o.path("project"), {"keys", "label", "label_vi", "documented"}));
     step.redis = std::move(rs);
