@@ -1,5 +1,6 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <filesystem>
@@ -225,33 +226,49 @@ int run_run(const RunOptions& o) {
             if (progress) std::cerr << "\r\033[K" << std::flush;
         }
 
-        auto text = make_text_reporter(topts);
+        // Each lab's text report is written once: stdout and the per-output files are made of them.
+        std::vector<std::string> lab_texts;
+        if (!o.quiet || !o.out_dir.empty())
+            for (const auto& lab : report.labs) {
+                std::ostringstream t;
+                write_text_lab(lab, topts, t);
+                lab_texts.push_back(t.str());
+            }
+        if (!o.quiet)
+            for (const auto& t : lab_texts) std::cout << t;
         auto json = make_json_reporter();
-        if (!o.quiet) text->report(report, std::cout);
         if (!o.json_path.empty()) {
             std::ofstream out(o.json_path);
             json->report(report, out);
         }
         if (!o.out_dir.empty()) {
             std::filesystem::create_directories(o.out_dir);
-            std::map<std::string, RunReport> by_output;
             std::vector<std::string> order;
-            for (const auto& lab : report.labs) {
-                auto [it, fresh] = by_output.try_emplace(lab.scenario.output, report);
-                if (fresh) {
-                    it->second.labs.clear();
+            for (const auto& lab : report.labs)
+                if (std::find(order.begin(), order.end(), lab.scenario.output) == order.end())
                     order.push_back(lab.scenario.output);
-                }
-                it->second.labs.push_back(lab);
-            }
+            // The run's header without its labs; each output's labs are moved in for its JSON and back.
+            std::vector<LabResult> labs = std::move(report.labs);
+            report.labs.clear();
+            const RunReport header = report;
+            report.labs = std::move(labs);
             // A simulated run writes <output>.sim.txt/.json: it never replaces the real run's files in the
             // same folder, and `relab report` shows both.
             const std::string suffix = sim ? ".sim" : "";
             for (const auto& name : order) {
-                std::ostringstream t, j;
-                text->report(by_output[name], t);
-                json->report(by_output[name], j);
-                write_file(o.out_dir + "/" + name + suffix + ".txt", t.str());
+                RunReport part = header;
+                std::vector<size_t> mine;
+                std::string t;
+                for (size_t i = 0; i < report.labs.size(); ++i)
+                    if (report.labs[i].scenario.output == name) {
+                        mine.push_back(i);
+                        t += lab_texts[i];
+                        part.labs.push_back(std::move(report.labs[i]));
+                    }
+                std::ostringstream j;
+                json->report(part, j);
+                for (size_t k = 0; k < mine.size(); ++k) report.labs[mine[k]] = std::move(part.labs[k]);
+                write_file(o.out_dir + "/" + name + suffix + ".txt", t);
                 write_file(o.out_dir + "/" + name + suffix + ".json", j.str());
             }
         }

@@ -363,9 +363,7 @@ private:
                                    bad, num(cx - 4.5), num(mid - 4.5), m.bad ? "#d62728" : "#2e8b3e", title);
                 break;
             case TimelineMarker::Kind::write:
-                out << fmt::format(R"(<polygon class="marker write{}" points="{},{} {},{} {},{} {},{}" fill="{}" stroke="#ffffff">{}</polygon>)",
-                                   m.bad ? " overwrite" : "", num(cx), num(mid - 7), num(cx + 7), num(mid), num(cx),
-                                   num(mid + 7), num(cx - 7), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
+                out << diamond(m.bad ? "write overwrite" : "write", cx, mid, m.bad, title);
                 break;
             case TimelineMarker::Kind::publish:
                 if (m.bad)
@@ -388,9 +386,7 @@ private:
                                    bad, num(cx), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
                 break;
             case TimelineMarker::Kind::order:
-                out << fmt::format(R"(<polygon class="marker order{}" points="{},{} {},{} {},{} {},{}" fill="{}" stroke="#ffffff">{}</polygon>)",
-                                   m.bad ? " duplicate" : "", num(cx), num(mid - 7), num(cx + 7), num(mid), num(cx),
-                                   num(mid + 7), num(cx - 7), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
+                out << diamond(m.bad ? "order duplicate" : "order", cx, mid, m.bad, title);
                 break;
             case TimelineMarker::Kind::fault:
                 out << fmt::format(R"(<polygon class="marker fault" data-op="{}" points="{},{} {},{} {},{}" fill="#e8590c">{}</polygon>)",
@@ -420,6 +416,13 @@ private:
     }
 
     static double label_y(double mid, int row) { return row == 0 ? mid - 12 : mid + 21; }
+
+    // A write's or an order's marker: a diamond, dark red when it flags something.
+    static std::string diamond(const char* cls, double cx, double mid, bool bad, const std::string& title) {
+        return fmt::format(R"(<polygon class="marker {}" points="{},{} {},{} {},{} {},{}" fill="{}" stroke="#ffffff">{}</polygon>)",
+                           cls, num(cx), num(mid - 7), num(cx + 7), num(mid), num(cx), num(mid + 7), num(cx - 7), num(mid),
+                           bad ? "#a50f15" : "#1d2330", title);
+    }
 
     const Timeline& m_tl;
     int m_id;
@@ -642,9 +645,7 @@ private:
     static void write_documented_vs_measured(const LabResult& lab, std::ostream& out) {
         const Documented& d = lab.scenario.documented;
         out << "<div class=\"dvm\">\n<div class=\"documented\"><h3>documented</h3>";
-        if (d.wrong)
-            out << "<p class=\"count\">" << (d.of ? fmt::format("{}/{}", *d.wrong, *d.of) : std::to_string(*d.wrong))
-                << "</p>";
+        if (d.wrong) out << "<p class=\"count\">" << documented_count(d) << "</p>";
         if (!d.text.empty()) out << "<p>" << esc(d.text) << "</p>";
         if (!d.wrong && d.text.empty()) out << "<p>—</p>";
         out << "</div>\n<div class=\"measured\"><h3>measured" << (is_sim(lab) ? " (simulated)" : "") << "</h3>";
@@ -717,14 +718,15 @@ private:
         } else if (lab.trials.size() > k_count_rows) {
             // Many (simulated) trials: one row per distinct outcome, the most frequent first.
             std::vector<std::pair<const TrialOutcome*, size_t>> groups;  // first trial of the outcome, trials
+            std::map<std::vector<int>, size_t> group_of;                 // the row's values → index in groups
             for (const auto& t : lab.trials) {
-                const auto same = std::find_if(groups.begin(), groups.end(), [&](const auto& g) {
-                    return idem_count_cells(g.first->idem.counts) == idem_count_cells(t.idem.counts);
-                });
-                if (same == groups.end())
+                std::vector<int> values;  // the row as shown (its labels follow from the values)
+                for (const auto& c : idem_count_cells(t.idem.counts)) values.push_back(c.value);
+                const auto [it, added] = group_of.try_emplace(std::move(values), groups.size());
+                if (added)
                     groups.emplace_back(&t, 1);
                 else
-                    ++same->second;
+                    ++groups[it->second].second;
             }
             std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
             for (size_t i = 0; i < groups.size() && i < k_count_rows; ++i)

@@ -37,9 +37,13 @@ LabCounts count_labs(const RunReport& run) {
     return c;
 }
 
+std::string documented_count(const Documented& d) {
+    if (!d.wrong) return {};
+    return d.of ? fmt::format("{}/{}", *d.wrong, *d.of) : std::to_string(*d.wrong);
+}
+
 std::string documented_text(const Documented& d) {
-    std::string count;
-    if (d.wrong) count = d.of ? fmt::format("{}/{}", *d.wrong, *d.of) : std::to_string(*d.wrong);
+    const std::string count = documented_count(d);
     if (count.empty()) return d.text;
     if (d.text.empty()) return count;
     return count + " — " + d.text;
@@ -93,10 +97,8 @@ std::string expected_final(const Scenario& s) {
 }
 
 std::string lab_text_report(const LabResult& lab) {
-    RunReport one;
-    one.labs = {lab};
-    std::ostringstream out;
-    make_text_reporter(TextOptions{})->report(one, out);
+    std::ostringstream out;  // the lab itself, not a copy: a simulated lab may hold thousands of trials
+    write_text_lab(lab, TextOptions{}, out);
     return out.str();
 }
 

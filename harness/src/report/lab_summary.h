@@ -24,6 +24,8 @@ LabCounts count_labs(const RunReport& run);
 // "10/10 — wrong 10/10; created overwrites at 816 ms", "10/10", the text alone, or "" when the
 // scenario documents nothing.
 std::string documented_text(const Documented& d);
+// Its count alone: "10/10", "3", or "" when the scenario documents no count.
+std::string documented_count(const Documented& d);
 // "5/20" (wrong trials / trials), "1/3 cases"; "" for a skipped lab.
 std::string measured_text(const LabResult& lab);
 // The order status a workload lab expects at the end ("paid"); "" for session labs.

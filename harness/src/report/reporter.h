@@ -26,6 +26,8 @@ struct TextOptions {
 };
 
 std::unique_ptr<Reporter> make_text_reporter(const TextOptions& opts);
+// The text report of one lab, as make_text_reporter writes it for each lab of a run.
+void write_text_lab(const LabResult& lab, const TextOptions& opts, std::ostream& out);
 std::unique_ptr<Reporter> make_json_reporter();
 
 // The JSON of one run (what make_json_reporter writes), for reuse by other formats.

@@ -5,6 +5,7 @@
 
 #include "ports/seed_text.h"
 #include "report/idem_text.h"
+#include "report/lab_summary.h"
 
 #include <algorithm>
 #include <cmath>
@@ -398,7 +399,6 @@ public:
         for (const auto& lab : run.labs) report_lab(lab, out);
     }
 
-private:
     void report_lab(const LabResult& lab, std::ostream& out) const {
         const Scenario& s = lab.scenario;
         out << "### " << pick(m_opts.lang, s.title, s.title_vi);
@@ -414,6 +414,7 @@ private:
             report_workload(lab, out);
     }
 
+private:
     void report_workload(const LabResult& lab, std::ostream& out) const {
         const Scenario& s = lab.scenario;
         if (s.idem.enabled) {  // idempotency labs: requests, answers and orders instead of a stream
@@ -457,8 +458,7 @@ private:
             out << fmt::format(fmt::runtime(pick(m_opts.lang, " … ({} more)", " … (thêm {} lần)")),
                                lab.trials.size() - shown);
         out << '\n';
-        const std::string expected = s.orders.empty() ? OrderSpec{}.expected_final : s.orders.front().expected_final;
-        out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected, lab.wrong, lab.total) << '\n';
+        out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(s), lab.wrong, lab.total) << '\n';
         if (lab.backend == "sim") report_wrong_rate(lab, out);
         report_verdict(lab, out);
         if (!lab.lock_release_method.empty()) {
@@ -633,8 +633,7 @@ private:
         if (doc.wrong || !doc_text.empty()) {
             out << "  " << m_w.documented;
             if (doc.wrong) {
-                out << ' ' << *doc.wrong;
-                if (doc.of) out << '/' << *doc.of;
+                out << ' ' << documented_count(doc);
                 if (!doc_text.empty()) out << " —";
             }
             if (!doc_text.empty()) out << ' ' << doc_text;
@@ -652,5 +651,9 @@ private:
 }  // namespace
 
 std::unique_ptr<Reporter> make_text_reporter(const TextOptions& opts) { return std::make_unique<TextReporter>(opts); }
+
+void write_text_lab(const LabResult& lab, const TextOptions& opts, std::ostream& out) {
+    TextReporter(opts).report_lab(lab, out);
+}
 
 }  // namespace relab

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -98,6 +99,26 @@ std::vector<const HistoryRecord*> records_in_time_order(const TrialOutcome& tria
     return records;
 }
 
+// The actors of the records as lanes: those with a record of `group_op` first (`group_first`) or
+// last, each group in natural order. Records whose op is in `drawn_as_nothing` give no lane.
+std::vector<std::string> lanes_of(const std::vector<const HistoryRecord*>& records,
+                                  std::initializer_list<std::string_view> drawn_as_nothing, std::string_view group_op,
+                                  bool group_first) {
+    std::vector<std::string> actors;
+    std::set<std::string> seen, in_group;
+    for (const auto* r : records) {
+        if (std::find(drawn_as_nothing.begin(), drawn_as_nothing.end(), r->op) != drawn_as_nothing.end()) continue;
+        if (seen.insert(r->actor).second) actors.push_back(r->actor);
+        if (r->op == group_op) in_group.insert(r->actor);
+    }
+    std::stable_sort(actors.begin(), actors.end(), [&](const std::string& a, const std::string& b) {
+        const bool ga = in_group.count(a) > 0, gb = in_group.count(b) > 0;
+        if (ga != gb) return group_first ? ga : gb;
+        return natural_less(a, b);
+    });
+    return actors;
+}
+
 }  // namespace
 
 std::string timeline_event_text(const json& data, bool several_orders) {
@@ -112,20 +133,8 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
     Timeline tl;
     const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
-    // Lanes.
-    std::vector<std::string> actors;
-    std::set<std::string> receivers;
-    for (const auto* r : records) {
-        if (r->op == "start" || r->op == "ack") continue;  // drawn as nothing: no lane of its own
-        if (std::find(actors.begin(), actors.end(), r->actor) == actors.end()) actors.push_back(r->actor);
-        if (r->op == "receive") receivers.insert(r->actor);
-    }
-    std::stable_sort(actors.begin(), actors.end(), [&](const std::string& a, const std::string& b) {
-        const bool ra = receivers.count(a) > 0, rb = receivers.count(b) > 0;
-        if (ra != rb) return rb;
-        return natural_less(a, b);
-    });
-    tl.lanes = actors;
+    // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers go last.
+    tl.lanes = lanes_of(records, {"start", "ack"}, "receive", false);
 
     std::map<std::string, OpenJob> open;           // per actor
     std::map<std::string, int64_t> applied_max_v;  // per order (as text): highest version written
@@ -247,19 +256,7 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
     const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
     // Lanes: the clients (actors that send), then the rest (the runner's faults).
-    std::vector<std::string> actors;
-    std::set<std::string> clients;
-    for (const auto* r : records) {
-        if (r->op == "start") continue;
-        if (std::find(actors.begin(), actors.end(), r->actor) == actors.end()) actors.push_back(r->actor);
-        if (r->op == "send") clients.insert(r->actor);
-    }
-    std::stable_sort(actors.begin(), actors.end(), [&](const std::string& a, const std::string& b) {
-        const bool ca = clients.count(a) > 0, cb = clients.count(b) > 0;
-        if (ca != cb) return ca;
-        return natural_less(a, b);
-    });
-    tl.lanes = actors;
+    tl.lanes = lanes_of(records, {"start"}, "send", true);
 
     std::map<int64_t, int64_t> owner;  // order id → its user
     for (const auto& o : trial.idem.orders) owner[o.id] = o.user_id;

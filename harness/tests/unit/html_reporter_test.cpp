@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -373,6 +374,27 @@ TEST(HtmlReporterTest, an_idempotency_lab_shows_its_counts_figures_and_a_lane_pe
     EXPECT_NE(lab.find("<title>50.500 ms  A   INSERT INTO orders (idem_key &#39;7:8f3a&#39;) → order 1</title>"),
               std::string::npos);
     for (const auto& svg : svgs(html)) EXPECT_EQ(svg.name, "svg");
+}
+
+TEST(HtmlReporterTest, an_idempotency_lab_with_many_trials_counts_one_row_per_outcome_the_most_frequent_first) {
+    RunReport run = test::sim_and_idem_run();
+    const auto lab_it = std::find_if(run.labs.begin(), run.labs.end(),
+                                     [](const LabResult& l) { return l.scenario.id == "idem-key-hash-in-key"; });
+    ASSERT_NE(lab_it, run.labs.end());
+    const TrialOutcome first = lab_it->trials.at(0), second = lab_it->trials.at(1);
+    lab_it->trials.clear();
+    for (int i = 0; i < 25; ++i) {  // 10 like the first, 15 like the second, interleaved
+        TrialOutcome t = i % 5 < 2 ? first : second;
+        t.trial = i + 1;
+        lab_it->trials.push_back(std::move(t));
+    }
+    const std::string lab = section(render(run), "idem-key-hash-in-key");
+    const size_t like_second = lab.find("<tr><th>15 trials like trial 3</th><td>1</td>");
+    const size_t like_first = lab.find("<tr><th>10 trials like trial 1</th><td>2</td><td class=\"bad\">1</td>");
+    EXPECT_NE(like_second, std::string::npos) << lab.substr(0, 4000);
+    EXPECT_NE(like_first, std::string::npos);
+    EXPECT_LT(like_second, like_first);
+    EXPECT_NE(lab.find("<tr class=\"total\"><th>all 25 trials</th>"), std::string::npos);
 }
 
 TEST(HtmlReporterTest, a_scripted_redis_lab_lists_each_step_with_the_expected_and_the_articles_reply) {
