@@ -84,6 +84,13 @@ void summarize_sessions(LabResult& lab) {
 
 }  // namespace
 
+void rebase_on_start(std::vector<HistoryRecord>& history) {
+    int64_t origin = 0;
+    for (const auto& r : history)
+        if (r.op == "start") origin = r.t_ns;
+    for (auto& r : history) r.t_ns -= origin;
+}
+
 TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream) {
     TrialOutcome out;

@@ -111,6 +111,10 @@ struct RunReport {
 };
 
 // Checker: the outcome of one trial from its final rows and history.
+// Makes history times count from the trial's origin: the last "start" record (the publishing
+// role's, right after the start barrier); unchanged when there is none.
+void rebase_on_start(std::vector<HistoryRecord>& history);
+
 TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
 // Fills wrong/total/held/failures/delivery of a lab from its trials or cases.

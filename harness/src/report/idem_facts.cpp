@@ -89,16 +89,6 @@ std::optional<std::string> projected_total(const StepOutcome& step, const Memory
     return decimal_bytes(std::stod(m[1].str()) * static_cast<double>(p.keys));
 }
 
-std::string with_thousands(int64_t n) {
-    std::string digits = std::to_string(n < 0 ? -n : n);
-    std::string out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return (n < 0 ? "-" : "") + out;
-}
-
 std::vector<Measurement> documented_figures(const LabResult& lab, bool with_undocumented) {
     std::vector<Measurement> out;
     for (const auto& m : lab.measurements)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "check/outcome.h"
+#include "util/numbers.h"
 
 namespace relab {
 
@@ -39,8 +40,6 @@ std::string expected_reply_text(const SessionStep& step);
 // An integer reply times the projection's keys, in decimal units ("2.0 MB"); nullopt when the reply
 // is not an integer.
 std::optional<std::string> projected_total(const StepOutcome& step, const MemoryProjection& p);
-// "10,000"
-std::string with_thousands(int64_t n);
 
 // The figures this machine measured beside the article's: the lab's measurements, then for every
 // Redis step whose documented reply comes with a note on why this machine differs, the command and

@@ -28,6 +28,7 @@
 #include "run/idem_cluster.h"
 #include "run/real_backend.h"
 #include "run/role_process.h"
+#include "util/numbers.h"
 
 namespace relab {
 
@@ -71,15 +72,6 @@ std::string info_field(RedisClient& c, const std::string& section, const std::st
 
 int64_t info_int(RedisClient& c, const std::string& section, const std::string& name) {
     return int_field(info_section(c, section), name);
-}
-
-std::string with_thousands(int64_t n) {
-    std::string digits = std::to_string(n < 0 ? -n : n), out;
-    for (size_t i = 0; i < digits.size(); ++i) {
-        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-        out += digits[i];
-    }
-    return (n < 0 ? "-" : "") + out;
 }
 
 std::string mb(int64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }

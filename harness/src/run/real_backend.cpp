@@ -212,10 +212,7 @@ struct RealBackend::Impl {
             auto part = read_history_file(dir + "/" + ch.actor + ".jsonl");
             history.insert(history.end(), part.begin(), part.end());
         }
-        int64_t origin = 0;  // the publishing role's "start", right after the start barrier
-        for (const auto& r : history)
-            if (r.op == "start") origin = r.t_ns;
-        for (auto& r : history) r.t_ns -= origin;
+        rebase_on_start(history);
 
         RealOrderStore store(*pg);
         RedisClient reader(servers.redis);

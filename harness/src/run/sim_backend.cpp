@@ -214,10 +214,7 @@ struct SimBackend::Impl {
             s, roles, trial, seed, limit, prepare,
             [&](const std::vector<FiberId>& fibers) { supervise(s, roles, fibers); });
 
-        int64_t origin = 0;  // the publishing role's "start", right after the start barrier
-        for (const auto& r : records)
-            if (r.op == "start") origin = r.t_ns;
-        for (auto& r : records) r.t_ns -= origin;
+        rebase_on_start(records);
         return check_trial(s, trial, seed, std::move(records), world.orders().rows(),
                            world.streams().xrange(s.stream.key));
     }
