@@ -110,11 +110,20 @@ TEST_F(LabsTest, short_lock_ttl_is_wrong_every_time_and_the_late_release_returns
 
 TEST_F(LabsTest, lock_labs_go_wrong_when_the_newer_events_holder_takes_the_lock_first) {
     const auto r = relab("08c-s4a 08c-s4b");
-    EXPECT_EQ(r.exit_code, 0) << r.err << r.out;
+    // S4b's 0-30 ms skew makes it a coin flip: it must go wrong. S4a's race is decided by process
+    // wake-up jitter, which on this 2-core VM let the paid holder win 2-35% of the time (2/60 to
+    // 14/20): 60 trials can show none, and the lab then honestly says "broken" (exit 1). Its rate
+    // is asserted on the simulator over many seeds (SimBackendTest.lock_race_outcomes_vary_across_seeds);
+    // here every trial is checked for why it ended as it did.
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err << r.out;
+    const auto& s4a = lab(r, "08c-s4a");
+    EXPECT_EQ(s4a["summary"]["held"].get<bool>(), s4a["summary"]["wrong"].get<int>() >= 1);
+    EXPECT_TRUE(lab(r, "08c-s4b")["summary"]["held"].get<bool>()) << r.out;
+    EXPECT_GE(lab(r, "08c-s4b")["summary"]["wrong"].get<int>(), 1);
+    EXPECT_EQ(r.exit_code, s4a["summary"]["held"].get<bool>() ? 0 : 1) << r.err;
     for (const auto& [id, trials] : {std::pair{"08c-s4a", 60}, std::pair{"08c-s4b", 20}}) {
         const auto& l = lab(r, id);
         EXPECT_EQ(l["summary"]["trials"], trials);
-        EXPECT_GE(l["summary"]["wrong"].get<int>(), 1) << id;
         EXPECT_LT(l["summary"]["wrong"].get<int>(), trials) << id;  // a lock is not always wrong either
         for (const auto& t : l["trials"]) {
             // Why a trial went wrong: the consumer holding paid took the lock before the one
