@@ -2,6 +2,7 @@
 // expectation held. Pure functions of recorded data; nothing here talks to a server.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -36,11 +37,24 @@ EventKey event_key(const json& data) {
     return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
 }
 
+// `want` is found in `got`: objects key by key (a record's event may be named by its type alone),
+// anything else by equality.
+bool contains_value(const json& got, const json& want) {
+    if (!want.is_object() || !got.is_object()) return got == want;
+    for (const auto& [key, value] : want.items()) {
+        auto it = got.find(key);
+        if (it == got.end() || !contains_value(*it, value)) return false;
+    }
+    return true;
+}
+
 bool matches(const RecordMatch& m, const HistoryRecord& r) {
     if (r.op != m.op) return false;
-    for (const auto& [key, value] : m.fields.items()) {
+    if (!m.actor.empty() && r.actor != m.actor) return false;
+    if (!contains_value(r.data, m.fields)) return false;
+    for (const auto& [key, band] : m.bands) {
         auto it = r.data.find(key);
-        if (it == r.data.end() || *it != value) return false;
+        if (it == r.data.end() || !it->is_number() || !band.contains(it->get<int64_t>())) return false;
     }
     return true;
 }
@@ -53,7 +67,9 @@ bool is_applied_write(const HistoryRecord& r) { return r.op == "write" && int_fi
 
 std::string count_text(const Expectation& e) {
     Expectation count_only = e;
-    count_only.every_trial_has.clear();
+    count_only.every_trial = {};
+    count_only.every_wrong_trial = {};
+    count_only.until_wrong_max_runs = 0;
     return count_only.describe();
 }
 
@@ -65,7 +81,7 @@ void summarize_workload(LabResult& lab) {
     if (!e.holds(lab.wrong, lab.total))
         lab.failures.push_back(fmt::format("expected {}, measured {}/{}", count_text(e), lab.wrong, lab.total));
     for (const auto& t : lab.trials)
-        for (const auto& missing : t.unmet) lab.failures.push_back(fmt::format("trial {}: no {}", t.trial, missing));
+        for (const auto& missing : t.unmet) lab.failures.push_back(fmt::format("trial {}: {}", t.trial, missing));
 }
 
 void summarize_sessions(LabResult& lab) {
@@ -82,7 +98,141 @@ void summarize_sessions(LabResult& lab) {
                     fmt::format("case {}, session {}, step '{}': {}", i + 1, step.session, step.sql, step.failure));
 }
 
+std::vector<StaleOverwrite> stale_overwrites_of(const std::vector<HistoryRecord>& history) {
+    std::vector<StaleOverwrite> out;
+    std::map<int64_t, std::pair<int64_t, std::string>> newest;  // order -> (version, type) applied
+    for (const auto& r : history) {
+        if (!is_applied_write(r)) continue;
+        const auto [order, type, v] = event_key(r.data);
+        auto [it, first] = newest.emplace(order, std::make_pair(v, type));
+        if (first) continue;
+        if (v < it->second.first)
+            out.push_back({order, type, it->second.second});
+        else
+            it->second = {v, type};
+    }
+    return out;
+}
+
+std::optional<int64_t> idem_count(const IdemCounts& c, const std::string& name) {
+    static const std::map<std::string, int IdemCounts::*> fields = {
+        {"sends", &IdemCounts::sends},         {"orders", &IdemCounts::orders},
+        {"duplicates", &IdemCounts::duplicates}, {"created", &IdemCounts::created},
+        {"replays", &IdemCounts::replays},     {"conflicts", &IdemCounts::conflicts},
+        {"mismatches", &IdemCounts::mismatches}, {"layer4", &IdemCounts::layer4},
+        {"errors", &IdemCounts::errors},       {"leaks", &IdemCounts::leaks},
+        {"unanswered", &IdemCounts::unanswered}};
+    const auto it = fields.find(name);
+    if (it == fields.end()) return std::nullopt;
+    return c.*(it->second);
+}
+
+// Appends to `unmet` one line per term of `terms` the trial does not show, each led by `lead`.
+void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::string& lead, std::vector<std::string>& unmet) {
+    auto fail = [&](const std::string& what) { unmet.push_back(lead + what); };
+    for (const auto& [order, status] : terms.final_status) {
+        const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(), [&](const OrderRow& r) { return r.id == order; });
+        if (row == t.final_rows.end())
+            fail(fmt::format("#{} = {} (no row)", order, status));
+        else if (row->status != status)
+            fail(fmt::format("#{} = {} (it ended {})", order, status, row->status));
+    }
+    if (!terms.stale_overwrites.empty()) {
+        const auto seen = stale_overwrites_of(t.history);
+        for (const auto& want : terms.stale_overwrites) {
+            const bool found = std::any_of(seen.begin(), seen.end(), [&](const StaleOverwrite& so) {
+                return so.order == want.order && so.by == want.by && so.over == want.over;
+            });
+            if (!found) {
+                std::vector<std::string> got;
+                for (const auto& so : seen) got.push_back(so.describe());
+                fail(fmt::format("stale overwrite: {} (seen: {})", want.describe(),
+                                 got.empty() ? std::string("none") : fmt::format("{}", fmt::join(got, ", "))));
+            }
+        }
+    }
+    auto band = [&](const char* name, const std::optional<Band>& b, int64_t value) {
+        if (b && !b->contains(value)) fail(fmt::format("{} {} (measured {})", name, b->describe(), value));
+    };
+    band("lost", terms.lost, t.lost_events);
+    band("duplicated", terms.duplicated, t.duplicate_effects);
+    band("reordered", terms.reordered, t.reordered);
+    for (const auto& [name, b] : terms.counts) {
+        const auto value = idem_count(t.idem.counts, name);
+        if (!value)
+            fail("no count named " + name);
+        else if (!b.contains(*value))
+            fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
+    }
+    for (const auto& m : terms.has)
+        if (std::none_of(t.history.begin(), t.history.end(), [&](const HistoryRecord& r) { return matches(m, r); }))
+            fail("no " + m.describe());
+    for (const auto& m : terms.never) {
+        const auto it = std::find_if(t.history.begin(), t.history.end(), [&](const HistoryRecord& r) { return matches(m, r); });
+        if (it != t.history.end()) fail(fmt::format("{} at {} ms, which must not happen", m.describe(), it->t_ns / 1'000'000));
+    }
+    if (!terms.sequence.empty()) {
+        // The earliest record matching each step after the previous step's; a step with a gap
+        // bound takes the earliest record that also keeps the bound.
+        size_t from = 0;
+        std::vector<int64_t> at_ns;  // when each matched step happened
+        for (size_t k = 0; k < terms.sequence.size(); ++k) {
+            const SequenceStep& step = terms.sequence[k];
+            const size_t base = step.from_step > 0 ? static_cast<size_t>(step.from_step) : k;  // 1-based
+            std::optional<size_t> found;
+            std::optional<int64_t> nearest_gap;
+            for (size_t i = from; i < t.history.size(); ++i) {
+                const HistoryRecord& r = t.history[i];
+                if (!matches(step.match, r)) continue;
+                if (step.gap_ms && base >= 1) {
+                    const int64_t gap = (r.t_ns - at_ns[base - 1]) / 1'000'000;
+                    if (!nearest_gap) nearest_gap = gap;
+                    if (!step.gap_ms->contains(gap)) continue;
+                }
+                found = i;
+                break;
+            }
+            if (!found) {
+                const std::string bound =
+                    step.gap_ms ? fmt::format(", {} ms after step {}", step.gap_ms->describe(), base) : std::string{};
+                std::string why;
+                if (nearest_gap)
+                    why = fmt::format("came {} ms after step {}", *nearest_gap, base);
+                else
+                    why = k == 0 ? "never happened" : fmt::format("never followed step {}", k);
+                fail(fmt::format("sequence step {} ({}{}) {}", k + 1, step.match.describe(), bound, why));
+                break;
+            }
+            at_ns.push_back(t.history[*found].t_ns);
+            from = *found + 1;
+        }
+    }
+    if (!terms.stream.empty()) {
+        std::vector<std::string> seen;
+        for (const auto& e : t.stream) seen.push_back(e.field("order") + ":" + e.field("type"));
+        if (seen != terms.stream)
+            fail(fmt::format("stream order {} (expected {})", fmt::join(seen, " "), fmt::join(terms.stream, " ")));
+    }
+    for (const auto& b : terms.publish_delay_ms) {
+        const auto it = t.publish_delay_us.find(b.order);
+        if (it == t.publish_delay_us.end())
+            fail(fmt::format("#{} never reached the stream", b.order));
+        else if (it->second < b.min_ms * 1000 || it->second > b.max_ms * 1000)
+            fail(fmt::format("#{} delayed {} ms (expected {}–{} ms)", b.order, it->second / 1000, b.min_ms, b.max_ms));
+    }
+}
+
 }  // namespace
+
+void evaluate_trial(const Scenario& s, TrialOutcome& t) {
+    t.unmet.clear();
+    check_terms(s.expect.every_trial, t, "", t.unmet);
+    if (t.wrong) check_terms(s.expect.every_wrong_trial, t, "wrong trial: ", t.unmet);
+}
+
+std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history) {
+    return stale_overwrites_of(history);
+}
 
 void rebase_on_start(std::vector<HistoryRecord>& history) {
     int64_t origin = 0;
@@ -113,20 +263,6 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
     }
     out.wrong = !out.wrong_orders.empty();
 
-    for (const auto& m : s.expect.every_trial_has) {
-        const bool seen = std::any_of(out.history.begin(), out.history.end(),
-                                      [&](const HistoryRecord& r) { return matches(m, r); });
-        if (!seen) out.unmet.push_back(m.describe());
-    }
-
-    if (!s.expect.every_trial_stream.empty()) {
-        std::vector<std::string> seen;
-        for (const auto& e : out.stream) seen.push_back(e.field("order") + ":" + e.field("type"));
-        if (seen != s.expect.every_trial_stream)
-            out.unmet.push_back(fmt::format("stream order {} (expected {})", fmt::join(seen, " "),
-                                            fmt::join(s.expect.every_trial_stream, " ")));
-    }
-
     // Per order, the event whose publication was tried first: how long until it got through.
     std::map<int64_t, std::pair<json, int64_t>> first_try;  // order -> (event, t_ns)
     for (const auto& r : out.history) {
@@ -140,15 +276,6 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
         if (result == "ok" && ev == first_ev && !out.publish_delay_us.count(order))
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
-    for (const auto& b : s.expect.publish_delay_ms) {
-        const auto it = out.publish_delay_us.find(b.order);
-        if (it == out.publish_delay_us.end())
-            out.unmet.push_back(fmt::format("#{} never reached the stream", b.order));
-        else if (it->second < b.min_ms * 1000 || it->second > b.max_ms * 1000)
-            out.unmet.push_back(fmt::format("#{} delayed {} ms (expected {}–{} ms)", b.order, it->second / 1000,
-                                            b.min_ms, b.max_ms));
-    }
-
     std::set<std::string> received;
     for (const auto& r : out.history)
         if (r.op == "receive") received.insert(text_field(r.data, "entry"));
@@ -170,6 +297,7 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
                 it->second = v;
         }
     }
+    evaluate_trial(s, out);
     return out;
 }
 

@@ -72,6 +72,7 @@ TrialOutcome check_idem_trial(const Scenario& s, int trial, uint64_t seed, std::
     TrialOutcome out = check_trial(s, trial, seed, std::move(history), {}, {});
     out.idem = count_idem_trial(out.history, std::move(orders));
     out.wrong = out.idem.counts.duplicates > 0 || out.idem.counts.leaks > 0;
+    evaluate_trial(s, out);  // again: the counts and the verdict are known only now
     return out;
 }
 

@@ -24,7 +24,7 @@ struct TrialOutcome {
     std::vector<OrderRow> final_rows;
     bool wrong = false;                     // some order's final status is not its expected one
     std::vector<std::string> wrong_orders;  // "#42=created (expected paid)"
-    std::vector<std::string> unmet;         // every_trial_has matches that did not occur
+    std::vector<std::string> unmet;         // terms of the expectation this trial does not show
     int lost_events = 0;        // published events that no consumer received
     int duplicate_effects = 0;  // events applied (write with affected>0) more than once
     int reordered = 0;          // writes with affected>0 of an older version after a newer one, per order
@@ -117,6 +117,11 @@ void rebase_on_start(std::vector<HistoryRecord>& history);
 
 TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
+// Checks the expectation's per-trial terms (every trial, and every wrong trial) against a trial
+// that still has its history; fills `unmet`.
+void evaluate_trial(const Scenario& s, TrialOutcome& t);
+// Applied writes of an older event after a newer one of the same order, in time order.
+std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history);
 // Fills wrong/total/held/failures/delivery of a lab from its trials or cases.
 void summarize(LabResult& lab);
 // Median and max of receipt - xadd per entry id, over all trials, counting only receipts by a

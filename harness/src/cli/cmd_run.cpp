@@ -91,7 +91,29 @@ std::vector<Scenario> select_labs(const RunOptions& o) {
                                          arg, fmt::join(parts, ", ")));
         }
     }
+    if (!o.mutant.empty()) return mutants_of(chosen, o.mutant);
     return chosen;
+}
+
+// Each lab replaced by its mutant called `name` ("all": by every mutant it has).
+std::vector<Scenario> mutants_of(const std::vector<Scenario>& labs, const std::string& name) {
+    std::vector<Scenario> out;
+    for (const auto& s : labs) {
+        bool found = false;
+        for (const auto& m : s.mutants)
+            if (name == "all" || m.name == name) {
+                out.push_back(apply_mutant(s, m));
+                found = true;
+            }
+        if (!found && name != "all") {
+            std::vector<std::string> names;
+            for (const auto& m : s.mutants) names.push_back(m.name);
+            throw UsageError(fmt::format("lab {} has no mutant '{}'; its mutants: {}", s.id, name,
+                                         names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+        }
+    }
+    if (out.empty()) throw UsageError("none of the chosen labs has a mutant");
+    return out;
 }
 
 namespace {
@@ -140,6 +162,8 @@ void setup_run(CLI::App& app, RunOptions& o) {
         ->check(CLI::Range(1, 10'000'000));
     app.add_option("--replay", o.replay, "sim: run only the trial with this seed (as printed: 0x...) and show its timeline");
     app.add_flag("--self-check", o.self_check, "sim: run one seed twice per lab and compare history fingerprints");
+    app.add_option("--mutant", o.mutant,
+                   "run this mutant of each lab instead of the lab (\"all\": every mutant); its verdict should be broken");
 }
 
 namespace {

@@ -32,6 +32,7 @@ struct RunOptions {
     std::optional<int> trials;          // sim: seeds to explore; real: as runs
     std::optional<std::string> replay;  // sim: run only this trial seed (0x... or decimal)
     bool self_check = false;            // sim: run a seed twice and compare history fingerprints
+    std::string mutant;                 // run this mutant of each lab instead ("all": every mutant)
 };
 void setup_run(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);
@@ -61,6 +62,9 @@ struct Scenario;
 // The labs `relab run` picks for o.labs and o.scenarios_dir (files, scenario ids or part names;
 // none = all), every file validated. Throws std::runtime_error for an unknown lab.
 std::vector<Scenario> select_labs(const RunOptions& o);
+// Each lab replaced by its mutant called `name` ("all": every mutant it has). Throws for a lab
+// without such a mutant.
+std::vector<Scenario> mutants_of(const std::vector<Scenario>& labs, const std::string& name);
 
 // The scenarios folder: --scenarios, else $RELAB_SCENARIOS, else ./scenarios, else the source tree's.
 std::string default_scenarios_dir();

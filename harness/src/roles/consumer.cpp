@@ -43,6 +43,7 @@ private:
 
         const std::string token = m_actor + ":" + entry.id;  // unique to this holder
         std::string lock_key;
+        int64_t locked_ns = 0;
         if (m_s.lock.enabled) {
             lock_key = lock_key_for(m_s.lock, ev.order);
             if (m_s.lock.skew_max_ms > 0)
@@ -52,7 +53,9 @@ private:
                 m_p.clock.sleep_for(Millis{m_s.lock.retry_ms});
                 ++attempts;
             }
-            record("lock_acquire", {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}});
+            locked_ns = m_p.clock.now().count();
+            record("lock_acquire",
+                   {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}, {"event", event_json(ev)}});
         }
 
         const auto cost = m_s.job_cost_ms.find(ev.type);
@@ -71,8 +74,13 @@ private:
 
         if (m_s.lock.enabled) {
             const int64_t released = m_p.kv.delete_if_equals(lock_key, token);
-            record("lock_release",
-                   {{"key", lock_key}, {"result", released}, {"method", m_p.kv.delete_if_equals_method()}});
+            // held_ms against ttl_ms tells whether the lock had expired before this release.
+            record("lock_release", {{"key", lock_key},
+                                    {"result", released},
+                                    {"method", m_p.kv.delete_if_equals_method()},
+                                    {"event", event_json(ev)},
+                                    {"held_ms", (m_p.clock.now().count() - locked_ns) / 1'000'000},
+                                    {"ttl_ms", m_s.lock.ttl_ms}});
         }
         m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
         record("ack", {{"entry", entry.id}});

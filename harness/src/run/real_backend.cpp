@@ -234,10 +234,13 @@ struct RealBackend::Impl {
             RealKv kv(admin, ns, features.delex);
             lab.lock_release_method = kv.delete_if_equals_method();
         }
-        for (int t = 1; t <= runs; ++t) {
+        // The sequential rule of a racy lab (expect.until_wrong): more trials while too few went wrong.
+        int wrong = 0;
+        for (int t = 1; t <= runs || s.expect.wants_more(wrong, t - 1); ++t) {
             throw_if_interrupted();
-            if (opts.progress) opts.progress(s.id, t, runs);
+            if (opts.progress) opts.progress(s.id, t, std::max(runs, t));
             lab.trials.push_back(run_trial(s, t, trial_seed(seed, t)));
+            if (lab.trials.back().wrong) ++wrong;
         }
         return lab;
     }

@@ -362,13 +362,15 @@ struct SimBackend::Impl {
         const bool keep_all = n <= kKeepAllHistories;
         size_t wrong_kept = 0;
         lab.trials.reserve(static_cast<size_t>(n));
-        for (int t = 1; t <= n; ++t) {
+        int wrong = 0;  // the sequential rule of a racy lab (expect.until_wrong), as on real servers
+        for (int t = 1; t <= n || s.expect.wants_more(wrong, t - 1); ++t) {
             throw_if_interrupted();  // Ctrl-C ends a long exploration between trials
             if (opts.progress && (t == 1 || t % 100 == 0 || t == n)) opts.progress(s.id, t, n);
             TrialOutcome o = run_trial(s, roles, t, trial_seed(seed, t));
             if (t == 1 && opts.self_check) check_determinism(s, roles, o);
             const bool keep = keep_all || t <= opts.keep_histories || (o.wrong && wrong_kept < kFailingSeedsKept);
             if (o.wrong && keep) ++wrong_kept;
+            if (o.wrong) ++wrong;
             if (!keep) {
                 // The outcome stays; the timeline is dropped (reporters print none for it).
                 o.history = {};

@@ -23,7 +23,7 @@ using nlohmann::json;
 using namespace scenario_json;
 
 const std::vector<std::string> k_common_fields = {"id",   "part", "output", "title",  "title_vi",
-                                                  "kind", "runs", "seed",   "expect", "documented", "group"};
+                                                  "kind", "runs", "seed",   "expect", "documented", "group", "mutants"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "producer", "dispatcher",
                                                     "stream_line", "sim", "idem"};
@@ -313,9 +313,39 @@ SessionCase read_case(const Object& o) {
     return c;
 }
 
+// {"at_least": N, "at_most": M, "exactly": K}: a bound or two, or exactly. `what` names the count
+// in the refusal of a band that always holds; `ceiling` (>= 0) is the most the count can be.
+Band read_band(const Reader& r, const json& v, const std::string& path, const std::string& what, int64_t ceiling = -1,
+               const std::string& ceiling_why = "") {
+    Object o(r, v, path, {"at_least", "at_most", "exactly"});
+    Band b;
+    if (o.has("exactly")) {
+        if (o.has("at_least") || o.has("at_most"))
+            r.expected(path, "\"exactly\" alone, or \"at_least\" and/or \"at_most\"", v);
+        b.at_least = b.at_most = o.req_int("exactly", 0);
+    } else {
+        b.at_least = o.maybe_int("at_least", 0);
+        b.at_most = o.maybe_int("at_most", 0);
+        if (!b.at_least && !b.at_most) r.expected(path, "\"at_least\", \"at_most\" or \"exactly\"", v);
+        if (b.at_least && b.at_most && *b.at_least > *b.at_most)
+            r.fail(o.path("at_most"), fmt::format("expected at least at_least ({}), got {}", *b.at_least, *b.at_most));
+    }
+    // A band every value lies in checks nothing: it would hold whatever the lab did.
+    const bool no_floor = !b.at_least || *b.at_least <= 0;
+    const bool no_ceiling = !b.at_most || (ceiling >= 0 && *b.at_most >= ceiling);
+    if (no_floor && no_ceiling)
+        r.fail(path, fmt::format("this band of {} always holds ({}); give a bound that some outcome breaks", what,
+                                 b.describe()));
+    if (ceiling >= 0 && b.at_least && *b.at_least > ceiling)
+        r.fail(o.path(o.has("exactly") ? "exactly" : "at_least"),
+               fmt::format("expected at most {} ({}), got {}", ceiling, ceiling_why, *b.at_least));
+    return b;
+}
+
 RecordMatch read_match(const Object& o) {
     RecordMatch m;
     m.op = o.req_string("op");
+    m.actor = o.opt_string("actor", "");
     if (o.has("fields")) {
         const json& fields = o.at("fields");
         if (!fields.is_object()) o.reader().expected(o.path("fields"), "an object", fields);
@@ -324,9 +354,142 @@ RecordMatch read_match(const Object& o) {
     return m;
 }
 
-// `trials` is how many trials (workload) or cases (sessions) the count is over.
-Expectation read_expect(const Object& o, ScenarioKind kind, int trials, const std::string& trials_name) {
+// read_match with "bands": {field: band} allowed.
+RecordMatch read_match_with_bands(const Reader& r, const json& v, const std::string& path,
+                                  std::vector<std::string> known = {"op", "actor", "fields", "bands"}) {
+    json without_bands = v;
+    if (v.is_object()) without_bands.erase("bands");
+    Object o(r, v, path, known);
+    RecordMatch m = read_match(Object(r, without_bands, path, known));
+    if (o.has("bands")) {
+        const json& bands = o.at("bands");
+        if (!bands.is_object() || bands.empty()) r.expected(o.path("bands"), "an object of field: band", bands);
+        for (const auto& [field, band] : bands.items())
+            m.bands[field] = read_band(r, band, child(o.path("bands"), field), "field " + field);
+    }
+    return m;
+}
+
+const std::vector<std::string> k_idem_count_names = {"sends",      "orders", "duplicates", "created",
+                                                     "replays",    "conflicts", "mismatches", "layer4",
+                                                     "errors",     "leaks",  "unanswered"};
+
+// Terms that hold in one trial. `names` maps each term to its key in this object (the top level
+// keeps the older names every_trial_has / every_trial_stream).
+struct TermKeys {
+    std::string has = "has", stream = "stream";
+};
+
+void read_terms(const Object& o, ScenarioKind kind, const TermKeys& keys, TrialTerms& t) {
     const Reader& r = o.reader();
+    auto workload_only = [&](const std::string& key) {
+        if (kind != ScenarioKind::workload)
+            r.fail(o.path(key), "applies only to kind \"workload\" (sessions have no trial history)");
+    };
+    if (o.has(keys.stream)) {
+        workload_only(keys.stream);
+        const json& list = r.array(o.at(keys.stream), o.path(keys.stream), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::string item = r.string(list[i], child(o.path(keys.stream), i), true);
+            const auto colon = item.find(':');
+            if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+                r.expected(child(o.path(keys.stream), i), "\"order:type\", e.g. \"42:paid\"", list[i]);
+            t.stream.push_back(item);
+        }
+    }
+    if (o.has("publish_delay_ms")) {
+        workload_only("publish_delay_ms");
+        const json& list = r.array(o.at("publish_delay_ms"), o.path("publish_delay_ms"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            Object d(r, list[i], child(o.path("publish_delay_ms"), i), {"order", "min", "max"});
+            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0), d.req_int("max", 0)};
+            if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
+            t.publish_delay_ms.push_back(b);
+        }
+    }
+    auto read_matches = [&](const std::string& key, std::vector<RecordMatch>& out) {
+        if (!o.has(key)) return;
+        workload_only(key);
+        const json& list = r.array(o.at(key), o.path(key), true);
+        for (size_t i = 0; i < list.size(); ++i) out.push_back(read_match_with_bands(r, list[i], child(o.path(key), i)));
+    };
+    read_matches(keys.has, t.has);
+    read_matches("never", t.never);
+    if (o.has("sequence")) {
+        workload_only("sequence");
+        const json& list = r.array(o.at("sequence"), o.path("sequence"), true);
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::string path = child(o.path("sequence"), i);
+            json step = list[i];
+            SequenceStep s;
+            if (step.is_object() && step.contains("gap_ms")) {
+                if (i == 0) r.fail(child(path, "gap_ms"), "the first step has no previous step to be later than");
+                s.gap_ms = read_band(r, step.at("gap_ms"), child(path, "gap_ms"), "gap_ms");
+                step.erase("gap_ms");
+                if (step.contains("from_step")) {
+                    s.from_step = static_cast<int>(r.integer(step.at("from_step"), child(path, "from_step"), 1,
+                                                             static_cast<int64_t>(i)));
+                    step.erase("from_step");
+                }
+            } else if (step.is_object() && step.contains("from_step")) {
+                r.fail(child(path, "from_step"), "from_step needs gap_ms: it names the step the gap counts from");
+            }
+            s.match = read_match_with_bands(r, step, path);
+            t.sequence.push_back(std::move(s));
+        }
+    }
+    if (o.has("final")) {
+        workload_only("final");
+        const json& v = o.at("final");
+        if (!v.is_object() || v.empty()) r.expected(o.path("final"), "an object of order id: status, e.g. {\"42\": \"created\"}", v);
+        for (const auto& [order, status] : v.items()) {
+            int64_t id = 0;
+            try {
+                size_t used = 0;
+                id = std::stoll(order, &used);
+                if (used != order.size()) throw std::invalid_argument(order);
+            } catch (const std::exception&) {
+                r.expected(child(o.path("final"), order), "an order id as the key, e.g. \"42\"", json(order));
+            }
+            t.final_status[id] = r.string(status, child(o.path("final"), order), true);
+        }
+    }
+    if (o.has("stale_overwrite")) {
+        workload_only("stale_overwrite");
+        const json& v = o.at("stale_overwrite");
+        const json list = v.is_array() ? v : json::array({v});
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::string path = v.is_array() ? child(o.path("stale_overwrite"), i) : o.path("stale_overwrite");
+            Object so(r, list[i], path, {"order", "by", "over"});
+            t.stale_overwrites.push_back({so.req_int("order", k_int64_min), so.req_string("by"), so.req_string("over")});
+        }
+    }
+    auto read_count_band = [&](const std::string& key, std::optional<Band>& out) {
+        if (!o.has(key)) return;
+        workload_only(key);
+        out = read_band(r, o.at(key), o.path(key), key + " events");
+    };
+    read_count_band("lost", t.lost);
+    read_count_band("duplicated", t.duplicated);
+    read_count_band("reordered", t.reordered);
+    if (o.has("counts")) {
+        workload_only("counts");
+        Object counts(r, o.at("counts"), o.path("counts"), k_idem_count_names);
+        for (const auto& name : k_idem_count_names)
+            if (counts.has(name)) t.counts[name] = read_band(r, counts.at(name), counts.path(name), name);
+    }
+}
+
+const std::vector<std::string> k_term_fields = {"final", "stale_overwrite", "lost", "duplicated", "reordered",
+                                                "never", "sequence", "publish_delay_ms", "counts"};
+
+// `trials` is how many trials (workload) or cases (sessions) the count is over.
+Expectation read_expect(const Reader& r, const json& v, const std::string& path, ScenarioKind kind, int trials,
+                        const std::string& trials_name) {
+    std::vector<std::string> top_fields = {"wrong", "every_trial_has", "every_trial_stream", "every_wrong_trial",
+                                           "until_wrong"};
+    top_fields.insert(top_fields.end(), k_term_fields.begin(), k_term_fields.end());
+    const Object o(r, v, path, top_fields);
     Expectation e;
     const json& wrong = o.at("wrong");
     const std::string wrong_path = o.path("wrong");
@@ -335,51 +498,60 @@ Expectation read_expect(const Object& o, ScenarioKind kind, int trials, const st
     } else if (wrong.is_string() && wrong.get<std::string>() == "none") {
         e.wrong = Expectation::Count::none;
     } else if (wrong.is_object()) {
-        Object count(r, wrong, wrong_path, {"at_least", "at_most", "exactly"});
-        if (wrong.size() != 1)
-            r.expected(wrong_path, "exactly one of \"at_least\", \"at_most\", \"exactly\"", wrong);
-        const std::string key = wrong.begin().key();
-        e.wrong = key == "at_least" ? Expectation::Count::at_least
-                  : key == "at_most" ? Expectation::Count::at_most
-                                     : Expectation::Count::exactly;
-        e.n = static_cast<int>(count.req_int(key, 0, k_int_max));
-        // A count above the number of trials can never be met: the file is wrong, not the lab.
-        if ((e.wrong == Expectation::Count::at_least || e.wrong == Expectation::Count::exactly) && e.n > trials)
-            r.fail(count.path(key), fmt::format("expected at most {} (the lab has {} {}), got {}", trials, trials,
-                                                trials_name, e.n));
+        const Band b = read_band(r, wrong, wrong_path, "wrong " + trials_name, trials,
+                                 fmt::format("the lab has {} {}", trials, trials_name));
+        if (b.at_least && b.at_most && *b.at_least == *b.at_most && wrong.contains("exactly")) {
+            e.wrong = Expectation::Count::exactly;
+            e.n = static_cast<int>(*b.at_least);
+        } else if (b.at_least && b.at_most) {
+            e.wrong = Expectation::Count::between;
+            e.n = static_cast<int>(*b.at_least);
+            e.n_max = static_cast<int>(*b.at_most);
+        } else if (b.at_least) {
+            e.wrong = Expectation::Count::at_least;
+            e.n = static_cast<int>(*b.at_least);
+        } else {
+            e.wrong = Expectation::Count::at_most;
+            e.n = static_cast<int>(*b.at_most);
+        }
     } else {
-        r.expected(wrong_path, "\"all\", \"none\" or {\"at_least\"|\"at_most\"|\"exactly\": N}", wrong);
+        r.expected(wrong_path, "\"all\", \"none\" or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}", wrong);
     }
-    if (o.has("every_trial_stream")) {
-        if (kind != ScenarioKind::workload) r.fail(o.path("every_trial_stream"), "applies only to kind \"workload\"");
-        const json& list = r.array(o.at("every_trial_stream"), o.path("every_trial_stream"), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            const std::string item = r.string(list[i], child(o.path("every_trial_stream"), i), true);
-            const auto colon = item.find(':');
-            if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-                r.expected(child(o.path("every_trial_stream"), i), "\"order:type\", e.g. \"42:paid\"", list[i]);
-            e.every_trial_stream.push_back(item);
-        }
+    read_terms(o, kind, TermKeys{"every_trial_has", "every_trial_stream"}, e.every_trial);
+    if (o.has("every_wrong_trial")) {
+        if (e.wrong == Expectation::Count::none)
+            r.fail(o.path("every_wrong_trial"), "\"wrong\": \"none\" leaves no wrong trial to explain");
+        std::vector<std::string> fields = {"has", "stream"};
+        fields.insert(fields.end(), k_term_fields.begin(), k_term_fields.end());
+        read_terms(Object(r, o.at("every_wrong_trial"), o.path("every_wrong_trial"), fields), kind, TermKeys{},
+                   e.every_wrong_trial);
     }
-    if (o.has("publish_delay_ms")) {
-        if (kind != ScenarioKind::workload) r.fail(o.path("publish_delay_ms"), "applies only to kind \"workload\"");
-        const json& list = r.array(o.at("publish_delay_ms"), o.path("publish_delay_ms"), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            Object d(r, list[i], child(o.path("publish_delay_ms"), i), {"order", "min", "max"});
-            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0), d.req_int("max", 0)};
-            if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
-            e.publish_delay_ms.push_back(b);
-        }
-    }
-    if (o.has("every_trial_has")) {
-        if (kind != ScenarioKind::workload)
-            r.fail(o.path("every_trial_has"), "applies only to kind \"workload\" (sessions have no trial history)");
-        const json& list = r.array(o.at("every_trial_has"), o.path("every_trial_has"), false);
-        for (size_t i = 0; i < list.size(); ++i)
-            e.every_trial_has.push_back(read_match(Object(r, list[i], child(o.path("every_trial_has"), i),
-                                                          {"op", "fields"})));
+    if (o.has("until_wrong")) {
+        if (kind != ScenarioKind::workload) r.fail(o.path("until_wrong"), "applies only to kind \"workload\"");
+        Object u(r, o.at("until_wrong"), o.path("until_wrong"), {"max_runs"});
+        e.until_wrong_max_runs = static_cast<int>(u.req_int("max_runs", trials + 1, k_int_max));
+        if (e.wrong != Expectation::Count::at_least && e.wrong != Expectation::Count::between)
+            r.fail(o.path("until_wrong"), "needs \"wrong\" with \"at_least\": more trials are run until that many went wrong");
     }
     return e;
+}
+
+std::vector<Mutant> read_mutants(const Reader& r, const json& v, const std::string& path) {
+    std::vector<Mutant> out;
+    const json& list = r.array(v, path, true);
+    for (size_t i = 0; i < list.size(); ++i) {
+        Object m(r, list[i], child(path, i), {"name", "change", "patch"});
+        Mutant mutant;
+        mutant.name = m.req_string("name");
+        if (!is_slug(mutant.name))
+            r.expected(m.path("name"), "lower-case letters, digits and '-' ([a-z0-9][a-z0-9-]*)", m.at("name"));
+        for (const auto& earlier : out)
+            if (earlier.name == mutant.name) r.fail(m.path("name"), "duplicate mutant name " + mutant.name);
+        mutant.change = m.req_string("change");
+        mutant.patch = r.array(m.at("patch"), m.path("patch"), true);
+        out.push_back(std::move(mutant));
+    }
+    return out;
 }
 
 Documented read_documented(const Object& o) {
@@ -480,11 +652,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         total_name = "cases";
     }
 
-    s.expect = read_expect(Object(r, top.at("expect"), top.path("expect"), {"wrong", "every_trial_has", "every_trial_stream", "publish_delay_ms"}), s.kind,
-                           total, total_name);
+    s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);
     if (top.has("documented"))
         s.documented = read_documented(
             Object(r, top.at("documented"), top.path("documented"), {"text", "text_vi", "wrong", "of"}));
+    if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
     return s;
 }
 
@@ -522,7 +694,27 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
     Scenario s = read_scenario(Reader(file_for_errors), doc);
     s.file = file_for_errors;
     s.source = std::move(doc);
+    // Every mutant must itself be a valid lab, so a broken patch is found when the file loads.
+    for (const auto& m : s.mutants) (void)apply_mutant(s, m);
     return s;
+}
+
+Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
+    const std::string file = fmt::format("{} (mutant {})", s.file, mutant.name);
+    json doc;
+    try {
+        doc = s.source.patch(mutant.patch);
+    } catch (const json::exception& e) {
+        throw ScenarioError(s.file, "/mutants", fmt::format("mutant {}: the patch does not apply: {}", mutant.name, e.what()));
+    }
+    doc.erase("mutants");
+    Scenario m = read_scenario(Reader(file), doc);
+    m.file = s.file;
+    m.source = std::move(doc);
+    m.mutant = mutant.name;
+    m.title = fmt::format("[mutant {}: {}] {}", mutant.name, mutant.change, m.title);
+    m.title_vi = fmt::format("[mutant {}: {}] {}", mutant.name, mutant.change, m.title_vi);
+    return m;
 }
 
 Scenario load_scenario(const std::string& path) {

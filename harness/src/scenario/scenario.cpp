@@ -20,15 +20,62 @@ ScenarioError::ScenarioError(std::string file, std::string json_path, std::strin
       m_json_path(std::move(json_path)),
       m_reason(std::move(reason)) {}
 
+bool Band::contains(int64_t x) const { return (!at_least || x >= *at_least) && (!at_most || x <= *at_most); }
+
+std::string Band::describe() const {
+    if (at_least && at_most) return *at_least == *at_most ? fmt::format("= {}", *at_least)
+                                                           : fmt::format("in {}..{}", *at_least, *at_most);
+    if (at_least) return fmt::format(">= {}", *at_least);
+    if (at_most) return fmt::format("<= {}", *at_most);
+    return "any";
+}
+
 std::string RecordMatch::describe() const {
     std::string text = op;
+    if (!actor.empty()) text += " by " + actor;
     const char* separator = " with ";
     for (const auto& [key, value] : fields.items()) {
         // Strings read better unquoted ("method=DELEX IFEQ"); anything else as JSON.
         text += separator + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
         separator = ", ";
     }
+    for (const auto& [key, band] : bands) {
+        text += separator + key + " " + band.describe();
+        separator = ", ";
+    }
     return text;
+}
+
+std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote {} (#{})", by, over, order); }
+
+bool TrialTerms::empty() const {
+    return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !reordered && has.empty() &&
+           never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty();
+}
+
+std::string TrialTerms::describe() const {
+    std::vector<std::string> parts;
+    for (const auto& [order, status] : final_status) parts.push_back(fmt::format("#{} = {}", order, status));
+    for (const auto& so : stale_overwrites) parts.push_back(so.describe());
+    if (lost) parts.push_back("lost " + lost->describe());
+    if (duplicated) parts.push_back("duplicated " + duplicated->describe());
+    if (reordered) parts.push_back("reordered " + reordered->describe());
+    for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
+    for (const auto& m : has) parts.push_back("has " + m.describe());
+    for (const auto& m : never) parts.push_back("never " + m.describe());
+    if (!sequence.empty()) {
+        std::vector<std::string> steps;
+        for (const auto& step : sequence)
+            steps.push_back(step.match.describe() +
+                            (!step.gap_ms ? std::string{}
+                             : step.from_step > 0
+                                 ? fmt::format(" ({} ms after step {})", step.gap_ms->describe(), step.from_step)
+                                 : " (" + step.gap_ms->describe() + " ms later)"));
+        parts.push_back("in order: " + fmt::format("{}", fmt::join(steps, " → ")));
+    }
+    if (!stream.empty()) parts.push_back(fmt::format("stream order {}", fmt::join(stream, " ")));
+    for (const auto& d : publish_delay_ms) parts.push_back(fmt::format("#{} delayed {}–{} ms", d.order, d.min_ms, d.max_ms));
+    return fmt::format("{}", fmt::join(parts, ", "));
 }
 
 std::string Expectation::describe() const {
@@ -39,15 +86,11 @@ std::string Expectation::describe() const {
         case Count::at_least: text = fmt::format("wrong >= {}", n); break;
         case Count::at_most: text = fmt::format("wrong <= {}", n); break;
         case Count::exactly: text = fmt::format("wrong = {}", n); break;
+        case Count::between: text = fmt::format("wrong in {}..{}", n, n_max); break;
     }
-    const char* separator = "; every trial has ";
-    for (const auto& m : every_trial_has) {
-        text += separator + m.describe();
-        separator = ", ";
-    }
-    if (!every_trial_stream.empty()) text += fmt::format("; stream order {}", fmt::join(every_trial_stream, " "));
-    for (const auto& d : publish_delay_ms)
-        text += fmt::format("; #{} delayed {}–{} ms", d.order, d.min_ms, d.max_ms);
+    if (until_wrong_max_runs > 0) text += fmt::format(" (more trials until one is wrong, up to {})", until_wrong_max_runs);
+    if (!every_trial.empty()) text += "; every trial: " + every_trial.describe();
+    if (!every_wrong_trial.empty()) text += "; every wrong trial: " + every_wrong_trial.describe();
     return text;
 }
 
@@ -59,8 +102,15 @@ bool Expectation::holds(int wrong_trials, int trials) const {
         case Count::at_least: return wrong_trials >= n;
         case Count::at_most: return wrong_trials <= n;
         case Count::exactly: return wrong_trials == n;
+        case Count::between: return wrong_trials >= n && wrong_trials <= n_max;
     }
     return false;
+}
+
+bool Expectation::wants_more(int wrong_trials, int trials) const {
+    if (until_wrong_max_runs <= 0 || trials >= until_wrong_max_runs) return false;
+    const bool has_lower = wrong == Count::at_least || wrong == Count::between;
+    return has_lower && wrong_trials < n;
 }
 
 std::string to_string(WriteMode m) {

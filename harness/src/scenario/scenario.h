@@ -115,24 +115,77 @@ struct DelayBound {
     int64_t max_ms = 0;
 };
 
-// Matches a history record when op is equal and every field in `fields` is equal in the record's
-// data (e.g. {"op":"lock_release","fields":{"result":0}}).
+// A count that must lie within [at_least, at_most]; either bound may be absent, never both.
+struct Band {
+    std::optional<int64_t> at_least;
+    std::optional<int64_t> at_most;
+    bool contains(int64_t x) const;
+    std::string describe() const;  // "= 0", ">= 1", "<= 3", "in 1..54"
+};
+
+// Matches a history record when op is equal, the actor (when given) is equal, every field in
+// `fields` is equal in the record's data (e.g. {"op":"lock_release","fields":{"result":0}}) and
+// every numeric field named in `bands` lies in its band (e.g. {"oom_errors": {"at_least": 1}}).
 struct RecordMatch {
     std::string op;
     nlohmann::json fields = nlohmann::json::object();
+    std::string actor{};  // empty: any
+    std::map<std::string, Band> bands{};
+    std::string describe() const;
+};
+
+// An applied write of an older event after a newer one of the same order: `by` overwrote `over`
+// (08a: created's write lands after paid's, the row ends created).
+struct StaleOverwrite {
+    int64_t order = 0;
+    std::string by;
+    std::string over;
+    std::string describe() const;  // "created overwrote paid (#42)"
+};
+
+// One step of a required sequence: the next record (in time) that matches, with an optional
+// bound on the time since an earlier step's record (the previous one unless from_step names one).
+struct SequenceStep {
+    RecordMatch match;
+    std::optional<Band> gap_ms;
+    int from_step = 0;  // 1-based index of the earlier step gap_ms counts from; 0: the previous step
+};
+
+// What a trial must show, stated as the mechanism the article claims, not only as a count. Every
+// term is checked against one trial's history, final rows, stream and counts.
+struct TrialTerms {
+    std::map<int64_t, std::string> final_status;  // order -> its exact final status
+    std::vector<StaleOverwrite> stale_overwrites;  // each must occur
+    std::optional<Band> lost;                      // published events no consumer received
+    std::optional<Band> duplicated;                // events applied more than once
+    std::optional<Band> reordered;                 // older versions applied after newer ones
+    std::vector<RecordMatch> has;                  // records that must occur
+    std::vector<RecordMatch> never;                // records that must not occur
+    std::vector<SequenceStep> sequence;            // records that must occur in this order
+    // The stream as XRANGE returns it, as "order:type" per entry, e.g. {"42:paid", "42:created"}.
+    std::vector<std::string> stream;
+    std::vector<DelayBound> publish_delay_ms;
+    // Idempotency labs: a band per count of the trial (orders, duplicates, created, replays,
+    // conflicts, mismatches, layer4, errors, leaks, sends, unanswered).
+    std::map<std::string, Band> counts;
+    bool empty() const;
     std::string describe() const;
 };
 
 struct Expectation {
-    enum class Count { all, none, at_least, at_most, exactly };
+    enum class Count { all, none, at_least, at_most, exactly, between };
     Count wrong = Count::none;  // how many trials may end in a wrong final state
-    int n = 0;                  // for at_least / at_most / exactly
-    std::vector<RecordMatch> every_trial_has;
-    // The stream as XRANGE returns it, as "order:type" per entry, e.g. {"42:paid", "42:created"}.
-    std::vector<std::string> every_trial_stream;
-    std::vector<DelayBound> publish_delay_ms;
-    std::string describe() const;  // "wrong = all", "wrong >= 1", ...
+    int n = 0;                  // at_least / at_most / exactly; between: the lower bound
+    int n_max = 0;              // between: the upper bound
+    TrialTerms every_trial;        // must hold in every trial
+    TrialTerms every_wrong_trial;  // must hold in every wrong trial: why it went wrong
+    // The sequential rule of a racy lab: after `runs` trials, while fewer than the lower bound
+    // went wrong, run more, up to this many trials in all; 0: no extension.
+    int until_wrong_max_runs = 0;
+    std::string describe() const;  // "wrong = all; every trial: #42 = created, ...", ...
     bool holds(int wrong_trials, int trials) const;
+    // Whether a run of `trials` trials with `wrong_trials` wrong ones should go on (the sequential rule).
+    bool wants_more(int wrong_trials, int trials) const;
 };
 
 // What the article reported, shown beside what relab measured.
@@ -187,6 +240,14 @@ struct SimSpec {
     int64_t start_max_us = 2000;
 };
 
+// A copy of the lab with its mechanism's key knob turned: an RFC 6902 JSON Patch over the file.
+// Its verdict must flip to broken; a lab whose expectation survives every mutant is a defect.
+struct Mutant {
+    std::string name;    // "two-consumers"
+    std::string change;  // what the patch turns, in words: "2 consumers instead of 1"
+    nlohmann::json patch = nlohmann::json::array();
+};
+
 struct Scenario {
     std::string file;    // where it was loaded from
     std::string id;      // "08a-baseline"
@@ -222,6 +283,8 @@ struct Scenario {
 
     Expectation expect;
     Documented documented;
+    std::vector<Mutant> mutants;
+    std::string mutant;  // set on a mutant's copy: its name (and the title says what it changes)
     nlohmann::json source;  // the file's JSON, embedded in the JSON report
 };
 
@@ -232,6 +295,10 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
 
 // Every *.json under dir, sorted by file name. The first bad file throws.
 std::vector<Scenario> load_scenario_dir(const std::string& dir);
+
+// The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
+// patch does not apply or the result is not a valid scenario.
+Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
 
 std::string to_string(WriteMode m);
 std::string to_string(VersionSource v);

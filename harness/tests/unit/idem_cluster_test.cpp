@@ -58,7 +58,7 @@ TEST(IdemClusterLoaderTest, a_cluster_lab_loads_its_pairs_script_and_loads) {
     ASSERT_EQ(c.loads.size(), 2u);
     EXPECT_EQ(c.loads[1].key_format, "idem:v1:7:{client_key}");
     EXPECT_TRUE(s.idem.clients.empty());
-    ASSERT_EQ(s.expect.every_trial_has.size(), 1u);
+    ASSERT_EQ(s.expect.every_trial.has.size(), 1u);
 }
 
 TEST(IdemClusterLoaderTest, the_shipped_lab_loads_in_the_idem_group) {
@@ -68,7 +68,7 @@ TEST(IdemClusterLoaderTest, the_shipped_lab_loads_in_the_idem_group) {
     EXPECT_EQ(s.group, "idem");
     ASSERT_TRUE(s.idem.cluster.enabled);
     EXPECT_EQ(s.idem.cluster.masters, 3);
-    EXPECT_FALSE(s.expect.every_trial_has.empty());
+    EXPECT_FALSE(s.expect.every_trial.has.empty());
 }
 
 TEST(IdemClusterLoaderTest, bad_cluster_input_names_the_json_path) {

@@ -96,7 +96,7 @@ TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     EXPECT_EQ(s.events[1].at_ms, 0);
     EXPECT_TRUE(s.job_cost_ms.empty());
     EXPECT_EQ(s.expect.wrong, Expectation::Count::none);
-    EXPECT_TRUE(s.expect.every_trial_has.empty());
+    EXPECT_TRUE(s.expect.every_trial.has.empty());
     EXPECT_FALSE(s.documented.wrong.has_value());
     EXPECT_EQ(s.source, doc);
 }
@@ -147,8 +147,19 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_EQ(s.lock.retry_ms, 20);
     EXPECT_EQ(s.lock.skew_min_ms, 0);
     EXPECT_EQ(s.lock.skew_max_ms, 0);
-    EXPECT_EQ(s.expect.wrong, Expectation::Count::at_least);
+    // A band that tells "a lock that does not order" from "no lock" (which wrongs every trial),
+    // and the sequential rule: more trials until one went wrong.
+    EXPECT_EQ(s.expect.wrong, Expectation::Count::between);
     EXPECT_EQ(s.expect.n, 1);
+    EXPECT_EQ(s.expect.n_max, 54);
+    EXPECT_EQ(s.expect.until_wrong_max_runs, 600);
+    ASSERT_EQ(s.expect.every_wrong_trial.sequence.size(), 2u);
+    EXPECT_EQ(s.expect.every_wrong_trial.sequence[0].match.fields, json({{"event", {{"type", "paid"}}}}));
+    ASSERT_EQ(s.expect.every_wrong_trial.stale_overwrites.size(), 1u);
+    EXPECT_EQ(s.expect.every_wrong_trial.stale_overwrites[0].describe(), "created overwrote paid (#42)");
+    ASSERT_EQ(s.mutants.size(), 1u);
+    EXPECT_EQ(s.mutants[0].name, "no-lock");
+    EXPECT_FALSE(apply_mutant(s, s.mutants[0]).lock.enabled);
     EXPECT_EQ(s.documented.wrong, 15);
     EXPECT_EQ(s.documented.of, 60);
 }
@@ -466,8 +477,19 @@ TEST(ScenarioLoaderTest, ExpectCounts) {
     expect_error(doc, "/expect/wrong/at_least", "expected a non-negative integer, got -1");
     doc["expect"]["wrong"] = {{"atleast", 1}};
     expect_error(doc, "/expect/wrong/atleast", "unknown field; known fields are: at_least, at_most, exactly");
-    doc["expect"]["wrong"] = {{"at_least", 1}, {"at_most", 2}};
-    expect_error(doc, "/expect/wrong", "expected exactly one of");
+    doc["expect"]["wrong"] = {{"exactly", 1}, {"at_most", 2}};
+    expect_error(doc, "/expect/wrong", "\"exactly\" alone");
+    doc["expect"]["wrong"] = {{"at_least", 3}, {"at_most", 2}};
+    expect_error(doc, "/expect/wrong/at_most", "expected at least at_least (3), got 2");
+    // Bands that hold whatever the lab does are refused, and named.
+    doc["expect"]["wrong"] = {{"at_least", 0}};
+    expect_error(doc, "/expect/wrong", "always holds (>= 0)");
+    doc["expect"]["wrong"] = {{"at_most", 10}};  // runs defaults to 10
+    expect_error(doc, "/expect/wrong", "always holds (<= 10)");
+    doc["expect"]["wrong"] = {{"at_least", 0}, {"at_most", 12}};
+    expect_error(doc, "/expect/wrong", "always holds (in 0..12)");
+    doc["expect"]["wrong"] = {{"at_least", 1}, {"at_most", 9}};
+    EXPECT_EQ(parse(doc).expect.wrong, Expectation::Count::between);
     doc["expect"]["wrong"] = {{"at_least", 11}};  // runs defaults to 10
     expect_error(doc, "/expect/wrong/at_least", "the lab has 10 runs");
 }
@@ -476,10 +498,10 @@ TEST(ScenarioLoaderTest, EveryTrialHasMatches) {
     json doc = workload_doc();
     doc["expect"]["every_trial_has"] = json::parse(R"([{"op":"lock_release","fields":{"result":0}},{"op":"ack"}])");
     Scenario s = parse(doc);
-    ASSERT_EQ(s.expect.every_trial_has.size(), 2u);
-    EXPECT_EQ(s.expect.every_trial_has[0].op, "lock_release");
-    EXPECT_EQ(s.expect.every_trial_has[0].fields, json({{"result", 0}}));
-    EXPECT_TRUE(s.expect.every_trial_has[1].fields.empty());
+    ASSERT_EQ(s.expect.every_trial.has.size(), 2u);
+    EXPECT_EQ(s.expect.every_trial.has[0].op, "lock_release");
+    EXPECT_EQ(s.expect.every_trial.has[0].fields, json({{"result", 0}}));
+    EXPECT_TRUE(s.expect.every_trial.has[1].fields.empty());
 
     doc["expect"]["every_trial_has"] = json::parse(R"([{"fields":{}}])");
     expect_error(doc, "/expect/every_trial_has/0/op", "required field is missing");
@@ -619,8 +641,14 @@ TEST(ScenarioLoaderTest, DescribeTexts) {
     e.wrong = Expectation::Count::exactly;
     e.n = 3;
     EXPECT_EQ(e.describe(), "wrong = 3");
-    e.every_trial_has = {release};
-    EXPECT_EQ(e.describe(), "wrong = 3; every trial has lock_release with result=0");
+    e.every_trial.has = {release};
+    EXPECT_EQ(e.describe(), "wrong = 3; every trial: has lock_release with result=0");
+    e.wrong = Expectation::Count::between;
+    e.n = 1;
+    e.n_max = 54;
+    e.until_wrong_max_runs = 600;
+    e.every_trial = {};
+    EXPECT_EQ(e.describe(), "wrong in 1..54 (more trials until one is wrong, up to 600)");
 
     EXPECT_EQ(to_string(WriteMode::plain), "plain");
     EXPECT_EQ(to_string(WriteMode::cas), "cas");
@@ -650,6 +678,13 @@ TEST(ScenarioLoaderTest, ExpectationHolds) {
     EXPECT_TRUE(e.holds(3, 20));
     EXPECT_FALSE(e.holds(2, 20));
     EXPECT_FALSE(e.holds(4, 20));
+    e.wrong = Expectation::Count::between;
+    e.n = 1;
+    e.n_max = 54;
+    EXPECT_TRUE(e.holds(1, 60));
+    EXPECT_TRUE(e.holds(54, 60));
+    EXPECT_FALSE(e.holds(0, 60));
+    EXPECT_FALSE(e.holds(55, 60));  // a lock that orders nothing: no better than no lock
 }
 
 }  // namespace
