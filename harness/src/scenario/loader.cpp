@@ -504,6 +504,7 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
             e.wrong = Expectation::Count::exactly;
             e.n = static_cast<int>(*b.at_least);
         } else if (b.at_least && b.at_most) {
+            e.of_runs = trials;
             e.wrong = Expectation::Count::between;
             e.n = static_cast<int>(*b.at_least);
             e.n_max = static_cast<int>(*b.at_most);
@@ -511,6 +512,7 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
             e.wrong = Expectation::Count::at_least;
             e.n = static_cast<int>(*b.at_least);
         } else {
+            e.of_runs = trials;
             e.wrong = Expectation::Count::at_most;
             e.n = static_cast<int>(*b.at_most);
         }

@@ -88,6 +88,7 @@ std::string Expectation::describe() const {
         case Count::exactly: text = fmt::format("wrong = {}", n); break;
         case Count::between: text = fmt::format("wrong in {}..{}", n, n_max); break;
     }
+    if (of_runs > 0 && (wrong == Count::at_most || wrong == Count::between)) text += fmt::format(" of {}", of_runs);
     if (until_wrong_max_runs > 0) text += fmt::format(" (more trials until one is wrong, up to {})", until_wrong_max_runs);
     if (!every_trial.empty()) text += "; every trial: " + every_trial.describe();
     if (!every_wrong_trial.empty()) text += "; every wrong trial: " + every_wrong_trial.describe();
@@ -100,11 +101,17 @@ bool Expectation::holds(int wrong_trials, int trials) const {
         case Count::all: return trials > 0 && wrong_trials == trials;
         case Count::none: return wrong_trials == 0;
         case Count::at_least: return wrong_trials >= n;
-        case Count::at_most: return wrong_trials <= n;
+        case Count::at_most: return wrong_trials <= upper_bound(trials);
         case Count::exactly: return wrong_trials == n;
-        case Count::between: return wrong_trials >= n && wrong_trials <= n_max;
+        case Count::between: return wrong_trials >= n && wrong_trials <= upper_bound(trials);
     }
     return false;
+}
+
+int Expectation::upper_bound(int trials) const {
+    const int bound = wrong == Count::between ? n_max : n;
+    if (of_runs <= 0 || trials == of_runs) return bound;
+    return static_cast<int>(static_cast<int64_t>(bound) * trials / of_runs);
 }
 
 bool Expectation::wants_more(int wrong_trials, int trials) const {

@@ -182,6 +182,10 @@ struct Expectation {
     // The sequential rule of a racy lab: after `runs` trials, while fewer than the lower bound
     // went wrong, run more, up to this many trials in all; 0: no extension.
     int until_wrong_max_runs = 0;
+    // The trials an upper bound was written for (the file's runs): a run of another size (--runs,
+    // --trials) keeps the bound's rate, e.g. at most 54 of 60 is at most 1800 of 2000. 0: as written.
+    int of_runs = 0;
+    int upper_bound(int trials) const;  // at_most / between's upper bound for a run of `trials`
     std::string describe() const;  // "wrong = all; every trial: #42 = created, ...", ...
     bool holds(int wrong_trials, int trials) const;
     // Whether a run of `trials` trials with `wrong_trials` wrong ones should go on (the sequential rule).

@@ -113,6 +113,17 @@ TEST(SimBackendTest, the_same_seed_gives_the_same_history_byte_for_byte) {
     EXPECT_EQ(x, y);
 }
 
+TEST(SimBackendTest, s4a_goes_wrong_at_the_rate_the_readme_prints_and_holds_its_band) {
+    // README: "S4a goes wrong in about 23% of seeds (95% CI 22.5–24.2% over 10,000 trials)".
+    const LabResult lab = run_sim(scenario("08c-s4a-lock.json"), 10000);
+    EXPECT_EQ(lab.total, 10000);
+    EXPECT_GE(lab.wrong_rate, 0.225);
+    EXPECT_LE(lab.wrong_rate, 0.242);
+    // Its band (1..54 of 60, kept as a rate: at most 9000 of 10,000) and every wrong trial's
+    // mechanism (paid's holder locked first, created overwrote paid) hold.
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
+}
+
 TEST(SimBackendTest, lock_race_outcomes_vary_across_seeds) {
     const LabResult lab = run_sim(scenario("08c-s4a-lock.json"), 200);
     EXPECT_EQ(lab.total, 200);
