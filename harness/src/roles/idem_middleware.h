@@ -1,8 +1,10 @@
 // The idempotency middleware of article 002 (section 1.2), over the Kv port:
 //   claim   SET k {in_progress,hash} NX GET EX 60
 //   old value: hash differs -> 422; in progress -> 409; done -> replay the stored answer
-//   first:  run the business logic; on an exception DEL k (the client may retry);
-//           else SET k {done,hash,code,body} XX EX 86400 (or KEEPTTL: one-tier TTL)
+//   first:  run the business logic; when it fails the way the lab scheduled (layer 4, an injected
+//           failure) DEL k (the client may retry); else SET k {done,hash,code,body} XX EX 86400
+//           (or KEEPTTL: one-tier TTL)
+// A failure the lab did not schedule is a HarnessError, never an answer (is_lab_result).
 // The decisions are pure functions, tested without a server; IdemMiddleware strings them together.
 #pragma once
 
