@@ -321,6 +321,9 @@ int run_run(const RunOptions& o) {
     } catch (const EnvironmentError& e) {
         std::cerr << "relab: " << e.what() << "\n";
         return 2;
+    } catch (const HarnessError& e) {
+        std::cerr << "relab: harness failure, no lab result reported: " << e.what() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "relab: run failed: " << e.what() << "\n";
         return 2;

@@ -13,6 +13,15 @@ std::optional<std::string> Kv::get(const std::string&) { not_supported("get"); }
 int64_t Kv::del(const std::string&) { not_supported("del"); }
 int64_t Kv::wait_replicas(int64_t, Millis) { not_supported("wait_replicas"); }
 
+std::string to_string(KvError::Kind k) {
+    switch (k) {
+        case KvError::Kind::reply: return "reply";
+        case KvError::Kind::unavailable: return "unavailable";
+        case KvError::Kind::unexpected: return "unexpected";
+    }
+    return "?";
+}
+
 std::string StreamEntry::field(const std::string& name) const {
     for (const auto& [k, v] : fields)
         if (k == name) return v;

@@ -76,7 +76,32 @@ struct KvSetResult {
     std::optional<std::string> previous;  // with get: the old value; nullopt when there was none
 };
 
-// String keys with expiry: locks, control flags and idempotency keys.
+// A Kv call failed. What a lab may make of it depends on why: the caller decides by kind().
+class KvError : public std::runtime_error {
+public:
+    enum class Kind {
+        reply,        // the server answered with an error reply (OOM, READONLY, WRONGTYPE): its own answer
+        unavailable,  // no answer: the connection was refused or lost, or the reply timed out
+        unexpected,   // a reply relab cannot read, or relab's own misuse: a harness bug, never a result
+    };
+    KvError(Kind kind, const std::string& what) : std::runtime_error(what), m_kind(kind) {}
+    Kind kind() const { return m_kind; }
+
+private:
+    Kind m_kind;
+};
+
+std::string to_string(KvError::Kind k);  // "reply" | "unavailable" | "unexpected"
+
+// The harness itself failed: a client, store or server failure that no scheduled fault of the lab
+// explains. The trial cannot be judged; the run ends with exit status 2 and this message, which
+// names the failure and what to check. Never counted as a lab's result.
+class HarnessError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// String keys with expiry: locks, control flags and idempotency keys. Calls throw KvError.
 class Kv {
 public:
     virtual ~Kv() = default;

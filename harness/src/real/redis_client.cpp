@@ -215,7 +215,8 @@ std::string client_name_safe(const std::string& s) {
 }
 
 [[noreturn]] void throw_unexpected(const std::vector<std::string>& argv, const RedisReply& r) {
-    throw RedisError(abbreviate_command(argv), command_key(argv), "unexpected reply: " + r.to_string());
+    throw RedisError(abbreviate_command(argv), command_key(argv), "unexpected reply: " + r.to_string(),
+                     KvError::Kind::unexpected);
 }
 
 std::vector<StreamEntry> parse_entries(const RedisReply& entries, const std::vector<std::string>& argv) {
@@ -279,13 +280,25 @@ std::string abbreviate_command(const std::vector<std::string>& argv) {
     return out;
 }
 
-RedisError::RedisError(std::string command, std::string key, std::string message)
-    : std::runtime_error(key.empty() || command.find(key) != std::string::npos
-                             ? fmt::format("redis {}: {}", command, message)
-                             : fmt::format("redis {} (key {}): {}", command, key, message)),
+RedisError::RedisError(std::string command, std::string key, std::string message, Kind kind)
+    : KvError(kind, key.empty() || command.find(key) != std::string::npos
+                        ? fmt::format("redis {}: {}", command, message)
+                        : fmt::format("redis {} (key {}): {}", command, key, message)),
       m_command(std::move(command)),
       m_key(std::move(key)),
       m_message(std::move(message)) {}
+
+bool exists_reply(const RedisReply& r, const std::vector<std::string>& argv) {
+    if (r.type == RedisReply::Type::integer) return r.integer > 0;
+    throw RedisError(abbreviate_command(argv), command_key(argv),
+                     (r.is_error() ? "error reply where EXISTS's count was expected (relab cannot tell whether the "
+                                     "key exists): "
+                                   : "unexpected reply: ") +
+                         r.to_string(),
+                     KvError::Kind::unexpected);
+}
+
+bool is_oom_error(const RedisReply& r) { return r.is_error() && starts_with(r.str, "OOM "); }
 
 std::string RedisReply::to_string() const {
     std::string out;
@@ -416,7 +429,7 @@ RedisFeatures detect_redis_features(RedisClient& c) {
 }
 
 void delete_keys_with_prefix(RedisClient& c, const std::string& prefix) {
-    if (prefix.empty()) throw RedisError("SCAN", "", "refusing to delete keys under an empty prefix");
+    if (prefix.empty()) throw RedisError("SCAN", "", "refusing to delete keys under an empty prefix", KvError::Kind::unexpected);
     const std::string pattern = escape_glob(prefix) + "*";
     std::string cursor = "0";
     do {
@@ -518,7 +531,8 @@ void RealStream::wait_readers_blocked(int readers, Millis timeout) {
         auto waited = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - start);
         if (waited >= timeout)
             throw RedisError("wait_readers_blocked", m_barrier_prefix,
-                             fmt::format("only {} of {} readers blocked after {} ms", blocked, readers, waited.count()));
+                             fmt::format("only {} of {} readers blocked after {} ms", blocked, readers, waited.count()),
+                             KvError::Kind::unexpected);
         std::this_thread::sleep_for(Millis(1));
     }
 }
@@ -617,9 +631,7 @@ int64_t RealKv::wait_replicas(int64_t replicas, Millis timeout) {
 
 bool RealKv::exists(const std::string& key) {
     std::vector<std::string> argv = {"EXISTS", m_ns.key(key)};
-    RedisReply r = m_client.call(argv);
-    if (r.type != RedisReply::Type::integer) throw_unexpected(argv, r);
-    return r.integer > 0;
+    return exists_reply(m_client.call(argv), argv);
 }
 
 }  // namespace relab

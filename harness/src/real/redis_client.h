@@ -15,9 +15,11 @@
 namespace relab {
 
 // A command failed: carries the command (arguments abbreviated), the key and the server's message.
-class RedisError : public std::runtime_error {
+// Its kind (KvError::Kind) says why: an error reply of the server (the default), no answer
+// (RedisConnectionError), or a reply relab cannot read.
+class RedisError : public KvError {
 public:
-    RedisError(std::string command, std::string key, std::string message);
+    RedisError(std::string command, std::string key, std::string message, Kind kind = Kind::reply);
     const std::string& command() const { return m_command; }
     const std::string& key() const { return m_key; }
     const std::string& server_message() const { return m_message; }
@@ -29,7 +31,8 @@ private:
 // The connection is gone (refused, closed, timed out). After it the client refuses further calls.
 class RedisConnectionError : public RedisError {
 public:
-    using RedisError::RedisError;
+    RedisConnectionError(std::string command, std::string key, std::string message)
+        : RedisError(std::move(command), std::move(key), std::move(message), Kind::unavailable) {}
 };
 
 // The command as errors show it: few arguments, each cut short, secrets (AUTH, requirepass) masked.
@@ -70,6 +73,13 @@ private:
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
+
+// EXISTS's reply: true when the key exists. Any other reply, an error reply above all, throws
+// RedisError (kind unexpected) naming the command: an error is never read as "absent".
+bool exists_reply(const RedisReply& r, const std::vector<std::string>& argv);
+// An error reply refusing a write under maxmemory (noeviction): "OOM command not allowed when
+// used memory > 'maxmemory'." Any other reply, error or not, is not one.
+bool is_oom_error(const RedisReply& r);
 
 struct RedisFeatures {
     std::string version;     // "7.0.15"

@@ -401,7 +401,8 @@ std::string find_binary(const std::string& name) {
     }
     std::string package = name;
     if (name == "redis-server" || name == "redis-cli") package = "redis-server";
-    if (name == "initdb" || name == "postgres" || name == "pg_ctl" || name == "psql") package = "postgresql";
+    if (name == "initdb" || name == "postgres" || name == "pg_ctl" || name == "psql" || name == "pgbench")
+        package = "postgresql";
     throw EnvironmentError(name + " not found on PATH or in /usr/lib/postgresql/*/bin; install it: apt-get install -y " +
                            package);
 }

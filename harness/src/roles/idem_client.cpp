@@ -20,7 +20,7 @@ struct ScheduledSend {
 class IdemClientRole {
 public:
     IdemClientRole(const Scenario& s, const IdemClient& spec, RolePorts& p)
-        : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem.middleware),
+        : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem.middleware, store_outages_of(s.idem)),
           m_attempts(spec.requests.size(), 0) {}
 
     void run(Millis barrier_timeout) {
@@ -64,7 +64,7 @@ private:
         for (;;) {
             try {
                 if (m_p.kv.exists(kIdemFaultDoneKey + name)) return;
-            } catch (const std::runtime_error&) {
+            } catch (const KvError&) {
             }
             if (m_p.clock.now() - started > timeout)
                 throw std::runtime_error(fmt::format("client {}: fault {} not done within {} ms", m_spec.name, name,
@@ -110,7 +110,7 @@ private:
         m_p.clock.sleep_for(Millis{q.work_ms.value_or(m_s.idem.middleware.work_ms)});
         if (std::find(q.fail_attempts.begin(), q.fail_attempts.end(), attempt) != q.fail_attempts.end()) {
             record("business_error", {{"attempt", attempt}, {"reason", "injected failure"}});
-            throw std::runtime_error("the business logic failed (injected)");
+            throw BusinessLogicFailure("the business logic failed (injected)");
         }
         const std::string idem_key = fmt::format("{}:{}", q.user_id, q.client_key);
         try {

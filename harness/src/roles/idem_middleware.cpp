@@ -117,11 +117,58 @@ std::string to_string(ClaimDecision d) {
     return "?";
 }
 
-IdemMiddleware::IdemMiddleware(Kv& kv, Clock& clock, History& history, std::string actor, IdemMiddlewareSpec spec)
-    : m_kv(kv), m_clock(clock), m_history(history), m_actor(std::move(actor)), m_spec(std::move(spec)) {}
+bool is_server_fault(IdemFault::Type t) {
+    switch (t) {
+        case IdemFault::Type::crash_restart:
+        case IdemFault::Type::pause_replica:
+        case IdemFault::Type::failover: return true;
+        case IdemFault::Type::flood:
+        case IdemFault::Type::snapshot:
+        case IdemFault::Type::kill_client:
+        case IdemFault::Type::observe: return false;
+    }
+    return false;
+}
+
+StoreOutages store_outages_of(const IdemSpec& idem) {
+    for (const auto& f : idem.faults)
+        if (is_server_fault(f.type)) return StoreOutages::scheduled;
+    return StoreOutages::none_scheduled;
+}
+
+bool is_lab_result(const KvError& e, StoreOutages outages) {
+    switch (e.kind()) {
+        case KvError::Kind::reply: return true;
+        case KvError::Kind::unavailable: return outages == StoreOutages::scheduled;
+        case KvError::Kind::unexpected: return false;
+    }
+    return false;
+}
+
+IdemMiddleware::IdemMiddleware(Kv& kv, Clock& clock, History& history, std::string actor, IdemMiddlewareSpec spec,
+                               StoreOutages outages)
+    : m_kv(kv), m_clock(clock), m_history(history), m_actor(std::move(actor)), m_spec(std::move(spec)),
+      m_outages(outages) {}
 
 void IdemMiddleware::record(const std::string& op, nlohmann::json data) {
     m_history.record(HistoryRecord{0, m_clock.now().count(), m_actor, op, std::move(data)});
+}
+
+void IdemMiddleware::store_error(const std::string& op, const std::string& key, const KvError& e, nlohmann::json data) {
+    if (!is_lab_result(e, m_outages)) {
+        const char* what_to_check =
+            e.kind() == KvError::Kind::unavailable
+                ? "check that redis-server is running and reachable; a lab that stops its server must schedule "
+                  "that fault (crash_restart, failover, pause_replica)"
+                : "a reply relab cannot read: a bug in relab or a server it does not support";
+        throw HarnessError(fmt::format("client {}: the idempotency store failed at the middleware's {} of {}, and no "
+                                       "fault of the lab explains it: {} ({})",
+                                       m_actor, op, key, e.what(), what_to_check));
+    }
+    data["key"] = key;
+    data["error"] = e.what();
+    data["error_class"] = to_string(e.kind());
+    record(op, std::move(data));
 }
 
 IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::string& key_format,
@@ -137,9 +184,9 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     KvSetResult claimed;
     try {
         claimed = m_kv.set(key, state_json({"in_progress", hash, 0, "", owner}), claim);
-    } catch (const std::runtime_error& e) {
+    } catch (const KvError& e) {
         // Fail closed: without the claim nobody knows whether this is the first request.
-        record("claim", {{"key", key}, {"error", e.what()}, {"ttl_ms", m_spec.claim_ttl_ms}});
+        store_error("claim", key, e, {{"ttl_ms", m_spec.claim_ttl_ms}});
         return {503, error_body("idempotency store unavailable"), "unavailable"};
     }
     // Parsed once: the decision and the answer without work both read it.
@@ -156,8 +203,8 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
         try {
             const int64_t deleted = m_kv.del(key);
             record("release", {{"key", key}, {"deleted", deleted}, {"reason", reason}});
-        } catch (const std::runtime_error& e) {
-            record("release", {{"key", key}, {"error", e.what()}, {"reason", reason}});
+        } catch (const KvError& e) {
+            store_error("release", key, e, {{"reason", reason}});
         }
     };
     auto wait = [&](const char* after) -> int64_t {
@@ -166,8 +213,8 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
             record("wait", {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
                             {"timeout_ms", m_spec.wait_timeout_ms}});
             return acked;
-        } catch (const std::runtime_error& e) {
-            record("wait", {{"after", after}, {"error", e.what()}});
+        } catch (const KvError& e) {
+            store_error("wait", key, e, {{"after", after}});
             return -1;
         }
     };
@@ -180,12 +227,20 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     IdemHttpResponse response;
     try {
         response = business();
-    } catch (const DuplicateOrderError& e) {
+    } catch (const DuplicateOrderError&) {
         release("layer 4 refused a duplicate");
         return {409, error_body("duplicate request: the order exists already"), "layer4"};
-    } catch (const std::exception& e) {
+    } catch (const BusinessLogicFailure& e) {
         release(e.what());
         return {500, error_body("internal error"), "error"};
+    } catch (const HarnessError&) {
+        throw;
+    } catch (const std::exception& e) {
+        // No lab schedules a failure of the orders table: the trial cannot be judged.
+        throw HarnessError(fmt::format("client {}: the business logic (INSERT INTO orders) of user {}'s request {} "
+                                       "failed, and no fault of the lab explains it: {} (check that PostgreSQL is "
+                                       "running and reachable)",
+                                       m_actor, req.user_id, req.client_key, e.what()));
     }
 
     KvSetOptions store;
@@ -200,8 +255,8 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
         else
             data["ttl_ms"] = m_spec.done_ttl_ms;
         record("store", std::move(data));
-    } catch (const std::runtime_error& e) {
-        record("store", {{"key", key}, {"error", e.what()}});
+    } catch (const KvError& e) {
+        store_error("store", key, e, nlohmann::json::object());
         return {500, error_body("internal error"), "store_failed"};
     }
     if (m_spec.wait_replicas > 0) wait("store");

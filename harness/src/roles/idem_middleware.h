@@ -1,8 +1,10 @@
 // The idempotency middleware of article 002 (section 1.2), over the Kv port:
 //   claim   SET k {in_progress,hash} NX GET EX 60
 //   old value: hash differs -> 422; in progress -> 409; done -> replay the stored answer
-//   first:  run the business logic; on an exception DEL k (the client may retry);
-//           else SET k {done,hash,code,body} XX EX 86400 (or KEEPTTL: one-tier TTL)
+//   first:  run the business logic; when it fails the way the lab scheduled (layer 4, an injected
+//           failure) DEL k (the client may retry); else SET k {done,hash,code,body} XX EX 86400
+//           (or KEEPTTL: one-tier TTL)
+// A failure the lab did not schedule is a HarnessError, never an answer (is_lab_result).
 // The decisions are pure functions, tested without a server; IdemMiddleware strings them together.
 #pragma once
 
@@ -64,26 +66,52 @@ ClaimDecision decide_claim(const std::optional<std::string>& previous, const std
 IdemHttpResponse answer_without_work(ClaimDecision d, const std::optional<IdemState>& previous);
 std::string to_string(ClaimDecision d);
 
+// The business logic failed for a reason of its own that the lab scheduled (a request's
+// fail_attempts): a lab result, answered 500 with the key released.
+class BusinessLogicFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // The business logic behind the middleware: returns the answer, or throws. A DuplicateOrderError
-// (layer 4) is answered 409; any other exception 500. Either way the key is released.
+// (layer 4) is answered 409 and a BusinessLogicFailure 500, the key released either way; any other
+// exception (a PostgreSQL error: no lab schedules one) is a harness failure and becomes a
+// HarnessError.
 using BusinessLogic = std::function<IdemHttpResponse()>;
+
+// Whether the lab schedules a fault of the store's server (crash_restart, failover,
+// pause_replica). Only then can a lost connection or a timeout be the lab's result.
+enum class StoreOutages { none_scheduled, scheduled };
+StoreOutages store_outages_of(const IdemSpec& idem);
+// crash_restart, failover, pause_replica: the faults of the store's server.
+bool is_server_fault(IdemFault::Type t);
+
+// Whether a failed store call is the lab's result (answered, recorded) or a harness failure: an
+// error reply is the server's own answer; no answer is a result only while a server fault is
+// scheduled; a reply relab cannot read never is.
+bool is_lab_result(const KvError& e, StoreOutages outages);
 
 class IdemMiddleware {
 public:
-    IdemMiddleware(Kv& kv, Clock& clock, History& history, std::string actor, IdemMiddlewareSpec spec);
+    IdemMiddleware(Kv& kv, Clock& clock, History& history, std::string actor, IdemMiddlewareSpec spec,
+                   StoreOutages outages);
 
-    // One request through the middleware. `key_format` overrides the spec's (a deploy). Redis
-    // errors are answered 503 (claim) or 500 (store), never thrown; the steps are recorded.
+    // One request through the middleware. `key_format` overrides the spec's (a deploy). A store
+    // error that is a lab result (is_lab_result) is answered 503 (claim) or 500 (store) and
+    // recorded with its "error_class"; any other failure throws HarnessError naming it.
     IdemHttpResponse handle(const IdemHttpRequest& req, const std::string& key_format, const BusinessLogic& business);
 
 private:
     void record(const std::string& op, nlohmann::json data);
+    // Records a failed store call, or throws HarnessError when it is not a lab result.
+    void store_error(const std::string& op, const std::string& key, const KvError& e, nlohmann::json data);
 
     Kv& m_kv;
     Clock& m_clock;
     History& m_history;
     std::string m_actor;
     IdemMiddlewareSpec m_spec;
+    StoreOutages m_outages;
 };
 
 }  // namespace relab

@@ -1,6 +1,7 @@
 #include "run/idem_benchmark.h"
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -40,13 +41,13 @@ double ops_per_second(milliseconds duration, Op op) {
     return static_cast<double>(n) / std::chrono::duration<double>(SteadyClock::now() - start).count();
 }
 
-struct ToolRun {
-    std::optional<double> figure;
-    std::string skipped;  // why there is no figure
+struct ToolExit {
+    bool timed_out = false;
+    std::optional<int> code;  // nullopt: ended by a signal
 };
 
 // Runs a tool to its end (Ctrl-C still stops it), its output in `out_path`.
-int run_tool(ChildOptions o, const std::string& out_path, milliseconds timeout) {
+ToolExit run_tool(ChildOptions o, const std::string& out_path, milliseconds timeout) {
     o.stdout_path = out_path;
     o.stderr_path = out_path;
     ChildProcess child(o);
@@ -55,10 +56,26 @@ int run_tool(ChildOptions o, const std::string& out_path, milliseconds timeout) 
         throw_if_interrupted();
         if (SteadyClock::now() > deadline) {
             child.terminate();
-            return -1;
+            return {true, std::nullopt};
         }
     }
-    return child.exit_code().value_or(-1);
+    return {false, child.exit_code()};
+}
+
+// Runs a tool and reads its figure from its output. A tool that fails, times out or prints no
+// figure ends the run: HarnessError naming the tool, its status and the end of its output.
+double tool_figure(const std::string& tool, const ChildOptions& o, const std::string& out_path, milliseconds timeout,
+                   std::optional<double> (*parse)(const std::string&)) {
+    const ToolExit exit = run_tool(o, out_path, timeout);
+    const std::string out = slurp(out_path);
+    const std::optional<double> figure = parse(out);
+    if (exit.code == 0 && figure) return *figure;
+    const std::string tail = out.size() > 1500 ? "..." + out.substr(out.size() - 1500) : out;
+    const std::string how = exit.timed_out ? fmt::format("did not finish within {} s", timeout.count() / 1000)
+                            : exit.code    ? fmt::format("exited with status {}", *exit.code)
+                                           : std::string("was killed by a signal");
+    throw HarnessError(fmt::format("idem-bench: {} ({}) {} and printed {}: {}", tool, o.exe, how,
+                                   figure ? "a figure" : "no figure", tail.empty() ? "(no output)" : tail));
 }
 
 std::string fixed(double v) { return fmt::format("{:.0f}", v); }
@@ -98,6 +115,31 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
         const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - origin).count();
         trial.history.push_back(HistoryRecord{1, t, "relab", "observe", {{"text", text}}});
     };
+    // One "figure" record: {name, value, unit, tool, ...}. A figure that is not a finite positive
+    // number was not measured: a harness failure, never a figure the expectation could read.
+    auto figure = [&](const std::string& name, double value, const char* unit, const char* tool,
+                      nlohmann::json extra) {
+        if (!std::isfinite(value) || value <= 0)
+            throw HarnessError(fmt::format("idem-bench: the figure {} is {}, not a finite positive number", name, value));
+        const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - origin).count();
+        nlohmann::json data = {{"name", name}, {"value", value}, {"unit", unit}, {"tool", tool}};
+        data.update(extra);
+        trial.history.push_back(HistoryRecord{1, t, "relab", "figure", std::move(data)});
+    };
+    // The article's tools run after relab's loops; their absence is known now, before any loop.
+    if (!ctx.servers.redis.password.empty())
+        throw EnvironmentError("idem-bench runs redis-benchmark, which takes a password only on its command line, where "
+                               "every user of the machine can read it; run idem-bench on the servers relab starts "
+                               "itself (no --redis-url) or on a Redis without a password");
+    const auto redis_benchmark = find_on_path("redis-benchmark");
+    if (!redis_benchmark)
+        throw EnvironmentError("idem-bench runs redis-benchmark, which is not installed: apt-get install -y redis-tools");
+    std::string pgbench;
+    try {
+        pgbench = find_binary("pgbench");
+    } catch (const EnvironmentError& e) {
+        throw EnvironmentError(std::string("idem-bench runs pgbench: ") + e.what());
+    }
     if (ctx.progress) ctx.progress(s.id, 1, 1);
 
     // relab's own loop: one client, one round trip per claim, unique keys.
@@ -134,62 +176,58 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
     note(fmt::format("relab, 1 client, {} ms: the same INSERT with synchronous_commit=off → {} ops/s", b.duration_ms,
                      fixed(pg_async_ops)));
 
-    // The article's tools, on the same servers.
-    ToolRun rb;
-    if (!ctx.servers.redis.password.empty()) {
-        rb.skipped = "the server has a password, which redis-benchmark would show on its command line";
-    } else if (auto exe = find_on_path("redis-benchmark")) {
+    // The article's tools, on the same servers. The lab's claim is that both ran: a tool that is
+    // missing or fails ends the run (exit 2) instead of leaving a figure out.
+    double rb = 0;
+    {
         ChildOptions o;
-        o.exe = *exe;
+        o.exe = *redis_benchmark;
         o.args = {"-h", ctx.servers.redis.host, "-p", std::to_string(ctx.servers.redis.port), "--dbnum",
                   std::to_string(ctx.servers.redis.db), "-n", std::to_string(b.redis_benchmark_requests), "-c", "1",
                   "-r", "100000000", "--csv", "SET", prefix + "rb:__rand_int__", "{\"status\":\"in_progress\"}", "NX",
                   "GET", "EX", "60"};
-        const std::string out_path = dir + "/redis-benchmark.out";
-        const int code = run_tool(o, out_path, milliseconds(120000));
-        rb.figure = parse_redis_benchmark_csv(slurp(out_path));
-        if (!rb.figure) rb.skipped = fmt::format("redis-benchmark exited with {} and no figure", code);
-    } else {
-        rb.skipped = "redis-benchmark is not installed (apt-get install -y redis-tools)";
+        rb = tool_figure("redis-benchmark", o, dir + "/redis-benchmark.out", milliseconds(120000),
+                         parse_redis_benchmark_csv);
     }
-    note(rb.figure ? fmt::format("redis-benchmark -n {} -c 1 SET … NX GET EX 60 → {} requests/s",
-                                 b.redis_benchmark_requests, fixed(*rb.figure))
-                   : "redis-benchmark: skipped: " + rb.skipped);
+    note(fmt::format("redis-benchmark -n {} -c 1 SET … NX GET EX 60 → {} requests/s", b.redis_benchmark_requests,
+                     fixed(rb)));
 
-    ToolRun pb_sync, pb_async;
-    std::optional<std::string> pgbench;
-    try {
-        pgbench = find_binary("pgbench");
-    } catch (const EnvironmentError&) {
-    }
-    if (pgbench) {
-        const std::string script = dir + "/claim.sql";
-        std::ofstream(script) << "\\set k random(1, 1000000000)\n"
-                                 "INSERT INTO idempotency_keys (key, status) VALUES ('pgbench:' || :k, 'in_progress') "
-                                 "ON CONFLICT (key) DO NOTHING;\n";
-        auto run_pgbench = [&](bool sync, ToolRun& out) {
-            ChildOptions o;
-            o.exe = *pgbench;
-            o.args = {"-n", "-c", "1", "-T", std::to_string(b.pgbench_seconds), "-f", script, "-h", ctx.servers.pg.host,
-                      "-p", std::to_string(ctx.servers.pg.port), "-U", ctx.servers.pg.user, ctx.servers.pg.dbname};
-            o.env["PGOPTIONS"] = "-c search_path=" + ctx.schema + (sync ? "" : " -c synchronous_commit=off");
-            if (!ctx.servers.pg.password.empty()) o.env["PGPASSWORD"] = ctx.servers.pg.password;
-            const std::string out_path = dir + (sync ? "/pgbench-sync.out" : "/pgbench-async.out");
-            const int code = run_tool(o, out_path, milliseconds(b.pgbench_seconds * 1000 + 60000));
-            out.figure = parse_pgbench_tps(slurp(out_path));
-            if (!out.figure) out.skipped = fmt::format("pgbench exited with {}: {}", code, slurp(out_path));
-        };
-        run_pgbench(true, pb_sync);
-        run_pgbench(false, pb_async);
-    } else {
-        pb_sync.skipped = pb_async.skipped = "pgbench is not installed (apt-get install -y postgresql-contrib)";
-    }
-    note(pb_sync.figure ? fmt::format("pgbench -c 1 -T {} (INSERT … ON CONFLICT DO NOTHING) → {} tps",
-                                      b.pgbench_seconds, fixed(*pb_sync.figure))
-                        : "pgbench: skipped: " + pb_sync.skipped);
-    note(pb_async.figure ? fmt::format("pgbench -c 1 -T {} with synchronous_commit=off → {} tps", b.pgbench_seconds,
-                                       fixed(*pb_async.figure))
-                         : "pgbench (synchronous_commit=off): skipped: " + pb_async.skipped);
+    const std::string script = dir + "/claim.sql";
+    std::ofstream(script) << "\\set k random(1, 1000000000)\n"
+                             "INSERT INTO idempotency_keys (key, status) VALUES ('pgbench:' || :k, 'in_progress') "
+                             "ON CONFLICT (key) DO NOTHING;\n";
+    auto run_pgbench = [&](bool sync) {
+        ChildOptions o;
+        o.exe = pgbench;
+        o.args = {"-n", "-c", "1", "-T", std::to_string(b.pgbench_seconds), "-f", script, "-h", ctx.servers.pg.host,
+                  "-p", std::to_string(ctx.servers.pg.port), "-U", ctx.servers.pg.user, ctx.servers.pg.dbname};
+        o.env["PGOPTIONS"] = "-c search_path=" + ctx.schema + (sync ? "" : " -c synchronous_commit=off");
+        if (!ctx.servers.pg.password.empty()) o.env["PGPASSWORD"] = ctx.servers.pg.password;
+        return tool_figure(sync ? "pgbench" : "pgbench (synchronous_commit=off)", o,
+                           dir + (sync ? "/pgbench-sync.out" : "/pgbench-async.out"),
+                           milliseconds(b.pgbench_seconds * 1000 + 60000), parse_pgbench_tps);
+    };
+    const double pb_sync = run_pgbench(true);
+    const double pb_async = run_pgbench(false);
+    note(fmt::format("pgbench -c 1 -T {} (INSERT … ON CONFLICT DO NOTHING) → {} tps", b.pgbench_seconds,
+                     fixed(pb_sync)));
+    note(fmt::format("pgbench -c 1 -T {} with synchronous_commit=off → {} tps", b.pgbench_seconds, fixed(pb_async)));
+
+    // The figures as history records, for the lab's expectation: per claim in µs (one client, so
+    // the inverse of its rate) and the ratios Redis ÷ PostgreSQL, by relab's loop and by the tools.
+    auto per_claim = [&](const char* name, const char* tool, double ops) {
+        figure(name, 1e6 / ops, "us", tool, {{"ops_per_s", ops}});
+    };
+    per_claim("redis_claim_us", "relab", redis_ops);
+    figure("pg_fsync_claim_us", 1e6 / pg_sync_ops, "us", "relab", {{"ops_per_s", pg_sync_ops}, {"fsync", fsync_setting}});
+    per_claim("pg_async_claim_us", "relab", pg_async_ops);
+    figure("fsync_ratio", redis_ops / pg_sync_ops, "x", "relab", {{"documented", b.documented_fsync_ratio}});
+    figure("async_ratio", redis_ops / pg_async_ops, "x", "relab", {{"documented", b.documented_async_ratio}});
+    per_claim("redis_benchmark_claim_us", "redis-benchmark", rb);
+    per_claim("pgbench_fsync_claim_us", "pgbench", pb_sync);
+    per_claim("pgbench_async_claim_us", "pgbench", pb_async);
+    figure("tools_fsync_ratio", rb / pb_sync, "x", "redis-benchmark/pgbench", {{"documented", b.documented_fsync_ratio}});
+    figure("tools_async_ratio", rb / pb_async, "x", "redis-benchmark/pgbench", {{"documented", b.documented_async_ratio}});
 
     pg.exec("DROP TABLE IF EXISTS idempotency_keys");
     delete_keys_with_prefix(redis, prefix);
@@ -213,19 +251,16 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
                  fmt::format("≈{:.0f}×", b.documented_fsync_ratio), why_fsync, "", ""});
     m.push_back({"Redis ÷ PostgreSQL, synchronous_commit=off (relab)", ratio(redis_ops, pg_async_ops),
                  fmt::format("≈{:.0f}×", b.documented_async_ratio), why_async, "", ""});
-    auto tool_text = [](const ToolRun& t) { return t.figure ? fixed(*t.figure) : "skipped: " + t.skipped; };
-    m.push_back({fmt::format("redis-benchmark -n {} -c 1, requests/s", b.redis_benchmark_requests), tool_text(rb), "", "",
+    m.push_back({fmt::format("redis-benchmark -n {} -c 1, requests/s", b.redis_benchmark_requests), fixed(rb), "", "",
                  "", ""});
-    m.push_back({fmt::format("pgbench -c 1 -T {}, tps (fsync per commit)", b.pgbench_seconds), tool_text(pb_sync), "", "",
+    m.push_back({fmt::format("pgbench -c 1 -T {}, tps (fsync per commit)", b.pgbench_seconds), fixed(pb_sync), "", "",
                  "", ""});
-    m.push_back({fmt::format("pgbench -c 1 -T {}, tps (synchronous_commit=off)", b.pgbench_seconds), tool_text(pb_async),
+    m.push_back({fmt::format("pgbench -c 1 -T {}, tps (synchronous_commit=off)", b.pgbench_seconds), fixed(pb_async),
                  "", "", "", ""});
-    if (rb.figure && pb_sync.figure)
-        m.push_back({"redis-benchmark ÷ pgbench, fsync per commit", ratio(*rb.figure, *pb_sync.figure),
-                     fmt::format("≈{:.0f}×", b.documented_fsync_ratio), why_fsync, "", ""});
-    if (rb.figure && pb_async.figure)
-        m.push_back({"redis-benchmark ÷ pgbench, synchronous_commit=off", ratio(*rb.figure, *pb_async.figure),
-                     fmt::format("≈{:.0f}×", b.documented_async_ratio), why_async, "", ""});
+    m.push_back({"redis-benchmark ÷ pgbench, fsync per commit", ratio(rb, pb_sync),
+                 fmt::format("≈{:.0f}×", b.documented_fsync_ratio), why_fsync, "", ""});
+    m.push_back({"redis-benchmark ÷ pgbench, synchronous_commit=off", ratio(rb, pb_async),
+                 fmt::format("≈{:.0f}×", b.documented_async_ratio), why_async, "", ""});
     lab.trials.push_back(std::move(trial));
 }
 

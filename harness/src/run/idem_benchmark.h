@@ -12,7 +12,10 @@
 
 namespace relab {
 
-// Fills lab.trials (one trial whose history records each figure) and lab.measurements.
+// Fills lab.trials (one trial, 1, whose history has an "observe" record per step and a "figure"
+// record per figure: {name, value, unit, tool, ...}) and lab.measurements. A missing
+// redis-benchmark or pgbench throws EnvironmentError naming what to install; a tool that fails or
+// prints no figure throws HarnessError: both end the run with exit status 2, never a held lab.
 void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult& lab);
 
 // "12345.67" from redis-benchmark --csv output (the rps column of the first data row).

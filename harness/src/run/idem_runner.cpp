@@ -41,16 +41,20 @@ int64_t now_ns() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now().time_since_epoch()).count();
 }
 
-// The keys of `keys` not in `left`, for a timeline line: the first few, then how many more.
-std::string missing_keys(const std::vector<std::string>& keys, const std::vector<std::string>& left) {
+// The keys of `keys` not in `left`, in the order of `keys`.
+std::vector<std::string> lost_keys(const std::vector<std::string>& keys, const std::vector<std::string>& left) {
+    std::vector<std::string> out;
+    for (const auto& k : keys)
+        if (std::find(left.begin(), left.end(), k) == left.end()) out.push_back(k);
+    return out;
+}
+
+// Keys for a timeline line: the first few, then how many more.
+std::string some_keys(const std::vector<std::string>& keys) {
     constexpr size_t kShown = 5;
     std::string out;
-    size_t missing = 0;
-    for (const auto& k : keys) {
-        if (std::find(left.begin(), left.end(), k) != left.end()) continue;
-        if (++missing <= kShown) out += (out.empty() ? "" : ", ") + k;
-    }
-    if (missing > kShown) out += fmt::format(" and {} more", missing - kShown);
+    for (size_t i = 0; i < keys.size() && i < kShown; ++i) out += (i == 0 ? "" : ", ") + keys[i];
+    if (keys.size() > kShown) out += fmt::format(" and {} more", keys.size() - kShown);
     return out;
 }
 
@@ -205,6 +209,7 @@ public:
         for (const auto& f : m_s.idem.faults) {
             wait_until_origin_plus(f.at_ms);
             wait_for_record(f);
+            if (is_server_fault(f.type) && m_outage_from_ns == 0) m_outage_from_ns = now_ns();
             apply(f);
             if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name, "1"});
         }
@@ -216,6 +221,7 @@ public:
             history.insert(history.end(), part.begin(), part.end());
         }
         measure_stuck_keys(history);
+        fail_on_unexplained_outage(history);
         for (auto& r : history) {
             r.trial = m_trial;
             r.t_ns -= m_origin_ns;
@@ -234,6 +240,21 @@ private:
         m_records.push_back(HistoryRecord{m_trial, now_ns(), "relab", op, std::move(data)});
     }
 
+    // The middleware answers a lost store only in a lab that schedules a server fault; one that
+    // came before the first such fault began was not caused by it. `history`: absolute times.
+    void fail_on_unexplained_outage(const std::vector<HistoryRecord>& history) const {
+        for (const auto& r : history) {
+            if (r.data.value("error_class", "") != "unavailable") continue;
+            if (m_outage_from_ns != 0 && r.t_ns >= m_outage_from_ns) continue;
+            throw HarnessError(fmt::format(
+                "lab {} trial {}: client {} lost the idempotency store at its {} {:.1f} ms before any server fault "
+                "of the lab began: {} (check that redis-server is running and reachable)",
+                m_s.id, m_trial, r.actor, r.op,
+                static_cast<double>((m_outage_from_ns != 0 ? m_outage_from_ns : r.t_ns) - r.t_ns) / 1e6,
+                r.data.value("error", "")));
+        }
+    }
+
     void measure(Measurement m) {
         if (m_measurements) m_measurements->push_back(std::move(m));
     }
@@ -247,14 +268,15 @@ private:
 
     std::vector<std::string> keys_due(int64_t at_ms) const { return idem_keys_due(m_s, at_ms); }
 
-    // The keys of `keys` that exist: one EXISTS each, in one pipeline.
+    // The keys of `keys` that exist: one EXISTS each, in one pipeline. An error reply throws
+    // (exists_reply): it never counts as absent.
     std::vector<std::string> present(RedisClient& c, const std::vector<std::string>& keys) {
         std::vector<std::vector<std::string>> commands;
         for (const auto& k : keys) commands.push_back({"EXISTS", m_prefix + k});
         const std::vector<RedisReply> replies = c.pipeline(commands);
         std::vector<std::string> out;
         for (size_t i = 0; i < keys.size(); ++i)
-            if (replies[i].type == RedisReply::Type::integer && replies[i].integer > 0) out.push_back(keys[i]);
+            if (exists_reply(replies[i], commands[i])) out.push_back(keys[i]);
         return out;
     }
 
@@ -281,13 +303,15 @@ private:
         }
     }
 
+    // A client that stopped on an error (the middleware's HarnessError, a lost PostgreSQL, a bug)
+    // ends the run: its trial cannot be judged, and no answer of it is counted.
     void fail_if_crashed() {
         for (auto& c : m_clients) {
             if (c.killed || c.process->running()) continue;
             const auto code = c.process->exit_code();
             if (code && *code != 0)
-                throw std::runtime_error(fmt::format("client {} exited with status {}: {}", c.actor, *code,
-                                                     tail_of_file(c.stderr_path)));
+                throw HarnessError(fmt::format("lab {} trial {}: client {} exited with status {}: {}", m_s.id, m_trial,
+                                               c.actor, *code, tail_of_file(c.stderr_path)));
         }
     }
 
@@ -300,7 +324,7 @@ private:
                 return present(admin(), ready_keys).size() == ready_keys.size();
             },
             milliseconds(20000));
-        if (!ready) throw std::runtime_error("the clients did not all start within 20 s");
+        if (!ready) throw HarnessError(fmt::format("lab {} trial {}: the clients did not all start within 20 s", m_s.id, m_trial));
         // A little ahead, so every client sees the signal before its first send is due.
         m_origin_ns = now_ns() + 20'000'000;
         admin().call({"SET", m_prefix + kIdemGoKey, std::to_string(m_origin_ns)});
@@ -346,8 +370,8 @@ private:
             },
             milliseconds(30000), milliseconds(1));
         if (!seen)
-            throw std::runtime_error(fmt::format("fault {}: client {} never recorded {} within 30 s", to_string(f.type),
-                                                 f.after_client, f.after_op));
+            throw HarnessError(fmt::format("lab {} trial {}: fault {}: client {} never recorded {} within 30 s", m_s.id,
+                                           m_trial, to_string(f.type), f.after_client, f.after_op));
     }
 
     int64_t last_activity_ms() const { return idem_activity_budget_ms(m_s); }
@@ -361,7 +385,9 @@ private:
                                     [](ClientProcess& c) { return c.process->running(); });
             },
             timeout, milliseconds(5));
-        if (!done) throw std::runtime_error(fmt::format("the clients did not finish within {} ms", timeout.count()));
+        if (!done)
+            throw HarnessError(fmt::format("lab {} trial {}: the clients did not finish within {} ms", m_s.id, m_trial,
+                                           timeout.count()));
         fail_if_crashed();
     }
 
@@ -398,23 +424,33 @@ private:
             std::vector<std::vector<std::string>> cmds;
             for (int64_t k = i; k < std::min(n, i + batch); ++k)
                 cmds.push_back({"SET", fmt::format("{}cache:view:{}", m_prefix, k), value, "EX", "3600"});
-            for (const auto& r : admin().pipeline(cmds))
-                if (r.is_error()) {
-                    ++oom;
-                    if (first_error.empty()) first_error = r.str;
-                }
+            const std::vector<RedisReply> replies = admin().pipeline(cmds);
+            for (size_t k = 0; k < replies.size(); ++k) {
+                const RedisReply& r = replies[k];
+                if (!r.is_error()) continue;
+                // The flood counts the server refusing writes for memory; any other error is not
+                // the lab's to count.
+                if (!is_oom_error(r))
+                    throw HarnessError(fmt::format("fault flood: {} got an error reply that is not an OOM refusal: {}",
+                                                   abbreviate_command(cmds[k]), r.str));
+                ++oom;
+                if (first_error.empty()) first_error = r.str;
+            }
         }
         const int64_t evicted = info_int(admin(), "stats", "evicted_keys") - evicted_before;
         const auto left = present(admin(), keys);
         const auto memory = info_section(admin(), "memory");
         const std::string policy = field(memory, "maxmemory_policy");
         const int64_t maxmemory = int_field(memory, "maxmemory");
-        const std::string gone = missing_keys(keys, left);
+        const std::vector<std::string> lost = lost_keys(keys, left);
+        const std::string gone = some_keys(lost);
         record("fault", {{"type", "flood"},
                          {"evicted_keys", evicted},
                          {"oom_errors", oom},
                          {"idem_keys_before", keys.size()},
                          {"idem_keys_after", left.size()},
+                         {"survived", left},
+                         {"lost", lost},
                          {"text", fmt::format("flood: {} cache keys × {} B = {} (maxmemory {}, {}); idempotency keys "
                                               "before: {} (TTL of the first: {} s) → evicted_keys +{}, OOM errors {}{}, "
                                               "idempotency keys left {}/{}{}",
@@ -450,11 +486,13 @@ private:
                        int_field(persistence, "rdb_saves") > before;
             },
             milliseconds(10000), milliseconds(5));
+        // A lab whose snapshot was not taken measures nothing it claims.
+        if (!saved) throw HarnessError(fmt::format("lab {} trial {}: fault snapshot: BGSAVE did not finish within 10 s",
+                                                   m_s.id, m_trial));
         const int64_t keys = admin().call({"DBSIZE"}).integer;
         record("fault", {{"type", "snapshot"},
-                         {"text", saved ? fmt::format("BGSAVE: an RDB snapshot of {} keys (the one `save` would take on "
-                                                      "its schedule, taken now)", keys)
-                                        : std::string("BGSAVE did not finish within 10 s")}});
+                         {"text", fmt::format("BGSAVE: an RDB snapshot of {} keys (the one `save` would take on its "
+                                              "schedule, taken now)", keys)}});
         (void)f;
     }
 
@@ -466,13 +504,18 @@ private:
         m_admin.reset();
         m_redis->own_primary().restart();
         connect_admin();
-        wait_until([&] { return info_field(admin(), "persistence", "loading") == "0"; }, milliseconds(10000));
+        if (!wait_until([&] { return info_field(admin(), "persistence", "loading") == "0"; }, milliseconds(10000)))
+            throw HarnessError(fmt::format("lab {} trial {}: fault crash_restart: redis-server still loading its data "
+                                           "10 s after the restart", m_s.id, m_trial));
         const double took_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
         const auto left = present(admin(), keys);
-        const std::string lost = missing_keys(keys, left);
+        const std::vector<std::string> lost_list = lost_keys(keys, left);
+        const std::string lost = some_keys(lost_list);
         record("fault", {{"type", "crash_restart"},
                          {"idem_keys_before", keys.size()},
                          {"idem_keys_after", left.size()},
+                         {"survived", left},
+                         {"lost", lost_list},
                          {"text", fmt::format("redis-server killed (SIGKILL, as `docker kill`; {}) and restarted on its "
                                               "port and data dir in {:.0f} ms: keys {} → {}; idempotency keys {}/{} "
                                               "survived{}",
@@ -502,7 +545,9 @@ private:
         m_redis->promote_replica();
         connect_admin();
         admin().call({"REPLICAOF", "NO", "ONE"});
-        wait_until([&] { return admin().call({"ROLE"}).elements.at(0).str == "master"; }, milliseconds(5000));
+        if (!wait_until([&] { return admin().call({"ROLE"}).elements.at(0).str == "master"; }, milliseconds(5000)))
+            throw HarnessError(fmt::format("lab {} trial {}: fault failover: the replica was not a master 5 s after "
+                                           "REPLICAOF NO ONE", m_s.id, m_trial));
         const double took_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
         const auto left = present(admin(), keys);
         std::string states;
@@ -513,6 +558,8 @@ private:
         record("fault", {{"type", "failover"},
                          {"idem_keys_before", keys.size()},
                          {"idem_keys_after", left.size()},
+                         {"survived", left},
+                         {"lost", lost_keys(keys, left)},
                          {"text", fmt::format("primary killed (SIGKILL); replica resumed and promoted (REPLICAOF NO ONE) "
                                               "in {:.0f} ms: idempotency keys on the new primary {}/{}{}",
                                               took_ms, left.size(), keys.size(), states)}});
@@ -592,6 +639,7 @@ private:
     std::vector<ClientProcess> m_clients;
     std::vector<HistoryRecord> m_records;
     int64_t m_origin_ns = 0;
+    int64_t m_outage_from_ns = 0;  // when the first fault of the store's server began; 0: none yet
     int64_t m_kill_ns = 0;
     std::string m_stuck_key;
     const IdemFault* m_kill_fault = nullptr;

@@ -6,15 +6,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "real/servers.h"
 #include "relab_cli.h"
 
 namespace {
@@ -36,14 +40,28 @@ protected:
 
     RelabRun relab(const std::string& args) { return run_relab(m_dir, args); }
 
+public:
+    RelabRun relab_run(const std::string& args) { return relab(args); }
+
+protected:
+
     static const json& lab(const RelabRun& r, const std::string& id) { return lab_of(r, id); }
     static const json& counts(const RelabRun& r, const std::string& id, size_t trial = 0) {
         return lab(r, id).at("trials").at(trial).at("idem").at("counts");
     }
+    // The measured figure whose label starts with label_start; a missing figure fails the test.
     static std::string measured(const RelabRun& r, const std::string& id, const std::string& label_start) {
         for (const auto& m : lab(r, id).at("summary").at("measurements"))
             if (m.at("label").get<std::string>().rfind(label_start, 0) == 0) return m.at("measured");
-        return "";
+        throw std::runtime_error("no measurement \"" + label_start + "...\" in " + id);
+    }
+    // The records of trial 1 of a lab with this op (and, when given, this "type").
+    static std::vector<json> records(const RelabRun& r, const std::string& id, const std::string& op,
+                                     const std::string& type = "") {
+        std::vector<json> out;
+        for (const auto& rec : lab(r, id).at("trials").at(0).at("history"))
+            if (rec.value("op", "") == op && (type.empty() || rec.value("type", "") == type)) out.push_back(rec);
+        return out;
     }
     // The steps of a case, by session, in order.
     static std::vector<json> steps(const RelabRun& r, const std::string& id, size_t c, const std::string& session) {
@@ -170,16 +188,42 @@ TEST_F(IdemLabsTest, fault_labs_run_on_their_own_servers_and_leave_no_process_or
     EXPECT_EQ(counts(r, "idem-eviction-noeviction")["duplicates"], 0);
     EXPECT_NE(measured(r, "idem-eviction-noeviction", "OOM errors"), "0");
     EXPECT_EQ(measured(r, "idem-eviction-noeviction", "idempotency keys left"), "1 of 1");
+    using Keys = std::vector<std::string>;
+    const auto lru_flood = records(r, "idem-eviction-lru", "fault", "flood");
+    ASSERT_EQ(lru_flood.size(), 1u);
+    EXPECT_EQ(lru_flood[0]["lost"], (Keys{"idem:v1:7:8f3a"})) << lru_flood[0].dump();
+    EXPECT_EQ(lru_flood[0]["survived"], Keys{}) << lru_flood[0].dump();
+    EXPECT_GT(lru_flood[0]["evicted_keys"].get<int64_t>(), 0);
+    EXPECT_EQ(lru_flood[0]["oom_errors"], 0);
+    const auto noev_flood = records(r, "idem-eviction-noeviction", "fault", "flood");
+    ASSERT_EQ(noev_flood.size(), 1u);
+    EXPECT_EQ(noev_flood[0]["survived"], (Keys{"idem:v1:7:8f3a"})) << noev_flood[0].dump();
+    EXPECT_EQ(noev_flood[0]["lost"], Keys{});
+    EXPECT_GT(noev_flood[0]["oom_errors"].get<int64_t>(), 0);
+    EXPECT_EQ(noev_flood[0]["evicted_keys"], 0);
 
     // Restart: without AOF the key after the snapshot is lost; with AOF nothing is.
     EXPECT_EQ(counts(r, "idem-restart-rdb")["duplicates"], 1);
     EXPECT_EQ(measured(r, "idem-restart-rdb", "idempotency keys lost"), "1 of 2");
     EXPECT_EQ(counts(r, "idem-restart-aof")["duplicates"], 0);
     EXPECT_EQ(measured(r, "idem-restart-aof", "idempotency keys lost"), "0 of 2");
+    // The key written before the snapshot survives the crash, the one after it is lost.
+    const auto rdb_crash = records(r, "idem-restart-rdb", "fault", "crash_restart");
+    ASSERT_EQ(rdb_crash.size(), 1u);
+    EXPECT_EQ(rdb_crash[0]["survived"], (Keys{"idem:v1:7:early-1"})) << rdb_crash[0].dump();
+    EXPECT_EQ(rdb_crash[0]["lost"], (Keys{"idem:v1:8:late-2"})) << rdb_crash[0].dump();
+    const auto aof_crash = records(r, "idem-restart-aof", "fault", "crash_restart");
+    ASSERT_EQ(aof_crash.size(), 1u);
+    EXPECT_EQ(aof_crash[0]["survived"], (Keys{"idem:v1:7:early-1", "idem:v1:8:late-2"})) << aof_crash[0].dump();
+    EXPECT_EQ(aof_crash[0]["lost"], Keys{});
 
     // Failover: the acknowledged claim is missing on the promoted replica.
     EXPECT_EQ(counts(r, "idem-failover-async")["duplicates"], 1);
     EXPECT_EQ(measured(r, "idem-failover-async", "idempotency keys on the promoted replica"), "0 of 1");
+    const auto failover = records(r, "idem-failover-async", "fault", "failover");
+    ASSERT_EQ(failover.size(), 1u);
+    EXPECT_EQ(failover[0]["lost"], (Keys{"idem:v1:7:8f3a"})) << failover[0].dump();
+    EXPECT_EQ(failover[0]["survived"], Keys{});
     EXPECT_EQ(counts(r, "idem-failover-wait")["duplicates"], 0);
     EXPECT_EQ(counts(r, "idem-failover-wait-gap")["duplicates"], 1);
     EXPECT_EQ(counts(r, "idem-failover-layer4")["duplicates"], 0);
@@ -187,6 +231,82 @@ TEST_F(IdemLabsTest, fault_labs_run_on_their_own_servers_and_leave_no_process_or
 
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
     EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+// Runs a copy of the double-click lab (one trial, a business logic of 1.5 s) on servers the test
+// starts itself, and calls `stop` once a client's claim won: a failure no fault of the lab explains.
+RelabRun run_double_click_and_stop_a_server(IdemLabsTest& t, const fs::path& dir, const relab::EmbeddedRedis& redis,
+                                            const relab::EmbeddedPostgres& pg, const std::function<void()>& stop);
+
+TEST_F(IdemLabsTest, postgresql_lost_with_no_fault_scheduled_ends_the_run_with_exit_2_naming_it_not_a_held_lab) {
+    relab::EmbeddedRedis redis;
+    relab::EmbeddedPostgres pg;
+    // SIGINT is PostgreSQL's fast shutdown: every session is cut, as when the server goes away.
+    const auto r = run_double_click_and_stop_a_server(*this, m_dir, redis, pg, [&] { ::kill(pg.pid(), SIGINT); });
+    EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+    EXPECT_NE(r.err.find("relab: harness failure, no lab result reported"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("lab idem-mw-double-click trial 1"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the business logic (INSERT INTO orders)"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("no fault of the lab explains it"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("check that PostgreSQL is running"), std::string::npos) << r.err;
+    // No lab was judged: no report, no verdict line.
+    EXPECT_TRUE(r.report.is_null()) << r.report.dump();
+    EXPECT_EQ(r.err.find("held"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+TEST_F(IdemLabsTest, redis_lost_with_no_fault_scheduled_ends_the_run_with_exit_2_not_a_503_answer) {
+    relab::EmbeddedRedis redis;
+    relab::EmbeddedPostgres pg;
+    const auto r = run_double_click_and_stop_a_server(*this, m_dir, redis, pg, [&] { ::kill(redis.pid(), SIGKILL); });
+    EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+    EXPECT_NE(r.err.find("relab: harness failure, no lab result reported"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("the idempotency store failed"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("no fault of the lab explains it"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("check that redis-server is running"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.report.is_null()) << r.report.dump();
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
+}
+
+RelabRun run_double_click_and_stop_a_server(IdemLabsTest& t, const fs::path& dir, const relab::EmbeddedRedis& redis,
+                                            const relab::EmbeddedPostgres& pg, const std::function<void()>& stop) {
+    std::string text = slurp(fs::path(RELAB_SOURCE_DIR) / "scenarios" / "idem-f-mw-double-click.json");
+    auto replace = [&](const std::string& from, const std::string& to) {
+        const auto at = text.find(from);
+        if (at == std::string::npos) throw std::runtime_error("the double-click lab has no " + from);
+        text.replace(at, from.size(), to);
+    };
+    replace("\"runs\": 3", "\"runs\": 1");
+    replace("\"work_ms\": 300", "\"work_ms\": 1500");
+    const fs::path lab = dir / "double-click.json";
+    std::ofstream(lab) << text;
+
+    // The clients' histories are under relab's temp dir; a claim that won shows as decision "first".
+    std::atomic<bool> done{false};
+    bool stopped = false;
+    std::thread watcher([&] {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (!done && std::chrono::steady_clock::now() < deadline) {
+            std::error_code ec;
+            for (auto it = fs::recursive_directory_iterator(dir / "tmp", ec); !ec && it != fs::end(it);
+                 it.increment(ec)) {
+                if (it->path().extension() != ".jsonl") continue;
+                if (slurp(it->path()).find("\"decision\":\"first\"") == std::string::npos) continue;
+                stop();
+                stopped = true;
+                return;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    });
+    const auto r = t.relab_run(fmt::format("{} --redis-url {} --pg-url {}", lab.string(), redis.endpoint().display(),
+                                           pg.endpoint().display()));
+    done = true;
+    watcher.join();
+    EXPECT_TRUE(stopped) << "no client claimed first: " << r.err;
+    return r;
 }
 
 TEST_F(IdemLabsTest, peak_hour_duplicates_without_layer4_and_none_with_it) {
@@ -211,12 +331,63 @@ TEST_F(IdemLabsTest, benchmark_measures_both_stores_and_the_articles_tools_on_th
     const auto r = relab((m_dir / "bench.json").string());
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     const std::string ratio = measured(r, "idem-bench", "Redis ÷ PostgreSQL, fsync per commit");
-    ASSERT_FALSE(ratio.empty());
     EXPECT_GT(std::stod(ratio), 1.0) << "PostgreSQL waiting for fsync per commit should be slower than Redis";
+
+    // Every figure is a history record an expectation can read: one each, by name, from its tool.
+    std::map<std::string, json> figures;
+    for (const auto& f : records(r, "idem-bench", "figure")) {
+        EXPECT_EQ(f["actor"], "relab");
+        EXPECT_TRUE(figures.emplace(f.at("name").get<std::string>(), f).second) << "twice: " << f.dump();
+    }
+    const std::map<std::string, std::string> tools = {
+        {"redis_claim_us", "relab"},
+        {"pg_fsync_claim_us", "relab"},
+        {"pg_async_claim_us", "relab"},
+        {"fsync_ratio", "relab"},
+        {"async_ratio", "relab"},
+        {"redis_benchmark_claim_us", "redis-benchmark"},
+        {"pgbench_fsync_claim_us", "pgbench"},
+        {"pgbench_async_claim_us", "pgbench"},
+        {"tools_fsync_ratio", "redis-benchmark/pgbench"},
+        {"tools_async_ratio", "redis-benchmark/pgbench"}};
+    EXPECT_EQ(figures.size(), tools.size());
+    for (const auto& [name, tool] : tools) {
+        ASSERT_TRUE(figures.count(name)) << "no figure " << name;
+        EXPECT_EQ(figures[name]["tool"], tool) << name;
+        EXPECT_GT(figures[name]["value"].get<double>(), 0.0) << name;
+    }
+    // The ratio record is relab's loops' per-claim times divided, as the measurement prints it.
+    EXPECT_NEAR(figures["fsync_ratio"]["value"].get<double>(),
+                figures["pg_fsync_claim_us"]["value"].get<double>() / figures["redis_claim_us"]["value"].get<double>(),
+                1e-6 * figures["fsync_ratio"]["value"].get<double>());
+    EXPECT_EQ(fmt::format("{:.1f}×", figures["fsync_ratio"]["value"].get<double>()), ratio);
+    EXPECT_NEAR(figures["redis_benchmark_claim_us"]["value"].get<double>(),
+                1e6 / std::stod(measured(r, "idem-bench", "redis-benchmark -n 2000 -c 1, requests/s")),
+                0.01 * figures["redis_benchmark_claim_us"]["value"].get<double>());
     EXPECT_GT(std::stod(measured(r, "idem-bench", "redis-benchmark")), 0.0);
     EXPECT_GT(std::stod(measured(r, "idem-bench", "pgbench -c 1 -T 1, tps (fsync per commit)")), 0.0);
     EXPECT_GT(std::stod(measured(r, "idem-bench", "pgbench -c 1 -T 1, tps (synchronous_commit=off)")), 0.0);
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+TEST_F(IdemLabsTest, benchmark_without_redis_benchmark_ends_the_run_with_exit_2_naming_what_to_install) {
+    // A PATH with redis-server and nothing else: relab still starts its servers (PostgreSQL is found
+    // in /usr/lib/postgresql), but the article's tool is missing.
+    const fs::path bin = m_dir / "bin";
+    fs::create_directories(bin);
+    const auto redis_server = relab::find_binary("redis-server");
+    fs::create_symlink(redis_server, bin / "redis-server");
+    const std::string old_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    setenv("PATH", bin.c_str(), 1);
+    const auto r = relab("idem-bench");
+    setenv("PATH", old_path.c_str(), 1);
+    EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
+    EXPECT_NE(r.err.find("idem-bench runs redis-benchmark, which is not installed: apt-get install -y redis-tools"),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.report.is_null()) << r.report.dump();
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    EXPECT_TRUE(leftovers().empty()) << leftovers().front();
 }
 
 TEST_F(IdemLabsTest, cluster_hash_tag_puts_a_users_keys_in_one_slot_and_a_hot_users_claims_on_one_node) {

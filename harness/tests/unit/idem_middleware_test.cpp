@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
+#include <utility>
 
 #include "history/file_history.h"
 #include "roles/idem_middleware.h"
@@ -20,7 +22,9 @@ public:
     std::map<std::string, Entry> keys;
     int64_t now_ms = 0;
     std::vector<std::string> sets;  // "key NX GET EX 60000"-like log of every SET's options
-    bool fail_next_set = false;
+    // The SET call (1-based, counted over the fixture's life) that throws this error instead.
+    std::optional<std::pair<int, KvError>> fail_set;
+    int set_calls = 0;
     int64_t replicas_acked = 1;
 
     bool set_nx_px(const std::string&, const std::string&, Millis) override { throw std::logic_error("unused"); }
@@ -29,10 +33,7 @@ public:
     bool exists(const std::string& key) override { return live(key) != nullptr; }
 
     KvSetResult set(const std::string& key, const std::string& value, const KvSetOptions& o) override {
-        if (fail_next_set) {
-            fail_next_set = false;
-            throw std::runtime_error("connection refused");
-        }
+        if (fail_set && ++set_calls == fail_set->first) throw fail_set->second;
         std::string log = key;
         if (o.condition == KvSetOptions::Condition::nx) log += " NX";
         if (o.condition == KvSetOptions::Condition::xx) log += " XX";
@@ -80,10 +81,11 @@ struct Fixture {
     ZeroClock clock;
     MemoryHistory history;
     IdemMiddlewareSpec spec;
+    StoreOutages outages = StoreOutages::none_scheduled;
     int business_runs = 0;
 
     IdemHttpResponse send(const IdemHttpRequest& req, const BusinessLogic& business = {}) {
-        IdemMiddleware mw(kv, clock, history, "A", spec);
+        IdemMiddleware mw(kv, clock, history, "A", spec, outages);
         return mw.handle(req, spec.key_format, business ? business : [&] {
             ++business_runs;
             return IdemHttpResponse{201, "{\"order_id\":" + std::to_string(business_runs) + "}", "created"};
@@ -137,9 +139,10 @@ TEST(IdemDecisionTest, value_json_keeps_the_articles_field_order) {
 TEST(IdemKeyTest, key_format_and_hash) {
     EXPECT_EQ(idem_key_for("idem:v1:{user_id}:{client_key}", 7, "8f3a", "h"), "idem:v1:7:8f3a");
     EXPECT_EQ(idem_key_for("idem:v1:{user_id}:{client_key}:{hash}", 7, "8f3a", "abc"), "idem:v1:7:8f3a:abc");
-    EXPECT_EQ(payload_hash("x"), payload_hash("x"));
+    // FNV-1a 64 of "x" and of "", computed outside relab.
+    EXPECT_EQ(payload_hash("x"), "af63f54c86021707");
+    EXPECT_EQ(payload_hash(""), "cbf29ce484222325");
     EXPECT_NE(payload_hash("{\"qty\":1}"), payload_hash("{\"qty\":2}"));
-    EXPECT_EQ(payload_hash("").size(), 16u);
 }
 
 TEST(IdemMiddlewareTest, first_request_claims_with_nx_get_ex60_and_stores_done_with_xx_ex86400) {
@@ -187,10 +190,11 @@ TEST(IdemMiddlewareTest, another_payload_under_the_same_key_gets_422_and_no_seco
     EXPECT_EQ(f.business_runs, 1);
 }
 
-TEST(IdemMiddlewareTest, an_exception_releases_the_key_so_the_retry_runs_the_business_logic) {
+TEST(IdemMiddlewareTest, the_labs_business_failure_releases_the_key_so_the_retry_runs_the_business_logic) {
     Fixture f;
-    const auto failed = f.send(k_req, []() -> IdemHttpResponse { throw std::runtime_error("payment gateway down"); });
+    const auto failed = f.send(k_req, []() -> IdemHttpResponse { throw BusinessLogicFailure("payment gateway down"); });
     EXPECT_EQ(failed.code, 500);
+    EXPECT_EQ(failed.source, "error");
     EXPECT_FALSE(f.kv.exists("idem:v1:7:8f3a"));
     const auto retry = f.send(k_req);
     EXPECT_EQ(retry.code, 201);
@@ -220,12 +224,120 @@ TEST(IdemMiddlewareTest, one_tier_ttl_stores_with_keepttl) {
     EXPECT_EQ(f.kv.keys["idem:v1:7:8f3a"].expires_ms, 86400000);
 }
 
-TEST(IdemMiddlewareTest, an_unreachable_store_fails_closed_with_503_and_never_runs_the_business_logic) {
+// The records of one op, in order.
+std::vector<HistoryRecord> records_of(const MemoryHistory& h, const std::string& op) {
+    std::vector<HistoryRecord> out;
+    for (const auto& r : h.records())
+        if (r.op == op) out.push_back(r);
+    return out;
+}
+
+const KvError k_oom(KvError::Kind::reply, "redis SET idem:v1:7:8f3a: OOM command not allowed when used memory > 'maxmemory'.");
+const KvError k_lost(KvError::Kind::unavailable, "redis SET idem:v1:7:8f3a: server closed the connection");
+const KvError k_garbled(KvError::Kind::unexpected, "redis SET idem:v1:7:8f3a: unexpected reply: (integer) 1");
+
+TEST(IdemStoreErrorTest, an_error_reply_is_a_result_a_lost_connection_only_with_a_server_fault_a_garbled_reply_never) {
+    EXPECT_TRUE(is_lab_result(k_oom, StoreOutages::none_scheduled));
+    EXPECT_TRUE(is_lab_result(k_oom, StoreOutages::scheduled));
+    EXPECT_FALSE(is_lab_result(k_lost, StoreOutages::none_scheduled));
+    EXPECT_TRUE(is_lab_result(k_lost, StoreOutages::scheduled));
+    EXPECT_FALSE(is_lab_result(k_garbled, StoreOutages::none_scheduled));
+    EXPECT_FALSE(is_lab_result(k_garbled, StoreOutages::scheduled));
+}
+
+TEST(IdemStoreErrorTest, only_faults_of_the_stores_server_schedule_outages) {
+    IdemSpec idem;
+    EXPECT_EQ(store_outages_of(idem), StoreOutages::none_scheduled);
+    for (auto type : {IdemFault::Type::flood, IdemFault::Type::snapshot, IdemFault::Type::kill_client,
+                      IdemFault::Type::observe}) {
+        idem.faults = {IdemFault{}};
+        idem.faults[0].type = type;
+        EXPECT_EQ(store_outages_of(idem), StoreOutages::none_scheduled) << to_string(type);
+    }
+    for (auto type : {IdemFault::Type::crash_restart, IdemFault::Type::failover, IdemFault::Type::pause_replica}) {
+        idem.faults = {IdemFault{}, IdemFault{}};
+        idem.faults[0].type = IdemFault::Type::flood;
+        idem.faults[1].type = type;
+        EXPECT_EQ(store_outages_of(idem), StoreOutages::scheduled) << to_string(type);
+    }
+}
+
+TEST(IdemMiddlewareTest, an_error_reply_to_the_claim_fails_closed_with_503_and_never_runs_the_business_logic) {
     Fixture f;
-    f.kv.fail_next_set = true;
+    f.kv.fail_set = {{1, k_oom}};
+    const auto r = f.send(k_req);
+    EXPECT_EQ(r.code, 503);
+    EXPECT_EQ(r.source, "unavailable");
+    EXPECT_EQ(f.business_runs, 0);
+    const auto claims = records_of(f.history, "claim");
+    ASSERT_EQ(claims.size(), 1u);
+    EXPECT_EQ(claims[0].data.value("error_class", ""), "reply");
+    EXPECT_NE(claims[0].data.value("error", "").find("OOM command not allowed"), std::string::npos);
+}
+
+TEST(IdemMiddlewareTest, a_lost_connection_while_a_server_fault_is_scheduled_fails_closed_with_503) {
+    Fixture f;
+    f.outages = StoreOutages::scheduled;
+    f.kv.fail_set = {{1, k_lost}};
     const auto r = f.send(k_req);
     EXPECT_EQ(r.code, 503);
     EXPECT_EQ(f.business_runs, 0);
+    EXPECT_EQ(records_of(f.history, "claim").at(0).data.value("error_class", ""), "unavailable");
+}
+
+TEST(IdemMiddlewareTest, a_lost_connection_with_no_server_fault_scheduled_is_a_harness_error_not_an_answer) {
+    Fixture f;
+    f.kv.fail_set = {{1, k_lost}};
+    try {
+        f.send(k_req);
+        FAIL() << "a lost connection no fault explains was answered";
+    } catch (const HarnessError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("no fault of the lab explains it"), std::string::npos) << what;
+        EXPECT_NE(what.find("server closed the connection"), std::string::npos) << what;
+        EXPECT_NE(what.find("check that redis-server is running"), std::string::npos) << what;
+    }
+    EXPECT_EQ(f.business_runs, 0);
+    EXPECT_TRUE(records_of(f.history, "answer").empty());
+}
+
+TEST(IdemMiddlewareTest, a_reply_relab_cannot_read_is_a_harness_error_even_during_a_server_fault) {
+    Fixture f;
+    f.outages = StoreOutages::scheduled;
+    f.kv.fail_set = {{1, k_garbled}};
+    EXPECT_THROW(f.send(k_req), HarnessError);
+    EXPECT_EQ(f.business_runs, 0);
+}
+
+TEST(IdemMiddlewareTest, a_lost_connection_at_the_store_is_500_during_a_server_fault_and_a_harness_error_otherwise) {
+    Fixture during;
+    during.outages = StoreOutages::scheduled;
+    during.kv.fail_set = {{2, k_lost}};  // the claim goes through, the store does not
+    const auto r = during.send(k_req);
+    EXPECT_EQ(r.code, 500);
+    EXPECT_EQ(r.source, "store_failed");
+    EXPECT_EQ(during.business_runs, 1);
+    EXPECT_EQ(records_of(during.history, "store").at(0).data.value("error_class", ""), "unavailable");
+
+    Fixture without;
+    without.kv.fail_set = {{2, k_lost}};
+    EXPECT_THROW(without.send(k_req), HarnessError);
+}
+
+TEST(IdemMiddlewareTest, a_postgresql_error_in_the_business_logic_is_a_harness_error_not_a_500) {
+    Fixture f;
+    try {
+        f.send(k_req, []() -> IdemHttpResponse {
+            throw std::runtime_error("INSERT INTO orders ...: server closed the connection unexpectedly");
+        });
+        FAIL() << "a PostgreSQL failure was answered";
+    } catch (const HarnessError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("business logic (INSERT INTO orders)"), std::string::npos) << what;
+        EXPECT_NE(what.find("server closed the connection unexpectedly"), std::string::npos) << what;
+        EXPECT_NE(what.find("check that PostgreSQL is running"), std::string::npos) << what;
+    }
+    EXPECT_TRUE(records_of(f.history, "release").empty());
 }
 
 TEST(IdemMiddlewareTest, wait_fail_closed_releases_an_unreplicated_claim) {

@@ -66,5 +66,49 @@ TEST(RedisReplyTest, IndexesAreRightAlignedFromTenElements) {
     EXPECT_NE(out.find("\n 9) \"i\"\n10) 1) \"x\"\n    2) \"y\""), std::string::npos) << out;
 }
 
+RedisReply of(RedisReply::Type type, std::string text = "", long long integer = 0) {
+    RedisReply r;
+    r.type = type;
+    r.str = std::move(text);
+    r.integer = integer;
+    return r;
+}
+
+TEST(ExistsReplyTest, AnIntegerCountsTheKey) {
+    const std::vector<std::string> argv{"EXISTS", "relab:r:t1:idem:v1:7:8f3a"};
+    EXPECT_TRUE(exists_reply(of(RedisReply::Type::integer, "", 1), argv));
+    EXPECT_FALSE(exists_reply(of(RedisReply::Type::integer, "", 0), argv));
+}
+
+TEST(ExistsReplyTest, AnErrorReplyIsNeverReadAsAbsent) {
+    const std::vector<std::string> argv{"EXISTS", "relab:r:t1:idem:v1:7:8f3a"};
+    try {
+        exists_reply(of(RedisReply::Type::error, "LOADING Redis is loading the dataset in memory"), argv);
+        FAIL() << "an error reply was read as a count";
+    } catch (const RedisError& e) {
+        EXPECT_EQ(e.kind(), KvError::Kind::unexpected);
+        const std::string what = e.what();
+        EXPECT_NE(what.find("EXISTS relab:r:t1:idem:v1:7:8f3a"), std::string::npos) << what;
+        EXPECT_NE(what.find("LOADING Redis is loading"), std::string::npos) << what;
+        EXPECT_NE(what.find("cannot tell whether the key exists"), std::string::npos) << what;
+    }
+    EXPECT_THROW(exists_reply(of(RedisReply::Type::nil), argv), RedisError);
+    EXPECT_THROW(exists_reply(of(RedisReply::Type::string, "0"), argv), RedisError);
+}
+
+TEST(OomErrorTest, OnlyTheMaxmemoryRefusalIsAnOomError) {
+    EXPECT_TRUE(is_oom_error(of(RedisReply::Type::error, "OOM command not allowed when used memory > 'maxmemory'.")));
+    EXPECT_FALSE(is_oom_error(of(RedisReply::Type::error, "READONLY You can't write against a read only replica.")));
+    EXPECT_FALSE(is_oom_error(of(RedisReply::Type::error, "ERR OOM in a message")));
+    EXPECT_FALSE(is_oom_error(of(RedisReply::Type::string, "OOM command not allowed")));
+    EXPECT_FALSE(is_oom_error(of(RedisReply::Type::status, "OK")));
+}
+
+TEST(RedisErrorTest, KindSaysWhetherTheServerAnswered) {
+    EXPECT_EQ(RedisError("SET k v", "k", "OOM command not allowed").kind(), KvError::Kind::reply);
+    EXPECT_EQ(RedisConnectionError("SET k v", "k", "server closed the connection").kind(),
+              KvError::Kind::unavailable);
+}
+
 }  // namespace
 }  // namespace relab

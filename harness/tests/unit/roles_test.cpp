@@ -61,7 +61,8 @@ TEST(SeededRngTest, every_value_of_a_small_range_is_drawn) {
 TEST(SeedDerivationTest, children_differ_and_are_stable) {
     EXPECT_NE(derive_seed(1, uint64_t{1}), derive_seed(1, uint64_t{2}));
     EXPECT_NE(derive_seed(1, "08a-baseline"), derive_seed(1, "08b-s1"));
-    EXPECT_EQ(derive_seed(99, "x"), derive_seed(99, "x"));
+    // splitmix64(99 ^ splitmix64(FNV-1a-64("x") = 0xaf63f54c86021707)), computed outside relab.
+    EXPECT_EQ(derive_seed(99, "x"), 0x224fbb25a0d33680ULL);
     // Pinned: seeds printed in old reports must keep replaying the same trials.
     EXPECT_EQ(mix_seed(0), 0xe220a8397b1dcdafULL);
 }
