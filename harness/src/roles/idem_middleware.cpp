@@ -231,7 +231,9 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
         release("layer 4 refused a duplicate");
         return {409, error_body("duplicate request: the order exists already"), "layer4"};
     } catch (const BusinessLogicFailure& e) {
-        release(e.what());
+        // The article's release: DEL the key so the client's retry is first again. Without it the
+        // key stays in_progress until phase 1's TTL and every retry gets 409.
+        if (m_spec.release_on_error) release(e.what());
         return {500, error_body("internal error"), "error"};
     } catch (const HarnessError&) {
         throw;

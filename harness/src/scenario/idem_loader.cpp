@@ -157,6 +157,7 @@ IdemMiddlewareSpec read_middleware(const Object& o) {
     m.done_ttl_ms = o.opt_int("done_ttl_ms", m.done_ttl_ms, 1);
     m.done_keepttl = opt_bool(o, "done_keepttl", m.done_keepttl);
     m.check_owner = opt_bool(o, "check_owner", m.check_owner);
+    m.release_on_error = opt_bool(o, "release_on_error", m.release_on_error);
     m.work_ms = o.opt_int("work_ms", m.work_ms, 0);
     if (o.has("wait")) {
         Object w(r, o.at("wait"), o.path("wait"), {"replicas", "timeout_ms", "fail_closed"});
@@ -345,7 +346,7 @@ void read_idem_workload(const Object& top, Scenario& s) {
     if (o.has("middleware"))
         idem.middleware = read_middleware(Object(r, o.at("middleware"), o.path("middleware"),
                                                  {"key_format", "claim_ttl_ms", "done_ttl_ms", "done_keepttl",
-                                                  "check_owner", "work_ms", "wait"}));
+                                                  "check_owner", "release_on_error", "work_ms", "wait"}));
     idem.layer4 = opt_bool(o, "layer4", false);
     if (o.has("servers"))
         idem.servers = read_servers(Object(r, o.at("servers"), o.path("servers"), {"redis", "replica"}));

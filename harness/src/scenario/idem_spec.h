@@ -75,6 +75,7 @@ struct IdemMiddlewareSpec {
     int64_t done_ttl_ms = 86400000;   // phase 2: SET ... XX EX 86400
     bool done_keepttl = false;        // phase 2 with KEEPTTL (one-tier TTL: phase 1 already 24 h)
     bool check_owner = false;         // store user_id in the value; never replay to another user
+    bool release_on_error = true;     // DEL the key when the business logic throws (the article's)
     int64_t work_ms = 50;             // the business logic's duration (before its INSERT)
     int64_t wait_replicas = 0;        // WAIT n timeout after the claim and after the store; 0: none
     int64_t wait_timeout_ms = 100;
