@@ -71,7 +71,7 @@ struct LatencyStats {
 struct LabResult {
     Scenario scenario;
     std::string backend = "real";
-    bool skipped = false;
+    bool skipped = false;              // did not run: neither held nor broken (held stays false)
     std::string skip_reason;
     std::vector<TrialOutcome> trials;  // workload labs
     std::vector<CaseOutcome> cases;    // session labs
@@ -107,6 +107,7 @@ struct RunReport {
     std::string started_at;  // ISO 8601 UTC
     ServerInfo servers;
     std::vector<LabResult> labs;
+    // Every lab that ran held (none broke); skipped labs count neither way.
     bool all_held() const;
 };
 

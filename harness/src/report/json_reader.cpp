@@ -280,7 +280,8 @@ LabResult lab_from_json(const json& j, const std::string& path) {
 
     lab.total = get<int>(summary, summary_path, "trials", 0);
     lab.wrong = get<int>(summary, summary_path, "wrong", 0);
-    lab.held = get<bool>(summary, summary_path, "held", false);
+    // A skipped lab never held (older reports wrote held: true for it).
+    lab.held = get<bool>(summary, summary_path, "held", false) && !lab.skipped;
     lab.failures = strings_at(summary, summary_path, "failures");
     const std::string lat_path = summary_path + "/delivery_latency_us";
     const json& lat = object_field(summary, summary_path, "delivery_latency_us");

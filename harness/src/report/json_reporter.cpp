@@ -89,6 +89,8 @@ nlohmann::json lab_json(const LabResult& lab) {
           {"text_vi", s.documented.text_vi}}},
         {"expectation", s.expect.describe()},
         {"held", lab.held},
+        {"skipped", lab.skipped},
+        {"verdict", verdict_text(verdict_of(lab))},
         {"failures", lab.failures},
         {"delivery_latency_us",
          {{"samples", lab.delivery.samples}, {"p50", lab.delivery.p50_us}, {"max", lab.delivery.max_us}}},

@@ -105,6 +105,10 @@ TEST_F(RunExitStatus, a_skipped_lab_does_not_fail_the_run_and_is_said_everywhere
     EXPECT_EQ(skipped.at("summary").at("skipped"), 1);
     EXPECT_EQ(skipped.at("summary").at("broken"), 0);
     EXPECT_TRUE(skipped.at("labs").at(0).at("skipped").get<bool>());
+    EXPECT_TRUE(skipped.at("labs").at(0).at("summary").at("skipped").get<bool>());
+    EXPECT_FALSE(skipped.at("labs").at(0).at("summary").at("held").get<bool>());
+    EXPECT_EQ(skipped.at("labs").at(0).at("summary").at("verdict"), "skipped");
+    EXPECT_EQ(skipped.at("summary").at("held"), 0);
     EXPECT_EQ(skipped.at("labs").at(0).at("backend"), "sim");
 
     // The simulated lab's JSON reads back with its rate, interval and failing seeds.
