@@ -83,6 +83,11 @@ struct LabResult {
     std::string lock_release_method;   // "DELEX IFEQ" or "compare-and-delete Lua script"
     std::vector<Measurement> measurements;  // idempotency labs: server figures beside the article's
     double elapsed_s = 0;
+    // When the result was final (wall clock, µs since the Unix epoch) and the lab's place in its run
+    // (1, 2, ...): of two saved results of one lab, `relab report` keeps the one with the greater
+    // (finished_at_us, sequence). 0 in reports written before relab recorded them.
+    int64_t finished_at_us = 0;
+    int sequence = 0;
     // wrong / total with its 95% Wilson score interval, and the seeds of the first few wrong
     // trials (`relab run <lab> --backend sim --replay SEED` replays one). Filled by summarize().
     double wrong_rate = 0;
@@ -104,7 +109,8 @@ struct ServerInfo {
 struct RunReport {
     std::string relab_commit;
     uint64_t seed = 0;
-    std::string started_at;  // ISO 8601 UTC
+    std::string started_at;      // ISO 8601 UTC, to the second
+    int64_t started_at_us = 0;   // the same instant in µs since the Unix epoch (0: not recorded)
     ServerInfo servers;
     std::vector<LabResult> labs;
     // Every lab that ran held (none broke); skipped labs count neither way.

@@ -38,8 +38,13 @@ std::string env_or(const char* name, const std::string& fallback) {
     return v ? v : "";
 }
 
-std::string utc_now_iso() {
-    const std::time_t t = std::time(nullptr);
+int64_t unix_now_us() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string utc_iso(int64_t unix_us) {
+    const std::time_t t = static_cast<std::time_t>(unix_us / 1'000'000);
     std::tm tm{};
     gmtime_r(&t, &tm);
     char buf[32];
@@ -192,7 +197,15 @@ int run_run(const RunOptions& o) {
         RunReport report;
         report.relab_commit = RELAB_COMMIT;
         report.seed = o.seed.value_or(0);
-        report.started_at = utc_now_iso();
+        report.started_at_us = unix_now_us();
+        report.started_at = utc_iso(report.started_at_us);
+        // Stamps a finished lab with when and in which place it finished: `relab report` keeps the
+        // newest result of a lab by them.
+        auto finished = [&report](LabResult lab) {
+            lab.finished_at_us = unix_now_us();
+            lab.sequence = static_cast<int>(report.labs.size()) + 1;
+            report.labs.push_back(std::move(lab));
+        };
         const auto started = std::chrono::steady_clock::now();
         std::function<void(const std::string&, int, int)> show_progress;
         if (progress)
@@ -210,7 +223,7 @@ int run_run(const RunOptions& o) {
             SimBackend backend(so);
             report.servers.redis_version = "simulated (Redis 7 semantics)";
             report.servers.pg_version = "simulated (PostgreSQL semantics)";
-            for (const auto& s : labs) report.labs.push_back(backend.run(s));
+            for (const auto& s : labs) finished(backend.run(s));
             if (progress) std::cerr << "\r\033[K" << std::flush;
         } else {
             ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
@@ -222,7 +235,7 @@ int run_run(const RunOptions& o) {
             bo.progress = show_progress;
             RealBackend backend(servers, bo);
             report.servers = backend.server_info();
-            for (const auto& s : labs) report.labs.push_back(backend.run(s));
+            for (const auto& s : labs) finished(backend.run(s));
             if (progress) std::cerr << "\r\033[K" << std::flush;
         }
 

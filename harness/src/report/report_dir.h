@@ -19,9 +19,11 @@ struct SavedReports {
 // run report of the wrong shape.
 SavedReports read_report_dir(const std::string& dir);
 
-// Labs of all runs in order; a lab seen in several runs keeps its latest result (the run that
-// started last; on a tie, the later one in `runs`) at its first position, per backend: a lab's real
-// and simulated results are both kept. The header (commit, seed, servers, start) is the latest run's.
+// Labs of all runs in order; a lab seen in several runs keeps its newest result at its first
+// position, per backend (a lab's real and simulated results are both kept). Newest = the greatest
+// (finished_at_us, sequence); a report without finished_at_us counts as finished when its run
+// started (started_at_us, else started_at to the second); an exact tie goes to the later one in
+// `runs`. The header (commit, seed, servers, start) is the run that started last.
 RunReport merge_runs(const std::vector<RunReport>& runs);
 
 }  // namespace relab
