@@ -1,7 +1,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -119,10 +121,56 @@ TextOptions text_options(const RunOptions& o) {
     return t;
 }
 
-void write_file(const std::string& path, const std::string& content) {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    out << content;
+// A report file relab could not write, or not whole: the run fails with exit 2, since a run whose
+// JSON is missing or cut short would vanish from the CI report.
+class OutputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string errno_text(int err) { return err != 0 ? std::strerror(err) : "write failed"; }
+
+// `write` fills the file; `option` names what asked for it ("--json", "--out-dir") in the message.
+void write_file(const std::string& path, const char* option, const std::function<void(std::ostream&)>& write) {
+    errno = 0;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw OutputError(fmt::format("{}: cannot create {}: {}; give a path in a folder you can write", option, path,
+                                      errno_text(errno)));
+    write(out);
+    out.close();  // flushes: a full disk or a device that refuses the bytes shows here
+    if (!out)
+        throw OutputError(fmt::format("{}: could not write all of {}: {}; free space or give another path", option,
+                                      path, errno_text(errno)));
+}
+
+// Before any server starts: --json's folder exists and can be written, --out-dir exists (it is
+// created) and can be written. The writes themselves are checked again at the end.
+void check_outputs_writable(const RunOptions& o) {
+    namespace fs = std::filesystem;
+    if (!o.json_path.empty()) {
+        const fs::path p(o.json_path);
+        const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec))
+            throw OutputError(fmt::format("--json {}: the folder {} does not exist; create it or give another path",
+                                          o.json_path, dir.string()));
+        if (fs::is_directory(p, ec))
+            throw OutputError(fmt::format("--json {}: is a folder; give a file name", o.json_path));
+        if (::access(dir.c_str(), W_OK) != 0)
+            throw OutputError(fmt::format("--json {}: cannot write in {}: {}; give a path in a folder you can write",
+                                          o.json_path, dir.string(), errno_text(errno)));
+    }
+    if (!o.out_dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(o.out_dir, ec);
+        if (ec || !fs::is_directory(o.out_dir))
+            throw OutputError(fmt::format("--out-dir {}: cannot create it: {}; give a folder you can write", o.out_dir,
+                                          ec ? ec.message() : "not a folder"));
+        if (::access(o.out_dir.c_str(), W_OK) != 0)
+            throw OutputError(fmt::format("--out-dir {}: cannot write in it: {}; give a folder you can write", o.out_dir,
+                                          errno_text(errno)));
+    }
 }
 
 }  // namespace
@@ -181,6 +229,7 @@ int run_run(const RunOptions& o) {
     try {
         const TextOptions topts = text_options(o);
         const std::vector<Scenario> labs = select_labs(o);  // every file validated before any server starts
+        check_outputs_writable(o);
 
         const bool progress = isatty(STDERR_FILENO);
         const bool sim = o.backend == "sim";
@@ -249,13 +298,21 @@ int run_run(const RunOptions& o) {
             }
         if (!o.quiet)
             for (const auto& t : lab_texts) std::cout << t;
+        // Every output is tried; the first that could not be written is said after the summary.
+        std::vector<std::string> output_errors;
+        auto write_output = [&output_errors](const std::string& path, const char* option,
+                                             const std::function<void(std::ostream&)>& write) {
+            try {
+                write_file(path, option, write);
+            } catch (const OutputError& e) {
+                output_errors.push_back(e.what());
+            }
+        };
         auto json = make_json_reporter();
         if (!o.json_path.empty()) {
-            std::ofstream out(o.json_path);
-            json->report(report, out);
+            write_output(o.json_path, "--json", [&](std::ostream& out) { json->report(report, out); });
         }
         if (!o.out_dir.empty()) {
-            std::filesystem::create_directories(o.out_dir);
             std::vector<std::string> order;
             for (const auto& lab : report.labs)
                 if (std::find(order.begin(), order.end(), lab.scenario.output) == order.end())
@@ -281,8 +338,9 @@ int run_run(const RunOptions& o) {
                 std::ostringstream j;
                 json->report(part, j);
                 for (size_t k = 0; k < mine.size(); ++k) report.labs[mine[k]] = std::move(part.labs[k]);
-                write_file(o.out_dir + "/" + name + suffix + ".txt", t);
-                write_file(o.out_dir + "/" + name + suffix + ".json", j.str());
+                write_output(o.out_dir + "/" + name + suffix + ".txt", "--out-dir", [&](std::ostream& out) { out << t; });
+                write_output(o.out_dir + "/" + name + suffix + ".json", "--out-dir",
+                             [&](std::ostream& out) { out << j.str(); });
             }
         }
 
@@ -297,12 +355,20 @@ int run_run(const RunOptions& o) {
             else if (!lab.held)
                 for (const auto& f : lab.failures) std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, f);
         }
+        if (!output_errors.empty()) {
+            for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";
+            std::cerr << "relab: the run's report was not written whole; exit 2 whatever the verdicts\n";
+            return 2;
+        }
         return n.broken == 0 ? 0 : 1;
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
         return 130;
     } catch (const ScenarioError& e) {
         std::cerr << "relab: bad scenario: " << e.what() << "\n";
+        return 2;
+    } catch (const OutputError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
         return 2;
     } catch (const UsageError& e) {
         std::cerr << "relab: " << e.what() << "\n";
