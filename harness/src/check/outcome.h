@@ -95,6 +95,9 @@ struct LabResult {
     double wrong_rate_high = 0;
     std::vector<uint64_t> failing_seeds;
     std::optional<uint64_t> replay_seed;  // the lab ran exactly this one trial seed (--replay)
+    // Set by `relab report` (recheck_verdict) when the verdict shown is not simply the one its JSON
+    // file stated: the file disagreed with its own trials, or its scenario could not be re-read.
+    std::string verdict_note;
 };
 
 struct ServerInfo {

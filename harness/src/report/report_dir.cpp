@@ -8,8 +8,11 @@
 #include <map>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "report/lab_summary.h"
 #include "report/reporter.h"
+#include "report/verdict_recheck.h"
 
 namespace relab {
 
@@ -108,6 +111,11 @@ SavedReports read_report_dir(const std::string& dir) {
             runs.push_back(run_from_json(j));
         } catch (const std::exception& e) {
             throw std::runtime_error(path.string() + ": " + e.what());
+        }
+        for (auto& lab : runs.back().labs) {
+            const std::string note = recheck_verdict(lab);
+            if (!note.empty())
+                saved.notes.push_back(fmt::format("{}: lab {} ({}): {}", path.string(), lab.scenario.id, backend_of(lab), note));
         }
         saved.files.push_back(path.string());
     }

@@ -13,9 +13,12 @@ struct SavedReports {
     RunReport run;                     // every lab once, in file order
     std::vector<std::string> files;    // the run reports read, sorted by name
     std::vector<std::string> ignored;  // *.json that are not run reports (no "labs" array)
+    // One line per lab whose verdict was not simply the one its file stated (recheck_verdict):
+    // "FILE: lab ID (real): the file says held, but its 2 trials say broken (...); showing broken".
+    std::vector<std::string> notes;
 };
 
-// Throws std::runtime_error naming the file when a *.json cannot be read or parsed, or holds a
+// Every lab's verdict is recomputed from its saved trials and scenario (recheck_verdict). Throws std::runtime_error naming the file when a *.json cannot be read or parsed, or holds a
 // run report of the wrong shape.
 SavedReports read_report_dir(const std::string& dir);
 
