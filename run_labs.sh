@@ -53,7 +53,8 @@ status=0
 if [ "${1:-}" = "test" ]; then
   shift
   mkdir -p reports/out
-  # Lab tests whose run passed leave their JSON here as test-*.json; the reports show those labs.
+  # Every lab test leaves its JSON here as test-*.json, held or broken; the reports show those labs,
+  # and relab report exits 1 (failing this command) when one of them broke.
   rm -f reports/out/test-*.json
   RELAB_REPORTS_DIR="$PWD/reports/out" ctest --test-dir build --output-on-failure "$@" || status=$?
   if compgen -G "reports/out/*.json" >/dev/null; then render_reports; fi

@@ -349,10 +349,10 @@ void summarize(LabResult& lab) {
     lab.failures.clear();
     lab.delivery = delivery_latency(lab.trials);
     if (lab.skipped) {
-        // Not a failure: the reporters show the skip reason instead of a verdict.
+        // Neither held nor broken: the lab did not run. The reporters show the skip reason.
         lab.wrong = 0;
         lab.total = 0;
-        lab.held = true;
+        lab.held = false;
         return;
     }
     if (lab.scenario.kind == ScenarioKind::workload)
@@ -366,7 +366,7 @@ void summarize(LabResult& lab) {
 }
 
 bool RunReport::all_held() const {
-    return std::all_of(labs.begin(), labs.end(), [](const LabResult& lab) { return lab.held; });
+    return std::all_of(labs.begin(), labs.end(), [](const LabResult& lab) { return lab.skipped || lab.held; });
 }
 
 }  // namespace relab

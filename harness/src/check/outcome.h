@@ -71,7 +71,7 @@ struct LatencyStats {
 struct LabResult {
     Scenario scenario;
     std::string backend = "real";
-    bool skipped = false;
+    bool skipped = false;              // did not run: neither held nor broken (held stays false)
     std::string skip_reason;
     std::vector<TrialOutcome> trials;  // workload labs
     std::vector<CaseOutcome> cases;    // session labs
@@ -83,6 +83,11 @@ struct LabResult {
     std::string lock_release_method;   // "DELEX IFEQ" or "compare-and-delete Lua script"
     std::vector<Measurement> measurements;  // idempotency labs: server figures beside the article's
     double elapsed_s = 0;
+    // When the result was final (wall clock, µs since the Unix epoch) and the lab's place in its run
+    // (1, 2, ...): of two saved results of one lab, `relab report` keeps the one with the greater
+    // (finished_at_us, sequence). 0 in reports written before relab recorded them.
+    int64_t finished_at_us = 0;
+    int sequence = 0;
     // wrong / total with its 95% Wilson score interval, and the seeds of the first few wrong
     // trials (`relab run <lab> --backend sim --replay SEED` replays one). Filled by summarize().
     double wrong_rate = 0;
@@ -90,6 +95,9 @@ struct LabResult {
     double wrong_rate_high = 0;
     std::vector<uint64_t> failing_seeds;
     std::optional<uint64_t> replay_seed;  // the lab ran exactly this one trial seed (--replay)
+    // Set by `relab report` (recheck_verdict) when the verdict shown is not simply the one its JSON
+    // file stated: the file disagreed with its own trials, or its scenario could not be re-read.
+    std::string verdict_note;
 };
 
 struct ServerInfo {
@@ -104,9 +112,11 @@ struct ServerInfo {
 struct RunReport {
     std::string relab_commit;
     uint64_t seed = 0;
-    std::string started_at;  // ISO 8601 UTC
+    std::string started_at;      // ISO 8601 UTC, to the second
+    int64_t started_at_us = 0;   // the same instant in µs since the Unix epoch (0: not recorded)
     ServerInfo servers;
     std::vector<LabResult> labs;
+    // Every lab that ran held (none broke); skipped labs count neither way.
     bool all_held() const;
 };
 

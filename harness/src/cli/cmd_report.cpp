@@ -1,5 +1,8 @@
 // `relab report [DIR]`: renders index.html, summary.md and junit.xml from the JSON run reports in
-// DIR. It re-runs nothing, so it can be repeated, or run on reports copied from elsewhere.
+// DIR. It re-runs nothing, so it can be repeated, or run on reports copied from elsewhere; but it
+// recomputes every verdict from the saved trials and scenario. Exit status: 0 when no lab shown is
+// broken, 1 when one is (the files are written either way), 2 when the reports cannot be read or
+// written.
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -39,6 +42,7 @@ int run_report(const ReportOptions& o) {
     try {
         const SavedReports saved = read_report_dir(o.dir);
         for (const auto& f : saved.ignored) std::cerr << "relab report: ignored " << f << " (not a run report)\n";
+        for (const auto& note : saved.notes) std::cerr << "relab report: " << note << "\n";
         if (saved.files.empty()) {
             std::cerr << "relab report: no run reports (*.json with \"labs\") in " << o.dir
                       << "; run labs first, e.g. ./run_labs.sh baseline\n";
@@ -52,6 +56,12 @@ int run_report(const ReportOptions& o) {
         std::cerr << fmt::format("relab report: {} lab(s) from {} file(s): {} held, {} broken, {} skipped → {}/index.html, "
                                  "summary.md, junit.xml\n",
                                  n.labs, saved.files.size(), n.held, n.broken, n.skipped, o.dir);
+        if (n.broken > 0) {
+            std::cerr << fmt::format("relab report: {} broken lab(s); summary.md lists why under \"Broken "
+                                     "expectations\" (fix the lab or its expectation, then run it again)\n",
+                                     n.broken);
+            return 1;
+        }
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab report: " << e.what() << "\n";

@@ -1,7 +1,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -38,8 +40,13 @@ std::string env_or(const char* name, const std::string& fallback) {
     return v ? v : "";
 }
 
-std::string utc_now_iso() {
-    const std::time_t t = std::time(nullptr);
+int64_t unix_now_us() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+std::string utc_iso(int64_t unix_us) {
+    const std::time_t t = static_cast<std::time_t>(unix_us / 1'000'000);
     std::tm tm{};
     gmtime_r(&t, &tm);
     char buf[32];
@@ -136,10 +143,56 @@ TextOptions text_options(const RunOptions& o) {
     return t;
 }
 
-void write_file(const std::string& path, const std::string& content) {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path);
-    out << content;
+// A report file relab could not write, or not whole: the run fails with exit 2, since a run whose
+// JSON is missing or cut short would vanish from the CI report.
+class OutputError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::string errno_text(int err) { return err != 0 ? std::strerror(err) : "write failed"; }
+
+// `write` fills the file; `option` names what asked for it ("--json", "--out-dir") in the message.
+void write_file(const std::string& path, const char* option, const std::function<void(std::ostream&)>& write) {
+    errno = 0;
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    if (!out)
+        throw OutputError(fmt::format("{}: cannot create {}: {}; give a path in a folder you can write", option, path,
+                                      errno_text(errno)));
+    write(out);
+    out.close();  // flushes: a full disk or a device that refuses the bytes shows here
+    if (!out)
+        throw OutputError(fmt::format("{}: could not write all of {}: {}; free space or give another path", option,
+                                      path, errno_text(errno)));
+}
+
+// Before any server starts: --json's folder exists and can be written, --out-dir exists (it is
+// created) and can be written. The writes themselves are checked again at the end.
+void check_outputs_writable(const RunOptions& o) {
+    namespace fs = std::filesystem;
+    if (!o.json_path.empty()) {
+        const fs::path p(o.json_path);
+        const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
+        std::error_code ec;
+        if (!fs::is_directory(dir, ec))
+            throw OutputError(fmt::format("--json {}: the folder {} does not exist; create it or give another path",
+                                          o.json_path, dir.string()));
+        if (fs::is_directory(p, ec))
+            throw OutputError(fmt::format("--json {}: is a folder; give a file name", o.json_path));
+        if (::access(dir.c_str(), W_OK) != 0)
+            throw OutputError(fmt::format("--json {}: cannot write in {}: {}; give a path in a folder you can write",
+                                          o.json_path, dir.string(), errno_text(errno)));
+    }
+    if (!o.out_dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(o.out_dir, ec);
+        if (ec || !fs::is_directory(o.out_dir))
+            throw OutputError(fmt::format("--out-dir {}: cannot create it: {}; give a folder you can write", o.out_dir,
+                                          ec ? ec.message() : "not a folder"));
+        if (::access(o.out_dir.c_str(), W_OK) != 0)
+            throw OutputError(fmt::format("--out-dir {}: cannot write in it: {}; give a folder you can write", o.out_dir,
+                                          errno_text(errno)));
+    }
 }
 
 }  // namespace
@@ -200,6 +253,7 @@ int run_run(const RunOptions& o) {
     try {
         const TextOptions topts = text_options(o);
         const std::vector<Scenario> labs = select_labs(o);  // every file validated before any server starts
+        check_outputs_writable(o);
 
         const bool progress = isatty(STDERR_FILENO);
         const bool sim = o.backend == "sim";
@@ -216,7 +270,15 @@ int run_run(const RunOptions& o) {
         RunReport report;
         report.relab_commit = RELAB_COMMIT;
         report.seed = o.seed.value_or(0);
-        report.started_at = utc_now_iso();
+        report.started_at_us = unix_now_us();
+        report.started_at = utc_iso(report.started_at_us);
+        // Stamps a finished lab with when and in which place it finished: `relab report` keeps the
+        // newest result of a lab by them.
+        auto finished = [&report](LabResult lab) {
+            lab.finished_at_us = unix_now_us();
+            lab.sequence = static_cast<int>(report.labs.size()) + 1;
+            report.labs.push_back(std::move(lab));
+        };
         const auto started = std::chrono::steady_clock::now();
         std::function<void(const std::string&, int, int)> show_progress;
         if (progress)
@@ -234,7 +296,7 @@ int run_run(const RunOptions& o) {
             SimBackend backend(so);
             report.servers.redis_version = "simulated (Redis 7 semantics)";
             report.servers.pg_version = "simulated (PostgreSQL semantics)";
-            for (const auto& s : labs) report.labs.push_back(backend.run(s));
+            for (const auto& s : labs) finished(backend.run(s));
             if (progress) std::cerr << "\r\033[K" << std::flush;
         } else {
             ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
@@ -246,7 +308,7 @@ int run_run(const RunOptions& o) {
             bo.progress = show_progress;
             RealBackend backend(servers, bo);
             report.servers = backend.server_info();
-            for (const auto& s : labs) report.labs.push_back(backend.run(s));
+            for (const auto& s : labs) finished(backend.run(s));
             if (progress) std::cerr << "\r\033[K" << std::flush;
         }
 
@@ -260,13 +322,21 @@ int run_run(const RunOptions& o) {
             }
         if (!o.quiet)
             for (const auto& t : lab_texts) std::cout << t;
+        // Every output is tried; the first that could not be written is said after the summary.
+        std::vector<std::string> output_errors;
+        auto write_output = [&output_errors](const std::string& path, const char* option,
+                                             const std::function<void(std::ostream&)>& write) {
+            try {
+                write_file(path, option, write);
+            } catch (const OutputError& e) {
+                output_errors.push_back(e.what());
+            }
+        };
         auto json = make_json_reporter();
         if (!o.json_path.empty()) {
-            std::ofstream out(o.json_path);
-            json->report(report, out);
+            write_output(o.json_path, "--json", [&](std::ostream& out) { json->report(report, out); });
         }
         if (!o.out_dir.empty()) {
-            std::filesystem::create_directories(o.out_dir);
             std::vector<std::string> order;
             for (const auto& lab : report.labs)
                 if (std::find(order.begin(), order.end(), lab.scenario.output) == order.end())
@@ -292,8 +362,9 @@ int run_run(const RunOptions& o) {
                 std::ostringstream j;
                 json->report(part, j);
                 for (size_t k = 0; k < mine.size(); ++k) report.labs[mine[k]] = std::move(part.labs[k]);
-                write_file(o.out_dir + "/" + name + suffix + ".txt", t);
-                write_file(o.out_dir + "/" + name + suffix + ".json", j.str());
+                write_output(o.out_dir + "/" + name + suffix + ".txt", "--out-dir", [&](std::ostream& out) { out << t; });
+                write_output(o.out_dir + "/" + name + suffix + ".json", "--out-dir",
+                             [&](std::ostream& out) { out << j.str(); });
             }
         }
 
@@ -308,12 +379,20 @@ int run_run(const RunOptions& o) {
             else if (!lab.held)
                 for (const auto& f : lab.failures) std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, f);
         }
+        if (!output_errors.empty()) {
+            for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";
+            std::cerr << "relab: the run's report was not written whole; exit 2 whatever the verdicts\n";
+            return 2;
+        }
         return n.broken == 0 ? 0 : 1;
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
         return 130;
     } catch (const ScenarioError& e) {
         std::cerr << "relab: bad scenario: " << e.what() << "\n";
+        return 2;
+    } catch (const OutputError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
         return 2;
     } catch (const UsageError& e) {
         std::cerr << "relab: " << e.what() << "\n";

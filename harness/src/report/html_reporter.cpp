@@ -72,6 +72,8 @@ details summary { cursor: pointer; color: var(--muted); }
 .legend { color: var(--muted); font-size: 12px; }
 .legend svg { vertical-align: middle; }
 .skip { color: var(--skipped); font-weight: bold; }
+.verdict-note { color: #8a4b00; background: #fff4e0; border: 1px solid #e0a526; border-radius: 4px; padding: 4px 8px; }
+small.verdict-note { padding: 0 4px; white-space: nowrap; }
 .backend { display: inline-block; padding: 0 6px; border: 1px solid var(--line); border-radius: 4px; color: var(--muted);
            font: 11px "DejaVu Sans Mono", monospace; vertical-align: 3px; }
 .backend.sim { background: #eef3fb; border-color: #b9cbe6; color: #1f4f8f; }
@@ -535,7 +537,8 @@ private:
                 "<tr class=\"{}\"><td><a href=\"#{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td><td "
                 "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
                 verdict_text(verdict_of(lab)), anchor(lab), esc(s.id), backend_tag(lab), esc(s.title),
-                documented.empty() ? "—" : esc(documented), measured, esc(s.expect.describe()), badge(verdict_of(lab)));
+                documented.empty() ? "—" : esc(documented), measured, esc(s.expect.describe()),
+                badge(verdict_of(lab)) + (lab.verdict_note.empty() ? "" : " <small class=\"verdict-note\">⚠ see note</small>"));
         }
         out << "</tbody>\n</table>\n";
     }
@@ -595,6 +598,7 @@ private:
         const Verdict v = verdict_of(lab);
         out << fmt::format("<section class=\"lab {}\" id=\"{}\">\n", verdict_text(v), anchor(lab));
         out << fmt::format("<h2>{} <code>{}</code> {} {}</h2>\n", badge(v), esc(s.id), backend_tag(lab), esc(s.title));
+        if (!lab.verdict_note.empty()) out << "<p class=\"verdict-note\">⚠ " << esc(lab.verdict_note) << "</p>\n";
         if (lab.skipped) {
             out << "<p class=\"skip\">skipped: " << esc(lab.skip_reason) << "</p>\n</section>\n";
             return;

@@ -271,6 +271,8 @@ LabResult lab_from_json(const json& j, const std::string& path) {
                                                                     : std::nullopt;
 
     lab.backend = get<std::string>(j, path, "backend", "real");
+    lab.finished_at_us = get<int64_t>(j, path, "finished_at_us", 0);
+    lab.sequence = get<int>(j, path, "sequence", 0);
     lab.skipped = get<bool>(j, path, "skipped", false);
     lab.skip_reason = get<std::string>(j, path, "skip_reason", "");
     const json& trials = array_at(j, path, "trials");
@@ -280,7 +282,8 @@ LabResult lab_from_json(const json& j, const std::string& path) {
 
     lab.total = get<int>(summary, summary_path, "trials", 0);
     lab.wrong = get<int>(summary, summary_path, "wrong", 0);
-    lab.held = get<bool>(summary, summary_path, "held", false);
+    // A skipped lab never held (older reports wrote held: true for it).
+    lab.held = get<bool>(summary, summary_path, "held", false) && !lab.skipped;
     lab.failures = strings_at(summary, summary_path, "failures");
     const std::string lat_path = summary_path + "/delivery_latency_us";
     const json& lat = object_field(summary, summary_path, "delivery_latency_us");
@@ -313,6 +316,7 @@ RunReport run_from_json(const json& j) {
     run.relab_commit = get<std::string>(j, "", "relab_commit", "");
     run.seed = get<uint64_t>(j, "", "seed", 0);
     run.started_at = get<std::string>(j, "", "started_at", "");
+    run.started_at_us = get<int64_t>(j, "", "started_at_us", 0);
     const json& sv = object_field(j, "", "servers");
     run.servers.redis_version = get<std::string>(sv, "/servers", "redis_version", "");
     run.servers.pg_version = get<std::string>(sv, "/servers", "pg_version", "");

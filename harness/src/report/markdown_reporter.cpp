@@ -34,13 +34,18 @@ std::string cell(const std::string& text) {
     return out.empty() ? "—" : out;
 }
 
-std::string result_cell(const LabResult& lab) {
+std::string verdict_cell(const LabResult& lab) {
     switch (verdict_of(lab)) {
         case Verdict::held: return "✅ held";
         case Verdict::broken: return "❌ **BROKEN**";
         case Verdict::skipped: return "⏭️ skipped: " + cell(lab.skip_reason);
     }
     return "?";
+}
+
+// The verdict, and a pointer to the note below when it is not simply the one the saved file stated.
+std::string result_cell(const LabResult& lab) {
+    return lab.verdict_note.empty() ? verdict_cell(lab) : verdict_cell(lab) + " ⚠️ see note";
 }
 
 class MarkdownReporter : public Reporter {
@@ -74,12 +79,24 @@ public:
             if (lab.failures.empty()) out << fmt::format("- `{}`: expectation {} broke\n", lab.scenario.id, cell(lab.scenario.expect.describe()));
             for (const auto& f : lab.failures) out << fmt::format("- `{}`: {}\n", lab.scenario.id, cell(f));
         }
+        write_verdict_notes(run, out);
         write_simulated(run, out);
         write_idem_counts(run, out);
         write_figures(run, out);
     }
 
 private:
+    // Labs whose saved verdict disagreed with their trials, or could not be recomputed.
+    static void write_verdict_notes(const RunReport& run, std::ostream& out) {
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            if (lab.verdict_note.empty()) continue;
+            if (!heading) out << "\n### Verdict notes\n\n";
+            heading = true;
+            out << fmt::format("- ⚠️ `{}` ({}): {}\n", lab.scenario.id, cell(backend_of(lab)), cell(lab.verdict_note));
+        }
+    }
+
     // Simulated labs: the wrong rate with its interval, and the seeds to replay.
     static void write_simulated(const RunReport& run, std::ostream& out) {
         bool heading = false;

@@ -28,10 +28,17 @@ struct RelabRun {
     std::string err;
 };
 
-// Runs relab in `dir` (which must have a tmp/ folder). When the run held and RELAB_REPORTS_DIR is
-// set (`./run_labs.sh test`), its JSON is kept there, so the HTML, Markdown and JUnit rendered
-// after the tests cover the labs the tests ran.
-inline RelabRun run_relab(const std::filesystem::path& dir, const std::string& args) {
+// Whether a run's JSON joins the CI report (RELAB_REPORTS_DIR).
+enum class CiReport {
+    save,  // every run of a shipped or hand-made lab, whatever its exit status: a broken lab must show
+    skip,  // a run that breaks a lab on purpose (a mutant, a wrong expectation): CI must not show it
+};
+
+// Runs relab in `dir` (which must have a tmp/ folder). When RELAB_REPORTS_DIR is set
+// (`./run_labs.sh test`) and the run wrote its JSON, the JSON is kept there, held or broken, so the
+// HTML, Markdown and JUnit rendered after the tests show every lab the tests ran, a broken one as a
+// failure. A test that breaks a lab on purpose passes CiReport::skip.
+inline RelabRun run_relab(const std::filesystem::path& dir, const std::string& args, CiReport ci = CiReport::save) {
     namespace fs = std::filesystem;
     const auto json_path = dir / "run.json";
     fs::remove(json_path);
@@ -45,7 +52,7 @@ inline RelabRun run_relab(const std::filesystem::path& dir, const std::string& a
     r.err = slurp(dir / "err.txt");
     if (fs::exists(json_path)) r.report = nlohmann::json::parse(slurp(json_path));
     const char* reports = std::getenv("RELAB_REPORTS_DIR");
-    if (reports && *reports && r.exit_code == 0 && fs::exists(json_path)) {
+    if (ci == CiReport::save && reports && *reports && fs::exists(json_path)) {
         static int saved = 0;
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
         fs::copy_file(json_path, fs::path(reports) / fmt::format("test-{}-{}.json", test->name(), ++saved),

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -186,38 +187,42 @@ TEST_F(ReportTest, junit_xml_parses_and_its_counts_match_the_run) {
     ASSERT_FALSE(xmllint.empty()) << "xmllint is missing: apt-get install libxml2-utils (./run_labs.sh test does)";
     EXPECT_EQ(shell(fmt::format("{} --noout {} 2>&1", xmllint, (out() / "junit.xml").string())), 0);
 
-    const relab::RunReport run = saved_run();
     const auto root = relab::test::parse_xml(slurp(out() / "junit.xml"));
     const auto suites = root.all("testsuite");
     ASSERT_EQ(suites.size(), 1u);
-    EXPECT_EQ(suites[0]->attr("tests"), std::to_string(run.labs.size()));
+    EXPECT_EQ(suites[0]->attr("tests"), "3");
     EXPECT_EQ(suites[0]->attr("failures"), "0");
     EXPECT_EQ(suites[0]->attr("skipped"), "0");
     const auto cases = suites[0]->all("testcase");
-    ASSERT_EQ(cases.size(), run.labs.size());
+    // The files in name order (08a-baseline, 08c-lock, 08d-cas), one lab each.
+    const std::vector<std::pair<std::string, std::string>> expected = {
+        {"08a-baseline", "08a-baseline"}, {"08c-lock", "08c-s4c"}, {"08d-cas", "08d-cas-by-hand"}};
+    ASSERT_EQ(cases.size(), expected.size());
     for (size_t i = 0; i < cases.size(); ++i) {
-        EXPECT_EQ(cases[i]->attr("name"), run.labs[i].scenario.id);
-        EXPECT_EQ(cases[i]->attr("classname"), run.labs[i].scenario.output);
+        EXPECT_EQ(cases[i]->attr("classname"), expected[i].first);
+        EXPECT_EQ(cases[i]->attr("name"), expected[i].second);
         EXPECT_TRUE(cases[i]->all("failure").empty());
+        ASSERT_EQ(cases[i]->all("system-out").size(), 1u);
     }
 }
 
 TEST_F(ReportTest, summary_md_lists_every_lab_with_documented_beside_measured) {
     const std::string md = slurp(out() / "summary.md");
-    const relab::RunReport run = saved_run();
-    ASSERT_EQ(run.labs.size(), 3u);
-    for (const auto& lab : run.labs) {
-        const size_t row = md.find("| `" + lab.scenario.id + "` |");
-        ASSERT_NE(row, std::string::npos) << lab.scenario.id << "\n" << md;
+    // Two trials of each workload and the one case by hand, as run above; the baseline and S4c go
+    // wrong every time (stale overwrite, expired lock), the CAS by hand never does.
+    const std::vector<std::pair<std::string, std::string>> measured = {
+        {"08a-baseline", " | 2/2 | "}, {"08c-s4c", " | 2/2 | "}, {"08d-cas-by-hand", " | 0/1 cases | "}};
+    for (const auto& [id, cell] : measured) {
+        const size_t row = md.find("| `" + id + "` | real | ");
+        ASSERT_NE(row, std::string::npos) << id << "\n" << md;
         const std::string line = md.substr(row, md.find('\n', row) - row);
-        EXPECT_NE(line.find(" | " + relab::measured_text(lab) + " | "), std::string::npos) << line;
-        if (lab.scenario.documented.wrong) {
-            EXPECT_NE(line.find(fmt::format(" | {}/{}", *lab.scenario.documented.wrong, *lab.scenario.documented.of)),
-                      std::string::npos)
-                << line;
-        }
+        EXPECT_NE(line.find(cell), std::string::npos) << line;
         EXPECT_NE(line.find("✅ held"), std::string::npos) << line;
     }
+    // The article's count beside the measured one (scenarios/08a-baseline.json documents 10/10).
+    EXPECT_NE(md.find("| `08a-baseline` | real | "), std::string::npos);
+    EXPECT_NE(md.substr(md.find("| `08a-baseline` | real | ")).find(" | 10/10 — wrong 10/10; "), std::string::npos) << md;
+    EXPECT_EQ(md.find("Verdict notes"), std::string::npos) << md;  // every saved verdict confirmed
 }
 
 TEST_F(ReportTest, headless_chromium_draws_the_timelines) {
@@ -343,18 +348,26 @@ TEST_F(ReportSimIdemTest, a_lab_the_simulator_skips_is_said_and_does_not_fail_th
 
 TEST_F(ReportSimIdemTest, summary_md_names_a_failing_seed_whose_replay_command_replays_a_wrong_trial) {
     const std::string md = slurp(out() / "summary.md");
-    const relab::LabResult lab = saved("08c-lock.sim.json").labs.at(0);
-    ASSERT_EQ(lab.backend, "sim");
-    ASSERT_EQ(lab.total, 300);
-    ASSERT_GT(lab.wrong, 0) << "S4a goes wrong in about a quarter of the seeds";
+    // The lab as the run wrote it, read as plain JSON (not through relab's reader).
+    const json raw = json::parse(slurp(out() / "08c-lock.sim.json")).at("labs").at(0);
+    ASSERT_EQ(raw.at("backend"), "sim");
+    ASSERT_EQ(raw.at("trials").size(), 300u);
+    int wrong = 0;
+    for (const auto& t : raw.at("trials")) wrong += t.at("wrong").get<bool>() ? 1 : 0;
+    ASSERT_GT(wrong, 0) << "S4a goes wrong in about a quarter of the seeds";
     EXPECT_NE(md.find("| `08c-s4a` | sim | "), std::string::npos) << md;
-    EXPECT_NE(md.find(" | " + relab::measured_cell_text(lab) + " | "), std::string::npos) << md;
-    EXPECT_NE(md.find(fmt::format("{}/300 ({:.1f}%, 95% CI ", lab.wrong, 100.0 * lab.wrong / 300)), std::string::npos) << md;
+    EXPECT_NE(md.find(fmt::format(" | {}/300 ({:.1f}%, 95% CI ", wrong, 100.0 * wrong / 300)), std::string::npos) << md;
+    std::string first_wrong_seed;
+    for (const auto& t : raw.at("trials"))
+        if (t.at("wrong").get<bool>()) {
+            first_wrong_seed = fmt::format("0x{:016x}", t.at("seed").get<uint64_t>());
+            break;
+        }
 
     const std::regex replay_re("`(relab run 08c-s4a --backend sim --replay (0x[0-9a-f]{16}))`");
     std::smatch m;
     ASSERT_TRUE(std::regex_search(md, m, replay_re)) << md;
-    EXPECT_EQ(m[2].str(), relab::seed_text(lab.failing_seeds.at(0)));
+    EXPECT_EQ(m[2].str(), first_wrong_seed);
     // The command as printed, run: that one trial, and it is wrong.
     const std::string command = std::regex_replace(m[1].str(), std::regex("^relab"), RELAB_BINARY);
     EXPECT_EQ(shell(fmt::format("{} >{} 2>&1", command, (s_dir / "replay.out").string())), 0)
@@ -367,18 +380,22 @@ TEST_F(ReportSimIdemTest, summary_md_names_a_failing_seed_whose_replay_command_r
 TEST_F(ReportSimIdemTest, summary_md_counts_the_idempotency_labs_and_puts_the_figures_beside_the_article) {
     const std::string md = slurp(out() / "summary.md");
     size_t workloads = 0;
-    for (const char* name : {"idem-keys.json", "idem-middleware.json"})
-        for (const auto& lab : saved(name).labs) {
-            ASSERT_TRUE(relab::is_idem_workload(lab)) << lab.scenario.id;
+    for (const char* name : {"idem-keys.json", "idem-middleware.json"}) {
+        const json saved_run = json::parse(slurp(out() / name));  // kept alive for the loop below
+        for (const auto& lab : saved_run.at("labs")) {
             ++workloads;
-            const relab::IdemCounts c = relab::idem_total(lab);
+            // The counts of every trial as the run wrote them, summed here, not by relab's reporters.
+            std::map<std::string, int> c;
+            for (const auto& t : lab.at("trials"))
+                for (const auto& [k, v] : t.at("idem").at("counts").items()) c[k] += v.get<int>();
             auto cell = [](int n) { return n > 0 ? fmt::format("**{}**", n) : std::to_string(n); };
-            const std::string row =
-                fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", lab.scenario.id,
-                            lab.trials.size(), c.orders, cell(c.duplicates), c.created, c.replays, c.conflicts,
-                            c.mismatches, c.layer4, c.errors, cell(c.leaks), c.sends);
+            const std::string row = fmt::format(
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", lab.at("id").get<std::string>(),
+                lab.at("trials").size(), c["orders"], cell(c["duplicates"]), c["created"], c["replays"],
+                c["conflicts_409"], c["mismatches_422"], c["layer4_caught"], c["errors_5xx"], cell(c["leaks"]), c["sends"]);
             EXPECT_NE(md.find(row), std::string::npos) << row << md;
         }
+    }
     EXPECT_EQ(workloads, 8u);
     // The article's lab results: hash in the key → a duplicate; no user in the key → a leak.
     EXPECT_NE(md.find("| `idem-key-hash-in-key` | 1 | 2 | **1** |"), std::string::npos) << md;
@@ -477,6 +494,76 @@ TEST_F(ReportSimIdemTest, headless_chromium_draws_a_lane_per_client_and_the_dupl
     }
     EXPECT_GT(red, 60u) << "no red duplicate bar in " << shot;
     if (const char* keep = std::getenv("RELAB_REPORT_SCREENSHOT")) fs::copy_file(shot, keep, fs::copy_options::overwrite_existing);
+}
+
+// A deliberately broken expectation, end to end on real servers: a copy of the shipped baseline
+// that expects no wrong trial (its two consumers overwrite paid every time) breaks, and the broken
+// lab reaches junit.xml as a <failure> and summary.md as broken, and fails `relab report`. Its JSON
+// goes to the test's own folder only, never to RELAB_REPORTS_DIR (CI would show it as a failure).
+TEST(ReportBrokenLabTest, a_broken_expectation_reaches_junit_and_summary_and_fails_relab_report) {
+    const fs::path dir = fs::temp_directory_path() / fmt::format("relab-report-broken-test-{}", getpid());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "out");
+    fs::create_directories(dir / "tmp");
+    json s = json::parse(slurp(fs::path(RELAB_SOURCE_DIR) / "scenarios" / "08a-baseline.json"), nullptr, true, true);
+    s["id"] = "08a-expect-none";
+    s["output"] = "08a-expect-none";
+    s["expect"] = {{"wrong", "none"}};
+    const fs::path copy = dir / "08a-expect-none.json";
+    std::ofstream(copy) << s.dump(2);
+
+    const int run = shell(fmt::format("TMPDIR={} {} run {} --runs 2 --quiet --json {} >{} 2>{}", (dir / "tmp").string(),
+                                      RELAB_BINARY, copy.string(), (dir / "out" / "x.json").string(),
+                                      (dir / "run.out").string(), (dir / "run.err").string()));
+    const std::string run_err = slurp(dir / "run.err");
+    EXPECT_EQ(run, 1) << run_err;
+    EXPECT_NE(run_err.find("relab: 1 lab(s), 0 held, 1 broken, 0 skipped\n"), std::string::npos) << run_err;
+    EXPECT_NE(run_err.find("  BROKEN 08a-expect-none: "), std::string::npos) << run_err;
+    ASSERT_TRUE(fs::is_regular_file(dir / "out" / "x.json")) << run_err;
+
+    const int report = shell(fmt::format("{} report {} >{} 2>{}", RELAB_BINARY, (dir / "out").string(),
+                                         (dir / "report.out").string(), (dir / "report.err").string()));
+    const std::string report_err = slurp(dir / "report.err");
+    EXPECT_EQ(report, 1) << report_err;
+    EXPECT_NE(report_err.find("relab report: 1 lab(s) from 1 file(s): 0 held, 1 broken, 0 skipped"), std::string::npos)
+        << report_err;
+    EXPECT_EQ(report_err.find("the file says"), std::string::npos) << report_err;  // stored and recomputed agree
+
+    const auto root = relab::test::parse_xml(slurp(dir / "out" / "junit.xml"));
+    const auto& suite = *root.all("testsuite").at(0);
+    EXPECT_EQ(suite.attr("tests"), "1");
+    EXPECT_EQ(suite.attr("failures"), "1");
+    const auto cases = suite.all("testcase");
+    ASSERT_EQ(cases.size(), 1u);
+    EXPECT_EQ(cases[0]->attr("name"), "08a-expect-none");
+    EXPECT_EQ(cases[0]->attr("classname"), "08a-expect-none");
+    const auto failures = cases[0]->all("failure");
+    ASSERT_EQ(failures.size(), 1u);
+    EXPECT_EQ(failures[0]->attr("message").rfind("expectation wrong = none broke", 0), 0u) << failures[0]->attr("message");
+    // It carries the lab's text: its title and both trials ending created (the stale overwrite).
+    EXPECT_EQ(failures[0]->text.rfind("### BUG: 1 stream, 1 group, 2 parallel consumers (2 processes); created 800 ms, "
+                                      "paid 50 ms; plain UPDATE   (08a-expect-none.txt)\n",
+                                      0),
+              0u)
+        << failures[0]->text;
+    EXPECT_NE(failures[0]->text.find("final status per trial: created✕ created✕\n"), std::string::npos)
+        << failures[0]->text;
+
+    const std::string md = slurp(dir / "out" / "summary.md");
+    EXPECT_EQ(md.rfind("## relab: 1 lab — 0 held, 1 broken, 0 skipped\n", 0), 0u) << md;
+    const size_t row = md.find("| `08a-expect-none` | real | ");
+    ASSERT_NE(row, std::string::npos) << md;
+    EXPECT_NE(md.substr(row, md.find('\n', row) - row).find(" | 2/2 | wrong = none | ❌ **BROKEN** |"), std::string::npos)
+        << md;
+    EXPECT_NE(md.find("\n### Broken expectations\n\n- `08a-expect-none`: "), std::string::npos) << md;
+
+    // Nothing of this deliberately broken lab went to the CI report.
+    if (const char* reports = std::getenv("RELAB_REPORTS_DIR"); reports && *reports && fs::is_directory(reports)) {
+        for (const auto& f : fs::directory_iterator(reports)) {
+            EXPECT_EQ(slurp(f.path()).find("08a-expect-none"), std::string::npos) << f.path();
+        }
+    }
+    fs::remove_all(dir);
 }
 
 }  // namespace

@@ -148,8 +148,13 @@ TEST(HtmlReporterTest, lock_waits_are_hatched_and_a_late_release_is_flagged) {
     const std::string html = render(test::sample_run());
     std::set<std::string> ids;
     const std::regex id_re("<pattern id=\"([^\"]+)\"");
-    for (auto it = std::sregex_iterator(html.begin(), html.end(), id_re); it != std::sregex_iterator(); ++it)
+    size_t patterns = 0;
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), id_re); it != std::sregex_iterator(); ++it, ++patterns)
         EXPECT_TRUE(ids.insert((*it)[1]).second) << (*it)[1];
+    // One per timeline and one for the legend: baseline 2 trials, S4a 3, P2 1, two orders 2, the sessions' 2 cases.
+    EXPECT_EQ(count(html, "<svg class=\"timeline\""), 10u);
+    EXPECT_EQ(patterns, 11u);
+    EXPECT_EQ(ids.count("hatch-legend"), 1u);
 }
 
 TEST(HtmlReporterTest, failed_publishes_are_crosses_and_a_stale_cas_write_is_not_highlighted) {
@@ -210,7 +215,12 @@ TEST(HtmlReporterTest, markup_in_titles_actors_sql_and_ops_is_escaped) {
     EXPECT_NE(html.find("data-op=\"odd&amp;op\""), std::string::npos);
     EXPECT_EQ(html.find("C<3>"), std::string::npos);
     EXPECT_EQ(html.find("'<x>'"), std::string::npos);
-    for (const auto& svg : svgs(html)) EXPECT_EQ(svg.name, "svg");  // each parses as XML
+    const auto drawn = svgs(html);  // each parses as XML
+    ASSERT_EQ(drawn.size(), 2u);    // the legend and trial 1's timeline
+    for (const auto& svg : drawn) EXPECT_EQ(svg.name, "svg");
+    auto lanes = lanes_of(drawn[1]);  // the odd actor got its lane, its name intact once unescaped
+    std::sort(lanes.begin(), lanes.end());
+    EXPECT_EQ(lanes, (std::vector<std::string>{"C1", "C2", "C<3>", "producer"}));
 }
 
 TEST(HtmlReporterTest, every_svg_is_well_formed_and_unknown_records_are_drawn) {
@@ -373,7 +383,11 @@ TEST(HtmlReporterTest, an_idempotency_lab_shows_its_counts_figures_and_a_lane_pe
     // Tooltips say what the middleware did, as the text report does.
     EXPECT_NE(lab.find("<title>50.500 ms  A   INSERT INTO orders (idem_key &#39;7:8f3a&#39;) → order 1</title>"),
               std::string::npos);
-    for (const auto& svg : svgs(html)) EXPECT_EQ(svg.name, "svg");
+    // Every SVG of the page parses: the two legends, the simulated lab's interval bar and its two
+    // timelines (trial 1, first wrong trial 5), this lab's two and the Redis lab's case.
+    const auto all = svgs(html);
+    EXPECT_EQ(all.size(), 8u);
+    for (const auto& svg : all) EXPECT_EQ(svg.name, "svg");
 }
 
 TEST(HtmlReporterTest, an_idempotency_lab_with_many_trials_counts_one_row_per_outcome_the_most_frequent_first) {

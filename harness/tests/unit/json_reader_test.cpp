@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report_fixture.h"
 
@@ -158,6 +159,20 @@ TEST(JsonReaderTest, absent_fields_take_their_defaults) {
     ASSERT_EQ(back.labs[0].trials.size(), 1u);
     EXPECT_EQ(back.labs[0].trials[0].trial, 1);
     EXPECT_TRUE(run_from_json(json::object()).labs.empty());
+}
+
+TEST(JsonReaderTest, a_skipped_lab_an_older_relab_wrote_as_held_reads_back_as_skipped_only) {
+    const RunReport back = run_from_json(json::parse(
+        R"({"labs": [{"id": "08h-idmp", "skipped": true, "skip_reason": "needs Redis 8.6", "summary": {"held": true}},
+                     {"id": "08a-baseline", "summary": {"held": true}}]})"));
+    ASSERT_EQ(back.labs.size(), 2u);
+    EXPECT_TRUE(back.labs[0].skipped);
+    EXPECT_FALSE(back.labs[0].held);
+    const LabCounts n = count_labs(back);
+    EXPECT_EQ(n.labs, 2);
+    EXPECT_EQ(n.held, 1);
+    EXPECT_EQ(n.broken, 0);
+    EXPECT_EQ(n.skipped, 1);
 }
 
 TEST(JsonReaderTest, a_field_of_the_wrong_type_names_its_path) {

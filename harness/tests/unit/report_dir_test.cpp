@@ -93,6 +93,53 @@ TEST_F(ReportDirFiles, reads_every_run_report_in_name_order_and_ignores_other_js
     EXPECT_EQ(saved.run.started_at, "2026-11-29T20:52:59Z");
 }
 
+TEST_F(ReportDirFiles, the_newest_result_of_a_lab_wins_by_its_microseconds_and_sequence_not_by_file_name) {
+    // Both runs started within the same second; the one whose file sorts first finished later.
+    auto saved_run = [](const std::string& title, int64_t finished_at_us, int sequence) {
+        LabResult l = test::baseline_lab();
+        l.scenario.title = title;
+        l.finished_at_us = finished_at_us;
+        l.sequence = sequence;
+        RunReport run;
+        run.started_at = "2026-11-30T10:00:00Z";
+        run.started_at_us = 1'796'032'800'000'000;
+        run.labs = {l};
+        return run_to_json(run).dump();
+    };
+    write("a-run.json", saved_run("newer", 1'796'032'800'900'001, 1));
+    write("b-run.json", saved_run("older", 1'796'032'800'400'000, 1));
+    SavedReports saved = read_report_dir(m_dir.string());
+    ASSERT_EQ(saved.run.labs.size(), 1u);
+    EXPECT_EQ(saved.run.labs[0].scenario.title, "newer");
+
+    // The same microsecond: the greater sequence number wins, again against the name order.
+    write("a-run.json", saved_run("second in its run", 1'796'032'800'900'001, 2));
+    write("b-run.json", saved_run("first in its run", 1'796'032'800'900'001, 1));
+    saved = read_report_dir(m_dir.string());
+    ASSERT_EQ(saved.run.labs.size(), 1u);
+    EXPECT_EQ(saved.run.labs[0].scenario.title, "second in its run");
+}
+
+TEST_F(ReportDirFiles, a_result_without_microseconds_counts_as_finished_when_its_run_started) {
+    // An older report (started_at to the second only) against a newer one that has microseconds.
+    RunReport old_run;
+    old_run.started_at = "2026-11-30T10:00:05Z";
+    old_run.labs = {test::baseline_lab()};
+    old_run.labs[0].scenario.title = "old format, 10:00:05";
+    RunReport new_run;
+    new_run.started_at = "2026-11-30T10:00:00Z";
+    new_run.started_at_us = 1'796'032'800'000'000;  // 10:00:00.000000
+    new_run.labs = {test::baseline_lab()};
+    new_run.labs[0].scenario.title = "new format, 10:00:01.5";
+    new_run.labs[0].finished_at_us = 1'796'032'801'500'000;
+    write("a.json", run_to_json(old_run).dump());
+    write("b.json", run_to_json(new_run).dump());
+    const SavedReports saved = read_report_dir(m_dir.string());
+    ASSERT_EQ(saved.run.labs.size(), 1u);
+    EXPECT_EQ(saved.run.labs[0].scenario.title, "old format, 10:00:05");
+    EXPECT_EQ(saved.run.started_at, "2026-11-30T10:00:05Z");  // the header of the run that started last
+}
+
 TEST_F(ReportDirFiles, a_broken_json_file_is_an_error_naming_it) {
     write("08a-baseline.json", "{\"labs\": [");
     try {

@@ -407,7 +407,6 @@ inline LabResult sim_skipped_lab() {
     lab.backend = "sim";
     lab.skipped = true;
     lab.skip_reason = "scripted sessions run on the real backend only (the simulator runs workload labs)";
-    lab.held = true;
     return lab;
 }
 

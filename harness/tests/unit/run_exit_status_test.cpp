@@ -6,6 +6,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <sstream>
 
@@ -52,7 +53,7 @@ protected:
     static fs::path scenario(const std::string& name) { return fs::path(RELAB_SOURCE_DIR) / "scenarios" / name; }
 
     // `relab run FILES --backend sim --trials 40 --out-dir out`, with stdout and stderr captured.
-    Captured run(const std::vector<std::string>& files) {
+    Captured run(const std::vector<std::string>& files, const std::function<void(RunOptions&)>& tweak = {}) {
         RunOptions o;
         o.labs = files;
         o.scenarios_dir = (m_dir / "no-scenarios").string();  // only the files given
@@ -60,6 +61,7 @@ protected:
         o.trials = 40;
         o.seed = 11;
         o.out_dir = (m_dir / "out").string();
+        if (tweak) tweak(o);
         std::ostringstream out, err;
         auto* old_out = std::cout.rdbuf(out.rdbuf());
         auto* old_err = std::cerr.rdbuf(err.rdbuf());
@@ -105,6 +107,10 @@ TEST_F(RunExitStatus, a_skipped_lab_does_not_fail_the_run_and_is_said_everywhere
     EXPECT_EQ(skipped.at("summary").at("skipped"), 1);
     EXPECT_EQ(skipped.at("summary").at("broken"), 0);
     EXPECT_TRUE(skipped.at("labs").at(0).at("skipped").get<bool>());
+    EXPECT_TRUE(skipped.at("labs").at(0).at("summary").at("skipped").get<bool>());
+    EXPECT_FALSE(skipped.at("labs").at(0).at("summary").at("held").get<bool>());
+    EXPECT_EQ(skipped.at("labs").at(0).at("summary").at("verdict"), "skipped");
+    EXPECT_EQ(skipped.at("summary").at("held"), 0);
     EXPECT_EQ(skipped.at("labs").at(0).at("backend"), "sim");
 
     // The simulated lab's JSON reads back with its rate, interval and failing seeds.
@@ -160,6 +166,40 @@ TEST_F(RunExitStatus, a_broken_lab_fails_the_run_beside_a_skipped_one) {
     EXPECT_NE(c.err.find("relab: 2 lab(s), 0 held, 1 broken, 1 skipped\n"), std::string::npos) << c.err;
     EXPECT_NE(c.err.find("  BROKEN 08a-expect-none: "), std::string::npos) << c.err;
     EXPECT_NE(c.err.find("  SKIPPED 08d-cas-by-hand: "), std::string::npos) << c.err;
+}
+
+TEST_F(RunExitStatus, a_json_path_in_a_missing_folder_fails_before_any_lab_runs) {
+    const std::string path = (m_dir / "no-such-folder" / "run.json").string();
+    const Captured c = run({scenario("08c-s4a-lock.json").string()}, [&](RunOptions& o) {
+        o.out_dir.clear();
+        o.json_path = path;
+    });
+    EXPECT_EQ(c.code, 2) << c.err;
+    EXPECT_EQ(c.err, fmt::format("relab: --json {}: the folder {} does not exist; create it or give another path\n", path,
+                                 (m_dir / "no-such-folder").string()));
+    EXPECT_EQ(c.out, "");  // no lab ran
+}
+
+TEST_F(RunExitStatus, a_json_file_that_cannot_be_written_whole_fails_the_run) {
+    // /dev/full takes the open and refuses every byte with ENOSPC, as a full disk does.
+    const Captured c = run({scenario("08c-s4a-lock.json").string()}, [](RunOptions& o) {
+        o.out_dir.clear();
+        o.json_path = "/dev/full";
+    });
+    EXPECT_EQ(c.code, 2) << c.err;
+    EXPECT_NE(c.err.find("relab: 1 lab(s), 1 held, 0 broken, 0 skipped\n"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("relab: --json: could not write all of /dev/full: No space left on device; free space or give "
+                         "another path\n"),
+              std::string::npos)
+        << c.err;
+}
+
+TEST_F(RunExitStatus, an_out_dir_that_cannot_be_created_fails_the_run) {
+    const Captured c = run({scenario("08c-s4a-lock.json").string()},
+                           [](RunOptions& o) { o.out_dir = "/proc/relab-no-such-dir"; });
+    EXPECT_EQ(c.code, 2) << c.err;
+    EXPECT_EQ(c.err.rfind("relab: --out-dir /proc/relab-no-such-dir: cannot create it: ", 0), 0u) << c.err;
+    EXPECT_NE(c.err.find("; give a folder you can write\n"), std::string::npos) << c.err;
 }
 
 }  // namespace
