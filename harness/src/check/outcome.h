@@ -130,6 +130,9 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
 // Checks the expectation's per-trial terms (every trial, and every wrong trial) against a trial
 // that still has its history; fills `unmet`.
 void evaluate_trial(const Scenario& s, TrialOutcome& t);
+// A trial read back from a JSON report judged again by its scenario: wrong from its final rows
+// (or its idempotency counts) and, when it kept its history, every per-trial term.
+void recheck_trial(const Scenario& s, TrialOutcome& t);
 // Applied writes of an older event after a newer one of the same order, in time order.
 std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history);
 // Fills wrong/total/held/failures/delivery of a lab from its trials or cases.

@@ -34,6 +34,7 @@ std::string recheck_verdict(LabResult& lab) {
                                        unreadable, verdict_text(stored));
         return lab.verdict_note;
     }
+    for (auto& t : lab.trials) recheck_trial(lab.scenario, t);
     summarize(lab);
     const Verdict recomputed = verdict_of(lab);
     if (recomputed == stored) return {};

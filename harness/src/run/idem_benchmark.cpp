@@ -131,12 +131,12 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
         throw EnvironmentError("idem-bench runs redis-benchmark, which takes a password only on its command line, where "
                                "every user of the machine can read it; run idem-bench on the servers relab starts "
                                "itself (no --redis-url) or on a Redis without a password");
-    const auto redis_benchmark = find_on_path("redis-benchmark");
+    const auto redis_benchmark = b.tools ? find_on_path("redis-benchmark") : std::optional<std::string>("");
     if (!redis_benchmark)
         throw EnvironmentError("idem-bench runs redis-benchmark, which is not installed: apt-get install -y redis-tools");
     std::string pgbench;
     try {
-        pgbench = find_binary("pgbench");
+        if (b.tools) pgbench = find_binary("pgbench");
     } catch (const EnvironmentError& e) {
         throw EnvironmentError(std::string("idem-bench runs pgbench: ") + e.what());
     }
@@ -177,42 +177,42 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
                      fixed(pg_async_ops)));
 
     // The article's tools, on the same servers. The lab's claim is that both ran: a tool that is
-    // missing or fails ends the run (exit 2) instead of leaving a figure out.
-    double rb = 0;
-    {
-        ChildOptions o;
-        o.exe = *redis_benchmark;
-        o.args = {"-h", ctx.servers.redis.host, "-p", std::to_string(ctx.servers.redis.port), "--dbnum",
-                  std::to_string(ctx.servers.redis.db), "-n", std::to_string(b.redis_benchmark_requests), "-c", "1",
-                  "-r", "100000000", "--csv", "SET", prefix + "rb:__rand_int__", "{\"status\":\"in_progress\"}", "NX",
-                  "GET", "EX", "60"};
-        rb = tool_figure("redis-benchmark", o, dir + "/redis-benchmark.out", milliseconds(120000),
+    // missing or fails ends the run (exit 2) instead of leaving a figure out. `"tools": false`
+    // (a mutant) measures relab's loops alone.
+    double rb = 0, pb_sync = 0, pb_async = 0;
+    if (b.tools) {
+        ChildOptions rbo;
+        rbo.exe = *redis_benchmark;
+        rbo.args = {"-h", ctx.servers.redis.host, "-p", std::to_string(ctx.servers.redis.port), "--dbnum",
+                    std::to_string(ctx.servers.redis.db), "-n", std::to_string(b.redis_benchmark_requests), "-c", "1",
+                    "-r", "100000000", "--csv", "SET", prefix + "rb:__rand_int__", "{\"status\":\"in_progress\"}",
+                    "NX", "GET", "EX", "60"};
+        rb = tool_figure("redis-benchmark", rbo, dir + "/redis-benchmark.out", milliseconds(120000),
                          parse_redis_benchmark_csv);
+        note(fmt::format("redis-benchmark -n {} -c 1 SET … NX GET EX 60 → {} requests/s", b.redis_benchmark_requests,
+                         fixed(rb)));
+
+        const std::string script = dir + "/claim.sql";
+        std::ofstream(script) << "\\set k random(1, 1000000000)\n"
+                                 "INSERT INTO idempotency_keys (key, status) VALUES ('pgbench:' || :k, 'in_progress') "
+                                 "ON CONFLICT (key) DO NOTHING;\n";
+        auto run_pgbench = [&](bool sync) {
+            ChildOptions o;
+            o.exe = pgbench;
+            o.args = {"-n", "-c", "1", "-T", std::to_string(b.pgbench_seconds), "-f", script, "-h", ctx.servers.pg.host,
+                      "-p", std::to_string(ctx.servers.pg.port), "-U", ctx.servers.pg.user, ctx.servers.pg.dbname};
+            o.env["PGOPTIONS"] = "-c search_path=" + ctx.schema + (sync ? "" : " -c synchronous_commit=off");
+            if (!ctx.servers.pg.password.empty()) o.env["PGPASSWORD"] = ctx.servers.pg.password;
+            return tool_figure(sync ? "pgbench" : "pgbench (synchronous_commit=off)", o,
+                               dir + (sync ? "/pgbench-sync.out" : "/pgbench-async.out"),
+                               milliseconds(b.pgbench_seconds * 1000 + 60000), parse_pgbench_tps);
+        };
+        pb_sync = run_pgbench(true);
+        pb_async = run_pgbench(false);
+        note(fmt::format("pgbench -c 1 -T {} (INSERT … ON CONFLICT DO NOTHING) → {} tps", b.pgbench_seconds,
+                         fixed(pb_sync)));
+        note(fmt::format("pgbench -c 1 -T {} with synchronous_commit=off → {} tps", b.pgbench_seconds, fixed(pb_async)));
     }
-    note(fmt::format("redis-benchmark -n {} -c 1 SET … NX GET EX 60 → {} requests/s", b.redis_benchmark_requests,
-                     fixed(rb)));
-
-    const std::string script = dir + "/claim.sql";
-    std::ofstream(script) << "\\set k random(1, 1000000000)\n"
-                             "INSERT INTO idempotency_keys (key, status) VALUES ('pgbench:' || :k, 'in_progress') "
-                             "ON CONFLICT (key) DO NOTHING;\n";
-    auto run_pgbench = [&](bool sync) {
-        ChildOptions o;
-        o.exe = pgbench;
-        o.args = {"-n", "-c", "1", "-T", std::to_string(b.pgbench_seconds), "-f", script, "-h", ctx.servers.pg.host,
-                  "-p", std::to_string(ctx.servers.pg.port), "-U", ctx.servers.pg.user, ctx.servers.pg.dbname};
-        o.env["PGOPTIONS"] = "-c search_path=" + ctx.schema + (sync ? "" : " -c synchronous_commit=off");
-        if (!ctx.servers.pg.password.empty()) o.env["PGPASSWORD"] = ctx.servers.pg.password;
-        return tool_figure(sync ? "pgbench" : "pgbench (synchronous_commit=off)", o,
-                           dir + (sync ? "/pgbench-sync.out" : "/pgbench-async.out"),
-                           milliseconds(b.pgbench_seconds * 1000 + 60000), parse_pgbench_tps);
-    };
-    const double pb_sync = run_pgbench(true);
-    const double pb_async = run_pgbench(false);
-    note(fmt::format("pgbench -c 1 -T {} (INSERT … ON CONFLICT DO NOTHING) → {} tps", b.pgbench_seconds,
-                     fixed(pb_sync)));
-    note(fmt::format("pgbench -c 1 -T {} with synchronous_commit=off → {} tps", b.pgbench_seconds, fixed(pb_async)));
-
     // The figures as history records, for the lab's expectation: per claim in µs (one client, so
     // the inverse of its rate) and the ratios Redis ÷ PostgreSQL, by relab's loop and by the tools.
     auto per_claim = [&](const char* name, const char* tool, double ops) {
@@ -223,11 +223,15 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
     per_claim("pg_async_claim_us", "relab", pg_async_ops);
     figure("fsync_ratio", redis_ops / pg_sync_ops, "x", "relab", {{"documented", b.documented_fsync_ratio}});
     figure("async_ratio", redis_ops / pg_async_ops, "x", "relab", {{"documented", b.documented_async_ratio}});
-    per_claim("redis_benchmark_claim_us", "redis-benchmark", rb);
-    per_claim("pgbench_fsync_claim_us", "pgbench", pb_sync);
-    per_claim("pgbench_async_claim_us", "pgbench", pb_async);
-    figure("tools_fsync_ratio", rb / pb_sync, "x", "redis-benchmark/pgbench", {{"documented", b.documented_fsync_ratio}});
-    figure("tools_async_ratio", rb / pb_async, "x", "redis-benchmark/pgbench", {{"documented", b.documented_async_ratio}});
+    if (b.tools) {
+        per_claim("redis_benchmark_claim_us", "redis-benchmark", rb);
+        per_claim("pgbench_fsync_claim_us", "pgbench", pb_sync);
+        per_claim("pgbench_async_claim_us", "pgbench", pb_async);
+        figure("tools_fsync_ratio", rb / pb_sync, "x", "redis-benchmark/pgbench",
+               {{"documented", b.documented_fsync_ratio}});
+        figure("tools_async_ratio", rb / pb_async, "x", "redis-benchmark/pgbench",
+               {{"documented", b.documented_async_ratio}});
+    }
 
     pg.exec("DROP TABLE IF EXISTS idempotency_keys");
     delete_keys_with_prefix(redis, prefix);
@@ -251,6 +255,10 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
                  fmt::format("≈{:.0f}×", b.documented_fsync_ratio), why_fsync, "", ""});
     m.push_back({"Redis ÷ PostgreSQL, synchronous_commit=off (relab)", ratio(redis_ops, pg_async_ops),
                  fmt::format("≈{:.0f}×", b.documented_async_ratio), why_async, "", ""});
+    if (!b.tools) {
+        lab.trials.push_back(std::move(trial));
+        return;
+    }
     m.push_back({fmt::format("redis-benchmark -n {} -c 1, requests/s", b.redis_benchmark_requests), fixed(rb), "", "",
                  "", ""});
     m.push_back({fmt::format("pgbench -c 1 -T {}, tps (fsync per commit)", b.pgbench_seconds), fixed(pb_sync), "", "",

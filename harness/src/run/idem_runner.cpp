@@ -563,6 +563,9 @@ private:
                          {"text", fmt::format("primary killed (SIGKILL); replica resumed and promoted (REPLICAOF NO ONE) "
                                               "in {:.0f} ms: idempotency keys on the new primary {}/{}{}",
                                               took_ms, left.size(), keys.size(), states)}});
+        // The failover is done once the replica is promoted: clients waiting for it (resend_after_fault)
+        // go on now, not after the old primary's resync, which can take a second on a loaded machine.
+        if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name, "1"});
         const auto t1 = SteadyClock::now();
         m_redis->rejoin_old_primary();
         record("fault", {{"type", "rejoin"},

@@ -231,6 +231,7 @@ IdemBenchmark read_benchmark(const Object& o) {
     b.pgbench_seconds = o.opt_int("pgbench_seconds", b.pgbench_seconds, 1, 60);
     b.documented_fsync_ratio = static_cast<double>(o.opt_int("documented_fsync_ratio", 200, 1));
     b.documented_async_ratio = static_cast<double>(o.opt_int("documented_async_ratio", 10, 1));
+    b.tools = opt_bool(o, "tools", b.tools);
     return b;
 }
 
@@ -352,7 +353,7 @@ void read_idem_workload(const Object& top, Scenario& s) {
         idem.servers = read_servers(Object(r, o.at("servers"), o.path("servers"), {"redis", "replica"}));
     if (o.has("benchmark"))
         idem.benchmark = read_benchmark(Object(r, o.at("benchmark"), o.path("benchmark"),
-                                               {"duration_ms", "redis_benchmark_requests", "pgbench_seconds",
+                                               {"duration_ms", "redis_benchmark_requests", "pgbench_seconds", "tools",
                                                 "documented_fsync_ratio", "documented_async_ratio"}));
     std::set<std::string> names;
     if (o.has("clients")) {

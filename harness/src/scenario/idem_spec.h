@@ -128,6 +128,7 @@ struct IdemBenchmark {
     int64_t pgbench_seconds = 2;
     double documented_fsync_ratio = 200;   // PostgreSQL with fsync per commit, times slower
     double documented_async_ratio = 10;    // with synchronous_commit=off
+    bool tools = true;                     // also run redis-benchmark and pgbench on the same servers
 };
 
 // Two or more keys one Lua script would touch together: the user's idempotency key and its lock.
