@@ -70,7 +70,7 @@ std::vector<Scenario> select_labs(const RunOptions& o) {
     if (std::filesystem::is_directory(dir)) all = load_scenario_dir(dir);
     if (o.labs.empty()) {
         if (all.empty()) throw UsageError("no scenario files in " + dir);
-        return all;
+        return o.mutant.empty() ? all : mutants_of(all, o.mutant);
     }
     std::vector<Scenario> chosen;
     std::set<std::string> seen;
@@ -376,8 +376,15 @@ int run_run(const RunOptions& o) {
         for (const auto& lab : report.labs) {
             if (lab.skipped)
                 std::cerr << fmt::format("  SKIPPED {}: {}\n", lab.scenario.id, lab.skip_reason);
-            else if (!lab.held)
-                for (const auto& f : lab.failures) std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, f);
+            else if (!lab.held) {
+                // The first few reasons; the text and JSON reports have them all.
+                constexpr size_t shown = 6;
+                for (size_t k = 0; k < lab.failures.size() && k < shown; ++k)
+                    std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, lab.failures[k]);
+                if (lab.failures.size() > shown)
+                    std::cerr << fmt::format("  BROKEN {}: … and {} more (see its report)\n", lab.scenario.id,
+                                             lab.failures.size() - shown);
+            }
         }
         if (!output_errors.empty()) {
             for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";

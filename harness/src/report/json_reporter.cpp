@@ -105,6 +105,7 @@ nlohmann::json lab_json(const LabResult& lab) {
             {"title", s.title},
             {"title_vi", s.title_vi},
             {"output", s.output},
+            {"mutant", s.mutant.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.mutant)},
             {"backend", lab.backend},
             {"finished_at_us", lab.finished_at_us},
             {"sequence", lab.sequence},

@@ -111,21 +111,25 @@ TEST_F(LabsTest, short_lock_ttl_is_wrong_every_time_and_the_late_release_returns
 
 TEST_F(LabsTest, lock_labs_go_wrong_when_the_newer_events_holder_takes_the_lock_first) {
     const auto r = relab("08c-s4a 08c-s4b");
-    // S4b's 0-30 ms skew makes it a coin flip: it must go wrong. S4a's race is decided by process
-    // wake-up jitter, which on this 2-core VM let the paid holder win 2-35% of the time (2/60 to
-    // 14/20): 60 trials can show none, and the lab then honestly says "broken" (exit 1). Its rate
-    // is asserted on the simulator over many seeds (SimBackendTest.lock_race_outcomes_vary_across_seeds);
-    // here every trial is checked for why it ended as it did.
-    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err << r.out;
-    const auto& s4a = lab(r, "08c-s4a");
-    EXPECT_EQ(s4a["summary"]["held"].get<bool>(), s4a["summary"]["wrong"].get<int>() >= 1);
-    EXPECT_TRUE(lab(r, "08c-s4b")["summary"]["held"].get<bool>()) << r.out;
-    EXPECT_GE(lab(r, "08c-s4b")["summary"]["wrong"].get<int>(), 1);
-    EXPECT_EQ(r.exit_code, s4a["summary"]["held"].get<bool>() ? 0 : 1) << r.err;
-    for (const auto& [id, trials] : {std::pair{"08c-s4a", 60}, std::pair{"08c-s4b", 20}}) {
+    // Both labs must hold: their band (at least one wrong trial, not every trial) tells a lock that
+    // does not order from no lock. S4a's race is decided by process wake-up jitter (2/60 to 14/20
+    // on this 2-core VM), so it runs by its documented sequential rule: 60 trials, then more until
+    // one goes wrong (up to 600). Its rate is asserted on the simulator
+    // (SimBackendTest.s4a_goes_wrong_at_the_rate_the_readme_prints_and_holds_its_band).
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    for (const auto& [id, runs] : {std::pair{"08c-s4a", 60}, std::pair{"08c-s4b", 30}}) {
         const auto& l = lab(r, id);
-        EXPECT_EQ(l["summary"]["trials"], trials);
-        EXPECT_LT(l["summary"]["wrong"].get<int>(), trials) << id;  // a lock is not always wrong either
+        EXPECT_TRUE(l["summary"]["held"].get<bool>()) << id << r.err;
+        const int trials = l["summary"]["trials"];
+        const int wrong = l["summary"]["wrong"];
+        EXPECT_GE(trials, runs) << id;
+        EXPECT_LE(trials, id == std::string("08c-s4a") ? 600 : 300) << id;
+        EXPECT_GE(wrong, 1) << id;
+        EXPECT_LT(wrong, trials) << id;  // a lock is not always wrong either
+        // The sequential rule stops at the first wrong trial once the file's runs are done.
+        if (trials > runs) {
+            EXPECT_EQ(wrong, 1) << id;
+        }
         for (const auto& t : l["trials"]) {
             // Why a trial went wrong: the consumer holding paid took the lock before the one
             // holding created. Mutual exclusion, not ordering.
