@@ -198,6 +198,14 @@ Expectation expectation_from_text(const std::string& text) {
     const std::string head = text.substr(0, text.find(';'));
     int n = 0;
     char op[3] = {};
+    int lo = 0, hi = 0, of = 0;
+    if (std::sscanf(head.c_str(), "wrong in %d..%d of %d", &lo, &hi, &of) >= 2) {
+        e.wrong = Expectation::Count::between;
+        e.n = lo;
+        e.n_max = hi;
+        e.of_runs = of;
+        return e;
+    }
     if (head == "wrong = all")
         e.wrong = Expectation::Count::all;
     else if (head == "wrong = none")

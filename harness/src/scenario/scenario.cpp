@@ -111,7 +111,8 @@ bool Expectation::holds(int wrong_trials, int trials) const {
 int Expectation::upper_bound(int trials) const {
     const int bound = wrong == Count::between ? n_max : n;
     if (of_runs <= 0 || trials == of_runs) return bound;
-    return static_cast<int>(static_cast<int64_t>(bound) * trials / of_runs);
+    // Rounded up: a bound of 54 of 60 allows 1 wrong trial of 1, not 0.
+    return static_cast<int>((static_cast<int64_t>(bound) * trials + of_runs - 1) / of_runs);
 }
 
 bool Expectation::wants_more(int wrong_trials, int trials) const {

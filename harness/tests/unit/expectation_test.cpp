@@ -164,3 +164,35 @@ TEST(ExpectationTest, EveryShippedScenarioHasAMutant) {
 
 }  // namespace
 }  // namespace relab
+
+namespace relab {
+namespace {
+
+Scenario lab_scenario_for_replay() {
+    return parse_scenario(R"({"id": "t", "title": "T", "kind": "workload", "runs": 60,
+        "orders": [{"id": 42}], "events": [{"order": 42, "type": "created", "version": 1},
+                                           {"order": 42, "type": "paid", "version": 2}],
+        "expect": {"wrong": {"at_least": 1, "at_most": 54}}})",
+                          "t.json");
+}
+
+TEST(ExpectationReplayTest, AReplayedSeedIsJudgedByItsTermsNotByTheRunsCount) {
+    LabResult lab;
+    lab.scenario = lab_scenario_for_replay();
+    TrialOutcome t = check_trial(lab.scenario, 1, 7, {}, {{42, "created", 1}}, {});
+    lab.trials = {t};
+    lab.replay_seed = 7;
+    summarize(lab);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
+    lab.replay_seed.reset();
+    summarize(lab);  // a run of one trial: 54 of 60 scales to at most 1 of 1 (rounded up)
+    EXPECT_TRUE(lab.held);
+    EXPECT_EQ(lab.scenario.expect.upper_bound(10000), 9000);
+    lab.trials[0].unmet = {"no lock_acquire"};
+    lab.replay_seed = 7;
+    summarize(lab);
+    EXPECT_FALSE(lab.held);  // the trial's own terms still count
+}
+
+}  // namespace
+}  // namespace relab
