@@ -211,7 +211,7 @@ public:
             wait_for_record(f);
             if (is_server_fault(f.type) && m_outage_from_ns == 0) m_outage_from_ns = now_ns();
             apply(f);
-            if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name, "1"});
+            if (!f.name.empty()) mark_fault_done(f.name);
         }
         wait_for_clients();
 
@@ -305,7 +305,32 @@ private:
 
     // A client that stopped on an error (the middleware's HarnessError, a lost PostgreSQL, a bug)
     // ends the run: its trial cannot be judged, and no answer of it is counted.
+    // Tells the clients waiting for this fault (resend_after_fault) that it is done.
+    void mark_fault_done(const std::string& name) {
+        admin().call({"SET", m_prefix + kIdemFaultDoneKey + name, "1"});
+        if (std::find(m_done_faults.begin(), m_done_faults.end(), name) == m_done_faults.end())
+            m_done_faults.push_back(name);
+    }
+
+    // Under maxmemory with allkeys-lru the flags are keys like any other: the clients' writes after
+    // a flood can evict one (the LRU clock ticks once a second, so a fresh flag ties with the
+    // flood's keys). Written again every 20 ms while the runner waits; a failed write (the
+    // server restarting, an OOM refusal) only means "next time".
+    void refresh_fault_flags() {
+        if (m_done_faults.empty() || !m_admin) return;
+        const int64_t now = now_ns();
+        if (now - m_flags_refreshed_ns < 20'000'000) return;
+        m_flags_refreshed_ns = now;
+        for (const auto& name : m_done_faults) {
+            try {
+                (void)admin().command({"SET", m_prefix + kIdemFaultDoneKey + name, "1"});
+            } catch (const std::exception&) {
+            }
+        }
+    }
+
     void fail_if_crashed() {
+        refresh_fault_flags();
         for (auto& c : m_clients) {
             if (c.killed || c.process->running()) continue;
             const auto code = c.process->exit_code();
@@ -565,7 +590,7 @@ private:
                                               took_ms, left.size(), keys.size(), states)}});
         // The failover is done once the replica is promoted: clients waiting for it (resend_after_fault)
         // go on now, not after the old primary's resync, which can take a second on a loaded machine.
-        if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name, "1"});
+        if (!f.name.empty()) mark_fault_done(f.name);
         const auto t1 = SteadyClock::now();
         m_redis->rejoin_old_primary();
         record("fault", {{"type", "rejoin"},
@@ -646,6 +671,8 @@ private:
     int64_t m_kill_ns = 0;
     std::string m_stuck_key;
     const IdemFault* m_kill_fault = nullptr;
+    std::vector<std::string> m_done_faults;  // names of the faults done, whose flags are kept written
+    int64_t m_flags_refreshed_ns = 0;
 };
 
 }  // namespace
