@@ -28,6 +28,8 @@ int run_list(const ListOptions& o) {
             if (s.documented.wrong && s.documented.of)
                 doc = fmt::format("{}/{} — {}", *s.documented.wrong, *s.documented.of, doc);
             std::cout << fmt::format("{:<20} documented: {}\n", "", doc);
+            for (const auto& m : s.mutants)
+                std::cout << fmt::format("{:<20} mutant {}: {}\n", "", m.name, m.change);
         }
         return 0;
     } catch (const std::exception& e) {
