@@ -247,7 +247,7 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
 
 void recheck_trial(const Scenario& s, TrialOutcome& t) {
     if (s.idem.enabled) {
-        t.wrong = t.idem.counts.duplicates > 0 || t.idem.counts.leaks > 0;
+        t.wrong = t.idem.counts.wrong();
     } else if (s.kind == ScenarioKind::workload && !s.orders.empty()) {
         judge_final_rows(s, t);
     }
@@ -272,8 +272,8 @@ void rebase_on_start(std::vector<HistoryRecord>& history) {
     for (auto& r : history) r.t_ns -= origin;
 }
 
-TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
-                         std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream) {
+TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
+                            std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream) {
     TrialOutcome out;
     out.trial = trial;
     out.seed = seed;
@@ -320,6 +320,12 @@ TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vecto
                 it->second = v;
         }
     }
+    return out;
+}
+
+TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
+                         std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream) {
+    TrialOutcome out = classify_trial(s, trial, seed, std::move(history), std::move(final_rows), std::move(stream));
     evaluate_trial(s, out);
     return out;
 }

@@ -69,10 +69,10 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
 
 TrialOutcome check_idem_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                               std::vector<PlacedOrder> orders) {
-    TrialOutcome out = check_trial(s, trial, seed, std::move(history), {}, {});
+    TrialOutcome out = classify_trial(s, trial, seed, std::move(history), {}, {});
     out.idem = count_idem_trial(out.history, std::move(orders));
-    out.wrong = out.idem.counts.duplicates > 0 || out.idem.counts.leaks > 0;
-    evaluate_trial(s, out);  // again: the counts and the verdict are known only now
+    out.wrong = out.idem.counts.wrong();
+    evaluate_trial(s, out);
     return out;
 }
 

@@ -33,6 +33,8 @@ struct IdemCounts {
     int leaks = 0;       // answers naming an order that belongs to another user
     int unanswered = 0;  // sends without an answer (the client process was killed)
     void add(const IdemCounts& o);
+    // A trial is wrong when it made a duplicate order or served another user's answer.
+    bool wrong() const { return duplicates > 0 || leaks > 0; }
 };
 
 struct IdemTrial {

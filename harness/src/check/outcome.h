@@ -127,6 +127,11 @@ void rebase_on_start(std::vector<HistoryRecord>& history);
 
 TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
+// check_trial without the expectation's per-trial terms: what the history and rows say (sorted
+// history, wrong, lost/duplicate/reordered, publish delays). A lab family that adds its own counts
+// (check_idem_trial) classifies, counts, then calls evaluate_trial once.
+TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
+                            std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
 // Checks the expectation's per-trial terms (every trial, and every wrong trial) against a trial
 // that still has its history; fills `unmet`.
 void evaluate_trial(const Scenario& s, TrialOutcome& t);

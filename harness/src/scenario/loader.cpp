@@ -342,25 +342,18 @@ Band read_band(const Reader& r, const json& v, const std::string& path, const st
     return b;
 }
 
+// {"op", "actor", "fields", "bands"} of a record to match; `o` is built by the caller with the
+// fields its place allows (a sequence step adds gap_ms and from_step).
 RecordMatch read_match(const Object& o) {
+    const Reader& r = o.reader();
     RecordMatch m;
     m.op = o.req_string("op");
     m.actor = o.opt_string("actor", "");
     if (o.has("fields")) {
         const json& fields = o.at("fields");
-        if (!fields.is_object()) o.reader().expected(o.path("fields"), "an object", fields);
+        if (!fields.is_object()) r.expected(o.path("fields"), "an object", fields);
         m.fields = fields;
     }
-    return m;
-}
-
-// read_match with "bands": {field: band} allowed.
-RecordMatch read_match_with_bands(const Reader& r, const json& v, const std::string& path,
-                                  std::vector<std::string> known = {"op", "actor", "fields", "bands"}) {
-    json without_bands = v;
-    if (v.is_object()) without_bands.erase("bands");
-    Object o(r, v, path, known);
-    RecordMatch m = read_match(Object(r, without_bands, path, known));
     if (o.has("bands")) {
         const json& bands = o.at("bands");
         if (!bands.is_object() || bands.empty()) r.expected(o.path("bands"), "an object of field: band", bands);
@@ -411,7 +404,8 @@ void read_terms(const Object& o, ScenarioKind kind, const TermKeys& keys, TrialT
         if (!o.has(key)) return;
         workload_only(key);
         const json& list = r.array(o.at(key), o.path(key), true);
-        for (size_t i = 0; i < list.size(); ++i) out.push_back(read_match_with_bands(r, list[i], child(o.path(key), i)));
+        for (size_t i = 0; i < list.size(); ++i)
+            out.push_back(read_match(Object(r, list[i], child(o.path(key), i), {"op", "actor", "fields", "bands"})));
     };
     read_matches(keys.has, t.has);
     read_matches("never", t.never);
@@ -419,22 +413,17 @@ void read_terms(const Object& o, ScenarioKind kind, const TermKeys& keys, TrialT
         workload_only("sequence");
         const json& list = r.array(o.at("sequence"), o.path("sequence"), true);
         for (size_t i = 0; i < list.size(); ++i) {
-            const std::string path = child(o.path("sequence"), i);
-            json step = list[i];
+            const Object step(r, list[i], child(o.path("sequence"), i),
+                              {"op", "actor", "fields", "bands", "gap_ms", "from_step"});
             SequenceStep s;
-            if (step.is_object() && step.contains("gap_ms")) {
-                if (i == 0) r.fail(child(path, "gap_ms"), "the first step has no previous step to be later than");
-                s.gap_ms = read_band(r, step.at("gap_ms"), child(path, "gap_ms"), "gap_ms");
-                step.erase("gap_ms");
-                if (step.contains("from_step")) {
-                    s.from_step = static_cast<int>(r.integer(step.at("from_step"), child(path, "from_step"), 1,
-                                                             static_cast<int64_t>(i)));
-                    step.erase("from_step");
-                }
-            } else if (step.is_object() && step.contains("from_step")) {
-                r.fail(child(path, "from_step"), "from_step needs gap_ms: it names the step the gap counts from");
+            s.match = read_match(step);
+            if (step.has("gap_ms")) {
+                if (i == 0) r.fail(step.path("gap_ms"), "the first step has no previous step to be later than");
+                s.gap_ms = read_band(r, step.at("gap_ms"), step.path("gap_ms"), "gap_ms");
+                s.from_step = static_cast<int>(step.opt_int("from_step", 0, 1, static_cast<int64_t>(i)));
+            } else if (step.has("from_step")) {
+                r.fail(step.path("from_step"), "from_step needs gap_ms: it names the step the gap counts from");
             }
-            s.match = read_match_with_bands(r, step, path);
             t.sequence.push_back(std::move(s));
         }
     }
