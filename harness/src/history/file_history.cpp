@@ -5,7 +5,8 @@
 
 namespace relab {
 
-FileHistory::FileHistory(const std::string& path) : m_file(std::fopen(path.c_str(), "w")) {
+// Appends: a role restarted by a fault goes on writing its actor's file.
+FileHistory::FileHistory(const std::string& path) : m_file(std::fopen(path.c_str(), "a")) {
     if (!m_file) throw std::runtime_error("cannot write history file " + path);
 }
 

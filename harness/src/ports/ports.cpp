@@ -4,14 +4,22 @@ namespace relab {
 
 namespace {
 [[noreturn]] void not_supported(const char* what) {
-    throw std::logic_error(std::string("Kv::") + what + " is not supported by this backend");
+    throw std::logic_error(std::string(what) + " is not supported by this backend");
 }
 }  // namespace
 
-KvSetResult Kv::set(const std::string&, const std::string&, const KvSetOptions&) { not_supported("set"); }
-std::optional<std::string> Kv::get(const std::string&) { not_supported("get"); }
-int64_t Kv::del(const std::string&) { not_supported("del"); }
-int64_t Kv::wait_replicas(int64_t, Millis) { not_supported("wait_replicas"); }
+KvSetResult Kv::set(const std::string&, const std::string&, const KvSetOptions&) { not_supported("Kv::set"); }
+std::optional<std::string> Kv::get(const std::string&) { not_supported("Kv::get"); }
+int64_t Kv::del(const std::string&) { not_supported("Kv::del"); }
+int64_t Kv::wait_replicas(int64_t, Millis) { not_supported("Kv::wait_replicas"); }
+
+std::vector<StreamEntry> Stream::xreadgroup_pending(const std::string&, const std::string&, const std::string&, int) {
+    not_supported("Stream::xreadgroup_pending");
+}
+Stream::AutoClaimed Stream::xautoclaim(const std::string&, const std::string&, const std::string&, Millis,
+                                       const std::string&, int) {
+    not_supported("Stream::xautoclaim");
+}
 
 std::string to_string(KvError::Kind k) {
     switch (k) {

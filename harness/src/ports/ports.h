@@ -41,6 +41,7 @@ using Fields = std::vector<std::pair<std::string, std::string>>;
 struct StreamEntry {
     std::string id;  // "1792591449272-0"
     Fields fields;
+    int64_t deliveries = 0;  // the group's delivery count after this delivery (1: first); 0: not read by a group
     std::string field(const std::string& name) const;
 };
 
@@ -56,6 +57,20 @@ public:
     // interrupted.
     virtual std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                                 const std::string& stream, int count, Millis block) = 0;
+    // The recovery commands' defaults throw std::logic_error ("... not supported by this backend").
+    // XREADGROUP GROUP g c COUNT n STREAMS s 0: this consumer's own pending entries, oldest first,
+    // without blocking (a restarted worker's first read). Redis counts each as delivered again.
+    virtual std::vector<StreamEntry> xreadgroup_pending(const std::string& group, const std::string& consumer,
+                                                        const std::string& stream, int count);
+    // XAUTOCLAIM s g consumer min-idle start COUNT n: entries pending longer than min_idle, now
+    // this consumer's, with their delivery counts. `next` is the cursor ("0-0": the scan ended).
+    struct AutoClaimed {
+        std::string next;
+        std::vector<StreamEntry> claimed;
+        std::vector<std::string> deleted;  // pending IDs no longer in the stream
+    };
+    virtual AutoClaimed xautoclaim(const std::string& stream, const std::string& group, const std::string& consumer,
+                                   Millis min_idle, const std::string& start, int count);
     virtual void xack(const std::string& stream, const std::string& group, const std::string& id) = 0;
     virtual std::vector<StreamEntry> xrange(const std::string& stream) = 0;
     // Start barrier: returns once `readers` consumers of this trial are blocked in XREADGROUP.

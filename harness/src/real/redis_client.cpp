@@ -7,6 +7,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -496,8 +497,63 @@ std::vector<StreamEntry> RealStream::xreadgroup(const std::string& group, const 
     std::vector<StreamEntry> out;
     for (const RedisReply& per_stream : r.elements) {
         if (per_stream.type != RedisReply::Type::array || per_stream.elements.size() != 2) throw_unexpected(argv, r);
+        for (StreamEntry& e : parse_entries(per_stream.elements[1], argv)) {
+            e.deliveries = 1;  // a new entry: its first delivery
+            out.push_back(std::move(e));
+        }
+    }
+    return out;
+}
+
+void RealStream::fill_deliveries(const std::string& key, const std::string& group, std::vector<StreamEntry>& entries) {
+    if (entries.empty()) return;
+    std::vector<std::string> argv = {"XPENDING", key, group, entries.front().id, entries.back().id,
+                                     std::to_string(entries.size() + 64)};
+    const RedisReply r = m_client.call(argv);
+    if (r.type != RedisReply::Type::array) throw_unexpected(argv, r);
+    std::map<std::string, int64_t> counts;
+    for (const RedisReply& item : r.elements) {
+        if (item.type != RedisReply::Type::array || item.elements.size() != 4) throw_unexpected(argv, r);
+        counts[item.elements[0].str] = item.elements[3].integer;
+    }
+    for (StreamEntry& e : entries) {
+        auto it = counts.find(e.id);
+        e.deliveries = it == counts.end() ? 0 : it->second;
+    }
+}
+
+std::vector<StreamEntry> RealStream::xreadgroup_pending(const std::string& group, const std::string& consumer,
+                                                        const std::string& stream, int count) {
+    const std::string key = m_ns.key(stream);
+    std::vector<std::string> argv = {"XREADGROUP", "GROUP", group, consumer, "COUNT", std::to_string(count),
+                                     "STREAMS", key, "0"};
+    RedisReply r = m_client.call(argv);
+    if (r.is_nil()) return {};
+    if (r.type != RedisReply::Type::array) throw_unexpected(argv, r);
+    std::vector<StreamEntry> out;
+    for (const RedisReply& per_stream : r.elements) {
+        if (per_stream.type != RedisReply::Type::array || per_stream.elements.size() != 2) throw_unexpected(argv, r);
+        // An entry deleted from the stream meanwhile comes back with no fields.
         for (StreamEntry& e : parse_entries(per_stream.elements[1], argv)) out.push_back(std::move(e));
     }
+    fill_deliveries(key, group, out);
+    return out;
+}
+
+Stream::AutoClaimed RealStream::xautoclaim(const std::string& stream, const std::string& group,
+                                           const std::string& consumer, Millis min_idle, const std::string& start,
+                                           int count) {
+    const std::string key = m_ns.key(stream);
+    std::vector<std::string> argv = {"XAUTOCLAIM", key, group, consumer, std::to_string(min_idle.count()), start,
+                                     "COUNT", std::to_string(count)};
+    const RedisReply r = m_client.call(argv);
+    if (r.type != RedisReply::Type::array || r.elements.size() < 2) throw_unexpected(argv, r);
+    AutoClaimed out;
+    out.next = r.elements[0].str;
+    out.claimed = parse_entries(r.elements[1], argv);
+    if (r.elements.size() > 2)
+        for (const RedisReply& id : r.elements[2].elements) out.deleted.push_back(id.str);
+    fill_deliveries(key, group, out.claimed);
     return out;
 }
 

@@ -1,6 +1,8 @@
 #include "roles/event.h"
 #include "roles/roles.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace relab {
@@ -19,16 +21,43 @@ class Consumer {
 public:
     Consumer(const Scenario& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
 
+    // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
     void run() {
-        const Millis block{m_s.stream.block_ms};
+        const RecoverySpec& rec = m_s.recovery;
+        if (rec.pending_first) {
+            // A restarted worker: what it was given before it died comes back first (XREADGROUP ... 0).
+            for (;;) {
+                auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_s.stream.key,
+                                                             m_s.stream.read_count);
+                if (entries.empty()) break;
+                for (const auto& e : entries) handle(e, "pending");
+            }
+        }
+        const bool claims = rec.autoclaim.enabled && !rec.autoclaim.in_reaper;
+        Millis block{m_s.stream.block_ms};
+        if (claims) block = std::min(block, Millis{rec.autoclaim.every_ms});
+        Nanos next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
         for (;;) {
+            if (claims && m_p.clock.now() >= next_claim) {
+                claim_round();
+                next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
+            }
             auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_s.stream.key,
                                                  m_s.stream.read_count, block);
             if (entries.empty()) {
                 if (m_p.kv.exists(kStopKey)) return;
                 continue;
             }
-            for (const auto& e : entries) handle(e);
+            for (const auto& e : entries) handle(e, "new");
+        }
+    }
+
+    // The reaper: every every_ms, XAUTOCLAIM what has been idle min_idle_ms and process it.
+    void run_reaper() {
+        for (;;) {
+            m_p.clock.sleep_for(Millis{m_s.recovery.autoclaim.every_ms});
+            if (m_p.kv.exists(kStopKey)) return;
+            claim_round();
         }
     }
 
@@ -37,9 +66,33 @@ private:
         m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_actor, op, std::move(data)});
     }
 
-    void handle(const StreamEntry& entry) {
+    // One full XAUTOCLAIM scan from 0-0; each claimed entry is processed like a new one.
+    void claim_round() {
+        const auto& ac = m_s.recovery.autoclaim;
+        std::string cursor = "0-0";
+        do {
+            auto r = m_p.stream.xautoclaim(m_s.stream.key, m_s.stream.group, m_actor, Millis{ac.min_idle_ms}, cursor,
+                                           ac.count);
+            if (!r.claimed.empty() || !r.deleted.empty()) {
+                nlohmann::json ids = nlohmann::json::array();
+                for (const auto& e : r.claimed) ids.push_back(e.id);
+                record("claim", {{"claimed", ids}, {"deleted", r.deleted}, {"min_idle_ms", ac.min_idle_ms}});
+            }
+            for (const auto& e : r.claimed) handle(e, "claim");
+            cursor = r.next;
+        } while (cursor != "0-0");
+    }
+
+    void handle(const StreamEntry& entry, const char* via) {
+        if (entry.fields.empty()) {
+            // Pending, but deleted from the stream meanwhile: nothing to process.
+            record("receive", {{"entry", entry.id}, {"deliveries", entry.deliveries}, {"via", via}, {"deleted", true}});
+            m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
+            record("ack", {{"entry", entry.id}});
+            return;
+        }
         const Event ev = event_from_entry(entry);
-        record("receive", {{"entry", entry.id}, {"event", event_json(ev)}});
+        record("receive", {{"entry", entry.id}, {"event", event_json(ev)}, {"deliveries", entry.deliveries}, {"via", via}});
 
         const std::string token = m_actor + ":" + entry.id;  // unique to this holder
         std::string lock_key;
@@ -67,7 +120,7 @@ private:
         w.mode = m_s.write.mode;
         w.version = m_s.write.version_source == VersionSource::entry_id ? entry_id_as_version(entry.id) : ev.v;
         const WriteResult res = m_p.orders.write_state(w);
-        nlohmann::json wd = {{"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
+        nlohmann::json wd = {{"entry", entry.id}, {"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
                              {"affected", res.affected}, {"sql", res.sql}};
         if (w.mode == WriteMode::cas) wd["version"] = w.version;
         record("write", std::move(wd));
@@ -94,5 +147,7 @@ private:
 }  // namespace
 
 void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
+
+void run_reaper(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run_reaper(); }
 
 }  // namespace relab

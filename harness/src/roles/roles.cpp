@@ -15,6 +15,7 @@ std::vector<RoleLaunch> trial_roles(const Scenario& s) {
         return out;
     }
     for (int i = 1; i <= s.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
+    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) out.push_back({"reaper", "reaper"});
     if (s.dispatcher.enabled) {
         out.push_back({"source", "app"});
         out.push_back({"dispatcher", "dispatcher"});
@@ -28,6 +29,8 @@ void run_role(const std::string& role, const std::string& actor, const Scenario&
               Millis barrier_timeout) {
     if (role == "consumer")
         run_consumer(s, actor, ports);
+    else if (role == "reaper")
+        run_reaper(s, actor, ports);
     else if (role == "producer")
         run_producer(s, ports, barrier_timeout);
     else if (role == "source")

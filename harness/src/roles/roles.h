@@ -18,6 +18,10 @@ inline const std::string kSourceDoneKey = "relab:source-done";
 // Reads the group until told to stop: receive, [lock], job (a sleep), write, [release], XACK.
 void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports);
 
+// Recovery's separate claimer: every every_ms, XAUTOCLAIMs entries idle for min_idle_ms and
+// processes them as a consumer would, until told to stop.
+void run_reaper(const Scenario& s, const std::string& actor, RolePorts& ports);
+
 // Waits for every consumer to block in XREADGROUP (the start barrier), records the trial origin
 // ("start"), then publishes the scenario's events at their times.
 void run_producer(const Scenario& s, RolePorts& ports, Millis barrier_timeout);

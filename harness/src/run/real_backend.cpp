@@ -1,6 +1,7 @@
 #include "run/real_backend.h"
 
 #include <algorithm>
+#include <csignal>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +21,8 @@
 #include "roles/roles.h"
 #include "run/idem_runner.h"
 #include "run/role_process.h"
+#include "run/supervisor.h"
+#include "run/timeouts.h"
 #include "run/session_runner.h"
 
 namespace relab {
@@ -48,12 +51,6 @@ const RedisReply* field_of(const RedisReply& flat, const std::string& name) {
         if (flat.elements[i].str == name) return &flat.elements[i + 1];
     return nullptr;
 }
-
-struct RoleChild {
-    std::string actor;
-    std::string stderr_path;
-    std::unique_ptr<ChildProcess> process;
-};
 
 }  // namespace
 
@@ -104,16 +101,6 @@ struct RealBackend::Impl {
         return c;
     }
 
-    static void fail_if_crashed(std::vector<RoleChild>& children) {
-        for (auto& ch : children) {
-            if (ch.process->running()) continue;
-            const auto code = ch.process->exit_code();
-            if (code && *code != 0)
-                throw std::runtime_error(fmt::format("role {} exited with status {}: {}", ch.actor, *code,
-                                                     tail_of_file(ch.stderr_path)));
-        }
-    }
-
     // All published entries delivered and acknowledged.
     bool group_drained(const Scenario& s, const RedisNamespace& ns) {
         const auto last = admin.call({"XREVRANGE", ns.key(s.stream.key), "+", "-", "COUNT", "1"});
@@ -143,6 +130,156 @@ struct RealBackend::Impl {
         }
     }
 
+    // The Control port over role processes, signals and the trial's Redis namespace.
+    class RealControl : public Control {
+    public:
+        RealControl(Impl& impl, const Scenario& s, const RedisNamespace& ns, std::string dir)
+            : m_impl(impl), m_s(s), m_ns(ns), m_dir(std::move(dir)) {}
+
+        void add(const RoleLaunch& launch, RoleConfig config) {
+            m_roles.push_back(Role{launch, std::move(config)});
+            spawn(m_roles.back());
+        }
+
+        Nanos now() override { return std::chrono::duration_cast<Nanos>(SteadyClock::now().time_since_epoch()); }
+
+        void wait(Phase, std::optional<Nanos> until) override {
+            throw_if_interrupted();
+            Nanos d = milliseconds(2);
+            if (until) d = std::min(d, std::max(Nanos{0}, *until - now()));
+            std::this_thread::sleep_for(d);
+        }
+
+        bool finished(const std::string& actor) override {
+            Role& r = role(actor);
+            return r.killed || !r.process->running();
+        }
+
+        void check_roles() override {
+            for (auto& r : m_roles) {
+                if (r.killed || r.process->running()) continue;
+                const auto code = r.process->exit_code();
+                if (code && *code != 0)
+                    throw std::runtime_error(fmt::format("role {} exited with status {}: {}", r.launch.actor, *code,
+                                                         tail_of_file(r.stderr_path)));
+            }
+        }
+
+        void kill(const std::string& actor) override {
+            Role& r = role(actor);
+            r.process->signal(SIGKILL);
+            if (!r.process->wait_for(timeouts::kSignalTakesEffect))
+                throw std::runtime_error(fmt::format("{} (pid {}) did not die within {} ms of SIGKILL", actor,
+                                                     r.process->pid(), timeouts::kSignalTakesEffect.count()));
+            r.killed = true;
+            r.paused = false;
+        }
+
+        void pause(const std::string& actor) override {
+            Role& r = role(actor);
+            r.process->signal(SIGSTOP);
+            r.paused = true;
+            wait_for_state(r, 'T', "SIGSTOP");
+        }
+
+        void resume(const std::string& actor) override {
+            Role& r = role(actor);
+            r.process->signal(SIGCONT);
+            r.paused = false;
+        }
+
+        bool paused(const std::string& actor) override { return role(actor).paused; }
+
+        void start(const std::string& actor) override {
+            Role& r = role(actor);
+            if (!finished(actor)) throw std::logic_error(actor + " is still running");
+            ++r.incarnation;
+            r.killed = false;
+            spawn(r);
+        }
+
+        bool drained() override { return m_impl.group_drained(m_s, m_ns); }
+        void raise_stop() override { m_impl.admin.call({"SET", m_ns.key(kStopKey), "1"}); }
+        void unblock_readers() override { m_impl.unblock_readers(m_ns.prefix); }
+
+        // New complete lines of every role's history file since the last look.
+        void poll_records(std::vector<HistoryRecord>& out) override {
+            for (auto& r : m_roles) {
+                std::ifstream in(r.config.history_path, std::ios::binary);
+                if (!in) continue;
+                in.seekg(static_cast<std::streamoff>(r.read_offset));
+                std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+                const size_t end = chunk.rfind('\n');
+                if (end == std::string::npos) continue;
+                r.read_offset += end + 1;
+                std::istringstream lines(chunk.substr(0, end + 1));
+                for (std::string line; std::getline(lines, line);) {
+                    auto j = nlohmann::json::parse(line, nullptr, false);
+                    if (!j.is_discarded()) out.push_back(history_record_from_json(j));
+                }
+            }
+        }
+
+        void record(HistoryRecord r) override { m_nemesis.push_back(std::move(r)); }
+
+        // Every role's history file and the nemesis's records, unsorted (the checker sorts).
+        std::vector<HistoryRecord> history() {
+            std::vector<HistoryRecord> out = m_nemesis;
+            for (auto& r : m_roles) {
+                auto part = read_history_file(r.config.history_path);
+                out.insert(out.end(), part.begin(), part.end());
+            }
+            return out;
+        }
+
+    private:
+        struct Role {
+            RoleLaunch launch;
+            RoleConfig config;
+            std::unique_ptr<ChildProcess> process{};
+            std::string stderr_path{};
+            int incarnation = 1;
+            bool killed = false;
+            bool paused = false;
+            size_t read_offset = 0;
+        };
+
+        Role& role(const std::string& actor) {
+            for (auto& r : m_roles)
+                if (r.launch.actor == actor) return r;
+            throw std::logic_error("no role " + actor + " in this trial");
+        }
+
+        void spawn(Role& r) {
+            // Each incarnation its own stderr file, so a restart keeps the first one's last words.
+            r.stderr_path = r.incarnation == 1 ? fmt::format("{}/{}.err", m_dir, r.launch.actor)
+                                               : fmt::format("{}/{}.{}.err", m_dir, r.launch.actor, r.incarnation);
+            r.process = spawn_role_process(m_impl.opts.relab_exe, r.config, m_dir, r.stderr_path);
+        }
+
+        // /proc/PID/stat's state letter, once the signal has taken effect.
+        void wait_for_state(Role& r, char state, const char* signal) {
+            const auto deadline = SteadyClock::now() + timeouts::kSignalTakesEffect;
+            for (;;) {
+                std::ifstream stat(fmt::format("/proc/{}/stat", r.process->pid()));
+                std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+                const auto paren = text.rfind(')');
+                if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == state) return;
+                if (SteadyClock::now() > deadline)
+                    throw std::runtime_error(fmt::format("{} (pid {}) not stopped {} ms after {}", r.launch.actor,
+                                                         r.process->pid(), timeouts::kSignalTakesEffect.count(), signal));
+                std::this_thread::sleep_for(milliseconds(1));
+            }
+        }
+
+        Impl& m_impl;
+        const Scenario& m_s;
+        const RedisNamespace& m_ns;
+        std::string m_dir;
+        std::vector<Role> m_roles;
+        std::vector<HistoryRecord> m_nemesis;
+    };
+
     TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
         const std::string prefix = fmt::format("{}{}:t{}:", run_prefix(), s.id, trial);
         const RedisNamespace ns{prefix};
@@ -156,62 +293,19 @@ struct RealBackend::Impl {
         admin.call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
 
         // Consumers first, the publishing role last: it waits at the start barrier for them.
-        std::vector<RoleChild> consumers, producer;
-        RoleConfig pc;
+        const std::vector<RoleLaunch> roles = trial_roles(s);
+        RealControl control(*this, s, ns, dir);
         uint64_t index = 0;
-        for (const auto& launch : trial_roles(s)) {
+        for (const auto& launch : roles) {
             RoleConfig c = role_config(s, trial, derive_seed(seed, index++), prefix, "");
             c.role = launch.role;
             c.actor = launch.actor;
             c.history_path = dir + "/" + c.actor + ".jsonl";
-            const std::string err = dir + "/" + c.actor + ".err";
-            auto& group = launch.role == "consumer" ? consumers : producer;
-            group.push_back(RoleChild{c.actor, err, spawn_role_process(opts.relab_exe, c, dir, err)});
-            if (launch.role != "consumer") pc = c;
+            control.add(launch, std::move(c));
         }
-        // The producer ends after its last publish; the consumers when the stop flag is up.
-        const auto deadline = SteadyClock::now() + milliseconds(pc.barrier_timeout_ms) + milliseconds(60000);
-        auto publishing = [&] {
-            bool any = false;
-            for (auto& ch : producer) any = ch.process->running() || any;
-            return any;
-        };
-        while (publishing()) {
-            throw_if_interrupted();
-            fail_if_crashed(consumers);
-            if (SteadyClock::now() > deadline) throw std::runtime_error("trial timed out waiting for the producer");
-            std::this_thread::sleep_for(milliseconds(2));
-        }
-        fail_if_crashed(producer);
-        while (!group_drained(s, ns)) {
-            throw_if_interrupted();
-            fail_if_crashed(consumers);
-            if (SteadyClock::now() > deadline)
-                throw std::runtime_error("trial timed out: the consumers did not acknowledge every entry");
-            std::this_thread::sleep_for(milliseconds(2));
-        }
-        admin.call({"SET", ns.key(kStopKey), "1"});
-        const auto stop_deadline = SteadyClock::now() + milliseconds(s.stream.block_ms + 5000);
-        for (;;) {
-            throw_if_interrupted();
-            bool any_running = false;
-            for (auto& ch : consumers) any_running = any_running || ch.process->running();
-            if (!any_running) break;
-            if (SteadyClock::now() > stop_deadline) throw std::runtime_error("consumers did not stop when told to");
-            unblock_readers(prefix);
-            std::this_thread::sleep_for(milliseconds(5));
-        }
-        fail_if_crashed(consumers);
+        supervise_stream_trial(s, roles, control);
 
-        std::vector<HistoryRecord> history;
-        for (const auto& ch : producer) {
-            auto part = read_history_file(dir + "/" + ch.actor + ".jsonl");
-            history.insert(history.end(), part.begin(), part.end());
-        }
-        for (const auto& ch : consumers) {
-            auto part = read_history_file(dir + "/" + ch.actor + ".jsonl");
-            history.insert(history.end(), part.begin(), part.end());
-        }
+        std::vector<HistoryRecord> history = control.history();
         rebase_on_start(history);
 
         RealOrderStore store(*pg);

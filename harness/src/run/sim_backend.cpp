@@ -11,6 +11,8 @@
 #include "roles/idem_client.h"
 #include "roles/roles.h"
 #include "run/real_backend.h"
+#include "run/supervisor.h"
+#include "run/timeouts.h"
 #include "sim/sim_ports.h"
 #include "sim/sim_world.h"
 
@@ -25,13 +27,10 @@ using sim::SimWorld;
 // Virtual time starts here in every trial: 1'790'000'000'000 ms since the Unix epoch (late 2026),
 // so stream IDs look like the article's.
 constexpr Nanos kEpoch = Millis{1'790'000'000'000};
-// As RoleConfig's default for the real role processes.
-constexpr Millis kBarrierTimeout{10'000};
-// The idempotency runner's: how long the clients may take to be ready, how far ahead of the go
-// signal the origin lies, and how long a fault waits for the client step it follows.
-constexpr Millis kIdemStartTimeout{20'000};
-constexpr Millis kIdemOriginAhead{20};
-constexpr Millis kIdemAfterTimeout{30'000};
+constexpr Millis kBarrierTimeout = timeouts::kBarrier;
+constexpr Millis kIdemStartTimeout = timeouts::kIdemStart;
+constexpr Millis kIdemOriginAhead = timeouts::kIdemOriginAhead;
+constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
 
 // Everything one actor gets, as a role process gets its own connections in the real backend.
 struct Actor {
@@ -127,6 +126,7 @@ struct SimBackend::Impl {
     SimWorld world;
     sim::SimHistory history;
     std::vector<std::unique_ptr<Actor>> actors;
+    std::vector<std::unique_ptr<Actor>> restarted;  // roles a fault restarted, this trial
 
     explicit Impl(SimOptions o) : opts(std::move(o)) {}
 
@@ -155,6 +155,7 @@ struct SimBackend::Impl {
     std::vector<HistoryRecord> run_roles(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial,
                                          uint64_t seed, Nanos limit, Prepare prepare, Supervise supervise) {
         world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
+        restarted.clear();  // after the reset: their fibers are gone
         prepare();
         history.reset(trial);
 
@@ -173,24 +174,94 @@ struct SimBackend::Impl {
         return history.take();
     }
 
-    // The real backend's parent process: waits for the publishing roles, then for the group to
-    // drain, raises the stop key and unblocks readers until every consumer has left.
-    void supervise(const Scenario& s, const std::vector<RoleLaunch>& roles, const std::vector<FiberId>& fibers) {
-        Scheduler& sched = world.scheduler();
-        std::vector<FiberId> consumers, publishers;
-        for (size_t i = 0; i < fibers.size(); ++i)
-            (roles[i].role == "consumer" ? consumers : publishers).push_back(fibers[i]);
-        for (FiberId f : publishers) sched.join(f);
-        while (!drained(s)) world.wait_stream_change();
-        world.kv().set(kStopKey, "1", sim::SetOptions{}, world.now());
-        const Nanos deadline = world.now() + Millis{s.stream.block_ms + 5000};
-        for (;;) {
-            world.unblock_all_readers();
-            sched.sleep_for(Millis{5});
-            if (std::all_of(consumers.begin(), consumers.end(), [&](FiberId f) { return sched.finished(f); })) return;
-            if (world.now() > deadline) throw sim::SimError("consumers did not stop when told to");
+    // The Control port on the simulated world: roles are fibers, signals are scheduler calls.
+    class SimControl : public Control {
+    public:
+        SimControl(Impl& impl, const Scenario& s, const std::vector<RoleLaunch>& roles, std::vector<FiberId> fibers,
+                   uint64_t seed)
+            : m_impl(impl), m_s(s), m_roles(roles), m_fibers(std::move(fibers)), m_killed(roles.size(), false),
+              m_seed(seed) {}
+
+        Nanos now() override { return m_impl.world.now(); }
+
+        void wait(Phase phase, std::optional<Nanos> until) override {
+            Scheduler& sched = m_impl.world.scheduler();
+            if (until) {
+                sched.sleep_until(std::max(*until, now()));
+                return;
+            }
+            if (phase == Phase::draining) {
+                m_impl.world.wait_stream_change();
+                return;
+            }
+            for (size_t i = 0; i < m_roles.size(); ++i) {
+                const bool consuming = m_roles[i].role == "consumer" || m_roles[i].role == "reaper";
+                if (consuming == (phase == Phase::stopping) && !finished_at(i)) {
+                    sched.join(m_fibers[i]);
+                    return;
+                }
+            }
         }
-    }
+
+        bool finished(const std::string& actor) override { return finished_at(index(actor)); }
+        void check_roles() override {}  // a fiber that throws fails the trial in the scheduler
+
+        void kill(const std::string& actor) override {
+            const size_t i = index(actor);
+            m_impl.world.scheduler().kill(m_fibers[i]);
+            m_impl.world.drop_fiber(m_fibers[i]);
+            m_killed[i] = true;
+        }
+        void pause(const std::string& actor) override { m_impl.world.scheduler().pause(m_fibers[index(actor)]); }
+        void resume(const std::string& actor) override { m_impl.world.scheduler().unpause(m_fibers[index(actor)]); }
+        bool paused(const std::string& actor) override {
+            const size_t i = index(actor);
+            return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
+        }
+
+        void start(const std::string& actor) override {
+            const size_t i = index(actor);
+            const RoleLaunch& launch = m_roles[i];
+            // A new process: its own connections and generator, under the same name.
+            auto a = std::make_unique<Actor>(m_impl.world, m_impl.history,
+                                             derive_seed(m_seed, fmt::format("restart:{}:{}", actor, ++m_restarts)));
+            Actor& ports = *a;
+            m_impl.restarted.push_back(std::move(a));
+            const Scenario& s = m_s;
+            m_fibers[i] = m_impl.world.scheduler().spawn(
+                actor, [&s, &launch, &ports] { run_role(launch.role, launch.actor, s, ports.ports, kBarrierTimeout); },
+                now() + m_impl.world.draw_start());
+            m_killed[i] = false;
+        }
+
+        bool drained() override { return m_impl.drained(m_s); }
+        void raise_stop() override { m_impl.world.kv().set(kStopKey, "1", sim::SetOptions{}, now()); }
+        void unblock_readers() override { m_impl.world.unblock_all_readers(); }
+
+        void poll_records(std::vector<HistoryRecord>& out) override {
+            const auto& all = m_impl.history.records();
+            for (; m_seen < all.size(); ++m_seen)
+                if (all[m_seen].actor != "nemesis") out.push_back(all[m_seen]);
+        }
+        void record(HistoryRecord r) override { m_impl.history.record(std::move(r)); }
+
+    private:
+        size_t index(const std::string& actor) const {
+            for (size_t i = 0; i < m_roles.size(); ++i)
+                if (m_roles[i].actor == actor) return i;
+            throw std::logic_error("no role " + actor + " in this trial");
+        }
+        bool finished_at(size_t i) { return m_killed[i] || m_impl.world.scheduler().finished(m_fibers[i]); }
+
+        Impl& m_impl;
+        const Scenario& m_s;
+        const std::vector<RoleLaunch>& m_roles;
+        std::vector<FiberId> m_fibers;
+        std::vector<bool> m_killed;
+        uint64_t m_seed;
+        int m_restarts = 0;
+        size_t m_seen = 0;
+    };
 
     TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
         return run_trial(s, trial_roles(s), trial, seed);
@@ -198,10 +269,7 @@ struct SimBackend::Impl {
 
     TrialOutcome run_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
         if (s.idem.enabled) return run_idem_trial(s, roles, trial, seed);
-        int64_t last_event_ms = 0;
-        for (const auto& e : s.events) last_event_ms = std::max(last_event_ms, e.at_ms);
-        // The real backend's deadlines: barrier + 60 s for publishing and draining, then BLOCK + 5 s.
-        const Nanos limit = kEpoch + kBarrierTimeout + Millis{60'000 + last_event_ms + s.stream.block_ms + 5000};
+        const Nanos limit = kEpoch + stream_trial_budget(s);
         auto prepare = [&] {
             std::vector<OrderRow> initial;
             initial.reserve(s.orders.size());
@@ -210,9 +278,11 @@ struct SimBackend::Impl {
             world.outbox().reset(initial);
             world.streams().create_group(s.stream.key, s.stream.group, "$", true);
         };
-        std::vector<HistoryRecord> records = run_roles(
-            s, roles, trial, seed, limit, prepare,
-            [&](const std::vector<FiberId>& fibers) { supervise(s, roles, fibers); });
+        std::vector<HistoryRecord> records =
+            run_roles(s, roles, trial, seed, limit, prepare, [&](const std::vector<FiberId>& fibers) {
+                SimControl control(*this, s, roles, fibers, seed);
+                supervise_stream_trial(s, roles, control);
+            });
 
         rebase_on_start(records);
         return check_trial(s, trial, seed, std::move(records), world.orders().rows(),

@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "scenario/fault_loader.h"
 #include "scenario/idem_loader.h"
 #include "scenario/json_reader.h"
 #include "scenario/scenario.h"
@@ -26,7 +27,7 @@ const std::vector<std::string> k_common_fields = {"id",   "part", "output", "tit
                                                   "kind", "runs", "seed",   "expect", "documented", "group", "mutants"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "producer", "dispatcher",
-                                                    "stream_line", "sim", "idem"};
+                                                    "stream_line", "sim", "idem", "recovery", "faults"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
 StreamSpec read_stream(const Object& o) {
@@ -601,6 +602,9 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     std::string total_name;
     if (s.kind == ScenarioKind::workload && top.has("idem")) {
         read_idem_workload(top, s);  // clients and a middleware instead of a stream
+        for (const char* key : {"faults", "recovery"})
+            if (top.has(key))
+                r.fail(top.path(key), "applies to stream labs; an idempotency lab lists its faults under /idem/faults");
         total = s.runs;
         total_name = "runs";
     } else if (s.kind == ScenarioKind::workload) {
@@ -631,6 +635,21 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
         if (top.has("sim"))
             s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
+        if (top.has("recovery"))
+            s.recovery = read_recovery(Object(r, top.at("recovery"), top.path("recovery"), {"pending_first", "autoclaim"}));
+        if (top.has("faults")) {
+            // The lab's roles, as trial_roles starts them: the targets a fault may name.
+            std::vector<std::string> actors;
+            for (int i = 1; i <= s.consumers; ++i) actors.push_back(fmt::format("C{}", i));
+            if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) actors.push_back("reaper");
+            if (s.dispatcher.enabled) {
+                actors.push_back("app");
+                actors.push_back("dispatcher");
+            } else {
+                actors.push_back("producer");
+            }
+            s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
+        }
         total = s.runs;
         total_name = "runs";
     } else {

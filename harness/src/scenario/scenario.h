@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fault/fault_spec.h"
 #include "ports/ports.h"
 #include "scenario/idem_spec.h"
 
@@ -278,6 +279,8 @@ struct Scenario {
     // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
     std::string stream_line = "list";
     SimSpec sim;
+    RecoverySpec recovery;         // how consumers get back entries left pending
+    std::vector<FaultSpec> faults;  // the nemesis's schedule
 
     // sessions
     std::vector<SessionCase> cases;

@@ -27,6 +27,8 @@ void Scheduler::reset(Nanos start, uint64_t schedule_seed, bool random_ties) {
     for (int i = 0; i < m_fibers; ++i) {
         m_slots[static_cast<size_t>(i)].joiners.clear();
         m_slots[static_cast<size_t>(i)].wake_pending = false;
+        m_slots[static_cast<size_t>(i)].paused = false;
+        m_slots[static_cast<size_t>(i)].held_wake = false;
     }
     m_fibers = 0;
     m_live_fibers = 0;
@@ -61,6 +63,8 @@ FiberId Scheduler::spawn(std::string name, std::function<void()> body, Nanos sta
     Slot& s = m_slots[static_cast<size_t>(id)];
     s.joiners.clear();
     s.wake_pending = true;
+    s.paused = false;
+    s.held_wake = false;
     s.fiber->start(std::move(name), std::move(body));
     ++m_live_fibers;
     at(start, &Scheduler::resume_event, this, static_cast<uint64_t>(id));
@@ -80,6 +84,10 @@ void Scheduler::resume(FiberId f) {
     Fiber& fiber = *s.fiber;
     s.wake_pending = false;
     if (fiber.state() == FiberState::finished) return;
+    if (s.paused) {
+        s.held_wake = true;
+        return;
+    }
     m_current = f;
     fiber.set_state(FiberState::running);
     fiber.resume();
@@ -112,6 +120,23 @@ void Scheduler::wake(FiberId f, Nanos t) {
     if (s.wake_pending || s.fiber->state() == FiberState::finished) return;
     s.wake_pending = true;
     at(t, &Scheduler::resume_event, this, static_cast<uint64_t>(f));
+}
+
+void Scheduler::kill(FiberId f) {
+    Slot& s = slot(f);
+    if (s.fiber->state() == FiberState::finished) return;
+    s.fiber->request_cancel();
+    unpause(f);
+}
+
+void Scheduler::pause(FiberId f) { slot(f).paused = true; }
+
+void Scheduler::unpause(FiberId f) {
+    Slot& s = slot(f);
+    s.paused = false;
+    if (!s.held_wake) return;
+    s.held_wake = false;
+    wake(f, now());
 }
 
 void Scheduler::sleep_until(Nanos t) {

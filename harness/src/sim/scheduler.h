@@ -66,6 +66,16 @@ public:
     // Suspends until fiber f has finished.
     void join(FiberId f);
 
+    // --- faults on a fiber (from outside it: the trial's supervisor) ---
+    // SIGKILL: the fiber never runs its own code again. One waiting on a timer or a reply unwinds
+    // when that event comes (server-side work in flight still uses its stack until then); one
+    // waiting on nothing must be woken by whoever holds it (SimWorld::drop_fiber).
+    void kill(FiberId f);
+    // SIGSTOP / SIGCONT: a wake-up that comes while the fiber is paused is held until it resumes.
+    void pause(FiberId f);
+    void unpause(FiberId f);
+    bool paused(FiberId f) const { return slot(f).paused; }
+
     // Runs events until none is left, the next lies beyond `limit`, or a fiber failed.
     Stop run(Nanos limit);
     // The first fiber error (with the fiber's name), or null.
@@ -98,6 +108,8 @@ private:
         std::unique_ptr<Fiber> fiber;
         std::vector<FiberId> joiners;
         bool wake_pending = false;
+        bool paused = false;
+        bool held_wake = false;  // woken while paused
     };
 
     static void resume_event(void* ctx, uint64_t fiber);

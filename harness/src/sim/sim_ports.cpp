@@ -13,6 +13,25 @@ std::vector<StreamEntry> SimStream::xreadgroup(const std::string& group, const s
     return m_world.xreadgroup(stream, group, consumer, count, block);
 }
 
+std::vector<StreamEntry> SimStream::xreadgroup_pending(const std::string& group, const std::string& consumer,
+                                                       const std::string& stream, int count) {
+    return m_world.round_trip([&] {
+        auto out = m_world.streams().xreadgroup_pending(stream, group, consumer, count, m_world.now());
+        m_world.stream_changed();
+        return out;
+    });
+}
+
+Stream::AutoClaimed SimStream::xautoclaim(const std::string& stream, const std::string& group,
+                                          const std::string& consumer, Millis min_idle, const std::string& start,
+                                          int count) {
+    return m_world.round_trip([&] {
+        auto r = m_world.streams().xautoclaim(stream, group, consumer, min_idle, start, count, m_world.now());
+        if (!r.claimed.empty() || !r.deleted.empty()) m_world.stream_changed();
+        return AutoClaimed{std::move(r.next), std::move(r.claimed), std::move(r.deleted)};
+    });
+}
+
 void SimStream::xack(const std::string& stream, const std::string& group, const std::string& id) {
     m_world.round_trip([&] {
         m_world.streams().xack(stream, group, id);

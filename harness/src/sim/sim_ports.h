@@ -29,6 +29,10 @@ public:
     std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) override;
     std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                         const std::string& stream, int count, Millis block) override;
+    std::vector<StreamEntry> xreadgroup_pending(const std::string& group, const std::string& consumer,
+                                                const std::string& stream, int count) override;
+    AutoClaimed xautoclaim(const std::string& stream, const std::string& group, const std::string& consumer,
+                           Millis min_idle, const std::string& start, int count) override;
     void xack(const std::string& stream, const std::string& group, const std::string& id) override;
     std::vector<StreamEntry> xrange(const std::string& stream) override;
     void wait_readers_blocked(int readers, Millis timeout) override;

@@ -151,6 +151,24 @@ std::vector<StreamEntry> SimWorld::xreadgroup(const std::string& key, const std:
     return std::move(r.result);
 }
 
+void SimWorld::drop_fiber(FiberId f) {
+    // Only a fiber parked here waits on nothing else; one in a round trip or a sleep has an event
+    // of its own coming (its stack still in use by it), and unwinds when that event wakes it.
+    bool parked = false;
+    for (auto it = m_blocked.begin(); it != m_blocked.end();) {
+        if (it->second->fiber != f) {
+            ++it;
+            continue;
+        }
+        m_streams.unblock(it->first);
+        it = m_blocked.erase(it);
+        parked = true;
+    }
+    parked = std::erase_if(m_barriers, [&](const auto& b) { return b.second->fiber == f; }) > 0 || parked;
+    parked = std::erase(m_change_waiters, f) > 0 || parked;
+    if (parked) m_sched.wake(f, now());
+}
+
 void SimWorld::unblock_all_readers() {
     for (uint64_t ticket : m_streams.blocked_tickets()) blocked_read_timeout(this, ticket);
 }

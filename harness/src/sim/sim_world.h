@@ -85,6 +85,9 @@ public:
     void sleep(Nanos d);
 
     // --- at the server, from the trial's supervisor (no network) ---
+    // A killed role's connection closing: its blocked XREADGROUP or barrier wait is dropped at
+    // the server and the fiber woken, so it unwinds (Scheduler::kill).
+    void drop_fiber(FiberId f);
     // CLIENT UNBLOCK of every blocked reader: each gets an empty reply.
     void unblock_all_readers();
     // Suspends the calling fiber until the next change to any stream or group.

@@ -103,11 +103,30 @@ std::vector<StreamEntry> StreamModel::xreadgroup(const std::string& key, const s
     for (auto it = s.entries.upper_bound(g.last_delivered); it != s.entries.end(); ++it) {
         if (count > 0 && static_cast<int>(out.size()) >= count) break;
         out.push_back(make_entry(it->first, it->second));
+        out.back().deliveries = 1;
         g.last_delivered = it->first;
         Pending& p = g.pel[it->first];
         p.consumer = consumer;
         p.delivered_at = now;
         p.deliveries = 1;
+    }
+    return out;
+}
+
+std::vector<StreamEntry> StreamModel::xreadgroup_pending(const std::string& key, const std::string& group,
+                                                         const std::string& consumer, int count, Nanos now) {
+    Group& g = group_or_throw("XREADGROUP", key, group);
+    Stream& s = *find(key);
+    std::vector<StreamEntry> out;
+    for (auto& [id, p] : g.pel) {
+        if (count > 0 && static_cast<int>(out.size()) >= count) break;
+        if (p.consumer != consumer) continue;
+        p.delivered_at = now;
+        ++p.deliveries;
+        auto entry = s.entries.find(id);
+        // An entry deleted from the stream comes back as its ID with no fields, as in Redis.
+        out.push_back(entry == s.entries.end() ? StreamEntry{id.to_string(), {}} : make_entry(id, entry->second));
+        out.back().deliveries = p.deliveries;
     }
     return out;
 }
@@ -145,6 +164,7 @@ StreamModel::AutoClaim StreamModel::xautoclaim(const std::string& key, const std
         p.delivered_at = now;
         ++p.deliveries;
         out.claimed.push_back(make_entry(entry->first, entry->second));
+        out.claimed.back().deliveries = p.deliveries;
         --count;
         ++it;
     }

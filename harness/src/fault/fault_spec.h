@@ -1,0 +1,74 @@
+// Faults as data, Jepsen's nemesis for relab: what a scenario's "faults" list says, and how a
+// stream lab's consumers recover. One vocabulary for every lab family and both backends; the
+// supervisor (run/supervisor.cpp) fires them through the Control port.
+//
+// Adding a fault action: its name and what it does live in fault/faults.cpp (the name table
+// and apply()); this header lists it in FaultAction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace relab {
+
+enum class FaultAction {
+    kill,     // SIGKILL the target (a role's process; a fiber that never runs again in the sim)
+    pause,    // SIGSTOP: the target stays connected but runs nothing until resumed
+    resume,   // SIGCONT
+    restart,  // kill if still running, then start the role again under the same name
+};
+
+// When a fault fires. The first firing is due at `at_ms` after the trial origin (the publishing
+// role's start) or, with `after`, `delay_ms` after the first history record that matches it
+// (the nemesis's own records included: "1500 ms after fault 1"). With every_ms, it fires `count`
+// times, every_ms apart from the first firing.
+struct FaultTrigger {
+    std::optional<int64_t> at_ms;
+    // A history record to wait for: op, actor ("" any), fields matched subset-wise (objects
+    // recursively), e.g. {"op": "receive", "fields": {"event": {"type": "created"}}}.
+    struct After {
+        std::string op;
+        std::string actor;
+        nlohmann::json fields = nlohmann::json::object();
+    };
+    std::optional<After> after;
+    int64_t delay_ms = 0;
+    int64_t every_ms = 0;
+    int count = 1;
+};
+
+struct FaultSpec {
+    FaultAction action = FaultAction::kill;
+    // A role's actor ("C1", "reaper", "producer", ...); "matched": the actor of the record the
+    // `after` trigger matched ("the consumer that received created"); empty with target_of.
+    std::string target;
+    int target_of = 0;  // 1-based: the same target fault N resolved to (resume what fault 1 paused)
+    FaultTrigger trigger;
+    std::string note;  // why, in words, printed beside the fault
+};
+
+// How consumers get back entries a crashed or stalled consumer left pending.
+struct RecoverySpec {
+    // On start, a consumer first reads its own pending entries (XREADGROUP ... 0), then new ones.
+    bool pending_first = false;
+    struct Autoclaim {
+        bool enabled = false;
+        int64_t min_idle_ms = 1000;  // XAUTOCLAIM ... min-idle-time
+        int64_t every_ms = 100;      // how often the claimer scans
+        int count = 10;              // XAUTOCLAIM ... COUNT
+        bool in_reaper = true;       // a separate "reaper" role claims; false: every consumer in its loop
+    } autoclaim;
+    bool any() const { return pending_first || autoclaim.enabled; }
+};
+
+std::string to_string(FaultAction a);
+// The action named `name`, or nullopt.
+std::optional<FaultAction> fault_action_named(const std::string& name);
+// Every action's name, for error messages and the README.
+std::vector<std::string> fault_action_names();
+
+}  // namespace relab

@@ -1,0 +1,21 @@
+// A stream lab's trial supervisor, written once for both backends on the Control port: waits for
+// the publishing roles while firing the scenario's faults as their triggers come due, waits for
+// the group to drain (and for every fault to have fired), raises the stop flag and waits for the
+// consumers to leave. Faults are recorded as nemesis records (invoke, then ok or fail).
+#pragma once
+
+#include <vector>
+
+#include "roles/roles.h"
+#include "run/control.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+void supervise_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c);
+
+// The last virtual/real instant a stream trial may run to, from its start: the barrier, the
+// lab's last event and faults, publishing and draining, the stop.
+Nanos stream_trial_budget(const Scenario& s);
+
+}  // namespace relab

@@ -1,0 +1,94 @@
+#include "scenario/fault_loader.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace relab {
+
+using nlohmann::json;
+using namespace scenario_json;
+
+RecoverySpec read_recovery(const Object& o) {
+    const Reader& r = o.reader();
+    RecoverySpec rec;
+    if (o.has("pending_first")) {
+        const json& v = o.at("pending_first");
+        if (!v.is_boolean()) r.expected(o.path("pending_first"), "true or false", v);
+        rec.pending_first = v.get<bool>();
+    }
+    if (o.has("autoclaim") && !o.at("autoclaim").is_null()) {
+        const Object a(r, o.at("autoclaim"), o.path("autoclaim"), {"min_idle_ms", "every_ms", "count", "in"});
+        auto& ac = rec.autoclaim;
+        ac.enabled = true;
+        ac.min_idle_ms = a.opt_int("min_idle_ms", ac.min_idle_ms, 0);
+        ac.every_ms = a.opt_int("every_ms", ac.every_ms, 1);
+        ac.count = static_cast<int>(a.opt_int("count", ac.count, 1, 10000));
+        ac.in_reaper = a.opt_choice("in", "reaper", {"reaper", "consumers"}) == "reaper";
+    }
+    return rec;
+}
+
+std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::string& path,
+                                   const std::vector<std::string>& actors) {
+    std::vector<FaultSpec> out;
+    r.array(v, path, false);
+    for (size_t i = 0; i < v.size(); ++i) {
+        const Object o(r, v[i], child(path, i),
+                       {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "note"});
+        FaultSpec f;
+        const json& action = o.at("action");
+        const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
+        if (!named) r.expected(o.path("action"), "one of " + quoted_list(fault_action_names()), action);
+        f.action = *named;
+        f.note = o.opt_string("note", "");
+
+        FaultTrigger& t = f.trigger;
+        if (o.has("at_ms") == o.has("after"))
+            r.fail(o.path(), "a fault needs exactly one trigger: \"at_ms\" (from the trial origin) or \"after\" "
+                             "(a history record, e.g. {\"op\": \"receive\", \"fields\": {\"event\": {\"type\": "
+                             "\"created\"}}})");
+        t.at_ms = o.maybe_int("at_ms", 0);
+        if (o.has("after")) {
+            const Object a(r, o.at("after"), o.path("after"), {"op", "actor", "fields"});
+            FaultTrigger::After after;
+            after.op = a.req_string("op");
+            after.actor = a.opt_string("actor", "");
+            if (a.has("fields")) {
+                if (!a.at("fields").is_object()) r.expected(a.path("fields"), "an object", a.at("fields"));
+                after.fields = a.at("fields");
+            }
+            t.after = std::move(after);
+        }
+        t.delay_ms = o.opt_int("delay_ms", 0, 0);
+        if (o.has("delay_ms") && !t.after)
+            r.fail(o.path("delay_ms"), "delay_ms counts from an \"after\" trigger's record; with at_ms, add it to at_ms");
+        t.count = static_cast<int>(o.opt_int("count", 1, 1, 100000));
+        t.every_ms = o.opt_int("every_ms", 0, 1);
+        if (t.count > 1 && t.every_ms == 0) r.fail(o.path("count"), "a repeated fault (count > 1) needs \"every_ms\"");
+        if (t.every_ms > 0 && !o.has("count"))
+            r.fail(o.path("every_ms"), "a repeated fault needs \"count\": how many times it fires");
+
+        if (o.has("target") == o.has("target_of"))
+            r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role: {}; or \"matched\", the "
+                                         "actor whose record the after trigger matched) or \"target_of\" (the "
+                                         "1-based index of an earlier fault whose target this one acts on)",
+                                         quoted_list(actors)));
+        if (o.has("target_of")) {
+            f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
+        } else {
+            f.target = o.req_string("target");
+            if (f.target == "matched") {
+                if (!t.after) r.fail(o.path("target"), "\"matched\" needs an \"after\" trigger: it is the actor of the "
+                                                         "record that trigger matched");
+            } else if (std::find(actors.begin(), actors.end(), f.target) == actors.end()) {
+                r.expected(o.path("target"), fmt::format("a role of this lab ({}) or \"matched\"", quoted_list(actors)),
+                           o.at("target"));
+            }
+        }
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+}  // namespace relab
