@@ -75,6 +75,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
                                          "1-based index of an earlier fault whose target this one acts on)",
                                          quoted_list(actors)));
         if (o.has("target_of")) {
+            if (i == 0) r.fail(o.path("target_of"), "names an earlier fault (1-based); this is the first fault");
             f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
         } else {
             f.target = o.req_string("target");

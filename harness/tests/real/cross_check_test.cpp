@@ -182,6 +182,39 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
     expect_same_outcomes(real, sim, ids);
 }
 
+// The fault labs: the same outcome, and the same story of faults and deliveries: which fault
+// fired (action, phase), and each receipt's event, how it came (new, pending, claim)
+// and its delivery count.
+TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
+    const std::vector<std::string> ids = {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim",
+                                          "08h-pause-claim-cas"};
+    std::string args;
+    for (const auto& id : ids) args += id + " ";
+    args += "--runs 1 --seed 7";
+    const json real = run("real", args);
+    const json sim = run("sim", args);
+    expect_same_outcomes(real, sim, ids);
+    auto story = [](const json& report, const std::string& id) {
+        std::vector<std::string> out;
+        for (const auto& lab : report.at("labs")) {
+            if (lab.at("id") != id) continue;
+            for (const auto& r : lab.at("trials").at(0).at("history")) {
+                if (r.at("op") == "fault") out.push_back(fmt::format("fault {} {}", r.at("action").get<std::string>(),
+                                                                     r.at("phase").get<std::string>()));
+                if (r.at("op") == "receive")
+                    out.push_back(fmt::format("receive {} {} {}", r.at("event").at("type").get<std::string>(),
+                                              r.at("via").get<std::string>(), r.at("deliveries").get<int>()));
+            }
+        }
+        std::sort(out.begin(), out.end());  // two receipts at the same moment may come in either order
+        return out;
+    };
+    for (const auto& id : ids) {
+        SCOPED_TRACE(id);
+        EXPECT_EQ(story(real, id), story(sim, id));
+    }
+}
+
 TEST_F(CrossCheckTest, idempotency_middleware_labs_end_the_same_on_both_backends) {
     // Every idempotency workload lab without a server fault; the others need a restart, a
     // failover, an eviction or a killed client, which the simulator does not model.

@@ -689,3 +689,80 @@ TEST(ScenarioLoaderTest, ExpectationHolds) {
 
 }  // namespace
 }  // namespace relab
+
+namespace relab {
+namespace {
+
+json fault_doc(json faults, json recovery = json::object()) {
+    json d = json::parse(R"({
+        "id": "f-1", "title": "F", "kind": "workload", "consumers": 2,
+        "orders": [ { "id": 42 } ],
+        "events": [ { "order": 42, "type": "created", "version": 1 },
+                    { "order": 42, "type": "paid", "version": 2 } ],
+        "expect": { "wrong": "none" }
+    })");
+    d["faults"] = std::move(faults);
+    if (!recovery.empty()) d["recovery"] = std::move(recovery);
+    return d;
+}
+
+TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
+    const Scenario s = parse(fault_doc(
+        json::parse(R"([
+            {"action": "kill", "target": "matched", "after": {"op": "receive", "fields": {"event": {"type": "created"}}}, "delay_ms": 100},
+            {"action": "restart", "target_of": 1, "after": {"op": "fault", "actor": "nemesis", "fields": {"fault": 1}}, "delay_ms": 500},
+            {"action": "pause", "target": "reaper", "at_ms": 50, "every_ms": 200, "count": 3, "note": "GC"}
+        ])"),
+        json::parse(R"({"pending_first": true, "autoclaim": {"min_idle_ms": 700, "every_ms": 20, "count": 5}})")));
+    ASSERT_EQ(s.faults.size(), 3u);
+    EXPECT_EQ(s.faults[0].action, FaultAction::kill);
+    EXPECT_EQ(s.faults[0].target, "matched");
+    ASSERT_TRUE(s.faults[0].trigger.after.has_value());
+    EXPECT_EQ(s.faults[0].trigger.after->op, "receive");
+    EXPECT_EQ(s.faults[0].trigger.after->fields, json::parse(R"({"event": {"type": "created"}})"));
+    EXPECT_EQ(s.faults[0].trigger.delay_ms, 100);
+    EXPECT_FALSE(s.faults[0].trigger.at_ms.has_value());
+    EXPECT_EQ(s.faults[1].action, FaultAction::restart);
+    EXPECT_EQ(s.faults[1].target_of, 1);
+    EXPECT_EQ(s.faults[1].trigger.after->actor, "nemesis");
+    EXPECT_EQ(s.faults[2].action, FaultAction::pause);
+    EXPECT_EQ(*s.faults[2].trigger.at_ms, 50);
+    EXPECT_EQ(s.faults[2].trigger.every_ms, 200);
+    EXPECT_EQ(s.faults[2].trigger.count, 3);
+    EXPECT_EQ(s.faults[2].note, "GC");
+    EXPECT_TRUE(s.recovery.pending_first);
+    EXPECT_TRUE(s.recovery.autoclaim.enabled);
+    EXPECT_TRUE(s.recovery.autoclaim.in_reaper);
+    EXPECT_EQ(s.recovery.autoclaim.min_idle_ms, 700);
+    EXPECT_EQ(s.recovery.autoclaim.every_ms, 20);
+    EXPECT_EQ(s.recovery.autoclaim.count, 5);
+}
+
+TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to_write) {
+    expect_error(fault_doc(json::parse(R"([{"action": "explode", "target": "C1", "at_ms": 1}])")), "/faults/0/action",
+                 "one of \"kill\", \"pause\", \"resume\", \"restart\"");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1"}])")), "/faults/0", "exactly one trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "x"}}])")),
+                 "/faults/0", "exactly one trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C9", "at_ms": 1}])")), "/faults/0/target",
+                 "a role of this lab (\"C1\", \"C2\", \"producer\")");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "matched", "at_ms": 1}])")), "/faults/0/target",
+                 "needs an \"after\" trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target_of": 1, "at_ms": 1}])")), "/faults/0/target_of",
+                 "names an earlier fault");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1},
+                                           {"action": "resume", "target_of": 2, "at_ms": 2}])")),
+                 "/faults/1/target_of", "an integer in 1..1");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "count": 3}])")),
+                 "/faults/0/count", "needs \"every_ms\"");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "delay_ms": 5}])")),
+                 "/faults/0/delay_ms", "counts from an \"after\" trigger");
+    // The reaper is a target only where the lab has one.
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "reaper", "at_ms": 1}])")), "/faults/0/target",
+                 "a role of this lab");
+    expect_error(fault_doc(json::array(), json::parse(R"({"autoclaim": {"in": "everywhere"}})")), "/recovery/autoclaim/in",
+                 "one of \"reaper\", \"consumers\"");
+}
+
+}  // namespace
+}  // namespace relab

@@ -215,3 +215,63 @@ TEST(SimSchedulerTest, reset_reuses_fiber_stacks_across_runs) {
 }
 
 }  // namespace relab::sim
+
+namespace relab::sim {
+namespace {
+
+// SIGSTOP/SIGCONT on a fiber: a wake-up that comes while it is paused (its sleep ending) is held,
+// and it runs at once when resumed, as a process whose sleep ran out while it was stopped.
+TEST(SimSchedulerFaultTest, a_paused_fiber_runs_nothing_until_resumed_then_at_once) {
+    Scheduler s;
+    s.reset(Nanos{0}, 3);
+    std::vector<int64_t> woke;
+    const FiberId worker = s.spawn("worker", [&] {
+        s.sleep_for(Nanos{100});
+        woke.push_back(s.now().count());
+        s.sleep_for(Nanos{100});
+        woke.push_back(s.now().count());
+    }, Nanos{0});
+    s.spawn("nemesis", [&] {
+        s.sleep_for(Nanos{50});
+        s.pause(worker);
+        s.sleep_for(Nanos{450});  // the worker's sleep ended at 100, while paused
+        EXPECT_TRUE(woke.empty());
+        s.unpause(worker);
+    }, Nanos{0});
+    EXPECT_EQ(s.run(Nanos{10'000}), Scheduler::Stop::idle);
+    ASSERT_EQ(woke.size(), 2u);
+    EXPECT_EQ(woke[0], 500);  // resumed at 500: runs then, not at 100
+    EXPECT_EQ(woke[1], 600);
+    EXPECT_TRUE(s.unfinished().empty());
+}
+
+// SIGKILL: the fiber never runs its own code again; its stack unwinds when its pending event
+// comes, and it counts as finished without an error.
+TEST(SimSchedulerFaultTest, a_killed_fiber_never_runs_again_and_fails_nothing) {
+    Scheduler s;
+    s.reset(Nanos{0}, 4);
+    int steps = 0;
+    bool unwound = false;
+    const FiberId worker = s.spawn("worker", [&] {
+        struct Guard {
+            bool& flag;
+            ~Guard() { flag = true; }
+        } guard{unwound};
+        for (;;) {
+            s.sleep_for(Nanos{10});
+            ++steps;
+        }
+    }, Nanos{0});
+    s.spawn("nemesis", [&] {
+        s.sleep_for(Nanos{35});
+        s.kill(worker);
+    }, Nanos{0});
+    EXPECT_EQ(s.run(Nanos{10'000}), Scheduler::Stop::idle);
+    EXPECT_EQ(steps, 3);
+    EXPECT_TRUE(unwound);
+    EXPECT_TRUE(s.finished(worker));
+    EXPECT_EQ(s.failure(), nullptr);
+}
+
+}  // namespace
+}  // namespace relab::sim

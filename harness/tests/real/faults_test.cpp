@@ -1,0 +1,152 @@
+// Faults as data on real servers: the 08h labs (a consumer SIGKILLed, paused, restarted; entries
+// recovered by XAUTOCLAIM or by reading the own PEL), an unseen fault lab written by the test, and
+// what every fault run leaves behind: no process, no temp dir.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "relab_cli.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using relab::test::lab_of;
+using relab::test::run_relab;
+using relab::test::slurp;
+
+class FaultsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / fmt::format("relab-faults-test-{}-{}", getpid(), ++s_counter);
+        fs::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    // Processes whose command line names this test's folder: role processes (their config lives
+    // in the run's temp dir) and servers (their data dirs do).
+    std::vector<std::string> processes_under_dir() const {
+        std::vector<std::string> out;
+        for (const auto& p : fs::directory_iterator("/proc")) {
+            const std::string name = p.path().filename();
+            if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+            std::string cmd = slurp(p.path() / "cmdline");
+            std::replace(cmd.begin(), cmd.end(), '\0', ' ');
+            if (cmd.find(m_dir.string()) != std::string::npos) out.push_back(name + ": " + cmd);
+        }
+        return out;
+    }
+
+    fs::path m_dir;
+    static inline int s_counter = 0;
+};
+
+// The records of one trial with this op (and actor, when given).
+std::vector<json> records(const json& trial, const std::string& op, const std::string& actor = "") {
+    std::vector<json> out;
+    for (const auto& r : trial.at("history"))
+        if (r.at("op") == op && (actor.empty() || r.at("actor") == actor)) out.push_back(r);
+    return out;
+}
+
+std::string published_entry(const json& trial, const std::string& type) {
+    for (const auto& r : records(trial, "publish"))
+        if (r.at("event").at("type") == type && r.value("result", "") == "ok") return r.at("entry");
+    return "";
+}
+
+TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_dir) {
+    const auto r = run_relab(m_dir, "faults --runs 2");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas"}) {
+        SCOPED_TRACE(id);
+        EXPECT_EQ(lab_of(r, id).at("summary").at("held"), true);
+    }
+
+    // XAUTOCLAIM keeps the entry's ID (the article says it "changes on every claim") and raises
+    // its delivery count: the reaper received the very entry the producer published, as delivery 2.
+    for (const auto& trial : lab_of(r, "08h-claim-plain").at("trials")) {
+        const std::string created = published_entry(trial, "created");
+        ASSERT_FALSE(created.empty());
+        const auto claimed = records(trial, "receive", "reaper");
+        ASSERT_EQ(claimed.size(), 1u);
+        EXPECT_EQ(claimed[0].at("entry"), created);
+        EXPECT_EQ(claimed[0].at("deliveries"), 2);
+        EXPECT_EQ(claimed[0].at("via"), "claim");
+        // The kill is a nemesis op: invoke, then ok, on the consumer that had received created.
+        const auto faults = records(trial, "fault", "nemesis");
+        ASSERT_EQ(faults.size(), 2u);
+        EXPECT_EQ(faults[0].at("phase"), "invoke");
+        EXPECT_EQ(faults[1].at("phase"), "ok");
+        std::string holder;
+        for (const auto& rec : records(trial, "receive"))
+            if (rec.at("entry") == created && rec.at("via") == "new") holder = rec.at("actor");
+        EXPECT_EQ(faults[1].at("target"), holder);
+        // Nothing of the killed consumer after its death.
+        for (const auto& rec : trial.at("history")) {
+            if (rec.at("actor") != holder) continue;
+            EXPECT_LT(rec.at("t_us").get<int64_t>(), faults[1].at("t_us").get<int64_t>());
+        }
+    }
+    // The restarted consumer got its own pending entry back first, same ID, delivery 2.
+    for (const auto& trial : lab_of(r, "08h-restart-pel").at("trials")) {
+        const auto faults = records(trial, "fault", "nemesis");
+        ASSERT_EQ(faults.size(), 4u);  // kill invoke/ok, restart invoke/ok
+        const std::string victim = faults[1].at("target");
+        EXPECT_EQ(faults[3].at("target"), victim);
+        bool again = false;
+        for (const auto& rec : records(trial, "receive", victim))
+            if (rec.at("via") == "pending") {
+                again = true;
+                EXPECT_EQ(rec.at("entry"), published_entry(trial, "created"));
+                EXPECT_EQ(rec.at("deliveries"), 2);
+            }
+        EXPECT_TRUE(again);
+    }
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    const auto left = processes_under_dir();
+    EXPECT_TRUE(left.empty()) << left.front();
+}
+
+// A fault lab nobody shipped, written as one JSON file: three consumers that claim in their own
+// loop (no reaper); the holder of created is killed 100 ms into its 800 ms job, paid is applied,
+// and an idle consumer claims created 300 ms later and applies it last: plain UPDATE ends created.
+TEST_F(FaultsTest, an_unseen_fault_lab_written_as_data_runs_on_both_backends) {
+    const json lab = {
+        {"id", "my-claim-in-loop"},
+        {"title", "the holder of created dies; an idle consumer claims it in its own loop"},
+        {"kind", "workload"},
+        {"runs", 2},
+        {"orders", {{{"id", 7}, {"expected_final", "paid"}}}},
+        {"events", {{{"order", 7}, {"type", "created"}, {"version", 1}, {"at_ms", 0}},
+                    {{"order", 7}, {"type", "paid"}, {"version", 2}, {"at_ms", 0}}}},
+        {"job_cost_ms", {{"created", 800}, {"paid", 50}}},
+        {"consumers", 3},
+        {"recovery", {{"autoclaim", {{"min_idle_ms", 300}, {"every_ms", 50}, {"in", "consumers"}}}}},
+        {"faults", {{{"action", "kill"}, {"target", "matched"}, {"delay_ms", 100},
+                     {"after", {{"op", "receive"}, {"fields", {{"event", {{"type", "created"}}}}}}}}}},
+        {"expect", {{"wrong", "all"},
+                    {"final", {{"7", "created"}}},
+                    {"every_trial_has", {{{"op", "receive"}, {"fields", {{"via", "claim"}, {"deliveries", 2},
+                                                                          {"event", {{"type", "created"}}}}}}}},
+                    {"never", {{{"op", "claim"}, {"actor", "reaper"}}}}}},
+    };
+    const fs::path file = m_dir / "my-claim-in-loop.json";
+    std::ofstream(file) << lab.dump(2);
+
+    const auto real = run_relab(m_dir, file.string());
+    ASSERT_EQ(real.exit_code, 0) << real.out << real.err;
+    EXPECT_EQ(lab_of(real, "my-claim-in-loop").at("summary").at("wrong"), 2);
+    const auto sim = run_relab(m_dir, file.string() + " --backend sim --trials 50");
+    ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
+    EXPECT_EQ(lab_of(sim, "my-claim-in-loop").at("summary").at("wrong"), 50);
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+}  // namespace
