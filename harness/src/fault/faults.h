@@ -4,7 +4,7 @@
 #include <string>
 
 #include "fault/fault_spec.h"
-#include "run/control.h"
+#include "ports/control.h"
 
 namespace relab {
 

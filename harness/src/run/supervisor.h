@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "roles/roles.h"
-#include "run/control.h"
+#include "ports/control.h"
 #include "scenario/scenario.h"
 
 namespace relab {
