@@ -1,5 +1,7 @@
 #include "real/failover_kv.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace relab {
@@ -10,28 +12,57 @@ constexpr Millis k_discovery_timeout{500};
 constexpr Millis k_call_timeout{5000};
 }  // namespace
 
-FailoverKv::FailoverKv(std::vector<RedisEndpoint> endpoints, RedisNamespace ns)
-    : m_endpoints(std::move(endpoints)), m_ns(std::move(ns)) {}
+FailoverKv::FailoverKv(RedisEndpoint primary, std::vector<RedisEndpoint> sentinels, std::string master_name,
+                       RedisNamespace ns)
+    : m_primary(std::move(primary)), m_sentinels(std::move(sentinels)), m_master_name(std::move(master_name)),
+      m_ns(std::move(ns)) {}
+
+RedisEndpoint FailoverKv::ask_sentinels() {
+    std::string tried;
+    for (size_t i = 0; i < m_sentinels.size(); ++i) {
+        const RedisEndpoint& s = m_sentinels[i];
+        try {
+            RedisClient sentinel(s, k_discovery_timeout);
+            const RedisReply r = sentinel.call({"SENTINEL", "get-master-addr-by-name", m_master_name});
+            if (r.type != RedisReply::Type::array || r.elements.size() != 2) {
+                tried += fmt::format(" sentinel {}:{} knows no '{}';", s.host, s.port, m_master_name);
+                continue;
+            }
+            RedisEndpoint out = m_primary;
+            out.host = r.elements[0].str;
+            out.port = std::stoi(r.elements[1].str);
+            // The guidelines: the sentinel that answered goes first next time.
+            std::rotate(m_sentinels.begin(), m_sentinels.begin() + static_cast<std::ptrdiff_t>(i),
+                        m_sentinels.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+            return out;
+        } catch (const RedisError& e) {
+            tried += fmt::format(" sentinel {}:{}: {};", s.host, s.port, e.server_message());
+        }
+    }
+    throw RedisConnectionError("SENTINEL", "", "no sentinel named the primary:" + tried);
+}
 
 RealKv& FailoverKv::current() {
     if (m_kv) return *m_kv;
-    std::string tried;
-    for (const auto& ep : m_endpoints) {
-        try {
-            auto client = std::make_unique<RedisClient>(ep, k_discovery_timeout);
-            const RedisReply role = client->call({"ROLE"});
-            if (role.type == RedisReply::Type::array && !role.elements.empty() && role.elements[0].str == "master") {
-                client->set_timeout(k_call_timeout);
-                m_client = std::move(client);
-                m_kv = std::make_unique<RealKv>(*m_client, m_ns, false);
-                return *m_kv;
-            }
-            tried += fmt::format(" {} is a {};", ep.display(), role.elements.empty() ? "?" : role.elements[0].str);
-        } catch (const RedisError& e) {
-            tried += fmt::format(" {}: {};", ep.display(), e.server_message());
+    const RedisEndpoint ep = m_sentinels.empty() ? m_primary : ask_sentinels();
+    std::string why;
+    try {
+        auto client = std::make_unique<RedisClient>(ep, k_discovery_timeout);
+        const RedisReply role = client->call({"ROLE"});
+        if (role.type == RedisReply::Type::array && !role.elements.empty() && role.elements[0].str == "master") {
+            client->set_timeout(k_call_timeout);
+            m_client = std::move(client);
+            m_kv = std::make_unique<RealKv>(*m_client, m_ns, false);
+            return *m_kv;
         }
+        why = fmt::format("{} is a {}", ep.display(), role.elements.empty() ? "?" : role.elements[0].str);
+    } catch (const RedisError& e) {
+        why = fmt::format("{}: {}", ep.display(), e.server_message());
     }
-    throw RedisConnectionError("CONNECT", "", "no primary reachable:" + tried);
+    throw RedisConnectionError("CONNECT", "",
+                               fmt::format("no primary reachable ({}: {})",
+                                           m_sentinels.empty() ? "the configured primary" : "the one Sentinel names",
+                                           why));
 }
 
 bool FailoverKv::set_nx_px(const std::string& key, const std::string& value, Millis ttl) {

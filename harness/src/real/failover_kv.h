@@ -1,10 +1,13 @@
 // The Kv port for clients of the idempotency fault labs: a connection that survives its server.
 // When a call finds the connection broken (restart, failover) or the node demoted (READONLY), the
-// call fails as it would in an app, and the next call connects again, to the first endpoint whose
-// ROLE is master, as a Sentinel-aware client would.
+// call fails as it would in an app, and the next call connects again. With sentinels it asks them
+// for the primary (SENTINEL get-master-addr-by-name) and checks that the node it names answers
+// ROLE master, as the Redis Sentinel client guidelines say; without, it connects to the primary
+// it was given (a restarted server comes back on its port).
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "real/redis_client.h"
@@ -13,8 +16,10 @@ namespace relab {
 
 class FailoverKv : public Kv {
 public:
-    // endpoints: the primary first, then the replicas it may fail over to.
-    FailoverKv(std::vector<RedisEndpoint> endpoints, RedisNamespace ns);
+    // primary: the data node at the start; its password and db are used for whichever node
+    // becomes the primary. sentinels: where to ask for the primary by master_name (empty: none).
+    FailoverKv(RedisEndpoint primary, std::vector<RedisEndpoint> sentinels, std::string master_name,
+               RedisNamespace ns);
     bool set_nx_px(const std::string& key, const std::string& value, Millis ttl) override;
     int64_t delete_if_equals(const std::string& key, const std::string& token) override;
     std::string delete_if_equals_method() const override;
@@ -26,6 +31,8 @@ public:
 
 private:
     RealKv& current();
+    // The primary the sentinels name (the first that answers is asked first next time).
+    RedisEndpoint ask_sentinels();
     template <class F>
     auto with_kv(F&& f) {
         RealKv& kv = current();
@@ -45,7 +52,9 @@ private:
         }
     }
 
-    std::vector<RedisEndpoint> m_endpoints;
+    RedisEndpoint m_primary;
+    std::vector<RedisEndpoint> m_sentinels;
+    std::string m_master_name;
     RedisNamespace m_ns;
     std::unique_ptr<RedisClient> m_client;
     std::unique_ptr<RealKv> m_kv;

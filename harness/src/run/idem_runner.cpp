@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -21,6 +22,7 @@
 #include "real/order_table.h"
 #include "real/pg_client.h"
 #include "real/redis_client.h"
+#include "real/sentinel.h"
 #include "roles/idem_client.h"
 #include "roles/idem_middleware.h"
 #include "roles/roles.h"
@@ -92,7 +94,8 @@ bool wait_until(Pred pred, milliseconds timeout, milliseconds slice = millisecon
     }
 }
 
-// The trial's Redis: the run's own server, or the lab's primary (and replica) with its settings.
+// The trial's Redis: the run's own server, or the lab's primary (and replica, watched by three
+// sentinels that fail over to it) with its settings.
 class TrialRedis {
 public:
     TrialRedis(const IdemSpec& idem, const RedisEndpoint& run_redis) {
@@ -114,15 +117,22 @@ public:
             throw EnvironmentError("the replica on " + m_replica->endpoint().display() +
                                    " did not finish its first sync with the primary within 15 s");
         wait_replica_acks();
+        m_sentinels = std::make_unique<SentinelSet>(m_primary_ep, 1);
     }
-    ~TrialRedis() { resume_replica(); }  // a stopped process would never act on SIGTERM
+    ~TrialRedis() {
+        m_sentinels.reset();  // first: no election while the servers stop
+        resume_replica();     // a stopped process would never act on SIGTERM
+    }
     TrialRedis(const TrialRedis&) = delete;
     TrialRedis& operator=(const TrialRedis&) = delete;
 
     const RedisEndpoint& primary() const { return m_primary_ep; }
-    std::vector<RedisEndpoint> replicas() const {
-        if (m_replica) return {m_replica->endpoint()};
-        return {};
+    // The sentinels clients ask for the primary; null when the lab has no replica.
+    const SentinelSet* sentinels() const { return m_sentinels.get(); }
+    SentinelSet* sentinel_set_or_null() { return m_sentinels.get(); }
+    SentinelSet& sentinel_set() {
+        if (!m_sentinels) throw std::logic_error("this lab has no sentinels");
+        return *m_sentinels;
     }
     EmbeddedRedis& own_primary() {
         if (!m_primary) throw std::logic_error("this lab runs on the run's Redis, not its own");
@@ -140,22 +150,46 @@ public:
         if (m_paused && m_replica) ::kill(m_replica->pid(), SIGCONT);
         m_paused = false;
     }
-    // After the primary died: the replica is the primary from now on.
-    void promote_replica() {
+    // Sentinel promoted the replica at `promoted` (its +switch-master): it is the primary from now on.
+    void replica_promoted(const RedisEndpoint& promoted) {
+        if (!m_replica || promoted.port != m_replica->endpoint().port)
+            throw HarnessError(fmt::format("Sentinel promoted {}, which is not the lab's replica ({})",
+                                           promoted.display(), m_replica ? m_replica->endpoint().display() : "none"));
         m_dead_primary = std::move(m_primary);
         m_primary = std::move(m_replica);
         m_primary_ep = m_primary->endpoint();
     }
-    // The dead primary starts again (empty: it had no persistence of its own here) and follows
-    // the new primary; returns once its first sync is done.
+    // The dead primary starts again (empty: it had no persistence of its own here) as a master
+    // with no replica; Sentinel sees it and makes it a replica of the new primary (+convert-to-slave).
+    // Returns once its first sync with the new primary is done.
     void rejoin_old_primary() {
         if (!m_dead_primary) throw std::logic_error("no old primary to rejoin");
         m_dead_primary->restart();
-        RedisClient old(m_dead_primary->endpoint());
-        old.call({"REPLICAOF", "127.0.0.1", std::to_string(m_primary_ep.port)});
-        if (!wait_until([&] { return info_field(old, "replication", "master_link_status") == "up"; },
-                        milliseconds(15000), milliseconds(5)))
-            throw EnvironmentError("the old primary did not sync with the new one within 15 s");
+        const RedisEndpoint old = m_dead_primary->endpoint();
+        // Sentinel's reconfiguration ends with CLIENT KILL TYPE normal: a broken connection here
+        // only means "connect again".
+        std::unique_ptr<RedisClient> c;
+        std::string last;
+        const bool linked = wait_until(
+            [&] {
+                try {
+                    if (!c) c = std::make_unique<RedisClient>(old, milliseconds(1000));
+                    const auto info = info_section(*c, "replication");
+                    last = fmt::format("role {}, master_port {}, master_link_status {}", field(info, "role"),
+                                       field(info, "master_port"), field(info, "master_link_status"));
+                    return field(info, "role") == "slave" && field(info, "master_port") == std::to_string(m_primary_ep.port) &&
+                           field(info, "master_link_status") == "up";
+                } catch (const RedisError& e) {
+                    c.reset();
+                    last = e.what();
+                    return false;
+                }
+            },
+            milliseconds(20000), milliseconds(10));
+        if (!linked)
+            throw EnvironmentError(fmt::format("Sentinel did not make the old primary {} a linked replica of {} within "
+                                               "20 s (last: {}):{}",
+                                               old.display(), m_primary_ep.display(), last, m_sentinels->log_tail()));
         m_replica = std::move(m_dead_primary);
         wait_replica_acks();
     }
@@ -179,6 +213,7 @@ private:
     std::unique_ptr<EmbeddedRedis> m_primary;
     std::unique_ptr<EmbeddedRedis> m_replica;
     std::unique_ptr<EmbeddedRedis> m_dead_primary;
+    std::unique_ptr<SentinelSet> m_sentinels;
     bool m_paused = false;
 };
 
@@ -214,6 +249,7 @@ public:
             if (!f.name.empty()) mark_fault_done(f.name);
         }
         wait_for_clients();
+        fail_on_unscheduled_failover();
 
         std::vector<HistoryRecord> history = std::move(m_records);
         for (const auto& c : m_clients) {
@@ -255,6 +291,24 @@ private:
         }
     }
 
+    // Sentinel fails over on its own when a primary does not answer for down-after-milliseconds
+    // (a machine too loaded to schedule it): the lab's story would no longer be the one it tells.
+    void fail_on_unscheduled_failover() {
+        SentinelSet* sentinels = m_redis->sentinel_set_or_null();
+        if (!sentinels) return;
+        const auto all = sentinels->switches();
+        const size_t scheduled = static_cast<size_t>(std::count_if(
+            m_s.idem.faults.begin(), m_s.idem.faults.end(), [](const IdemFault& f) { return f.type == IdemFault::Type::failover; }));
+        if (all.size() <= scheduled) return;
+        std::string list;
+        for (const auto& w : all) list += " '" + w + "'";
+        throw HarnessError(fmt::format("lab {} trial {}: Sentinel failed over {} time(s), the lab scheduled {}:{} — a "
+                                       "primary did not answer for down-after-milliseconds ({} ms), the machine may be "
+                                       "overloaded:{}",
+                                       m_s.id, m_trial, all.size(), scheduled, list,
+                                       sentinels->options().down_after.count(), sentinels->log_tail()));
+    }
+
     void measure(Measurement m) {
         if (m_measurements) m_measurements->push_back(std::move(m));
     }
@@ -289,7 +343,10 @@ private:
             c.trial = m_trial;
             c.seed = derive_seed(m_seed, index++);
             c.redis = m_redis->primary();
-            c.redis_replicas = m_redis->replicas();
+            if (const SentinelSet* sentinels = m_redis->sentinels()) {
+                c.redis_sentinels = sentinels->endpoints();
+                c.redis_master_name = sentinels->master_name();
+            }
             c.pg = m_ctx.servers.pg;
             c.schema = m_ctx.schema;
             c.key_prefix = m_prefix;
@@ -561,44 +618,67 @@ private:
         (void)f;
     }
 
+    // Sentinel's failover: the primary is killed, the (paused) replica resumed, and the three
+    // sentinels notice, agree (quorum 2), elect a leader, which promotes the replica and publishes
+    // +switch-master. The old primary then comes back empty and Sentinel makes it a replica.
     void failover(const IdemFault& f) {
         const auto keys = present(admin(), keys_due(f.at_ms));
-        const auto t0 = SteadyClock::now();
+        SentinelSet& sentinels = m_redis->sentinel_set();
+        const RedisEndpoint old = m_redis->primary();
         m_admin.reset();
+        const auto t0 = SteadyClock::now();
         m_redis->own_primary().crash();
         m_redis->resume_replica();
-        m_redis->promote_replica();
+        const MasterSwitch sw = sentinels.wait_for_switch_master(old, milliseconds(30000), t0);
+        m_redis->replica_promoted(sw.primary);
         connect_admin();
-        admin().call({"REPLICAOF", "NO", "ONE"});
-        if (!wait_until([&] { return admin().call({"ROLE"}).elements.at(0).str == "master"; }, milliseconds(5000)))
-            throw HarnessError(fmt::format("lab {} trial {}: fault failover: the replica was not a master 5 s after "
-                                           "REPLICAOF NO ONE", m_s.id, m_trial));
-        const double took_ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+        // The leader published +switch-master after INFO showed the replica a master.
+        const std::string role = admin().call({"ROLE"}).elements.at(0).str;
+        if (role != "master")
+            throw HarnessError(fmt::format("lab {} trial {}: fault failover: Sentinel switched to {}, which answers "
+                                           "ROLE {}", m_s.id, m_trial, sw.primary.display(), role));
+        // Every sentinel names it before the fault is done: a client asking a sentinel that lags
+        // must not be sent to the old primary once it is back (empty, and a master until Sentinel
+        // converts it).
+        sentinels.wait_until_all_name(sw.primary, milliseconds(10000));
         const auto left = present(admin(), keys);
         std::string states;
         for (const auto& k : keys) {
             const RedisReply v = admin().command({"GET", m_prefix + k});
             states += fmt::format("; {} → {}", k, v.is_nil() ? std::string("(nil)") : v.str);
         }
+        const SentinelOptions& so = sentinels.options();
         record("fault", {{"type", "failover"},
+                         {"election", "sentinel"},
+                         {"sentinels", so.sentinels},
+                         {"quorum", so.quorum},
+                         {"down_after_ms", so.down_after.count()},
+                         {"new_primary", fmt::format("127.0.0.1:{}", sw.primary.port)},
+                         {"switch_ms", std::lround(sw.ms)},
+                         {"seen_by", sw.method + " on sentinel " + sw.sentinel},
                          {"idem_keys_before", keys.size()},
                          {"idem_keys_after", left.size()},
                          {"survived", left},
                          {"lost", lost_keys(keys, left)},
-                         {"text", fmt::format("primary killed (SIGKILL); replica resumed and promoted (REPLICAOF NO ONE) "
-                                              "in {:.0f} ms: idempotency keys on the new primary {}/{}{}",
-                                              took_ms, left.size(), keys.size(), states)}});
-        // The failover is done once the replica is promoted: clients waiting for it (resend_after_fault)
+                         {"text", fmt::format("primary killed (SIGKILL), replica resumed; Sentinel's election ({} "
+                                              "sentinels, quorum {}, down-after-milliseconds {}) promoted the replica "
+                                              "127.0.0.1:{}: +switch-master {:.0f} ms after the kill ({} on {}); "
+                                              "idempotency keys on the new primary {}/{}{}",
+                                              so.sentinels, so.quorum, so.down_after.count(), sw.primary.port, sw.ms,
+                                              sw.method, sw.sentinel, left.size(), keys.size(), states)}});
+        // The failover is done once Sentinel switched: clients waiting for it (resend_after_fault)
         // go on now, not after the old primary's resync, which can take a second on a loaded machine.
         if (!f.name.empty()) mark_fault_done(f.name);
         const auto t1 = SteadyClock::now();
         m_redis->rejoin_old_primary();
         record("fault", {{"type", "rejoin"},
-                         {"text", fmt::format("the old primary restarted empty and rejoined as a replica of the new one "
-                                              "(REPLICAOF, first sync done) in {:.0f} ms",
+                         {"text", fmt::format("the old primary restarted empty; Sentinel made it a replica of the new "
+                                              "one (+convert-to-slave) and its first sync was done {:.0f} ms after the "
+                                              "restart",
                                               std::chrono::duration<double, std::milli>(SteadyClock::now() - t1).count())}});
         measure({"idempotency keys on the promoted replica", fmt::format("{} of {}", left.size(), keys.size()),
                  f.documented, f.note, f.note_vi});
+        measure({"Sentinel failover: kill → +switch-master", fmt::format("{:.0f} ms", sw.ms), "", "", ""});
     }
 
     void kill_client(const IdemFault& f) {

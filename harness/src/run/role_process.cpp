@@ -37,10 +37,11 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
             {"scenario_file", c.scenario_file},
             {"history_path", c.history_path},
             {"barrier_timeout_ms", c.barrier_timeout_ms}};
-    if (!c.redis_replicas.empty()) {
-        j["redis_replicas"] = nlohmann::json::array();
-        for (const auto& r : c.redis_replicas)
-            j["redis_replicas"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
+    if (!c.redis_sentinels.empty()) {
+        j["redis_sentinels"] = nlohmann::json::array();
+        for (const auto& r : c.redis_sentinels)
+            j["redis_sentinels"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
+        j["redis_master_name"] = c.redis_master_name;
     }
     return j;
 }
@@ -69,15 +70,17 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.scenario_file = j.at("scenario_file");
     c.history_path = j.at("history_path");
     c.barrier_timeout_ms = j.at("barrier_timeout_ms");
-    if (j.contains("redis_replicas"))
-        for (const auto& r : j.at("redis_replicas")) {
+    if (j.contains("redis_sentinels")) {
+        c.redis_master_name = j.at("redis_master_name");
+        for (const auto& r : j.at("redis_sentinels")) {
             RedisEndpoint ep;
             ep.host = r.at("host");
             ep.port = r.at("port");
             ep.password = r.at("password");
             ep.db = r.at("db");
-            c.redis_replicas.push_back(ep);
+            c.redis_sentinels.push_back(ep);
         }
+    }
     return c;
 }
 
@@ -97,8 +100,8 @@ public:
 };
 
 // The role on its ports: the stream and Kv over one Redis connection, or, for an idempotency
-// client, a Kv that finds the primary again after a restart or failover (FailoverKv), the orders
-// table and no stream.
+// client, a Kv that finds the primary again after a restart or, through Sentinel, after a failover
+// (FailoverKv), the orders table and no stream.
 void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
     const RedisNamespace ns{c.key_prefix};
     auto run = [&](PgSession& pg, Stream& stream, Kv& kv, OrderTable* table) {
@@ -112,9 +115,7 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
     };
     if (s.idem.enabled) {
-        std::vector<RedisEndpoint> endpoints{c.redis};
-        endpoints.insert(endpoints.end(), c.redis_replicas.begin(), c.redis_replicas.end());
-        FailoverKv kv(endpoints, ns);
+        FailoverKv kv(c.redis, c.redis_sentinels, c.redis_master_name, ns);
         PgSession pg(c.pg, c.schema);
         RealOrderTable table(pg);
         NoStream stream;

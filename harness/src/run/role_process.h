@@ -27,8 +27,11 @@ struct RoleConfig {
     std::string scenario_file;
     std::string history_path;
     int64_t barrier_timeout_ms = 10000;
-    // Idempotency fault labs: the replicas a client fails over to when the primary is gone.
-    std::vector<RedisEndpoint> redis_replicas;
+    // Idempotency failover labs: the sentinels a client asks for the primary (SENTINEL
+    // get-master-addr-by-name redis_master_name) when its connection breaks or READONLY answers.
+    // Empty: the client reconnects to `redis`.
+    std::vector<RedisEndpoint> redis_sentinels;
+    std::string redis_master_name;
 };
 
 nlohmann::json role_config_to_json(const RoleConfig& c);

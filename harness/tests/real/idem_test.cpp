@@ -225,6 +225,14 @@ TEST_F(IdemLabsTest, fault_labs_run_on_their_own_servers_and_leave_no_process_or
     ASSERT_EQ(failover.size(), 1u);
     EXPECT_EQ(failover[0]["lost"], (Keys{"idem:v1:7:8f3a"})) << failover[0].dump();
     EXPECT_EQ(failover[0]["survived"], Keys{});
+    // Sentinel's election, not a hand-made promotion: nothing is down before down-after-milliseconds.
+    EXPECT_EQ(failover[0]["election"], "sentinel") << failover[0].dump();
+    EXPECT_EQ(failover[0]["sentinels"], 3);
+    EXPECT_EQ(failover[0]["quorum"], 2);
+    EXPECT_GE(failover[0]["switch_ms"].get<int64_t>(), failover[0]["down_after_ms"].get<int64_t>());
+    EXPECT_EQ(failover[0]["seen_by"].get<std::string>().rfind("SUBSCRIBE +switch-master on sentinel 127.0.0.1:", 0), 0u);
+    EXPECT_EQ(records(r, "idem-failover-async", "fault", "rejoin").size(), 1u);
+    EXPECT_EQ(measured(r, "idem-failover-wait-gap", "idempotency keys on the promoted replica"), "1 of 1");
     EXPECT_EQ(counts(r, "idem-failover-wait")["duplicates"], 0);
     EXPECT_EQ(counts(r, "idem-failover-wait-gap")["duplicates"], 1);
     EXPECT_EQ(counts(r, "idem-failover-layer4")["duplicates"], 0);
