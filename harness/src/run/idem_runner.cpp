@@ -363,8 +363,26 @@ private:
     // A client that stopped on an error (the middleware's HarnessError, a lost PostgreSQL, a bug)
     // ends the run: its trial cannot be judged, and no answer of it is counted.
     // Tells the clients waiting for this fault (resend_after_fault) that it is done.
+    // A flag written before the lab fills the server: under maxmemory-policy noeviction a SET is
+    // refused with OOM once the flood has filled it, but RENAME (not a "denyoom" command) is not,
+    // so the done flag can still appear by renaming this one.
+    void prepare_fault_flags() {
+        for (const auto& f : m_s.idem.faults)
+            if (!f.name.empty()) admin().call({"SET", m_prefix + kIdemFaultDoneKey + f.name + ":ready", "1"});
+    }
+
     void mark_fault_done(const std::string& name) {
-        admin().call({"SET", m_prefix + kIdemFaultDoneKey + name, "1"});
+        const std::string key = m_prefix + kIdemFaultDoneKey + name;
+        const RedisReply r = admin().command({"SET", key, "1"});
+        if (is_oom_error(r)) {
+            const RedisReply renamed = admin().command({"RENAME", key + ":ready", key});
+            if (renamed.is_error())
+                throw HarnessError(fmt::format("lab {} trial {}: the server refused the fault flag {} (OOM) and the flag "
+                                               "prepared before the lab was gone: {}",
+                                               m_s.id, m_trial, key, renamed.str));
+        } else if (r.is_error()) {
+            throw HarnessError(fmt::format("lab {} trial {}: SET {}: {}", m_s.id, m_trial, key, r.str));
+        }
         if (std::find(m_done_faults.begin(), m_done_faults.end(), name) == m_done_faults.end())
             m_done_faults.push_back(name);
     }
@@ -398,6 +416,7 @@ private:
     }
 
     void start_barrier() {
+        prepare_fault_flags();
         std::vector<std::string> ready_keys;
         for (const auto& c : m_clients) ready_keys.push_back(kIdemReadyKey + c.actor);
         const bool ready = wait_until(
