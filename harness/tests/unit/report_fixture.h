@@ -120,6 +120,7 @@ inline LabResult baseline_lab() {
         t.final_rows = {OrderRow{42, "created", 0}};
         t.wrong = true;
         t.wrong_orders = {"#42=created (expected paid)"};
+        t.accounting = account(t.history);  // 2 published, 2 processed once, 1 stale overwrite
         lab.trials.push_back(std::move(t));
     }
     lab.wrong = 2;
@@ -231,6 +232,7 @@ inline LabResult cas_lab() {
         cas_write(1, 1802.0, "C1", event(42, "created", 1), 0),
     };
     t.final_rows = {OrderRow{42, "paid", 2}};
+    t.accounting = account(t.history);  // 2 published, 2 processed once (created's CAS refused)
     lab.trials = {t};
     lab.wrong = 0;
     lab.total = 1;
