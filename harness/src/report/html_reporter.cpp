@@ -91,6 +91,7 @@ table.counts thead th { font-size: 12px; color: var(--muted); font-weight: norma
 table.counts tbody th { text-align: left; font-weight: normal; color: var(--muted); white-space: nowrap; }
 table.counts tr.total td, table.counts tr.total th { font-weight: bold; color: var(--ink); }
 table.counts td.bad { background: #fdecea; color: var(--broken); font-weight: bold; }
+table.accounting td:last-child { text-align: left; }
 ul.leaks { color: var(--broken); margin: 4px 0; }
 table.figures, table.steps { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
 table.figures th, table.figures td, table.steps th, table.steps td { border-bottom: 1px solid var(--line); padding: 4px 8px;
@@ -631,6 +632,7 @@ private:
             if (!s.idem.scaling.empty()) out << "<p class=\"scaling\">time scale: " << esc(s.idem.scaling) << "</p>\n";
             if (s.idem.enabled) write_figures(lab, out);
             if (!s.idem.enabled || is_idem_workload(lab)) write_finals(lab, out);  // the benchmark places no order
+            if (is_stream_lab(lab)) write_accounting(lab, out);
             const auto selection = static_cast<int>(lab.trials.size()) <= m_opts.all_timelines_up_to
                                        ? TimelineSelection::all
                                        : m_opts.timelines;
@@ -754,6 +756,44 @@ private:
             for (const auto& l : leaks) out << "<li>✕ " << esc(l) << "</li>\n";
             out << "</ul>\n";
         }
+    }
+
+    // A stream lab's accounting: every published entry followed to its jobs. A row per trial (only
+    // the trials with something to flag when there are many), then the sum; the first examples of
+    // each class beside its trial.
+    static void write_accounting(const LabResult& lab, std::ostream& out) {
+        if (lab.trials.empty()) return;
+        out << "<div class=\"accounting\"><h3>accounting</h3>\n<table class=\"counts accounting\">\n<thead><tr><th></th>"
+               "<th>published</th><th>processed once</th><th>duplicated</th><th>lost</th><th>redelivered after ack</th>"
+               "<th>unexpected</th><th>stale overwrites</th><th>examples</th></tr></thead>\n<tbody>\n";
+        auto row = [&](const std::string& name, const Accounting& a, const char* cls, bool with_examples) {
+            auto cell = [&](int n, bool flags) {
+                return fmt::format("<td{}>{}</td>", flags && n > 0 ? " class=\"bad\"" : "", n);
+            };
+            std::string examples;
+            if (with_examples)
+                for (const auto& d : accounting_details(a)) examples += (examples.empty() ? "" : "; ") + d;
+            out << "<tr" << cls << "><th>" << esc(name) << "</th>" << cell(a.published, false)
+                << cell(a.processed_once, false) << cell(a.duplicated, true) << cell(a.lost, true)
+                << cell(a.redelivered, true) << cell(a.unexpected, true) << cell(a.stale_overwrites, true) << "<td>"
+                << (examples.empty() ? "" : "<code>" + esc(examples) + "</code>") << "</td></tr>\n";
+        };
+        const bool every_trial = lab.trials.size() <= k_count_rows;
+        size_t shown = 0, flagged = 0;
+        for (const auto& t : lab.trials) {
+            const bool flags = !t.accounting.clean();
+            flagged += flags;
+            if ((every_trial || flags) && shown < k_count_rows) {
+                row(fmt::format("trial {}", t.trial), t.accounting, "", true);
+                ++shown;
+            }
+        }
+        if (!every_trial && flagged > shown)
+            out << fmt::format("<tr><th colspan=\"9\">… {} other trials with something to flag, counted in the total</th></tr>\n",
+                               flagged - shown);
+        if (lab.trials.size() > 1)
+            row(fmt::format("all {} trials", lab.trials.size()), accounting_total(lab), " class=\"total\"", false);
+        out << "</tbody>\n</table>\n</div>\n";
     }
 
     // The figures this machine measured beside the article's, with the reason where they differ.

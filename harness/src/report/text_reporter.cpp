@@ -267,6 +267,8 @@ private:
 
 // The "final status per trial" line lists at most this many trials.
 constexpr size_t k_statuses_shown = 50;
+// The accounting lists the details of at most this many trials.
+constexpr size_t k_accounting_trials_shown = 5;
 
 std::vector<const TrialOutcome*> selected_trials(const std::vector<TrialOutcome>& trials, TimelineSelection sel) {
     std::vector<const TrialOutcome*> out;
@@ -459,6 +461,7 @@ private:
                                lab.trials.size() - shown);
         out << '\n';
         out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(s), lab.wrong, lab.total) << '\n';
+        report_accounting(lab, out);
         if (lab.backend == "sim") report_wrong_rate(lab, out);
         report_verdict(lab, out);
         if (!lab.lock_release_method.empty()) {
@@ -470,6 +473,25 @@ private:
             out << "  "
                 << fmt::format(fmt::runtime(m_w.delivery), fmt::format("{:.2f}", lab.delivery.p50_us / 1000.0),
                                fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
+                << '\n';
+    }
+
+    // Every published entry followed to its jobs, summed over the trials; then the trials with
+    // something to flag, each with its first examples.
+    void report_accounting(const LabResult& lab, std::ostream& out) const {
+        if (lab.trials.empty()) return;
+        out << "  " << pick(m_opts.lang, "accounting:", "đối soát:") << ' ' << accounting_text(accounting_total(lab))
+            << '\n';
+        size_t flagged = 0;
+        for (const auto& t : lab.trials) {
+            const auto details = accounting_details(t.accounting);
+            if (details.empty()) continue;
+            if (++flagged > k_accounting_trials_shown) continue;
+            out << "    " << m_w.trial << ' ' << t.trial << ": " << fmt::format("{}", fmt::join(details, "; ")) << '\n';
+        }
+        if (flagged > k_accounting_trials_shown)
+            out << "    " << fmt::format(fmt::runtime(pick(m_opts.lang, "… {} more trials like these", "… thêm {} lần như vậy")),
+                                         flagged - k_accounting_trials_shown)
                 << '\n';
     }
 
