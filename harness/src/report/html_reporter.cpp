@@ -67,6 +67,7 @@ svg .marker-label { font-size: 10.5px; fill: var(--ink); }
 svg .marker-label.bad { fill: var(--bad); font-weight: bold; }
 svg .marker-label.other { fill: var(--muted); font-size: 9.5px; }
 svg .tick { font-size: 10px; fill: var(--muted); }
+svg .fault-label { font-size: 10.5px; font-weight: bold; }
 pre { background: #f6f8fa; border-radius: 6px; padding: 10px 12px; overflow-x: auto; font: 12px/1.4 "DejaVu Sans Mono", monospace; }
 details summary { cursor: pointer; color: var(--muted); }
 .legend { color: var(--muted); font-size: 12px; }
@@ -115,6 +116,7 @@ constexpr double k_right = 28;
 constexpr double k_lane_h = 50;
 constexpr double k_top = 6;
 constexpr double k_axis_h = 26;
+constexpr double k_fault_band_h = 16;  // above the lanes, for the faults' labels
 constexpr double k_bar_h = 16;
 // A lane with more requests than this, or two requests closer than this, draws only the markers
 // that flag something.
@@ -162,10 +164,12 @@ public:
         m_t1_ms = std::ceil(end_ms / m_step_ms) * m_step_ms;
         if (m_t1_ms <= m_t0_ms) m_t1_ms = m_t0_ms + m_step_ms;
         for (size_t i = 0; i < tl.lanes.size(); ++i) m_lane_index[tl.lanes[i]] = i;
+        // Faults get a band above the lanes for their labels.
+        m_top = k_top + (tl.faults.empty() ? 0 : k_fault_band_h);
     }
 
     void write(std::ostream& out, const std::string& aria) const {
-        const double height = k_top + static_cast<double>(m_tl.lanes.size()) * k_lane_h + k_axis_h;
+        const double height = m_top + static_cast<double>(m_tl.lanes.size()) * k_lane_h + k_axis_h;
         out << fmt::format(R"(<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img" aria-label="{}">)",
                            num(k_width), num(height), num(k_width), num(height), esc(aria))
             << '\n';
@@ -174,6 +178,7 @@ public:
             << '\n';
         write_grid(out, height);
         for (size_t i = 0; i < m_tl.lanes.size(); ++i) write_lane(out, i);
+        write_faults(out, height - k_axis_h);
         out << "</svg>\n";
     }
 
@@ -185,7 +190,7 @@ private:
     double lane_mid(const std::string& lane) const {
         const auto it = m_lane_index.find(lane);
         const size_t i = it == m_lane_index.end() ? 0 : it->second;
-        return k_top + (static_cast<double>(i) + 0.5) * k_lane_h;
+        return m_top + (static_cast<double>(i) + 0.5) * k_lane_h;
     }
 
     void write_grid(std::ostream& out, double height) const {
@@ -195,7 +200,7 @@ private:
         for (int i = 0; i <= ticks; ++i) {
             const double ms = m_t0_ms + i * m_step_ms;
             const double tx = x(static_cast<int64_t>(std::llround(ms * 1e6)));
-            out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e3e6eb"/>)", num(tx), num(k_top),
+            out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e3e6eb"/>)", num(tx), num(m_top),
                                num(axis_y));
             out << fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="middle">{:g} ms</text>)", num(tx),
                                num(axis_y + 16), ms)
@@ -208,7 +213,7 @@ private:
 
     void write_lane(std::ostream& out, size_t index) const {
         const std::string& lane = m_tl.lanes[index];
-        const double top = k_top + static_cast<double>(index) * k_lane_h;
+        const double top = m_top + static_cast<double>(index) * k_lane_h;
         const double mid = top + k_lane_h / 2;
         out << fmt::format(R"(<g class="lane" data-lane="{}">)", esc(lane)) << '\n';
         out << fmt::format(R"(<rect class="lane-bg" x="0" y="{}" width="{}" height="{}" fill="{}"/>)", num(top),
@@ -236,6 +241,36 @@ private:
         const std::vector<int> rows = place_labels(markers);
         for (size_t i = 0; i < markers.size(); ++i) write_marker(out, *markers[i], mid, rows[i]);
         out << "</g>\n";
+    }
+
+    // The nemesis's faults, over every lane: a dashed line at the invocation, the span until its
+    // ok (or fail) shaded, a solid line at its end, the label in the band above the lanes. A
+    // label that would overlap the previous one is left to the tooltip.
+    void write_faults(std::ostream& out, double axis_y) const {
+        double taken_until = -1e9;
+        for (const auto& f : m_tl.faults) {
+            const double x0 = x(f.start_ns), x1 = x(f.end_ns);
+            const char* colour = f.failed ? "#a50f15" : "#e8590c";
+            out << fmt::format(R"(<g class="fault{}" data-fault="{}"><title>{}</title>)", f.failed ? " failed" : "",
+                               esc(f.index), esc(f.detail));
+            if (x1 > x0)
+                out << fmt::format(R"(<rect class="fault-span" x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity="0.12"/>)",
+                                   num(x0), num(m_top), num(x1 - x0), num(axis_y - m_top), colour);
+            out << fmt::format(R"(<line class="fault-start" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-width="1.5" stroke-dasharray="5 3"/>)",
+                               num(x0), num(k_top), num(axis_y), colour);
+            if (f.ended && x1 > x0)
+                out << fmt::format(R"(<line class="fault-end" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-width="1"/>)",
+                                   num(x1), num(m_top), num(axis_y), colour);
+            const double w = static_cast<double>(code_points(f.label)) * 6.3;
+            if (x0 + 3 > taken_until) {
+                const bool right_edge = x0 + 3 + w > k_width - 4;
+                out << fmt::format(R"(<text class="fault-label" x="{}" y="{}" text-anchor="{}" fill="{}">{}</text>)",
+                                   num(right_edge ? x0 - 3 : x0 + 3), num(k_top + 11), right_edge ? "end" : "start",
+                                   colour, esc(f.label));
+                taken_until = right_edge ? x0 + 6 : x0 + 3 + w + 6;
+            }
+            out << "</g>\n";
+        }
     }
 
     // The horizontal extent of a marker's text: its label, or for an `other` marker the op.
@@ -430,6 +465,7 @@ private:
     const Timeline& m_tl;
     int m_id;
     double m_step_ms = 1, m_t0_ms = 0, m_t1_ms = 1;
+    double m_top = k_top;  // where the lanes begin
     std::map<std::string, size_t> m_lane_index;
 };
 

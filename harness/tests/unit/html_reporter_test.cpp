@@ -491,5 +491,32 @@ TEST(HtmlReporterTest, a_long_lab_lists_only_the_trials_whose_accounting_flags_s
               std::string::npos);
 }
 
+TEST(HtmlReporterTest, faults_are_drawn_across_the_lanes_with_their_span_and_label) {
+    RunReport run;
+    run.labs = {test::crash_lab()};
+    const std::string html = render(run);
+    const std::string lab = section(html, "08x-crash");
+    EXPECT_EQ(count(lab, "<g class=\"fault"), 2u);
+    EXPECT_NE(lab.find("<g class=\"fault\" data-fault=\"1\"><title>fault 1: kill C1 — SIGKILL C1 after its write, before "
+                       "its ack; invoke 60.000 ms, ok 62.500 ms</title>"),
+              std::string::npos)
+        << lab;
+    EXPECT_NE(lab.find("<g class=\"fault failed\" data-fault=\"2\">"), std::string::npos);
+    EXPECT_EQ(count(lab, "class=\"fault-start\""), 2u);
+    EXPECT_EQ(count(lab, "class=\"fault-span\""), 2u);  // invoke → ok, invoke → fail
+    EXPECT_NE(lab.find(">kill C1</text>"), std::string::npos);
+    EXPECT_NE(lab.find(">restart C1 ✕</text>"), std::string::npos);
+    // No lane for the nemesis; the reaper's claim and C2's redelivery are labelled.
+    EXPECT_EQ(lab.find("data-lane=\"nemesis\""), std::string::npos);
+    EXPECT_NE(lab.find("data-lane=\"reaper\""), std::string::npos);
+    EXPECT_NE(lab.find(">XAUTOCLAIM 1</text>"), std::string::npos);
+    EXPECT_NE(lab.find(">delivery 2, claimed</text>"), std::string::npos);
+    // The dashed line starts in the band above the lanes, which push down by its height.
+    EXPECT_NE(lab.find("<rect class=\"lane-bg\" x=\"0\" y=\"22.0\""), std::string::npos) << lab;
+    // Every SVG still parses.
+    for (const auto& svg : svgs(html)) EXPECT_FALSE(svg.name.empty());
+}
+
 }  // namespace
 }  // namespace relab
+

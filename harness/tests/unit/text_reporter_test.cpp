@@ -368,6 +368,20 @@ TEST(TextReporterTest, the_accounting_lists_the_first_flagged_trials_with_their_
     EXPECT_TRUE(has_line(text, "    … 25 more trials like these")) << text;
 }
 
+TEST(TextReporterTest, faults_claims_and_redeliveries_are_printed_in_the_timeline) {
+    const std::string text = render(run_of(test::crash_lab()));
+    EXPECT_TRUE(has_line(text, "  t=  60 ms  nemesis: fault 1 kill C1 — SIGKILL C1 after its write, before its ack …")) << text;
+    EXPECT_TRUE(has_line(text, "  t=  62 ms  nemesis: fault 1 kill C1 → ok (2.5 ms)")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 400 ms  reaper XAUTOCLAIM (min idle 300 ms) claimed 1: 1790000000000-0")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 400 ms  C2 received 1790000000000-0 paid (v=2) (delivery 2, claimed)")) << text;
+    EXPECT_TRUE(has_line(text, "  t=   1 ms  C1 received 1790000000000-0 paid (v=2)")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 501 ms  nemesis: fault 2 restart C1 → FAILED (1.0 ms): exec failed")) << text;
+    EXPECT_TRUE(has_line(text, "  accounting: 1 published · 0 processed once · 1 duplicated · 0 lost · 0 redelivered after "
+                               "ack · 0 unexpected · 0 stale overwrites"))
+        << text;
+    EXPECT_TRUE(has_line(text, "    trial 1: duplicated 1: 1790000000000-0")) << text;
+}
+
 }  // namespace
 }  // namespace relab
 
