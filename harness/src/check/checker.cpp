@@ -28,15 +28,6 @@ int64_t int_field(const json& data, const char* key, int64_t fallback = 0) {
     return it != data.end() && it->is_number() ? it->get<int64_t>() : fallback;
 }
 
-// (order, type, v) of the record's "event".
-using EventKey = std::tuple<int64_t, std::string, int64_t>;
-
-EventKey event_key(const json& data) {
-    auto it = data.find("event");
-    if (it == data.end() || !it->is_object()) return {0, "", 0};
-    return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
-}
-
 // `want` is found in `got`: objects key by key (a record's event may be named by its type alone),
 // anything else by equality.
 bool contains_value(const json& got, const json& want) {
@@ -67,8 +58,6 @@ bool matches(const RecordMatch& m, const HistoryRecord& r) {
 bool is_ok_publish(const HistoryRecord& r) {
     return r.op == "publish" && text_field(r.data, "result") == "ok" && !text_field(r.data, "entry").empty();
 }
-
-bool is_applied_write(const HistoryRecord& r) { return r.op == "write" && int_field(r.data, "affected") > 0; }
 
 std::string count_text(const Expectation& e) {
     Expectation count_only = e;
@@ -119,22 +108,6 @@ void judge_final_rows(const Scenario& s, TrialOutcome& t) {
     t.wrong = !t.wrong_orders.empty();
 }
 
-std::vector<StaleOverwrite> stale_overwrites_of(const std::vector<HistoryRecord>& history) {
-    std::vector<StaleOverwrite> out;
-    std::map<int64_t, std::pair<int64_t, std::string>> newest;  // order -> (version, type) applied
-    for (const auto& r : history) {
-        if (!is_applied_write(r)) continue;
-        const auto [order, type, v] = event_key(r.data);
-        auto [it, first] = newest.emplace(order, std::make_pair(v, type));
-        if (first) continue;
-        if (v < it->second.first)
-            out.push_back({order, type, it->second.second});
-        else
-            it->second = {v, type};
-    }
-    return out;
-}
-
 std::optional<int64_t> idem_count(const IdemCounts& c, const std::string& name) {
     static const std::map<std::string, int IdemCounts::*> fields = {
         {"sends", &IdemCounts::sends},         {"orders", &IdemCounts::orders},
@@ -159,7 +132,7 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
             fail(fmt::format("#{} = {} (it ended {})", order, status, row->status));
     }
     if (!terms.stale_overwrites.empty()) {
-        const auto seen = stale_overwrites_of(t.history);
+        const auto seen = stale_overwrites(t.history);
         for (const auto& want : terms.stale_overwrites) {
             const bool found = std::any_of(seen.begin(), seen.end(), [&](const StaleOverwrite& so) {
                 return so.order == want.order && so.by == want.by && so.over == want.over;
@@ -175,9 +148,13 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
     auto band = [&](const char* name, const std::optional<Band>& b, int64_t value) {
         if (b && !b->contains(value)) fail(fmt::format("{} {} (measured {})", name, b->describe(), value));
     };
-    band("lost", terms.lost, t.lost_events);
-    band("duplicated", terms.duplicated, t.duplicate_effects);
-    band("reordered", terms.reordered, t.reordered);
+    const Accounting& a = t.accounting;
+    band("lost", terms.lost, a.lost);
+    band("duplicated", terms.duplicated, a.duplicated);
+    band("reordered", terms.reordered, a.stale_overwrites);
+    band("redelivered", terms.redelivered, a.redelivered);
+    band("unexpected", terms.unexpected, a.unexpected);
+    band("processed_once", terms.processed_once, a.processed_once);
     for (const auto& [name, b] : terms.counts) {
         const auto value = idem_count(t.idem.counts, name);
         if (!value)
@@ -251,18 +228,17 @@ void recheck_trial(const Scenario& s, TrialOutcome& t) {
     } else if (s.kind == ScenarioKind::workload && !s.orders.empty()) {
         judge_final_rows(s, t);
     }
-    // A trial whose timeline was dropped (a long simulated run) keeps the terms checked when it ran.
-    if (!t.history.empty()) evaluate_trial(s, t);
+    // A trial whose timeline was dropped (a long simulated run) keeps the accounting and the terms
+    // checked when it ran; one that kept its history is accounted again from it.
+    if (t.history.empty()) return;
+    t.accounting = account(t.history);
+    evaluate_trial(s, t);
 }
 
 void evaluate_trial(const Scenario& s, TrialOutcome& t) {
     t.unmet.clear();
     check_terms(s.expect.every_trial, t, "", t.unmet);
     if (t.wrong) check_terms(s.expect.every_wrong_trial, t, "wrong trial: ", t.unmet);
-}
-
-std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history) {
-    return stale_overwrites_of(history);
 }
 
 void rebase_on_start(std::vector<HistoryRecord>& history) {
@@ -299,27 +275,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
         if (result == "ok" && ev == first_ev && !out.publish_delay_us.count(order))
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
-    std::set<std::string> received;
-    for (const auto& r : out.history)
-        if (r.op == "receive") received.insert(text_field(r.data, "entry"));
-    for (const auto& r : out.history)
-        if (is_ok_publish(r) && !received.count(text_field(r.data, "entry"))) ++out.lost_events;
-
-    std::set<EventKey> applied;
-    std::map<int64_t, int64_t> newest_applied;  // order -> highest event version applied so far
-    for (const auto& r : out.history) {
-        if (!is_applied_write(r)) continue;
-        const EventKey key = event_key(r.data);
-        if (!applied.insert(key).second) ++out.duplicate_effects;
-        const auto& [order, type, v] = key;
-        auto [it, first] = newest_applied.emplace(order, v);
-        if (!first) {
-            if (v < it->second)
-                ++out.reordered;
-            else
-                it->second = v;
-        }
-    }
+    out.accounting = account(out.history);
     return out;
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "check/accounting.h"
 #include "check/idem_outcome.h"
 #include "ports/ports.h"
 #include "scenario/scenario.h"
@@ -25,9 +26,9 @@ struct TrialOutcome {
     bool wrong = false;                     // some order's final status is not its expected one
     std::vector<std::string> wrong_orders;  // "#42=created (expected paid)"
     std::vector<std::string> unmet;         // terms of the expectation this trial does not show
-    int lost_events = 0;        // published events that no consumer received
-    int duplicate_effects = 0;  // events applied (write with affected>0) more than once
-    int reordered = 0;          // writes with affected>0 of an older version after a newer one, per order
+    // Stream labs: every published entry followed to its jobs (lost, duplicated, redelivered after
+    // ack, unexpected, stale overwrites); see accounting.h.
+    Accounting accounting;
     IdemTrial idem;             // idempotency labs: orders and answers counted
     // Per order: when its first event reached the stream minus when its publication was first
     // tried, in µs. Orders whose first try went through have 0.
@@ -128,7 +129,7 @@ void rebase_on_start(std::vector<HistoryRecord>& history);
 TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
 // check_trial without the expectation's per-trial terms: what the history and rows say (sorted
-// history, wrong, lost/duplicate/reordered, publish delays). A lab family that adds its own counts
+// history, wrong, the accounting, publish delays). A lab family that adds its own counts
 // (check_idem_trial) classifies, counts, then calls evaluate_trial once.
 TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                             std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);
@@ -136,10 +137,8 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
 // that still has its history; fills `unmet`.
 void evaluate_trial(const Scenario& s, TrialOutcome& t);
 // A trial read back from a JSON report judged again by its scenario: wrong from its final rows
-// (or its idempotency counts) and, when it kept its history, every per-trial term.
+// (or its idempotency counts) and, when it kept its history, its accounting and every per-trial term.
 void recheck_trial(const Scenario& s, TrialOutcome& t);
-// Applied writes of an older event after a newer one of the same order, in time order.
-std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history);
 // Fills wrong/total/held/failures/delivery of a lab from its trials or cases.
 void summarize(LabResult& lab);
 // Median and max of receipt - xadd per entry id, over all trials, counting only receipts by a

@@ -67,6 +67,7 @@ svg .marker-label { font-size: 10.5px; fill: var(--ink); }
 svg .marker-label.bad { fill: var(--bad); font-weight: bold; }
 svg .marker-label.other { fill: var(--muted); font-size: 9.5px; }
 svg .tick { font-size: 10px; fill: var(--muted); }
+svg .fault-label { font-size: 10.5px; font-weight: bold; }
 pre { background: #f6f8fa; border-radius: 6px; padding: 10px 12px; overflow-x: auto; font: 12px/1.4 "DejaVu Sans Mono", monospace; }
 details summary { cursor: pointer; color: var(--muted); }
 .legend { color: var(--muted); font-size: 12px; }
@@ -91,6 +92,7 @@ table.counts thead th { font-size: 12px; color: var(--muted); font-weight: norma
 table.counts tbody th { text-align: left; font-weight: normal; color: var(--muted); white-space: nowrap; }
 table.counts tr.total td, table.counts tr.total th { font-weight: bold; color: var(--ink); }
 table.counts td.bad { background: #fdecea; color: var(--broken); font-weight: bold; }
+table.accounting td:last-child { text-align: left; }
 ul.leaks { color: var(--broken); margin: 4px 0; }
 table.figures, table.steps { border-collapse: collapse; width: 100%; margin: 6px 0 12px; }
 table.figures th, table.figures td, table.steps th, table.steps td { border-bottom: 1px solid var(--line); padding: 4px 8px;
@@ -114,6 +116,7 @@ constexpr double k_right = 28;
 constexpr double k_lane_h = 50;
 constexpr double k_top = 6;
 constexpr double k_axis_h = 26;
+constexpr double k_fault_band_h = 16;  // above the lanes, for the faults' labels
 constexpr double k_bar_h = 16;
 // A lane with more requests than this, or two requests closer than this, draws only the markers
 // that flag something.
@@ -161,10 +164,12 @@ public:
         m_t1_ms = std::ceil(end_ms / m_step_ms) * m_step_ms;
         if (m_t1_ms <= m_t0_ms) m_t1_ms = m_t0_ms + m_step_ms;
         for (size_t i = 0; i < tl.lanes.size(); ++i) m_lane_index[tl.lanes[i]] = i;
+        // Faults get a band above the lanes for their labels.
+        m_top = k_top + (tl.faults.empty() ? 0 : k_fault_band_h);
     }
 
     void write(std::ostream& out, const std::string& aria) const {
-        const double height = k_top + static_cast<double>(m_tl.lanes.size()) * k_lane_h + k_axis_h;
+        const double height = m_top + static_cast<double>(m_tl.lanes.size()) * k_lane_h + k_axis_h;
         out << fmt::format(R"(<svg class="timeline" xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" viewBox="0 0 {} {}" role="img" aria-label="{}">)",
                            num(k_width), num(height), num(k_width), num(height), esc(aria))
             << '\n';
@@ -173,6 +178,7 @@ public:
             << '\n';
         write_grid(out, height);
         for (size_t i = 0; i < m_tl.lanes.size(); ++i) write_lane(out, i);
+        write_faults(out, height - k_axis_h);
         out << "</svg>\n";
     }
 
@@ -184,7 +190,7 @@ private:
     double lane_mid(const std::string& lane) const {
         const auto it = m_lane_index.find(lane);
         const size_t i = it == m_lane_index.end() ? 0 : it->second;
-        return k_top + (static_cast<double>(i) + 0.5) * k_lane_h;
+        return m_top + (static_cast<double>(i) + 0.5) * k_lane_h;
     }
 
     void write_grid(std::ostream& out, double height) const {
@@ -194,7 +200,7 @@ private:
         for (int i = 0; i <= ticks; ++i) {
             const double ms = m_t0_ms + i * m_step_ms;
             const double tx = x(static_cast<int64_t>(std::llround(ms * 1e6)));
-            out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e3e6eb"/>)", num(tx), num(k_top),
+            out << fmt::format(R"(<line x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="#e3e6eb"/>)", num(tx), num(m_top),
                                num(axis_y));
             out << fmt::format(R"(<text class="tick" x="{}" y="{}" text-anchor="middle">{:g} ms</text>)", num(tx),
                                num(axis_y + 16), ms)
@@ -207,7 +213,7 @@ private:
 
     void write_lane(std::ostream& out, size_t index) const {
         const std::string& lane = m_tl.lanes[index];
-        const double top = k_top + static_cast<double>(index) * k_lane_h;
+        const double top = m_top + static_cast<double>(index) * k_lane_h;
         const double mid = top + k_lane_h / 2;
         out << fmt::format(R"(<g class="lane" data-lane="{}">)", esc(lane)) << '\n';
         out << fmt::format(R"(<rect class="lane-bg" x="0" y="{}" width="{}" height="{}" fill="{}"/>)", num(top),
@@ -235,6 +241,36 @@ private:
         const std::vector<int> rows = place_labels(markers);
         for (size_t i = 0; i < markers.size(); ++i) write_marker(out, *markers[i], mid, rows[i]);
         out << "</g>\n";
+    }
+
+    // The nemesis's faults, over every lane: a dashed line at the invocation, the span until its
+    // ok (or fail) shaded, a solid line at its end, the label in the band above the lanes. A
+    // label that would overlap the previous one is left to the tooltip.
+    void write_faults(std::ostream& out, double axis_y) const {
+        double taken_until = -1e9;
+        for (const auto& f : m_tl.faults) {
+            const double x0 = x(f.start_ns), x1 = x(f.end_ns);
+            const char* colour = f.failed ? "#a50f15" : "#e8590c";
+            out << fmt::format(R"(<g class="fault{}" data-fault="{}"><title>{}</title>)", f.failed ? " failed" : "",
+                               esc(f.index), esc(f.detail));
+            if (x1 > x0)
+                out << fmt::format(R"(<rect class="fault-span" x="{}" y="{}" width="{}" height="{}" fill="{}" fill-opacity="0.12"/>)",
+                                   num(x0), num(m_top), num(x1 - x0), num(axis_y - m_top), colour);
+            out << fmt::format(R"(<line class="fault-start" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-width="1.5" stroke-dasharray="5 3"/>)",
+                               num(x0), num(k_top), num(axis_y), colour);
+            if (f.ended && x1 > x0)
+                out << fmt::format(R"(<line class="fault-end" x1="{0}" y1="{1}" x2="{0}" y2="{2}" stroke="{3}" stroke-width="1"/>)",
+                                   num(x1), num(m_top), num(axis_y), colour);
+            const double w = static_cast<double>(code_points(f.label)) * 6.3;
+            if (x0 + 3 > taken_until) {
+                const bool right_edge = x0 + 3 + w > k_width - 4;
+                out << fmt::format(R"(<text class="fault-label" x="{}" y="{}" text-anchor="{}" fill="{}">{}</text>)",
+                                   num(right_edge ? x0 - 3 : x0 + 3), num(k_top + 11), right_edge ? "end" : "start",
+                                   colour, esc(f.label));
+                taken_until = right_edge ? x0 + 6 : x0 + 3 + w + 6;
+            }
+            out << "</g>\n";
+        }
     }
 
     // The horizontal extent of a marker's text: its label, or for an `other` marker the op.
@@ -429,6 +465,7 @@ private:
     const Timeline& m_tl;
     int m_id;
     double m_step_ms = 1, m_t0_ms = 0, m_t1_ms = 1;
+    double m_top = k_top;  // where the lanes begin
     std::map<std::string, size_t> m_lane_index;
 };
 
@@ -631,6 +668,7 @@ private:
             if (!s.idem.scaling.empty()) out << "<p class=\"scaling\">time scale: " << esc(s.idem.scaling) << "</p>\n";
             if (s.idem.enabled) write_figures(lab, out);
             if (!s.idem.enabled || is_idem_workload(lab)) write_finals(lab, out);  // the benchmark places no order
+            if (is_stream_lab(lab)) write_accounting(lab, out);
             const auto selection = static_cast<int>(lab.trials.size()) <= m_opts.all_timelines_up_to
                                        ? TimelineSelection::all
                                        : m_opts.timelines;
@@ -754,6 +792,44 @@ private:
             for (const auto& l : leaks) out << "<li>✕ " << esc(l) << "</li>\n";
             out << "</ul>\n";
         }
+    }
+
+    // A stream lab's accounting: every published entry followed to its jobs. A row per trial (only
+    // the trials with something to flag when there are many), then the sum; the first examples of
+    // each class beside its trial.
+    static void write_accounting(const LabResult& lab, std::ostream& out) {
+        if (lab.trials.empty()) return;
+        out << "<div class=\"accounting\"><h3>accounting</h3>\n<table class=\"counts accounting\">\n<thead><tr><th></th>"
+               "<th>published</th><th>processed once</th><th>duplicated</th><th>lost</th><th>redelivered after ack</th>"
+               "<th>unexpected</th><th>stale overwrites</th><th>examples</th></tr></thead>\n<tbody>\n";
+        auto row = [&](const std::string& name, const Accounting& a, const char* cls, bool with_examples) {
+            auto cell = [&](int n, bool flags) {
+                return fmt::format("<td{}>{}</td>", flags && n > 0 ? " class=\"bad\"" : "", n);
+            };
+            std::string examples;
+            if (with_examples)
+                for (const auto& d : accounting_details(a)) examples += (examples.empty() ? "" : "; ") + d;
+            out << "<tr" << cls << "><th>" << esc(name) << "</th>" << cell(a.published, false)
+                << cell(a.processed_once, false) << cell(a.duplicated, true) << cell(a.lost, true)
+                << cell(a.redelivered, true) << cell(a.unexpected, true) << cell(a.stale_overwrites, true) << "<td>"
+                << (examples.empty() ? "" : "<code>" + esc(examples) + "</code>") << "</td></tr>\n";
+        };
+        const bool every_trial = lab.trials.size() <= k_count_rows;
+        size_t shown = 0, flagged = 0;
+        for (const auto& t : lab.trials) {
+            const bool flags = !t.accounting.clean();
+            flagged += flags;
+            if ((every_trial || flags) && shown < k_count_rows) {
+                row(fmt::format("trial {}", t.trial), t.accounting, "", true);
+                ++shown;
+            }
+        }
+        if (!every_trial && flagged > shown)
+            out << fmt::format("<tr><th colspan=\"9\">… {} other trials with something to flag, counted in the total</th></tr>\n",
+                               flagged - shown);
+        if (lab.trials.size() > 1)
+            row(fmt::format("all {} trials", lab.trials.size()), accounting_total(lab), " class=\"total\"", false);
+        out << "</tbody>\n</table>\n</div>\n";
     }
 
     // The figures this machine measured beside the article's, with the reason where they differ.

@@ -113,6 +113,26 @@ std::vector<std::vector<std::string>> table_at(const json& obj, const std::strin
     return out;
 }
 
+// A trial's "accounting" object (json_reporter's accounting_json).
+Accounting accounting_from_json(const json& j, const std::string& path) {
+    Accounting a;
+    a.published = get<int>(j, path, "published", 0);
+    a.processed_once = get<int>(j, path, "processed_once", 0);
+    a.duplicated = get<int>(j, path, "duplicated", 0);
+    a.lost = get<int>(j, path, "lost", 0);
+    a.redelivered = get<int>(j, path, "redelivered", 0);
+    a.unexpected = get<int>(j, path, "unexpected", 0);
+    a.stale_overwrites = get<int>(j, path, "stale_overwrites", 0);
+    const std::string ex_path = path + "/examples";
+    const json& ex = object_field(j, path, "examples");
+    a.duplicated_examples = strings_at(ex, ex_path, "duplicated");
+    a.lost_examples = strings_at(ex, ex_path, "lost");
+    a.redelivered_examples = strings_at(ex, ex_path, "redelivered");
+    a.unexpected_examples = strings_at(ex, ex_path, "unexpected");
+    a.stale_examples = strings_at(ex, ex_path, "stale_overwrites");
+    return a;
+}
+
 TrialOutcome trial_from_json(const json& j, const std::string& path) {
     TrialOutcome t;
     t.trial = get<int>(j, path, "trial", 0);
@@ -120,9 +140,6 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
     t.wrong = get<bool>(j, path, "wrong", false);
     t.wrong_orders = strings_at(j, path, "wrong_orders");
     t.unmet = strings_at(j, path, "unmet");
-    t.lost_events = get<int>(j, path, "lost_events", 0);
-    t.duplicate_effects = get<int>(j, path, "duplicate_effects", 0);
-    t.reordered = get<int>(j, path, "reordered", 0);
     for (const auto& [order, us] : object_field(j, path, "publish_delay_us").items()) {
         const std::string p = path + "/publish_delay_us/" + order;
         if (!us.is_number()) wrong_type(p, "a number", us);
@@ -159,6 +176,10 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         get<std::string>(history[i], p, "op", "");
         t.history.push_back(history_record_from_json(history[i]));
     }
+    if (j.contains("accounting") && !j.at("accounting").is_null())
+        t.accounting = accounting_from_json(object_field(j, path, "accounting"), path + "/accounting");
+    else
+        t.accounting = account(t.history);  // a report written before relab kept an accounting
     return t;
 }
 

@@ -31,23 +31,38 @@ nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
     return out;
 }
 
-nlohmann::json trial_json(const TrialOutcome& t) {
+nlohmann::json accounting_counts_json(const Accounting& a) {
+    return {{"published", a.published},     {"processed_once", a.processed_once}, {"duplicated", a.duplicated},
+            {"lost", a.lost},               {"redelivered", a.redelivered},       {"unexpected", a.unexpected},
+            {"stale_overwrites", a.stale_overwrites}};
+}
+
+nlohmann::json accounting_json(const Accounting& a) {
+    nlohmann::json j = accounting_counts_json(a);
+    j["examples"] = {{"duplicated", a.duplicated_examples},
+                     {"lost", a.lost_examples},
+                     {"redelivered", a.redelivered_examples},
+                     {"unexpected", a.unexpected_examples},
+                     {"stale_overwrites", a.stale_examples}};
+    return j;
+}
+
+nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
     nlohmann::json history = nlohmann::json::array();
     for (const auto& r : t.history) history.push_back(to_json(r));
     nlohmann::json delays = nlohmann::json::object();  // keyed by order id as text
     for (const auto& [order, us] : t.publish_delay_us) delays[std::to_string(order)] = us;
-    return {{"trial", t.trial},
-            {"seed", t.seed},
-            {"wrong", t.wrong},
-            {"wrong_orders", t.wrong_orders},
-            {"unmet", t.unmet},
-            {"lost_events", t.lost_events},
-            {"duplicate_effects", t.duplicate_effects},
-            {"reordered", t.reordered},
-            {"publish_delay_us", std::move(delays)},
-            {"final_rows", rows_json(t.final_rows)},
-            {"stream", stream_json(t.stream)},
-            {"history", std::move(history)}};
+    nlohmann::json j = {{"trial", t.trial},
+                        {"seed", t.seed},
+                        {"wrong", t.wrong},
+                        {"wrong_orders", t.wrong_orders},
+                        {"unmet", t.unmet},
+                        {"publish_delay_us", std::move(delays)},
+                        {"final_rows", rows_json(t.final_rows)},
+                        {"stream", stream_json(t.stream)},
+                        {"history", std::move(history)}};
+    if (stream_lab) j["accounting"] = accounting_json(t.accounting);
+    return j;
 }
 
 nlohmann::json step_json(const StepOutcome& s) {
@@ -75,10 +90,10 @@ nlohmann::json seeds_json(const std::vector<uint64_t>& seeds) {
 nlohmann::json lab_json(const LabResult& lab) {
     const Scenario& s = lab.scenario;
     nlohmann::json trials = nlohmann::json::array();
-    for (const auto& t : lab.trials) trials.push_back(trial_json(t));
+    for (const auto& t : lab.trials) trials.push_back(trial_json(t, is_stream_lab(lab)));
     nlohmann::json cases = nlohmann::json::array();
     for (const auto& c : lab.cases) cases.push_back(case_json(c));
-    const nlohmann::json summary = {
+    nlohmann::json summary = {
         {"id", s.id},
         {"trials", lab.total},
         {"wrong", lab.wrong},
@@ -101,6 +116,7 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"ci95", {lab.wrong_rate_low, lab.wrong_rate_high}},
         {"failing_seeds", seeds_json(lab.failing_seeds)},
         {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
+    if (is_stream_lab(lab) && !lab.trials.empty()) summary["accounting"] = accounting_counts_json(accounting_total(lab));
     return {{"id", s.id},
             {"title", s.title},
             {"title_vi", s.title_vi},

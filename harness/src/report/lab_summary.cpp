@@ -24,6 +24,16 @@ const char* verdict_text(Verdict v) {
     return "?";
 }
 
+bool is_stream_lab(const LabResult& lab) {
+    return lab.scenario.kind == ScenarioKind::workload && !lab.scenario.idem.enabled;
+}
+
+Accounting accounting_total(const LabResult& lab) {
+    Accounting total;
+    for (const auto& t : lab.trials) total += t.accounting;
+    return total;
+}
+
 LabCounts count_labs(const RunReport& run) {
     LabCounts c;
     for (const auto& lab : run.labs) {

@@ -48,6 +48,12 @@ const TrialOutcome* trial_of_seed(const LabResult& lab, uint64_t seed);
 // "1/1: 150 orders, 50 duplicates".
 std::string measured_cell_text(const LabResult& lab);
 
+// A stream lab: a workload that publishes to a stream and consumes it (not an idempotency lab, not
+// scripted sessions). Its trials have an accounting.
+bool is_stream_lab(const LabResult& lab);
+// The accounting of every trial of the lab, counts summed (no examples: those are per trial).
+Accounting accounting_total(const LabResult& lab);
+
 // The text report of this lab alone, as `relab run` prints it (English, trial 1 + first wrong).
 std::string lab_text_report(const LabResult& lab);
 

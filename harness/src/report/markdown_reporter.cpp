@@ -81,6 +81,7 @@ public:
         }
         write_verdict_notes(run, out);
         write_simulated(run, out);
+        write_accounting(run, out);
         write_idem_counts(run, out);
         write_figures(run, out);
     }
@@ -115,6 +116,25 @@ private:
                 replay = "`" + replay_command(lab, lab.failing_seeds.front()) + "`";
             out << fmt::format("| `{}` | {} | {} | {} |\n", lab.scenario.id, cell(wrong_rate_text(lab)),
                                seeds.empty() ? "none" : fmt::format("{}", fmt::join(seeds, ", ")), replay);
+        }
+    }
+
+    // Stream labs: every published entry followed to its jobs, summed over the trials; a count that
+    // flags something is bold.
+    static void write_accounting(const RunReport& run, std::ostream& out) {
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            if (!is_stream_lab(lab) || lab.skipped || lab.trials.empty()) continue;
+            if (!heading)
+                out << "\n### Accounting: every published entry followed to its jobs\n\n| lab | trials | published | "
+                       "processed once | duplicated | lost | redelivered after ack | unexpected | stale overwrites |\n"
+                       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+            heading = true;
+            const Accounting a = accounting_total(lab);
+            auto flag = [](int n) { return n > 0 ? fmt::format("**{}**", n) : std::to_string(n); };
+            out << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", lab.scenario.id, lab.trials.size(),
+                               a.published, a.processed_once, flag(a.duplicated), flag(a.lost), flag(a.redelivered),
+                               flag(a.unexpected), flag(a.stale_overwrites));
         }
     }
 

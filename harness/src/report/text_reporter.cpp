@@ -192,7 +192,11 @@ private:
         if (r.op == "ack" || r.op == "start") return {};
         if (r.op == "receive")
             return fmt::format("{} {} {} {}", r.actor, m_w.received, field_text(d, "entry"),
-                               event_text(event_of(d), m_several_orders));
+                               event_text(event_of(d), m_several_orders)) +
+                   delivery_note(d);
+        if (r.op == "claim") return describe_claim(r);
+        if (r.op == "fault" && r.actor == "nemesis") return describe_fault(r);
+        if (r.op == "start_role" && d.is_object() && d.contains("restart") && d.at("restart") == true) return r.actor + " restarted";
         if (r.op == "lock_acquire")
             return r.actor + " " +
                    fmt::format(fmt::runtime(m_w.got_lock), field_text(d, "key"), field_text(d, "ttl_ms"),
@@ -208,6 +212,60 @@ private:
         if (r.op == "publish") return m_show_publish ? describe_publish(r) : std::string{};
         // An op this reporter does not know yet: show it raw rather than hide it.
         return r.actor + " " + r.op + (d.empty() ? std::string{} : " " + d.dump());
+    }
+
+    // A redelivery: "(delivery 2, claimed)"; nothing for a first delivery of a new entry (and for
+    // records written before relab kept deliveries and via).
+    static std::string delivery_note(const nlohmann::json& d) {
+        const int64_t deliveries = field_int(d, "deliveries", 1);
+        const std::string via = d.is_object() && d.contains("via") ? field_text(d, "via") : "new";
+        if (deliveries <= 1 && via == "new") return {};
+        std::string note = fmt::format(" (delivery {}", deliveries);
+        if (via == "claim")
+            note += ", claimed";
+        else if (via == "pending")
+            note += ", from its pending list";
+        else if (via != "new")
+            note += ", via " + via;
+        return note + ")";
+    }
+
+    // One XAUTOCLAIM that claimed something: what it took over and what was gone from the stream.
+    static std::string describe_claim(const HistoryRecord& r) {
+        const auto& d = r.data;
+        auto ids = [&](const char* key) {
+            std::vector<std::string> out;
+            if (d.is_object() && d.contains(key) && d.at(key).is_array())
+                for (const auto& id : d.at(key)) out.push_back(id.is_string() ? id.get<std::string>() : id.dump());
+            return out;
+        };
+        const auto claimed = ids("claimed"), deleted = ids("deleted");
+        std::string text = fmt::format("{} XAUTOCLAIM (min idle {} ms) claimed {}", r.actor, field_text(d, "min_idle_ms"),
+                                       claimed.size());
+        if (!claimed.empty()) text += fmt::format(": {}", fmt::join(claimed, ", "));
+        if (!deleted.empty()) text += fmt::format("; deleted from the stream: {}", fmt::join(deleted, ", "));
+        return text;
+    }
+
+    // A fault of the lab's schedule, as Jepsen's nemesis logs it: the invocation, then how it ended.
+    std::string describe_fault(const HistoryRecord& r) {
+        const auto& d = r.data;
+        const std::string phase = field_text(d, "phase");
+        const std::string what = fmt::format("nemesis: fault {} {} {}", field_text(d, "fault"), field_text(d, "action"),
+                                             field_text(d, "target"));
+        const std::string index = field_text(d, "fault");
+        if (phase == "invoke") {
+            m_fault_invoked_ns[index] = r.t_ns;
+            const std::string sentence = d.contains("text") ? " — " + field_text(d, "text") : std::string{};
+            return what + sentence + " …";
+        }
+        std::string took;
+        const auto it = m_fault_invoked_ns.find(index);
+        if (it != m_fault_invoked_ns.end()) took = fmt::format(" ({:.1f} ms)", static_cast<double>(r.t_ns - it->second) / 1e6);
+        if (phase == "ok") return what + " → ok" + took;
+        if (phase == "fail")
+            return what + " → " + m_w.failed + took + (d.contains("error") ? ": " + field_text(d, "error") : std::string{});
+        return what + " → " + phase;
     }
 
     std::string describe_write(const HistoryRecord& r) {
@@ -261,12 +319,15 @@ private:
     bool m_several_orders;
     bool m_show_publish = false;
     std::map<std::string, int64_t> m_first_attempt_ns;  // per event, as JSON text
+    std::map<std::string, int64_t> m_fault_invoked_ns;  // per fault index, as text
 };
 
 }  // namespace
 
 // The "final status per trial" line lists at most this many trials.
 constexpr size_t k_statuses_shown = 50;
+// The accounting lists the details of at most this many trials.
+constexpr size_t k_accounting_trials_shown = 5;
 
 std::vector<const TrialOutcome*> selected_trials(const std::vector<TrialOutcome>& trials, TimelineSelection sel) {
     std::vector<const TrialOutcome*> out;
@@ -459,6 +520,7 @@ private:
                                lab.trials.size() - shown);
         out << '\n';
         out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(s), lab.wrong, lab.total) << '\n';
+        report_accounting(lab, out);
         if (lab.backend == "sim") report_wrong_rate(lab, out);
         report_verdict(lab, out);
         if (!lab.lock_release_method.empty()) {
@@ -470,6 +532,25 @@ private:
             out << "  "
                 << fmt::format(fmt::runtime(m_w.delivery), fmt::format("{:.2f}", lab.delivery.p50_us / 1000.0),
                                fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
+                << '\n';
+    }
+
+    // Every published entry followed to its jobs, summed over the trials; then the trials with
+    // something to flag, each with its first examples.
+    void report_accounting(const LabResult& lab, std::ostream& out) const {
+        if (lab.trials.empty()) return;
+        out << "  " << pick(m_opts.lang, "accounting:", "đối soát:") << ' ' << accounting_text(accounting_total(lab))
+            << '\n';
+        size_t flagged = 0;
+        for (const auto& t : lab.trials) {
+            const auto details = accounting_details(t.accounting);
+            if (details.empty()) continue;
+            if (++flagged > k_accounting_trials_shown) continue;
+            out << "    " << m_w.trial << ' ' << t.trial << ": " << fmt::format("{}", fmt::join(details, "; ")) << '\n';
+        }
+        if (flagged > k_accounting_trials_shown)
+            out << "    " << fmt::format(fmt::runtime(pick(m_opts.lang, "… {} more trials like these", "… thêm {} lần như vậy")),
+                                         flagged - k_accounting_trials_shown)
                 << '\n';
     }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -99,17 +100,18 @@ std::vector<const HistoryRecord*> records_in_time_order(const TrialOutcome& tria
     return records;
 }
 
-// The actors of the records as lanes: those with a record of `group_op` first (`group_first`) or
-// last, each group in natural order. Records whose op is in `drawn_as_nothing` give no lane.
+// The actors of the records as lanes: those with a record of an op in `group_ops` first
+// (`group_first`) or last, each group in natural order. Records whose op is in `drawn_as_nothing`
+// give no lane.
 std::vector<std::string> lanes_of(const std::vector<const HistoryRecord*>& records,
-                                  std::initializer_list<std::string_view> drawn_as_nothing, std::string_view group_op,
-                                  bool group_first) {
+                                  std::initializer_list<std::string_view> drawn_as_nothing,
+                                  std::initializer_list<std::string_view> group_ops, bool group_first) {
     std::vector<std::string> actors;
     std::set<std::string> seen, in_group;
     for (const auto* r : records) {
         if (std::find(drawn_as_nothing.begin(), drawn_as_nothing.end(), r->op) != drawn_as_nothing.end()) continue;
         if (seen.insert(r->actor).second) actors.push_back(r->actor);
-        if (r->op == group_op) in_group.insert(r->actor);
+        if (std::find(group_ops.begin(), group_ops.end(), r->op) != group_ops.end()) in_group.insert(r->actor);
     }
     std::stable_sort(actors.begin(), actors.end(), [&](const std::string& a, const std::string& b) {
         const bool ga = in_group.count(a) > 0, gb = in_group.count(b) > 0;
@@ -129,12 +131,38 @@ std::string timeline_event_text(const json& data, bool several_orders) {
     return text + text_of(member(ev, "type")) + " (v=" + text_of(member(ev, "v")) + ")";
 }
 
+namespace {
+
+bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == "fault"; }
+
+// "delivery 2, claimed": how a receive came, when it was not the first delivery of a new entry.
+std::string delivery_label(const json& d) {
+    const auto deliveries = int_of(member(d, "deliveries")).value_or(1);
+    const json& via_v = member(d, "via");
+    const std::string via = via_v.is_string() ? via_v.get<std::string>() : "new";
+    if (deliveries <= 1 && via == "new") return {};
+    std::string label = fmt::format("delivery {}", deliveries);
+    if (via == "claim")
+        label += ", claimed";
+    else if (via == "pending")
+        label += ", from its pending list";
+    else if (via != "new")
+        label += ", via " + via;
+    return label;
+}
+
+}  // namespace
+
 Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
     Timeline tl;
     const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
-    // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers go last.
-    tl.lanes = lanes_of(records, {"start", "ack"}, "receive", false);
+    // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers (and claimers)
+    // go last. The nemesis's faults span every lane: they give no lane.
+    std::vector<const HistoryRecord*> in_lanes;
+    std::copy_if(records.begin(), records.end(), std::back_inserter(in_lanes),
+                 [](const HistoryRecord* r) { return !is_nemesis_fault(*r); });
+    tl.lanes = lanes_of(in_lanes, {"start", "ack"}, {"receive", "claim"}, false);
 
     std::map<std::string, OpenJob> open;           // per actor
     std::map<std::string, int64_t> applied_max_v;  // per order (as text): highest version written
@@ -153,9 +181,50 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
         open.erase(it);
     };
 
+    // Faults: an invocation opens one, its ok or fail (same index) ends it. A kill ends its
+    // target's job in progress: the job never finished.
+    std::map<std::string, size_t> open_fault;  // fault index -> its place in tl.faults
+    auto add_fault = [&](const HistoryRecord* r) {
+        const json& d = r->data;
+        const std::string phase = text_of(member(d, "phase"));
+        const std::string index = text_of(member(d, "fault"));
+        const std::string when = fmt::format("{:.3f} ms", static_cast<double>(r->t_ns) / 1e6);
+        auto it = open_fault.find(index);
+        if (phase == "invoke" || it == open_fault.end()) {
+            TimelineFault f;
+            f.index = index;
+            f.action = text_of(member(d, "action"));
+            f.target = text_of(member(d, "target"));
+            f.start_ns = f.end_ns = r->t_ns;
+            f.label = f.action + " " + f.target;
+            f.detail = fmt::format("fault {}: {} {}", index, f.action, f.target);
+            if (member(d, "text").is_string()) f.detail += " — " + member(d, "text").get<std::string>();
+            f.detail += fmt::format("; {} {}", phase, when);
+            tl.faults.push_back(std::move(f));
+            it = open_fault.insert_or_assign(index, tl.faults.size() - 1).first;
+            if (phase == "invoke") return;
+        } else {
+            tl.faults[it->second].detail += fmt::format(", {} {}", phase, when);
+        }
+        TimelineFault& f = tl.faults[it->second];
+        f.end_ns = r->t_ns;
+        f.ended = true;
+        f.failed = phase == "fail";
+        if (f.failed) {
+            f.label += " ✕";
+            if (member(d, "error").is_string()) f.detail += ": " + member(d, "error").get<std::string>();
+        }
+        if (f.action == "kill" && !f.failed) close_job(f.target, r->t_ns, false, true);
+        open_fault.erase(it);
+    };
+
     for (const auto* r : records) {
         const json& d = r->data;
         if (r->op == "start") continue;
+        if (is_nemesis_fault(*r)) {
+            add_fault(r);
+            continue;
+        }
         if (r->op == "ack") {
             close_job(r->actor, r->t_ns, false, false);
             continue;
@@ -168,7 +237,15 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
         if (r->op == "receive") {
             close_job(r->actor, r->t_ns, false, true);
             m.kind = TimelineMarker::Kind::receive;
+            m.label = delivery_label(d);
             open[r->actor] = OpenJob{r->t_ns, r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
+        } else if (r->op == "claim") {
+            m.kind = TimelineMarker::Kind::other;
+            const json& claimed = member(d, "claimed");
+            m.label = fmt::format("XAUTOCLAIM {}", claimed.is_array() ? claimed.size() : 0);
+        } else if (r->op == "start_role") {
+            m.kind = TimelineMarker::Kind::other;
+            if (member(d, "restart") == json(true)) m.label = "restarted";
         } else if (r->op == "skew") {
             // A deliberate delay before the first lock attempt: the wait is counted from its end.
             m.kind = TimelineMarker::Kind::other;
@@ -223,6 +300,8 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
         }
         tl.markers.push_back(std::move(m));
     }
+    for (const auto& [index, i] : open_fault) tl.faults[i].end_ns = tl.end_ns;
+
     std::vector<std::string> still_open;
     for (const auto& [actor, job] : open) still_open.push_back(actor);
     for (const auto& actor : still_open) close_job(actor, tl.end_ns, false, true);
@@ -256,7 +335,7 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
     const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
     // Lanes: the clients (actors that send), then the rest (the runner's faults).
-    tl.lanes = lanes_of(records, {"start"}, "send", true);
+    tl.lanes = lanes_of(records, {"start"}, {"send"}, true);
 
     std::map<int64_t, int64_t> owner;  // order id → its user
     for (const auto& o : trial.idem.orders) owner[o.id] = o.user_id;

@@ -53,18 +53,36 @@ struct TimelineMarker {
     bool bad = false;    // a failed publish, a release that returned 0, an overwriting write, an error
 };
 
+// A fault of the lab's schedule, as the nemesis recorded it (actor "nemesis", op "fault"): drawn
+// across every lane from its invocation to its end, not in a lane of its own.
+struct TimelineFault {
+    std::string index;       // its 1-based place in the schedule, as recorded
+    std::string action;      // "kill", "pause", "resume", "restart", "failover", "drop_link"
+    std::string target;      // "C1", "redis", ...
+    int64_t start_ns = 0;    // the invocation (an end recorded without one: the end)
+    int64_t end_ns = 0;      // its ok or fail; the trial's end when neither was recorded
+    bool ended = false;      // an ok or a fail was recorded
+    bool failed = false;     // ... and it was a fail
+    std::string label;       // "kill C1", "kill C1 ✕" when it failed
+    std::string detail;      // times, the sentence, the outcome and its error: a tooltip
+};
+
 struct Timeline {
     std::vector<std::string> lanes;  // top to bottom
     std::vector<TimelineBar> bars;
     std::vector<TimelineMarker> markers;
+    std::vector<TimelineFault> faults;  // in order of invocation
     int64_t start_ns = 0;  // 0, or the earliest record if one is earlier
     int64_t end_ns = 0;    // the latest record
 };
 
-// Lanes: actors that publish (never receive) first, then the rest, each group in natural order
+// Lanes: actors that publish (never receive or claim) first, then the rest, each group in natural order
 // (C2 before C10); an actor with nothing to draw has no lane. A write with affected rows > 0 whose event version is lower than a write
 // already applied to the same order overwrites a newer state. Ops it does not know become
-// `other` markers; `start` and `ack` draw nothing.
+// `other` markers; `start` and `ack` draw nothing. The nemesis's faults become `faults` (no lane);
+// a kill ends its target's job in progress, unfinished. A receive that is not a first delivery of a
+// new entry is labelled "delivery 2, claimed" (or "… from its pending list"); a `claim` is labelled
+// "XAUTOCLAIM 2" (the entries it claimed); a restarted role's `start_role` "restarted".
 Timeline trial_timeline(const TrialOutcome& trial, bool several_orders);
 
 // An idempotency workload trial (article 002): a lane per client in natural order, then the runner's

@@ -454,14 +454,26 @@ void read_terms(const Object& o, ScenarioKind kind, const TermKeys& keys, TrialT
             t.stale_overwrites.push_back({so.req_int("order", k_int64_min), so.req_string("by"), so.req_string("over")});
         }
     }
-    auto read_count_band = [&](const std::string& key, std::optional<Band>& out) {
+    // A count of the trial's accounting: a band, or a bare count meaning exactly that ("lost": 0).
+    auto read_count_band = [&](const std::string& key, const std::string& what, std::optional<Band>& out) {
         if (!o.has(key)) return;
         workload_only(key);
-        out = read_band(r, o.at(key), o.path(key), key + " events");
+        const json& v = o.at(key);
+        if (v.is_number_integer()) {
+            const int64_t n = r.integer(v, o.path(key), 0, k_int64_max);
+            out = Band{n, n};
+        } else if (v.is_object()) {
+            out = read_band(r, v, o.path(key), what);
+        } else {
+            r.expected(o.path(key), "a count such as 0, or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}", v);
+        }
     };
-    read_count_band("lost", t.lost);
-    read_count_band("duplicated", t.duplicated);
-    read_count_band("reordered", t.reordered);
+    read_count_band("lost", "lost entries", t.lost);
+    read_count_band("duplicated", "duplicated entries", t.duplicated);
+    read_count_band("redelivered", "entries redelivered after ack", t.redelivered);
+    read_count_band("unexpected", "unexpected entries", t.unexpected);
+    read_count_band("processed_once", "entries processed once", t.processed_once);
+    read_count_band("reordered", "stale overwrites", t.reordered);
     if (o.has("counts")) {
         workload_only("counts");
         Object counts(r, o.at("counts"), o.path("counts"), k_idem_count_names);
@@ -470,8 +482,9 @@ void read_terms(const Object& o, ScenarioKind kind, const TermKeys& keys, TrialT
     }
 }
 
-const std::vector<std::string> k_term_fields = {"final", "stale_overwrite", "lost", "duplicated", "reordered",
-                                                "never", "sequence", "publish_delay_ms", "counts"};
+const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite", "lost",           "duplicated",
+                                                "redelivered", "unexpected",      "processed_once", "reordered",
+                                                "never",       "sequence",        "publish_delay_ms", "counts"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, ScenarioKind kind, int trials,

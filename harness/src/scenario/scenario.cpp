@@ -49,7 +49,8 @@ std::string RecordMatch::describe() const {
 std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote {} (#{})", by, over, order); }
 
 bool TrialTerms::empty() const {
-    return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !reordered && has.empty() &&
+    return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
+           !unexpected && !processed_once && !reordered && has.empty() &&
            never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty();
 }
 
@@ -59,6 +60,9 @@ std::string TrialTerms::describe() const {
     for (const auto& so : stale_overwrites) parts.push_back(so.describe());
     if (lost) parts.push_back("lost " + lost->describe());
     if (duplicated) parts.push_back("duplicated " + duplicated->describe());
+    if (redelivered) parts.push_back("redelivered " + redelivered->describe());
+    if (unexpected) parts.push_back("unexpected " + unexpected->describe());
+    if (processed_once) parts.push_back("processed once " + processed_once->describe());
     if (reordered) parts.push_back("reordered " + reordered->describe());
     for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
     for (const auto& m : has) parts.push_back("has " + m.describe());

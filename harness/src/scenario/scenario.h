@@ -157,9 +157,13 @@ struct SequenceStep {
 struct TrialTerms {
     std::map<int64_t, std::string> final_status;  // order -> its exact final status
     std::vector<StaleOverwrite> stale_overwrites;  // each must occur
-    std::optional<Band> lost;                      // published events no consumer received
-    std::optional<Band> duplicated;                // events applied more than once
-    std::optional<Band> reordered;                 // older versions applied after newer ones
+    // Bands on the trial's accounting (check/accounting.h), each a count of published entries:
+    std::optional<Band> lost;                      // never processed (no write)
+    std::optional<Band> duplicated;                // processed (written) more than once
+    std::optional<Band> redelivered;               // received again after an ack of them
+    std::optional<Band> unexpected;                // received or written, never published
+    std::optional<Band> processed_once;            // processed exactly once
+    std::optional<Band> reordered;                 // stale overwrites: older versions applied after newer ones
     std::vector<RecordMatch> has;                  // records that must occur
     std::vector<RecordMatch> never;                // records that must not occur
     std::vector<SequenceStep> sequence;            // records that must occur in this order

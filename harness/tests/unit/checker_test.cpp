@@ -108,27 +108,42 @@ TEST(CheckerTest, MatchComparesNestedObjectsAsJson) {
     EXPECT_EQ(check(s, {rec(10, "C1", "write", {{"affected", 1}})}).unmet.size(), 1u);  // field absent
 }
 
-TEST(CheckerTest, LostEventsArePublishedButNeverReceived) {
+TEST(CheckerTest, LostEntriesArePublishedButNeverProcessed) {
+    // 1-1 is received but its job never wrote; 3-0 is never even received; the failed publish
+    // was never acknowledged, so it is not owed.
     TrialOutcome t = check(one_order_scenario(),
                            {publish_ok(10, "1-0", event(42, "created", 1)), publish_ok(10, "1-1", event(42, "paid", 2)),
-                            publish_ok(20, "2-0", event(42, "paid", 3)),
-                            rec(30, "P", "publish", {{"event", event(42, "x", 4)}, {"attempt", 1}, {"result", "fail"}}),
-                            receive(40, "C1", "1-0", event(42, "created", 1)),
-                            receive(50, "C2", "2-0", event(42, "paid", 3))});
-    EXPECT_EQ(t.lost_events, 1);
+                            publish_ok(20, "2-0", event(42, "paid", 3)), publish_ok(25, "3-0", event(42, "shipped", 4)),
+                            rec(30, "P", "publish", {{"event", event(42, "x", 5)}, {"attempt", 1}, {"result", "fail"}}),
+                            receive(40, "C1", "1-0", event(42, "created", 1)), write(45, "C1", event(42, "created", 1), 1),
+                            receive(50, "C2", "2-0", event(42, "paid", 3)), write(55, "C2", event(42, "paid", 3), 1),
+                            receive(60, "C1", "1-1", event(42, "paid", 2))});
+    EXPECT_EQ(t.accounting.published, 4);
+    EXPECT_EQ(t.accounting.lost, 2);
+    EXPECT_EQ(t.accounting.lost_examples, (std::vector<std::string>{"1-1", "3-0"}));
+    EXPECT_EQ(t.accounting.processed_once, 2);
 
     t = check(one_order_scenario(), {publish_ok(10, "1-0", event(42, "created", 1)),
-                                     receive(40, "C1", "1-0", event(42, "created", 1))});
-    EXPECT_EQ(t.lost_events, 0);
+                                     receive(40, "C1", "1-0", event(42, "created", 1)),
+                                     write(50, "C1", event(42, "created", 1), 0)});
+    EXPECT_EQ(t.accounting.lost, 0);
+    EXPECT_EQ(t.accounting.processed_once, 1);
 }
 
-TEST(CheckerTest, DuplicateEffectsCountAppliedRepeatsOnly) {
+TEST(CheckerTest, DuplicatedCountsEntriesWhoseJobRanTwiceWhateverItWrote) {
+    // created's entry is written three times (by two consumers), paid's twice, the second refused
+    // by a CAS (affected 0): the job still ran twice.
     TrialOutcome t = check(one_order_scenario(),
-                           {write(10, "C1", event(42, "created", 1), 1), write(20, "C2", event(42, "created", 1), 1),
-                            write(30, "C2", event(42, "created", 1), 1), write(40, "C1", event(42, "paid", 2), 0),
-                            write(50, "C1", event(42, "paid", 2), 1)});
-    EXPECT_EQ(t.duplicate_effects, 2);
-    EXPECT_EQ(t.reordered, 0);
+                           {publish_ok(1, "1-0", event(42, "created", 1)), publish_ok(1, "1-1", event(42, "paid", 2)),
+                            receive(5, "C1", "1-0", event(42, "created", 1)), write(10, "C1", event(42, "created", 1), 1),
+                            receive(15, "C2", "1-0", event(42, "created", 1)), write(20, "C2", event(42, "created", 1), 1),
+                            write(30, "C2", event(42, "created", 1), 1),
+                            receive(35, "C1", "1-1", event(42, "paid", 2)), write(40, "C1", event(42, "paid", 2), 0),
+                            receive(45, "C2", "1-1", event(42, "paid", 2)), write(50, "C2", event(42, "paid", 2), 1)});
+    EXPECT_EQ(t.accounting.duplicated, 2);
+    EXPECT_EQ(t.accounting.duplicated_examples, (std::vector<std::string>{"1-0", "1-1"}));
+    EXPECT_EQ(t.accounting.processed_once, 0);
+    EXPECT_EQ(t.accounting.stale_overwrites, 0);
 }
 
 TEST(CheckerTest, ReorderedCountsOlderVersionsAppliedAfterNewerPerOrder) {
@@ -137,15 +152,15 @@ TEST(CheckerTest, ReorderedCountsOlderVersionsAppliedAfterNewerPerOrder) {
                            {write(816'000'000, "C1", event(42, "created", 1), 1),
                             write(111'000'000, "C2", event(42, "paid", 2), 1)},
                            {{42, "created", 1}});
-    EXPECT_EQ(t.reordered, 1);
-    EXPECT_EQ(t.duplicate_effects, 0);
+    EXPECT_EQ(t.accounting.stale_overwrites, 1);
+    EXPECT_EQ(t.accounting.stale_examples, std::vector<std::string>{"created overwrote paid (#42)"});
     EXPECT_TRUE(t.wrong);
 
     // In order, a rejected (affected 0) stale write, and another order's lower versions: none count.
     t = check(one_order_scenario(),
               {write(10, "C1", event(42, "created", 1), 1), write(20, "C2", event(42, "paid", 3), 1),
                write(30, "C1", event(42, "shipped", 2), 0), write(40, "C1", event(7, "created", 1), 1)});
-    EXPECT_EQ(t.reordered, 0);
+    EXPECT_EQ(t.accounting.stale_overwrites, 0);
 }
 
 TEST(CheckerTest, DeliveryLatencyMedianAndMaxOverTrials) {

@@ -3,6 +3,7 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report/reporter.h"
@@ -82,7 +83,9 @@ TEST(HtmlReporterTest, header_and_summary_table_list_every_lab_with_documented_b
                         "broken\">broken</span></td></tr>"),
               std::string::npos);
     EXPECT_NE(html.find("<tr class=\"skipped\"><td><a href=\"#lab-08h-idmp\">"), std::string::npos);
-    EXPECT_EQ(count(html, "<tr class="), 6u);
+    const size_t table = html.find("<table class=\"summary\">");
+    ASSERT_NE(table, std::string::npos);
+    EXPECT_EQ(count(html.substr(table, html.find("</table>", table) - table), "<tr class="), 6u);
     EXPECT_EQ(count(html, "<section class=\"lab "), 6u);
     for (const char* id : {"08a-baseline", "08c-s4a", "08f-p2", "08g-p1-naive", "08d-cas-overlap", "08h-idmp"})
         EXPECT_FALSE(section(html, id).empty()) << id;
@@ -162,7 +165,11 @@ TEST(HtmlReporterTest, failed_publishes_are_crosses_and_a_stale_cas_write_is_not
     EXPECT_EQ(count(cas, R"(<path class="marker publish fail")"), 2u);
     EXPECT_EQ(count(cas, R"(<polygon class="marker publish ok")"), 2u);
     EXPECT_NE(cas.find(">UPDATE 0</text>"), std::string::npos);
-    EXPECT_EQ(count(cas, "overwrite"), 0u);
+    // Neither the job nor the write is flagged (the text report below still counts "0 stale overwrites").
+    EXPECT_EQ(count(cas, "job overwrite"), 0u);
+    EXPECT_EQ(count(cas, "write overwrite"), 0u);
+    EXPECT_EQ(count(cas, "overwrites v="), 0u);
+    EXPECT_NE(cas.find("0 stale overwrites"), std::string::npos);
 }
 
 TEST(HtmlReporterTest, selection_shows_trial_one_and_the_first_wrong_trial_of_a_long_lab) {
@@ -444,5 +451,72 @@ TEST(HtmlReporterTest, a_run_without_idempotency_labs_has_no_idempotency_legend)
     EXPECT_EQ(render(test::sample_run()).find("legend idem"), std::string::npos);
 }
 
+TEST(HtmlReporterTest, a_stream_lab_shows_its_accounting_per_trial_and_summed) {
+    const std::string html = render(test::sample_run());
+    const std::string base = section(html, "08a-baseline");
+    EXPECT_NE(base.find("<table class=\"counts accounting\">"), std::string::npos);
+    EXPECT_NE(base.find("<tr><th>trial 1</th><td>2</td><td>2</td><td>0</td><td>0</td><td>0</td><td>0</td><td "
+                        "class=\"bad\">1</td><td><code>stale overwrite 1: created overwrote paid (#42)</code></td></tr>"),
+              std::string::npos)
+        << base;
+    EXPECT_NE(base.find("<tr class=\"total\"><th>all 2 trials</th><td>4</td><td>4</td><td>0</td><td>0</td><td>0</td><td>0</td>"
+                        "<td class=\"bad\">2</td><td></td></tr>"),
+              std::string::npos);
+    // A single trial has no sum row; a scripted lab has no accounting.
+    const std::string cas = section(html, "08f-p2");
+    EXPECT_NE(cas.find("<tr><th>trial 1</th><td>2</td><td>2</td><td>0</td>"), std::string::npos);
+    EXPECT_EQ(cas.find("all 1 trials"), std::string::npos);
+    EXPECT_EQ(section(html, "08d-cas-overlap").find("accounting"), std::string::npos);
+}
+
+TEST(HtmlReporterTest, a_long_lab_lists_only_the_trials_whose_accounting_flags_something) {
+    LabResult lab = test::sim_lab();  // 150 trials, every fifth one wrong
+    for (auto& t : lab.trials)
+        if (t.wrong) {
+            t.accounting.published = 2;
+            t.accounting.processed_once = 1;
+            t.accounting.duplicated = 1;
+            t.accounting.duplicated_examples = {fmt::format("{}-0", t.trial)};
+        } else {
+            t.accounting.published = t.accounting.processed_once = 2;
+        }
+    RunReport run;
+    run.labs = {lab};
+    const std::string sim = section(render(run), "08c-s4a-sim");
+    EXPECT_EQ(count(sim, "<td><code>duplicated 1: "), 20u);  // 30 flagged, 20 rows
+    EXPECT_NE(sim.find("<tr><th>trial 5</th><td>2</td><td>1</td><td class=\"bad\">1</td>"), std::string::npos);
+    EXPECT_EQ(sim.find("<tr><th>trial 1</th>"), std::string::npos);  // nothing to flag
+    EXPECT_NE(sim.find("… 10 other trials with something to flag, counted in the total"), std::string::npos);
+    EXPECT_NE(sim.find("<tr class=\"total\"><th>all 150 trials</th><td>300</td><td>270</td><td class=\"bad\">30</td>"),
+              std::string::npos);
+}
+
+TEST(HtmlReporterTest, faults_are_drawn_across_the_lanes_with_their_span_and_label) {
+    RunReport run;
+    run.labs = {test::crash_lab()};
+    const std::string html = render(run);
+    const std::string lab = section(html, "08x-crash");
+    EXPECT_EQ(count(lab, "<g class=\"fault"), 2u);
+    EXPECT_NE(lab.find("<g class=\"fault\" data-fault=\"1\"><title>fault 1: kill C1 — SIGKILL C1 after its write, before "
+                       "its ack; invoke 60.000 ms, ok 62.500 ms</title>"),
+              std::string::npos)
+        << lab;
+    EXPECT_NE(lab.find("<g class=\"fault failed\" data-fault=\"2\">"), std::string::npos);
+    EXPECT_EQ(count(lab, "class=\"fault-start\""), 2u);
+    EXPECT_EQ(count(lab, "class=\"fault-span\""), 2u);  // invoke → ok, invoke → fail
+    EXPECT_NE(lab.find(">kill C1</text>"), std::string::npos);
+    EXPECT_NE(lab.find(">restart C1 ✕</text>"), std::string::npos);
+    // No lane for the nemesis; the reaper's claim and C2's redelivery are labelled.
+    EXPECT_EQ(lab.find("data-lane=\"nemesis\""), std::string::npos);
+    EXPECT_NE(lab.find("data-lane=\"reaper\""), std::string::npos);
+    EXPECT_NE(lab.find(">XAUTOCLAIM 1</text>"), std::string::npos);
+    EXPECT_NE(lab.find(">delivery 2, claimed</text>"), std::string::npos);
+    // The dashed line starts in the band above the lanes, which push down by its height.
+    EXPECT_NE(lab.find("<rect class=\"lane-bg\" x=\"0\" y=\"22.0\""), std::string::npos) << lab;
+    // Every SVG still parses.
+    for (const auto& svg : svgs(html)) EXPECT_FALSE(svg.name.empty());
+}
+
 }  // namespace
 }  // namespace relab
+

@@ -4,6 +4,7 @@
 
 #include "report/lab_summary.h"
 #include "report/reporter.h"
+#include "report/verdict_recheck.h"
 #include "report_fixture.h"
 
 namespace relab {
@@ -122,6 +123,78 @@ TEST(JsonReaderTest, simulated_and_idempotency_labs_read_back_with_their_rates_s
         make()->report(back, b);
         EXPECT_EQ(b.str(), a.str());
     }
+}
+
+TEST(JsonReaderTest, each_trials_accounting_reads_back_even_without_its_history) {
+    RunReport run = test::sample_run();
+    TrialOutcome& t2 = run.labs[0].trials[1];
+    t2.accounting.duplicated = 1;
+    t2.accounting.duplicated_examples = {"1792591450391-0"};
+    t2.accounting.lost = 2;
+    t2.accounting.lost_examples = {"7-0", "7-1"};
+    t2.accounting.redelivered = 1;
+    t2.accounting.redelivered_examples = {"8-0"};
+    t2.accounting.unexpected = 1;
+    t2.accounting.unexpected_examples = {"9-0"};
+    t2.history.clear();  // a long simulated run keeps few histories
+    const json j = run_to_json(run);
+    const RunReport back = run_from_json(j);
+    EXPECT_EQ(run_to_json(back), j);
+    EXPECT_EQ(back.labs[0].trials[1].accounting, t2.accounting);
+    EXPECT_EQ(back.labs[0].trials[0].accounting, run.labs[0].trials[0].accounting);
+    EXPECT_EQ(back.labs[0].trials[0].accounting.stale_examples,
+              std::vector<std::string>{"created overwrote paid (#42)"});
+    EXPECT_EQ(accounting_total(back.labs[0]).lost, 2);
+    EXPECT_EQ(j.at("labs").at(0).at("summary").at("accounting").at("duplicated"), 1);
+}
+
+TEST(JsonReaderTest, a_report_written_before_the_accounting_gets_one_from_its_kept_history) {
+    json j = run_to_json(test::sample_run());
+    for (auto& t : j["labs"][0]["trials"]) t.erase("accounting");
+    j["labs"][0]["trials"][1]["history"] = json::array();
+    j["labs"][0]["summary"].erase("accounting");
+    const RunReport back = run_from_json(j);
+    const Accounting& a = back.labs[0].trials[0].accounting;
+    EXPECT_EQ(a.published, 2);
+    EXPECT_EQ(a.processed_once, 2);
+    EXPECT_EQ(a.stale_overwrites, 1);
+    EXPECT_EQ(back.labs[0].trials[1].accounting, Accounting{});  // neither kept: nothing to count
+}
+
+TEST(JsonReaderTest, an_accounting_field_of_the_wrong_type_names_its_path) {
+    json j = run_to_json(test::sample_run());
+    j["labs"][0]["trials"][0]["accounting"]["lost"] = "none";
+    try {
+        run_from_json(j);
+        FAIL() << "accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()), "JSON report: at /labs/0/trials/0/accounting/lost: expected a number, got a string");
+    }
+    j = run_to_json(test::sample_run());
+    j["labs"][0]["trials"][0]["accounting"]["examples"]["lost"] = {1};
+    try {
+        run_from_json(j);
+        FAIL() << "accepted";
+    } catch (const std::runtime_error& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "JSON report: at /labs/0/trials/0/accounting/examples/lost/0: expected a string, got a number");
+    }
+}
+
+TEST(JsonReaderTest, a_recheck_of_a_saved_report_judges_the_accounting_by_the_kept_history) {
+    // 08a's file expects lost 0 and duplicated 0. Trial 1's history shows created's job run twice,
+    // though the saved accounting (as a tampered or older file might) says nothing of it.
+    RunReport run = run_with_scenario_files();
+    LabResult& lab = run.labs[0];
+    lab.trials[0].history.push_back(
+        test::plain_write(1, 900.0, "C2", test::event(42, "created", 1), 1));
+    lab.held = true;
+    RunReport back = run_from_json(run_to_json(run));
+    EXPECT_EQ(back.labs[0].trials[0].accounting.duplicated, 0);  // as saved
+    const std::string note = recheck_verdict(back.labs[0]);
+    EXPECT_FALSE(back.labs[0].held);
+    EXPECT_EQ(back.labs[0].trials[0].accounting.duplicated, 1);
+    EXPECT_NE(note.find("trial 1: duplicated = 0 (measured 1)"), std::string::npos) << note;
 }
 
 TEST(JsonReaderTest, a_replayed_seed_reads_back) {

@@ -65,9 +65,21 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
     EXPECT_EQ(t.at("wrong"), true);
     EXPECT_EQ(t.at("wrong_orders"), (json{"#42=created (expected paid)"}));
     EXPECT_EQ(t.at("unmet"), json::array());
-    EXPECT_EQ(t.at("lost_events"), 0);
-    EXPECT_EQ(t.at("duplicate_effects"), 0);
-    EXPECT_EQ(t.at("reordered"), 0);
+    // Both entries were processed once; created's late write overwrote paid.
+    EXPECT_EQ(t.at("accounting"), (json{{"published", 2},
+                                        {"processed_once", 2},
+                                        {"duplicated", 0},
+                                        {"lost", 0},
+                                        {"redelivered", 0},
+                                        {"unexpected", 0},
+                                        {"stale_overwrites", 1},
+                                        {"examples",
+                                         {{"duplicated", json::array()},
+                                          {"lost", json::array()},
+                                          {"redelivered", json::array()},
+                                          {"unexpected", json::array()},
+                                          {"stale_overwrites", {"created overwrote paid (#42)"}}}}}));
+    EXPECT_FALSE(t.contains("lost_events"));
     EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}}}));
     EXPECT_EQ(t.at("stream").at(1),
               (json{{"id", "1792591449272-1"}, {"fields", {{"order", "42"}, {"type", "paid"}, {"v", "2"}}}}));
@@ -101,6 +113,14 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
     EXPECT_EQ(baseline.at("delivery_latency_us"), (json{{"samples", 4}, {"p50", 210}, {"max", 480}}));
     EXPECT_EQ(baseline.at("lock_release_method"), "");
     EXPECT_DOUBLE_EQ(baseline.at("elapsed_s").get<double>(), 2.5);
+    // The lab's accounting: both trials summed, without examples.
+    EXPECT_EQ(baseline.at("accounting"), (json{{"published", 4},
+                                               {"processed_once", 4},
+                                               {"duplicated", 0},
+                                               {"lost", 0},
+                                               {"redelivered", 0},
+                                               {"unexpected", 0},
+                                               {"stale_overwrites", 2}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count
@@ -110,6 +130,7 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
     EXPECT_EQ(labs.at(1).at("trials").at(1).at("history").at(7).at("result"), 0);
 
     const json& sessions = labs.at(4).at("summary");
+    EXPECT_FALSE(sessions.contains("accounting"));  // a scripted lab has no stream to account for
     EXPECT_EQ(sessions.at("held"), false);
     EXPECT_EQ(sessions.at("failures"), (json{"1 of 2 cases ended with wrong rows (expected none)"}));
 }

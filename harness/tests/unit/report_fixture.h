@@ -120,6 +120,7 @@ inline LabResult baseline_lab() {
         t.final_rows = {OrderRow{42, "created", 0}};
         t.wrong = true;
         t.wrong_orders = {"#42=created (expected paid)"};
+        t.accounting = account(t.history);  // 2 published, 2 processed once, 1 stale overwrite
         lab.trials.push_back(std::move(t));
     }
     lab.wrong = 2;
@@ -231,6 +232,7 @@ inline LabResult cas_lab() {
         cas_write(1, 1802.0, "C1", event(42, "created", 1), 0),
     };
     t.final_rows = {OrderRow{42, "paid", 2}};
+    t.accounting = account(t.history);  // 2 published, 2 processed once (created's CAS refused)
     lab.trials = {t};
     lab.wrong = 0;
     lab.total = 1;
@@ -265,6 +267,53 @@ inline LabResult two_orders_lab() {
     lab.trials = {t1, t2};
     lab.wrong = 1;
     lab.total = 2;
+    lab.held = true;
+    return lab;
+}
+
+inline HistoryRecord fault(int trial, double t_ms, int index, const std::string& phase, const std::string& action,
+                           const std::string& target, const std::string& text) {
+    nlohmann::json d = {{"phase", phase}, {"action", action}, {"target", target}, {"fault", index}, {"text", text}};
+    return rec(trial, t_ms, "nemesis", "fault", std::move(d));
+}
+
+// A consumer killed mid-job: C1 writes paid, is killed (fault 1) before its ack, the reaper
+// claims the entry and C2 processes it again (delivery 2); restarting C1 (fault 2) fails.
+inline LabResult crash_lab() {
+    LabResult lab;
+    Scenario& s = lab.scenario;
+    s.id = "08x-crash";
+    s.output = "08x-crash";
+    s.title = "a consumer killed before its ack";
+    s.runs = 1;
+    s.orders = {order(42)};
+    s.expect = expect(Expectation::Count::none);
+    TrialOutcome t;
+    t.trial = 1;
+    t.stream = {entry("1790000000000-0", 42, "paid", 2)};
+    t.history = {
+        rec(1, 0, "producer", "start", nlohmann::json::object()),
+        rec(1, 0.5, "producer", "publish",
+            {{"event", event(42, "paid", 2)}, {"attempt", 1}, {"result", "ok"}, {"entry", "1790000000000-0"}}),
+        rec(1, 1.0, "C1", "receive",
+            {{"entry", "1790000000000-0"}, {"event", event(42, "paid", 2)}, {"deliveries", 1}, {"via", "new"}}),
+        plain_write(1, 50.0, "C1", event(42, "paid", 2), 1),
+        fault(1, 60.0, 1, "invoke", "kill", "C1", "SIGKILL C1 after its write, before its ack"),
+        fault(1, 62.5, 1, "ok", "kill", "C1", "SIGKILL C1 after its write, before its ack"),
+        rec(1, 400.0, "reaper", "claim",
+            {{"claimed", {"1790000000000-0"}}, {"deleted", nlohmann::json::array()}, {"min_idle_ms", 300}}),
+        rec(1, 400.5, "C2", "receive",
+            {{"entry", "1790000000000-0"}, {"event", event(42, "paid", 2)}, {"deliveries", 2}, {"via", "claim"}}),
+        plain_write(1, 450.0, "C2", event(42, "paid", 2), 1),
+        rec(1, 451.0, "C2", "ack", {{"entry", "1790000000000-0"}}),
+        fault(1, 500.0, 2, "invoke", "restart", "C1", "start C1 again"),
+        rec(1, 501.0, "nemesis", "fault",
+            {{"phase", "fail"}, {"action", "restart"}, {"target", "C1"}, {"fault", 2}, {"error", "exec failed"}}),
+    };
+    t.final_rows = {OrderRow{42, "paid", 2}};
+    t.accounting = account(t.history);  // 1 published, duplicated once
+    lab.trials = {t};
+    lab.total = 1;
     lab.held = true;
     return lab;
 }

@@ -494,6 +494,67 @@ TEST(ScenarioLoaderTest, ExpectCounts) {
     expect_error(doc, "/expect/wrong/at_least", "the lab has 10 runs");
 }
 
+TEST(ScenarioLoaderTest, AccountingTermsTakeABandOrABareCount) {
+    json doc = workload_doc();
+    doc["expect"]["lost"] = 0;
+    doc["expect"]["duplicated"] = {{"exactly", 0}};
+    doc["expect"]["redelivered"] = {{"at_most", 1}};
+    doc["expect"]["unexpected"] = 0;
+    doc["expect"]["processed_once"] = 2;
+    doc["expect"]["reordered"] = 0;
+    Scenario s = parse(doc);
+    const TrialTerms& t = s.expect.every_trial;
+    ASSERT_TRUE(t.lost && t.duplicated && t.redelivered && t.unexpected && t.processed_once && t.reordered);
+    EXPECT_EQ(t.lost->at_least, 0);
+    EXPECT_EQ(t.lost->at_most, 0);
+    EXPECT_EQ(t.processed_once->at_least, 2);
+    EXPECT_EQ(t.processed_once->at_most, 2);
+    EXPECT_FALSE(t.redelivered->at_least.has_value());
+    EXPECT_EQ(t.redelivered->at_most, 1);
+    EXPECT_EQ(t.describe(),
+              "lost = 0, duplicated = 0, redelivered <= 1, unexpected = 0, processed once = 2, reordered = 0");
+
+    // The same in every wrong trial.
+    doc = workload_doc();
+    doc["expect"]["wrong"] = "all";
+    doc["expect"]["every_wrong_trial"] = {{"duplicated", {{"at_least", 1}}}, {"lost", 0}};
+    s = parse(doc);
+    ASSERT_TRUE(s.expect.every_wrong_trial.duplicated && s.expect.every_wrong_trial.lost);
+    EXPECT_EQ(s.expect.every_wrong_trial.duplicated->at_least, 1);
+    EXPECT_EQ(s.expect.every_wrong_trial.lost->at_most, 0);
+    EXPECT_FALSE(s.expect.every_trial.lost.has_value());
+}
+
+TEST(ScenarioLoaderTest, AccountingTermErrorsNameTheirPath) {
+    json doc = workload_doc();
+    doc["expect"]["lost"] = -1;
+    expect_error(doc, "/expect/lost", "expected a non-negative integer, got -1");
+    doc["expect"]["lost"] = "0";
+    expect_error(doc, "/expect/lost", "expected a count such as 0, or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}, got \"0\"");
+    doc["expect"]["lost"] = 0.5;
+    expect_error(doc, "/expect/lost", "expected a count such as 0");
+    doc["expect"]["lost"] = {{"atmost", 1}};
+    expect_error(doc, "/expect/lost/atmost", "unknown field; known fields are: at_least, at_most, exactly");
+    doc["expect"].erase("lost");
+    // A band every value lies in is refused, and named.
+    doc["expect"]["redelivered"] = {{"at_least", 0}};
+    expect_error(doc, "/expect/redelivered", "this band of entries redelivered after ack always holds (>= 0)");
+    doc["expect"].erase("redelivered");
+    doc["expect"]["processed_once"] = {{"at_least", 0}};
+    expect_error(doc, "/expect/processed_once", "this band of entries processed once always holds");
+    doc["expect"].erase("processed_once");
+    doc["expect"]["redelivred"] = 0;
+    expect_error(doc, "/expect/redelivred", "unknown field");
+    doc["expect"].erase("redelivred");
+    doc["expect"]["wrong"] = "all";
+    doc["expect"]["every_wrong_trial"] = {{"unexpected", "none"}};
+    expect_error(doc, "/expect/every_wrong_trial/unexpected", "expected a count such as 0");
+    // Sessions have no trial history to account.
+    json ses = sessions_doc();
+    ses["expect"]["lost"] = 0;
+    expect_error(ses, "/expect/lost", "applies only to kind \"workload\"");
+}
+
 TEST(ScenarioLoaderTest, EveryTrialHasMatches) {
     json doc = workload_doc();
     doc["expect"]["every_trial_has"] = json::parse(R"([{"op":"lock_release","fields":{"result":0}},{"op":"ack"}])");

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "report/reporter.h"
@@ -54,6 +55,9 @@ trial 1 — stream: 1792591449272-0 created (v=1), 1792591449272-1 paid (v=2)
   t= 816 ms  C1 wrote status=created → UPDATE 1
   final status per trial: created✕ created✕
   → wrong final state (not paid): 2/2
+  accounting: 4 published · 4 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 2 stale overwrites
+    trial 1: stale overwrite 1: created overwrote paid (#42)
+    trial 2: stale overwrite 1: created overwrote paid (#42)
   documented: 10/10 — wrong 10/10; created overwrites at 816 ms
   expectation: wrong = all → held
   delivery XADD → receipt: p50 0.21 ms, max 0.48 ms (4 samples)
@@ -78,6 +82,7 @@ trial 2 — stream: 1792591525929-0 created (v=1), 1792591525929-1 paid (v=2)
   t= 810 ms  C1 released lock: compare-and-delete Lua script → 0 (lock expired, no longer ours)
   final status per trial: paid created✕ created✕
   → wrong final state (not paid): 2/3
+  accounting: 0 published · 0 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites
   documented: the late release returns 0
   expectation: wrong >= 1 → held
   lock release: compare-and-delete Lua script (DELEX needs Redis 8.4)
@@ -93,6 +98,7 @@ trial 1 — stream: 1792591566859-0 paid (v=2), 1792591567558-0 created (v=1)
   t=1802 ms  C1 wrote status=created version=1 → UPDATE 0 (skipped: stale)
   final status per trial: paid
   → wrong final state (not paid): 0/1
+  accounting: 2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites
   documented: 0/5 — wrong 0/5
   expectation: wrong = none → held
 ### P1 wrong: naive dispatcher   (08g-outbox.txt)
@@ -101,6 +107,7 @@ trial 1 — stream: 1792591588799-0 #43 created (v=1), 1792591588804-0 #42 paid 
   t=  35 ms  C1 wrote #43 status=created → UPDATE 1
   final status per trial: #42=created✕ #43=paid | #42=paid #43=paid
   → wrong final state (not paid): 1/2
+  accounting: 0 published · 0 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites
   expectation: wrong >= 1 → held
 ### CAS when 2 UPDATEs OVERLAP   (08d-cas.txt)
 --- A = paid v=2, B = created v=1 in REPEATABLE READ
@@ -155,6 +162,9 @@ lần 1 — stream: 1792591449272-0 created (v=1), 1792591449272-1 paid (v=2)
   t= 816 ms  C1 ghi status=created → UPDATE 1
   status cuối từng lần: created✕ created✕
   → SAI trạng thái cuối (không phải paid): 2/2 lần
+  đối soát: 4 published · 4 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 2 stale overwrites
+    lần 1: stale overwrite 1: created overwrote paid (#42)
+    lần 2: stale overwrite 1: created overwrote paid (#42)
   bài viết: 10/10 — SAI trạng thái cuối (không phải paid): 10/10 lần
   kỳ vọng: wrong = all → đạt
   thời gian giao XADD → nhận: p50 0.21 ms, max 0.48 ms (4 mẫu)
@@ -177,6 +187,7 @@ TEST(TextReporterTest, VietnameseProducerRetriesReadLikeTheArticleSection6) {
         "  t=1802 ms  C1 ghi status=created version=1 → UPDATE 0 (bỏ qua: bản cũ)",
         "  status cuối từng lần: paid",
         "  → SAI trạng thái cuối (không phải paid): 0/1 lần",
+        "  đối soát: 2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites",
         "  bài viết: 0/5 — SAI trạng thái cuối (không phải paid): 0/5 lần",
         "  kỳ vọng: wrong = none → đạt",
     };
@@ -336,5 +347,41 @@ TEST(TextReporterTest, a_simulated_idempotency_lab_prints_seeds_its_rate_and_the
     EXPECT_NE(real.find("  trial 25: orders 1"), std::string::npos);
 }
 
+TEST(TextReporterTest, the_accounting_lists_the_first_flagged_trials_with_their_examples) {
+    LabResult lab = test::sim_lab();  // 150 trials, every fifth one wrong
+    for (auto& t : lab.trials)
+        if (t.wrong) {
+            t.accounting.published = 2;
+            t.accounting.lost = 1;
+            t.accounting.lost_examples = {fmt::format("{}-1", t.trial)};
+            t.accounting.processed_once = 1;
+        } else {
+            t.accounting.published = t.accounting.processed_once = 2;
+        }
+    const std::string text = render(run_of(lab));
+    EXPECT_TRUE(has_line(text, "  accounting: 300 published · 270 processed once · 0 duplicated · 30 lost · 0 redelivered "
+                               "after ack · 0 unexpected · 0 stale overwrites"))
+        << text;
+    EXPECT_TRUE(has_line(text, "    trial 5: lost 1: 5-1")) << text;
+    EXPECT_TRUE(has_line(text, "    trial 25: lost 1: 25-1")) << text;
+    EXPECT_FALSE(has_line(text, "    trial 30: lost 1: 30-1")) << text;
+    EXPECT_TRUE(has_line(text, "    … 25 more trials like these")) << text;
+}
+
+TEST(TextReporterTest, faults_claims_and_redeliveries_are_printed_in_the_timeline) {
+    const std::string text = render(run_of(test::crash_lab()));
+    EXPECT_TRUE(has_line(text, "  t=  60 ms  nemesis: fault 1 kill C1 — SIGKILL C1 after its write, before its ack …")) << text;
+    EXPECT_TRUE(has_line(text, "  t=  62 ms  nemesis: fault 1 kill C1 → ok (2.5 ms)")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 400 ms  reaper XAUTOCLAIM (min idle 300 ms) claimed 1: 1790000000000-0")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 400 ms  C2 received 1790000000000-0 paid (v=2) (delivery 2, claimed)")) << text;
+    EXPECT_TRUE(has_line(text, "  t=   1 ms  C1 received 1790000000000-0 paid (v=2)")) << text;
+    EXPECT_TRUE(has_line(text, "  t= 501 ms  nemesis: fault 2 restart C1 → FAILED (1.0 ms): exec failed")) << text;
+    EXPECT_TRUE(has_line(text, "  accounting: 1 published · 0 processed once · 1 duplicated · 0 lost · 0 redelivered after "
+                               "ack · 0 unexpected · 0 stale overwrites"))
+        << text;
+    EXPECT_TRUE(has_line(text, "    trial 1: duplicated 1: 1790000000000-0")) << text;
+}
+
 }  // namespace
 }  // namespace relab
+

@@ -289,5 +289,78 @@ TEST(TimelineTest, layer_four_refusals_deletes_and_failed_waits_are_labelled) {
     EXPECT_EQ(tl.bars[0].label, "409 layer 4");
 }
 
+TEST(TimelineTest, nemesis_faults_span_every_lane_and_a_kill_ends_its_targets_job) {
+    const LabResult lab = test::crash_lab();
+    const Timeline tl = trial_timeline(lab.trials[0], false);
+    // No lane for the nemesis: its faults are drawn across the others.
+    EXPECT_EQ(tl.lanes, (std::vector<std::string>{"producer", "C1", "C2", "reaper"}));
+    ASSERT_EQ(tl.faults.size(), 2u);
+    const TimelineFault& kill = tl.faults[0];
+    EXPECT_EQ(kill.index, "1");
+    EXPECT_EQ(kill.label, "kill C1");
+    EXPECT_EQ(kill.start_ns, ms_ns(60.0));
+    EXPECT_EQ(kill.end_ns, ms_ns(62.5));
+    EXPECT_TRUE(kill.ended);
+    EXPECT_FALSE(kill.failed);
+    EXPECT_EQ(kill.detail, "fault 1: kill C1 — SIGKILL C1 after its write, before its ack; invoke 60.000 ms, ok 62.500 ms");
+    const TimelineFault& restart = tl.faults[1];
+    EXPECT_TRUE(restart.failed);
+    EXPECT_EQ(restart.label, "restart C1 ✕");
+    EXPECT_EQ(restart.end_ns, ms_ns(501.0));
+    EXPECT_EQ(restart.detail, "fault 2: restart C1 — start C1 again; invoke 500.000 ms, fail 501.000 ms: exec failed");
+
+    // C1's job (written, never acked) ends at the kill, unfinished; C2's runs to its ack.
+    const auto c1 = bars_of(tl, "C1", TimelineBar::Kind::job);
+    ASSERT_EQ(c1.size(), 1u);
+    EXPECT_EQ(c1[0]->start_ns, ms_ns(1.0));
+    EXPECT_EQ(c1[0]->end_ns, ms_ns(50.0));  // its write closed it first
+    const auto c2 = bars_of(tl, "C2", TimelineBar::Kind::job);
+    ASSERT_EQ(c2.size(), 1u);
+    EXPECT_EQ(c2[0]->end_ns, ms_ns(450.0));
+
+    // The redelivery and the claim are labelled; a first delivery is not.
+    const auto receives = markers_of(tl, TimelineMarker::Kind::receive);
+    ASSERT_EQ(receives.size(), 2u);
+    EXPECT_EQ(receives[0]->label, "");
+    EXPECT_EQ(receives[1]->label, "delivery 2, claimed");
+    const auto others = markers_of(tl, TimelineMarker::Kind::other);
+    ASSERT_EQ(others.size(), 1u);
+    EXPECT_EQ(others[0]->lane, "reaper");
+    EXPECT_EQ(others[0]->label, "XAUTOCLAIM 1");
+}
+
+TEST(TimelineTest, a_kill_during_a_job_leaves_it_unfinished_and_an_unended_fault_runs_to_the_end) {
+    TrialOutcome t;
+    t.trial = 1;
+    t.history = {
+        test::receive(1, 1.0, "C1", "1-0", test::event(42, "created", 1)),
+        test::fault(1, 100.0, 1, "invoke", "kill", "C1", "kill C1 mid-job"),
+        test::fault(1, 101.0, 1, "ok", "kill", "C1", "kill C1 mid-job"),
+        test::fault(1, 200.0, 2, "invoke", "pause", "redis", "SIGSTOP redis"),
+        test::rec(1, 300.0, "C1", "start_role", {{"restart", true}}),
+        test::receive(1, 301.0, "C1", "1-0", test::event(42, "created", 1)),
+        test::rec(1, 302.0, "C1", "receive",
+                  {{"entry", "1-0"}, {"event", test::event(42, "created", 1)}, {"deliveries", 3}, {"via", "pending"}}),
+    };
+    const Timeline tl = trial_timeline(t, false);
+    EXPECT_EQ(tl.lanes, (std::vector<std::string>{"C1"}));
+    const auto jobs = bars_of(tl, "C1", TimelineBar::Kind::job);
+    ASSERT_GE(jobs.size(), 1u);
+    EXPECT_EQ(jobs[0]->start_ns, ms_ns(1.0));
+    EXPECT_EQ(jobs[0]->end_ns, ms_ns(101.0));  // the kill, not the next receive
+    EXPECT_TRUE(jobs[0]->unfinished);
+    ASSERT_EQ(tl.faults.size(), 2u);
+    EXPECT_FALSE(tl.faults[1].ended);
+    EXPECT_EQ(tl.faults[1].start_ns, ms_ns(200.0));
+    EXPECT_EQ(tl.faults[1].end_ns, ms_ns(302.0));  // still on when the trial ended
+    const auto others = markers_of(tl, TimelineMarker::Kind::other);
+    ASSERT_EQ(others.size(), 1u);
+    EXPECT_EQ(others[0]->label, "restarted");
+    const auto receives = markers_of(tl, TimelineMarker::Kind::receive);
+    ASSERT_EQ(receives.size(), 3u);
+    EXPECT_EQ(receives[2]->label, "delivery 3, from its pending list");
+}
+
 }  // namespace
 }  // namespace relab
+

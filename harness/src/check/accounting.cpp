@@ -1,0 +1,185 @@
+#include "check/accounting.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace relab {
+
+namespace {
+
+using nlohmann::json;
+
+std::string text_field(const json& data, const char* key) {
+    if (!data.is_object()) return {};
+    auto it = data.find(key);
+    return it != data.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+int64_t int_field(const json& data, const char* key, int64_t fallback = 0) {
+    if (!data.is_object()) return fallback;
+    auto it = data.find(key);
+    return it != data.end() && it->is_number() ? it->get<int64_t>() : fallback;
+}
+
+// (order, type, v) of the record's "event".
+using EventKey = std::tuple<int64_t, std::string, int64_t>;
+
+EventKey event_key(const json& data) {
+    if (!data.is_object()) return {0, "", 0};
+    auto it = data.find("event");
+    if (it == data.end() || !it->is_object()) return {0, "", 0};
+    return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
+}
+
+bool is_applied_write(const HistoryRecord& r) { return r.op == "write" && int_field(r.data, "affected") > 0; }
+
+std::vector<const HistoryRecord*> in_time_order(const std::vector<HistoryRecord>& history) {
+    std::vector<const HistoryRecord*> out;
+    out.reserve(history.size());
+    for (const auto& r : history) out.push_back(&r);
+    std::stable_sort(out.begin(), out.end(),
+                     [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
+    return out;
+}
+
+void add_example(std::vector<std::string>& examples, const std::string& what) {
+    if (examples.size() < k_accounting_examples) examples.push_back(what);
+}
+
+std::string plural(int n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
+
+}  // namespace
+
+Accounting& Accounting::operator+=(const Accounting& o) {
+    published += o.published;
+    processed_once += o.processed_once;
+    duplicated += o.duplicated;
+    lost += o.lost;
+    redelivered += o.redelivered;
+    unexpected += o.unexpected;
+    stale_overwrites += o.stale_overwrites;
+    return *this;
+}
+
+std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history) {
+    std::vector<StaleOverwrite> out;
+    std::map<int64_t, std::pair<int64_t, std::string>> newest;  // order -> (version, type) applied
+    for (const HistoryRecord* r : in_time_order(history)) {
+        if (!is_applied_write(*r)) continue;
+        const auto [order, type, v] = event_key(r->data);
+        auto [it, first] = newest.emplace(order, std::make_pair(v, type));
+        if (first) continue;
+        if (v < it->second.first)
+            out.push_back({order, type, it->second.second});
+        else
+            it->second = {v, type};
+    }
+    return out;
+}
+
+Accounting account(const std::vector<HistoryRecord>& history) {
+    Accounting a;
+    const std::vector<const HistoryRecord*> records = in_time_order(history);
+
+    std::vector<std::string> published;             // entry ids in publish order
+    std::map<std::string, int> writes;              // entry -> writes of it
+    std::map<EventKey, std::string> first_entry_of;  // event -> the first ok publish's entry
+    for (const HistoryRecord* r : records) {
+        if (r->op != "publish" || text_field(r->data, "result") != "ok") continue;
+        const std::string entry = text_field(r->data, "entry");
+        if (entry.empty() || writes.count(entry)) continue;
+        writes[entry] = 0;
+        published.push_back(entry);
+        first_entry_of.try_emplace(event_key(r->data), entry);
+    }
+
+    std::set<std::string> acked, redelivered, unexpected;
+    std::map<std::string, std::pair<std::string, EventKey>> last_received;  // actor -> (entry, event)
+    auto flag_unexpected = [&](const std::string& what) {
+        if (unexpected.insert(what).second) add_example(a.unexpected_examples, what);
+    };
+    for (const HistoryRecord* r : records) {
+        if (r->op == "receive") {
+            const std::string entry = text_field(r->data, "entry");
+            last_received[r->actor] = {entry, event_key(r->data)};
+            if (!writes.count(entry)) flag_unexpected(entry.empty() ? "(receive without an entry id)" : entry);
+            if (acked.count(entry) && redelivered.insert(entry).second) add_example(a.redelivered_examples, entry);
+        } else if (r->op == "ack") {
+            const std::string entry = text_field(r->data, "entry");
+            if (!entry.empty()) acked.insert(entry);
+        } else if (r->op == "write") {
+            std::string entry = text_field(r->data, "entry");
+            if (entry.empty()) {
+                // An older history: the write names its event only. It is the job of the entry its
+                // actor received last, when that was this event; else the event's first publish.
+                const EventKey ev = event_key(r->data);
+                const auto last = last_received.find(r->actor);
+                if (last != last_received.end() && last->second.second == ev && !last->second.first.empty())
+                    entry = last->second.first;
+                else if (const auto it = first_entry_of.find(ev); it != first_entry_of.end())
+                    entry = it->second;
+            }
+            const auto it = writes.find(entry);
+            if (it != writes.end())
+                ++it->second;
+            else if (!entry.empty())
+                flag_unexpected(entry);
+            else {
+                const auto [order, type, v] = event_key(r->data);
+                flag_unexpected(fmt::format("(no entry) #{} {} v={}", order, type, v));
+            }
+        }
+    }
+
+    a.published = static_cast<int>(published.size());
+    for (const auto& entry : published) {
+        const int n = writes.at(entry);
+        if (n == 0) {
+            ++a.lost;
+            add_example(a.lost_examples, entry);
+        } else if (n == 1) {
+            ++a.processed_once;
+        } else {
+            ++a.duplicated;
+            add_example(a.duplicated_examples, entry);
+        }
+    }
+    a.redelivered = static_cast<int>(redelivered.size());
+    a.unexpected = static_cast<int>(unexpected.size());
+    const std::vector<StaleOverwrite> stale = stale_overwrites(history);
+    a.stale_overwrites = static_cast<int>(stale.size());
+    for (const auto& so : stale) add_example(a.stale_examples, so.describe());
+    return a;
+}
+
+std::string accounting_text(const Accounting& a) {
+    return fmt::format("{} published · {} processed once · {} duplicated · {} lost · {} redelivered after ack · {} "
+                       "unexpected · {}",
+                       a.published, a.processed_once, a.duplicated, a.lost, a.redelivered, a.unexpected,
+                       plural(a.stale_overwrites, "stale overwrite", "stale overwrites"));
+}
+
+std::vector<std::string> accounting_details(const Accounting& a) {
+    std::vector<std::string> out;
+    auto item = [&](const char* what, int n, const std::vector<std::string>& examples) {
+        if (n == 0) return;
+        std::string text = fmt::format("{} {}", what, n);
+        if (!examples.empty()) {
+            text += fmt::format(": {}", fmt::join(examples, ", "));
+            if (static_cast<size_t>(n) > examples.size()) text += ", …";
+        }
+        out.push_back(std::move(text));
+    };
+    item("duplicated", a.duplicated, a.duplicated_examples);
+    item("lost", a.lost, a.lost_examples);
+    item("redelivered after ack", a.redelivered, a.redelivered_examples);
+    item("unexpected", a.unexpected, a.unexpected_examples);
+    item("stale overwrite", a.stale_overwrites, a.stale_examples);
+    return out;
+}
+
+}  // namespace relab

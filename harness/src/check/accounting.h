@@ -1,0 +1,62 @@
+// The stream labs' accounting, in the spirit of Jepsen's total-queue checker: every entry the
+// producer was told it published is followed through the history to the jobs that processed it.
+// Pure functions of recorded data.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+// Each class counts stream entries (ids), not records, except stale_overwrites (writes).
+//   published       ok publishes with an entry id: what the producer (or dispatcher) was told got in
+//   processed_once  published entries with exactly one `write` (the job ran once; affected 0 counts:
+//                   a refused CAS still ran)
+//   duplicated      published entries with two writes or more (the job ran more than once)
+//   lost            published entries with no write at all (never processed)
+//   redelivered     entries received again after an ack of them (the group forgot the ack)
+//   unexpected      entries received or written that no ok publish produced
+//   stale_overwrites  applied writes (affected > 0) of an older event version after a newer one of the
+//                   same order, in time order
+// published = processed_once + duplicated + lost.
+struct Accounting {
+    int published = 0;
+    int processed_once = 0;
+    int duplicated = 0;
+    int lost = 0;
+    int redelivered = 0;
+    int unexpected = 0;
+    int stale_overwrites = 0;
+    // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
+    std::vector<std::string> duplicated_examples;
+    std::vector<std::string> lost_examples;
+    std::vector<std::string> redelivered_examples;
+    std::vector<std::string> unexpected_examples;
+    std::vector<std::string> stale_examples;
+
+    // Every count is zero but published and processed_once: nothing to flag.
+    bool clean() const { return duplicated == 0 && lost == 0 && redelivered == 0 && unexpected == 0 && stale_overwrites == 0; }
+    // Counts added; examples are a trial's own and are not summed.
+    Accounting& operator+=(const Accounting& other);
+    bool operator==(const Accounting&) const = default;
+};
+
+// At most this many examples are kept per class.
+inline constexpr size_t k_accounting_examples = 3;
+
+// The accounting of one trial's history, in time order (ties in recorded order).
+Accounting account(const std::vector<HistoryRecord>& history);
+
+// Applied writes of an older event after a newer one of the same order, in time order.
+std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history);
+
+// "2 published · 2 processed once · 0 duplicated · 0 lost · 1 redelivered after ack · 0 unexpected ·
+// 1 stale overwrite"
+std::string accounting_text(const Accounting& a);
+// The non-zero classes with their examples, one item each: "duplicated 1: 1-0", "lost 1: 2-0", ...
+std::vector<std::string> accounting_details(const Accounting& a);
+
+}  // namespace relab

@@ -1,0 +1,236 @@
+// The stream labs' accounting (check/accounting.h), from histories built by hand, and the
+// expectation terms that read it.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "check/accounting.h"
+#include "check/outcome.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+HistoryRecord rec(int64_t t_ns, const std::string& actor, const std::string& op, json data = json::object()) {
+    return HistoryRecord{1, t_ns, actor, op, std::move(data)};
+}
+
+json event(int64_t order, const std::string& type, int64_t v) { return {{"order", order}, {"type", type}, {"v", v}}; }
+
+HistoryRecord publish(int64_t t, const std::string& entry, json ev, const std::string& result = "ok") {
+    json d = {{"event", ev}, {"attempt", 1}, {"result", result}};
+    if (result == "ok") d["entry"] = entry;
+    return rec(t, "producer", "publish", std::move(d));
+}
+
+HistoryRecord receive(int64_t t, const std::string& actor, const std::string& entry, json ev, int deliveries = 1,
+                      const std::string& via = "new") {
+    return rec(t, actor, "receive", {{"entry", entry}, {"event", ev}, {"deliveries", deliveries}, {"via", via}});
+}
+
+// A write as the lead's roles record it: with the entry it processed.
+HistoryRecord write(int64_t t, const std::string& actor, const std::string& entry, json ev, int64_t affected) {
+    return rec(t, actor, "write",
+               {{"entry", entry}, {"event", ev}, {"status", ev["type"]}, {"mode", "plain"}, {"affected", affected},
+                {"sql", "UPDATE ..."}});
+}
+
+// A write as relab recorded it before writes named their entry.
+HistoryRecord old_write(int64_t t, const std::string& actor, json ev, int64_t affected) {
+    return rec(t, actor, "write",
+               {{"event", ev}, {"status", ev["type"]}, {"mode", "plain"}, {"affected", affected}, {"sql", "UPDATE ..."}});
+}
+
+HistoryRecord ack(int64_t t, const std::string& actor, const std::string& entry) {
+    return rec(t, actor, "ack", {{"entry", entry}});
+}
+
+TEST(AccountingTest, a_clean_run_processes_every_published_entry_once) {
+    const Accounting a = account({publish(1, "1-0", event(42, "created", 1)), publish(1, "1-1", event(42, "paid", 2)),
+                                  receive(2, "C1", "1-0", event(42, "created", 1)),
+                                  write(3, "C1", "1-0", event(42, "created", 1), 1), ack(4, "C1", "1-0"),
+                                  receive(5, "C1", "1-1", event(42, "paid", 2)),
+                                  write(6, "C1", "1-1", event(42, "paid", 2), 1), ack(7, "C1", "1-1")});
+    EXPECT_EQ(a.published, 2);
+    EXPECT_EQ(a.processed_once, 2);
+    EXPECT_TRUE(a.clean());
+    EXPECT_EQ(accounting_text(a),
+              "2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 "
+              "stale overwrites");
+    EXPECT_TRUE(accounting_details(a).empty());
+}
+
+TEST(AccountingTest, a_job_that_ran_twice_is_duplicated_even_when_its_second_write_changed_nothing) {
+    // C1 was killed after its write but before its ack; XAUTOCLAIM gave the entry to C2, whose CAS
+    // was refused (affected 0): the job still ran twice.
+    const Accounting a = account({publish(1, "1-0", event(42, "paid", 2)), receive(2, "C1", "1-0", event(42, "paid", 2)),
+                                  write(3, "C1", "1-0", event(42, "paid", 2), 1),
+                                  rec(4, "reaper", "claim", {{"claimed", {"1-0"}}, {"deleted", json::array()}, {"min_idle_ms", 100}}),
+                                  receive(5, "C2", "1-0", event(42, "paid", 2), 2, "claim"),
+                                  write(6, "C2", "1-0", event(42, "paid", 2), 0), ack(7, "C2", "1-0")});
+    EXPECT_EQ(a.published, 1);
+    EXPECT_EQ(a.duplicated, 1);
+    EXPECT_EQ(a.processed_once, 0);
+    EXPECT_EQ(a.duplicated_examples, std::vector<std::string>{"1-0"});
+    EXPECT_EQ(a.redelivered, 0);  // claimed from the pending list: it was never acked
+    EXPECT_EQ(accounting_details(a), std::vector<std::string>{"duplicated 1: 1-0"});
+}
+
+TEST(AccountingTest, a_published_entry_never_written_is_lost_and_a_failed_publish_is_not_owed) {
+    const Accounting a =
+        account({publish(1, "1-0", event(42, "created", 1)), publish(2, "", event(42, "paid", 2), "fail"),
+                 publish(3, "3-0", event(42, "paid", 2)), receive(4, "C1", "1-0", event(42, "created", 1)),
+                 receive(5, "C2", "3-0", event(42, "paid", 2)), write(6, "C2", "3-0", event(42, "paid", 2), 1)});
+    EXPECT_EQ(a.published, 2);
+    EXPECT_EQ(a.lost, 1);  // received, but its consumer never wrote
+    EXPECT_EQ(a.lost_examples, std::vector<std::string>{"1-0"});
+    EXPECT_EQ(a.processed_once, 1);
+    EXPECT_EQ(a.published, a.processed_once + a.duplicated + a.lost);
+}
+
+TEST(AccountingTest, a_receive_after_an_ack_of_the_same_entry_is_a_redelivery_after_ack) {
+    const Accounting a = account({publish(1, "1-0", event(42, "paid", 2)), receive(2, "C1", "1-0", event(42, "paid", 2)),
+                                  write(3, "C1", "1-0", event(42, "paid", 2), 1), ack(4, "C1", "1-0"),
+                                  receive(9, "C1", "1-0", event(42, "paid", 2), 2, "pending"),
+                                  receive(10, "C2", "1-0", event(42, "paid", 2), 3, "claim")});
+    EXPECT_EQ(a.redelivered, 1);  // one entry, however often it came back
+    EXPECT_EQ(a.redelivered_examples, std::vector<std::string>{"1-0"});
+    EXPECT_EQ(a.processed_once, 1);  // redelivered, but not processed again
+    EXPECT_EQ(accounting_details(a), std::vector<std::string>{"redelivered after ack 1: 1-0"});
+
+    // A redelivery before the ack (a claim of a pending entry) is not one.
+    const Accounting b = account({publish(1, "1-0", event(42, "paid", 2)), receive(2, "C1", "1-0", event(42, "paid", 2)),
+                                  receive(5, "C2", "1-0", event(42, "paid", 2), 2, "claim"),
+                                  write(6, "C2", "1-0", event(42, "paid", 2), 1), ack(7, "C2", "1-0")});
+    EXPECT_EQ(b.redelivered, 0);
+}
+
+TEST(AccountingTest, entries_no_ok_publish_produced_are_unexpected) {
+    const Accounting a = account({publish(1, "1-0", event(42, "paid", 2)), receive(2, "C1", "1-0", event(42, "paid", 2)),
+                                  write(3, "C1", "1-0", event(42, "paid", 2), 1),
+                                  receive(4, "C1", "9-9", event(42, "shipped", 3)),  // received, never published
+                                  write(5, "C1", "9-9", event(42, "shipped", 3), 1),
+                                  write(6, "C2", "8-8", event(42, "refunded", 4), 1)});  // written only
+    EXPECT_EQ(a.unexpected, 2);
+    EXPECT_EQ(a.unexpected_examples, (std::vector<std::string>{"9-9", "8-8"}));
+    EXPECT_EQ(a.published, 1);
+    EXPECT_EQ(a.processed_once, 1);
+}
+
+TEST(AccountingTest, a_write_without_an_entry_is_the_job_of_what_its_actor_received) {
+    // Histories before writes named their entry. The same event was published twice (two entries):
+    // each consumer's write belongs to the entry it received, so neither entry is lost.
+    const Accounting a = account({publish(1, "1-0", event(42, "paid", 2)), publish(2, "2-0", event(42, "paid", 2)),
+                                  rec(3, "C1", "receive", {{"entry", "1-0"}, {"event", event(42, "paid", 2)}}),
+                                  rec(3, "C2", "receive", {{"entry", "2-0"}, {"event", event(42, "paid", 2)}}),
+                                  old_write(4, "C2", event(42, "paid", 2), 1), old_write(5, "C1", event(42, "paid", 2), 1)});
+    EXPECT_EQ(a.processed_once, 2);
+    EXPECT_EQ(a.lost, 0);
+    EXPECT_EQ(a.duplicated, 0);
+
+    // Without a matching receive it is the job of the event's first publish.
+    const Accounting b = account({publish(1, "1-0", event(42, "paid", 2)), old_write(4, "C1", event(42, "paid", 2), 1),
+                                  old_write(5, "C1", event(42, "created", 1), 1)});
+    EXPECT_EQ(b.processed_once, 1);
+    EXPECT_EQ(b.unexpected, 1);  // created was never published
+    EXPECT_EQ(b.unexpected_examples, std::vector<std::string>{"(no entry) #42 created v=1"});
+}
+
+TEST(AccountingTest, stale_overwrites_are_applied_older_versions_after_newer_ones_in_time_order) {
+    // Recorded out of time order: created's write (t=816) lands after paid's (t=111).
+    const std::vector<HistoryRecord> h = {publish(0, "1-0", event(42, "created", 1)), publish(0, "1-1", event(42, "paid", 2)),
+                                          write(816, "C1", "1-0", event(42, "created", 1), 1),
+                                          write(111, "C2", "1-1", event(42, "paid", 2), 1)};
+    const Accounting a = account(h);
+    EXPECT_EQ(a.stale_overwrites, 1);
+    EXPECT_EQ(a.stale_examples, std::vector<std::string>{"created overwrote paid (#42)"});
+    ASSERT_EQ(stale_overwrites(h).size(), 1u);
+    EXPECT_EQ(stale_overwrites(h)[0].by, "created");
+    EXPECT_EQ(accounting_details(a), std::vector<std::string>{"stale overwrite 1: created overwrote paid (#42)"});
+    EXPECT_EQ(accounting_text(a),
+              "2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 1 "
+              "stale overwrite");
+
+    // A refused CAS (affected 0) overwrote nothing.
+    const Accounting b = account({write(111, "C2", "1-1", event(42, "paid", 2), 1),
+                                  write(816, "C1", "1-0", event(42, "created", 1), 0)});
+    EXPECT_EQ(b.stale_overwrites, 0);
+}
+
+TEST(AccountingTest, only_the_first_examples_are_kept_and_sums_add_counts) {
+    std::vector<HistoryRecord> h;
+    for (int i = 0; i < 5; ++i) h.push_back(publish(i, std::to_string(i) + "-0", event(42, "paid", i)));
+    const Accounting a = account(h);
+    EXPECT_EQ(a.lost, 5);
+    EXPECT_EQ(a.lost_examples, (std::vector<std::string>{"0-0", "1-0", "2-0"}));
+    EXPECT_EQ(accounting_details(a), std::vector<std::string>{"lost 5: 0-0, 1-0, 2-0, …"});
+
+    Accounting total;
+    total += a;
+    total += a;
+    EXPECT_EQ(total.published, 10);
+    EXPECT_EQ(total.lost, 10);
+    EXPECT_TRUE(total.lost_examples.empty());  // examples are a trial's own
+}
+
+Scenario one_order() {
+    Scenario s;
+    s.id = "t";
+    s.orders = {OrderSpec{42, "new", 0, "paid"}};
+    return s;
+}
+
+// A trial where C1 wrote paid, was killed before its ack, and C2 claimed and wrote it again.
+std::vector<HistoryRecord> claimed_twice() {
+    return {publish(1, "1-0", event(42, "paid", 2)), receive(2, "C1", "1-0", event(42, "paid", 2)),
+            write(3, "C1", "1-0", event(42, "paid", 2), 1), receive(5, "C2", "1-0", event(42, "paid", 2), 2, "claim"),
+            write(6, "C2", "1-0", event(42, "paid", 2), 1), ack(7, "C2", "1-0")};
+}
+
+TEST(AccountingTest, the_checker_fills_the_accounting_and_the_expectation_bands_read_it) {
+    Scenario s = one_order();
+    s.expect.every_trial.duplicated = Band{0, 0};
+    s.expect.every_trial.lost = Band{0, 0};
+    s.expect.every_trial.processed_once = Band{1, std::nullopt};
+    s.expect.every_trial.redelivered = Band{0, 0};
+    s.expect.every_trial.unexpected = Band{0, 0};
+    const TrialOutcome t = check_trial(s, 1, 7, claimed_twice(), {{42, "paid", 2}}, {});
+    EXPECT_EQ(t.accounting.duplicated, 1);
+    EXPECT_EQ(t.unmet, (std::vector<std::string>{"duplicated = 0 (measured 1)", "processed_once >= 1 (measured 0)"}));
+
+    // The same terms in every wrong trial only: a right trial is not held to them.
+    Scenario w = one_order();
+    w.expect.wrong = Expectation::Count::at_least;
+    w.expect.n = 1;
+    w.expect.every_wrong_trial.duplicated = Band{1, std::nullopt};
+    EXPECT_TRUE(check_trial(w, 1, 7, {}, {{42, "paid", 2}}, {}).unmet.empty());
+    EXPECT_EQ(check_trial(w, 1, 7, {}, {{42, "created", 1}}, {}).unmet,
+              std::vector<std::string>{"wrong trial: duplicated >= 1 (measured 0)"});
+    EXPECT_TRUE(check_trial(w, 1, 7, claimed_twice(), {{42, "created", 1}}, {}).unmet.empty());
+}
+
+TEST(AccountingTest, a_recheck_accounts_again_from_the_history_when_the_trial_kept_it) {
+    Scenario s = one_order();
+    s.expect.every_trial.duplicated = Band{0, 0};
+    TrialOutcome t;
+    t.trial = 1;
+    t.history = claimed_twice();
+    t.final_rows = {{42, "paid", 2}};
+    // As read from a report whose accounting says nothing happened.
+    recheck_trial(s, t);
+    EXPECT_EQ(t.accounting.duplicated, 1);
+    EXPECT_EQ(t.unmet, std::vector<std::string>{"duplicated = 0 (measured 1)"});
+
+    // Without its history (a long simulated run keeps few) the recorded accounting stands.
+    TrialOutcome bare;
+    bare.trial = 2;
+    bare.final_rows = {{42, "paid", 2}};
+    bare.accounting.duplicated = 3;
+    recheck_trial(s, bare);
+    EXPECT_EQ(bare.accounting.duplicated, 3);
+}
+
+}  // namespace
+}  // namespace relab
