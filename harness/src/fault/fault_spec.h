@@ -16,10 +16,12 @@
 namespace relab {
 
 enum class FaultAction {
-    kill,     // SIGKILL the target (a role's process; a fiber that never runs again in the sim)
+    kill,     // SIGKILL the target (a role's process, or redis-server as `docker kill` does; a fiber
+              // that never runs again, or a server model that answers nothing, in the sim)
     pause,    // SIGSTOP: the target stays connected but runs nothing until resumed
     resume,   // SIGCONT
-    restart,  // kill if still running, then start the role again under the same name
+    restart,  // kill if still running, then start the role again under the same name (a server:
+              // again on its port and data directory, keeping what its persistence kept)
 };
 
 // When a fault fires. The first firing is due at `at_ms` after the trial origin (the publishing
@@ -43,8 +45,9 @@ struct FaultTrigger {
 
 struct FaultSpec {
     FaultAction action = FaultAction::kill;
-    // A role's actor ("C1", "reaper", "producer", ...); "matched": the actor of the record the
-    // `after` trigger matched ("the consumer that received created"); empty with target_of.
+    // A role's actor ("C1", "reaper", "producer", ...), the lab's own server "redis" (a lab with
+    // "servers"), or "matched": the actor of the record the `after` trigger matched ("the consumer
+    // that received created"); empty with target_of.
     std::string target;
     int target_of = 0;  // 1-based: the same target fault N resolved to (resume what fault 1 paused)
     FaultTrigger trigger;
@@ -55,6 +58,9 @@ struct FaultSpec {
 struct RecoverySpec {
     // On start, a consumer first reads its own pending entries (XREADGROUP ... 0), then new ones.
     bool pending_first = false;
+    // A NOGROUP error (the group vanished with a restarted server) makes the consumer create the
+    // group again (XGROUP CREATE ... 0 MKSTREAM) instead of retrying its read forever.
+    bool recreate_group = false;
     struct Autoclaim {
         bool enabled = false;
         int64_t min_idle_ms = 1000;  // XAUTOCLAIM ... min-idle-time

@@ -21,6 +21,10 @@ Stream::AutoClaimed Stream::xautoclaim(const std::string&, const std::string&, c
     not_supported("Stream::xautoclaim");
 }
 
+bool Stream::create_group(const std::string&, const std::string&, const std::string&) {
+    not_supported("Stream::create_group");
+}
+
 std::string to_string(KvError::Kind k) {
     switch (k) {
         case KvError::Kind::reply: return "reply";

@@ -71,6 +71,8 @@ public:
     };
     virtual AutoClaimed xautoclaim(const std::string& stream, const std::string& group, const std::string& consumer,
                                    Millis min_idle, const std::string& start, int count);
+    // XGROUP CREATE stream group start MKSTREAM: false when the group exists (BUSYGROUP).
+    virtual bool create_group(const std::string& stream, const std::string& group, const std::string& start);
     virtual void xack(const std::string& stream, const std::string& group, const std::string& id) = 0;
     virtual std::vector<StreamEntry> xrange(const std::string& stream) = 0;
     // Start barrier: returns once `readers` consumers of this trial are blocked in XREADGROUP.

@@ -557,6 +557,16 @@ Stream::AutoClaimed RealStream::xautoclaim(const std::string& stream, const std:
     return out;
 }
 
+bool RealStream::create_group(const std::string& stream, const std::string& group, const std::string& start) {
+    const std::vector<std::string> argv = {"XGROUP", "CREATE", m_ns.key(stream), group, start, "MKSTREAM"};
+    const RedisReply r = m_client.command(argv);
+    if (r.is_error()) {
+        if (r.str.rfind("BUSYGROUP", 0) == 0) return false;
+        throw RedisError(abbreviate_command(argv), m_ns.key(stream), r.str);
+    }
+    return true;
+}
+
 void RealStream::xack(const std::string& stream, const std::string& group, const std::string& id) {
     m_client.call({"XACK", m_ns.key(stream), group, id});
 }

@@ -114,6 +114,7 @@ public:
                                                 const std::string& stream, int count) override;
     AutoClaimed xautoclaim(const std::string& stream, const std::string& group, const std::string& consumer,
                            Millis min_idle, const std::string& start, int count) override;
+    bool create_group(const std::string& stream, const std::string& group, const std::string& start) override;
     void xack(const std::string& stream, const std::string& group, const std::string& id) override;
     std::vector<StreamEntry> xrange(const std::string& stream) override;
     void wait_readers_blocked(int readers, Millis timeout) override;

@@ -24,31 +24,34 @@ public:
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
     void run() {
         const RecoverySpec& rec = m_s.recovery;
-        if (rec.pending_first) {
-            // A restarted worker: what it was given before it died comes back first (XREADGROUP ... 0).
-            for (;;) {
-                auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_s.stream.key,
-                                                             m_s.stream.read_count);
-                if (entries.empty()) break;
-                for (const auto& e : entries) handle(e, "pending");
-            }
-        }
         const bool claims = rec.autoclaim.enabled && !rec.autoclaim.in_reaper;
         Millis block{m_s.stream.block_ms};
         if (claims) block = std::min(block, Millis{rec.autoclaim.every_ms});
         Nanos next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
+        bool pending_done = !rec.pending_first;
         for (;;) {
-            if (claims && m_p.clock.now() >= next_claim) {
-                claim_round();
-                next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
+            try {
+                // A restarted worker: what it was given before it died comes back first (XREADGROUP ... 0).
+                while (!pending_done) {
+                    auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_s.stream.key,
+                                                                 m_s.stream.read_count);
+                    if (entries.empty()) pending_done = true;
+                    for (const auto& e : entries) handle(e, "pending");
+                }
+                if (claims && m_p.clock.now() >= next_claim) {
+                    claim_round();
+                    next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
+                }
+                auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_s.stream.key,
+                                                     m_s.stream.read_count, block);
+                if (entries.empty()) {
+                    if (m_p.kv.exists(kStopKey)) return;
+                    continue;
+                }
+                for (const auto& e : entries) handle(e, "new");
+            } catch (const KvError& e) {
+                ride_out(e);
             }
-            auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_s.stream.key,
-                                                 m_s.stream.read_count, block);
-            if (entries.empty()) {
-                if (m_p.kv.exists(kStopKey)) return;
-                continue;
-            }
-            for (const auto& e : entries) handle(e, "new");
         }
     }
 
@@ -56,8 +59,12 @@ public:
     void run_reaper() {
         for (;;) {
             m_p.clock.sleep_for(Millis{m_s.recovery.autoclaim.every_ms});
-            if (m_p.kv.exists(kStopKey)) return;
-            claim_round();
+            try {
+                if (m_p.kv.exists(kStopKey)) return;
+                claim_round();
+            } catch (const KvError& e) {
+                ride_out(e);
+            }
         }
     }
 
@@ -81,6 +88,24 @@ private:
             for (const auto& e : r.claimed) handle(e, "claim");
             cursor = r.next;
         } while (cursor != "0-0");
+    }
+
+    // A Redis error in a lab that schedules a Redis fault: recorded, and the worker goes on as a
+    // real one does (a new connection on its next call); with recovery.recreate_group a vanished
+    // group (NOGROUP) is created again from the stream's start. Anywhere else it ends the role.
+    void ride_out(const KvError& e) {
+        if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(m_s)) throw;
+        const std::string what = e.what();
+        record("error", {{"error", what}, {"kind", to_string(e.kind())}});
+        if (m_s.recovery.recreate_group && what.find("NOGROUP") != std::string::npos) {
+            try {
+                if (m_p.stream.create_group(m_s.stream.key, m_s.stream.group, "0"))
+                    record("group_created", {{"group", m_s.stream.group}, {"start", "0"}});
+            } catch (const KvError&) {
+                // the server went away again: the next error brings us back here
+            }
+        }
+        m_p.clock.sleep_for(kRetryAfterRedisError);
     }
 
     void handle(const StreamEntry& entry, const char* via) {

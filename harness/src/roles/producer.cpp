@@ -68,7 +68,23 @@ void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
             p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
             continue;
         }
-        const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+        std::vector<std::string> ids;
+        try {
+            ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+        } catch (const KvError& e) {
+            // The lab's Redis fault: the publish failed for real; retried like an injected failure.
+            if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(s)) throw;
+            data["result"] = "fail";
+            data["reason"] = e.what();
+            if (next.attempt < s.producer.max_attempts) {
+                const Nanos due = p.clock.now() + kRetryAfterRedisError;
+                data["retry_in_ms"] = kRetryAfterRedisError.count();
+                queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
+                std::push_heap(queue.begin(), queue.end(), later);
+            }
+            p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+            continue;
+        }
         data["result"] = "ok";
         data["entry"] = ids.at(0);
         p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});

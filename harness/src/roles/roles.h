@@ -35,6 +35,13 @@ void run_dispatcher(const Scenario& s, RolePorts& ports, Millis barrier_timeout)
 
 std::string lock_key_for(const LockSpec& lock, int64_t order);
 
+// The lab schedules a fault on its Redis server: roles then ride out its errors as workers do
+// (record them, wait, retry on a new connection). In any other lab a Redis error is the harness's
+// failure and ends the run.
+bool redis_faults_scheduled(const Scenario& s);
+// How long a role waits after a Redis error before it tries again.
+inline constexpr Millis kRetryAfterRedisError{100};
+
 // Who takes part in one trial of a workload scenario. Both backends start exactly these, so a
 // role added here runs on the real servers and in the simulator alike.
 struct RoleLaunch {

@@ -83,6 +83,15 @@ struct RealBackend::Impl {
         }
     }
 
+    // The lab's own redis-server (s.servers.own) while its trials run, and a client of it.
+    std::unique_ptr<EmbeddedRedis> own_redis;
+    std::unique_ptr<RedisClient> own_admin;
+    RedisClient& lab_admin() {
+        if (own_redis && !own_admin) own_admin = std::make_unique<RedisClient>(own_redis->endpoint());
+        return own_redis ? *own_admin : admin;
+    }
+    RedisEndpoint lab_redis() const { return own_redis ? own_redis->endpoint() : servers.redis; }
+
     std::string run_prefix() const { return "relab:" + opts.run_id + ":"; }
 
     RoleConfig role_config(const Scenario& s, int trial, uint64_t seed, const std::string& prefix,
@@ -90,7 +99,7 @@ struct RealBackend::Impl {
         RoleConfig c;
         c.trial = trial;
         c.seed = seed;
-        c.redis = servers.redis;
+        c.redis = lab_redis();
         c.pg = servers.pg;
         c.schema = schema;
         c.key_prefix = prefix;
@@ -101,23 +110,27 @@ struct RealBackend::Impl {
         return c;
     }
 
-    // All published entries delivered and acknowledged.
+    // Every entry now in the stream delivered and acknowledged. A stream that is gone (a server
+    // restarted without persistence, nothing added since) has nothing left to deliver; a group that
+    // is gone may yet be created again by the consumers, so it is not drained.
     bool group_drained(const Scenario& s, const RedisNamespace& ns) {
-        const auto last = admin.call({"XREVRANGE", ns.key(s.stream.key), "+", "-", "COUNT", "1"});
-        if (last.elements.empty()) return s.events.empty();
-        const std::string last_id = last.elements[0].elements[0].str;
-        const auto groups = admin.call({"XINFO", "GROUPS", ns.key(s.stream.key)});
+        RedisClient& a = lab_admin();
+        if (a.call({"EXISTS", ns.key(s.stream.key)}).integer == 0) return true;
+        const auto last = a.call({"XREVRANGE", ns.key(s.stream.key), "+", "-", "COUNT", "1"});
+        const auto groups = a.call({"XINFO", "GROUPS", ns.key(s.stream.key)});
         for (const auto& g : groups.elements) {
             const auto* name = field_of(g, "name");
             if (!name || name->str != s.stream.group) continue;
             const auto* pending = field_of(g, "pending");
             const auto* delivered = field_of(g, "last-delivered-id");
-            return pending && delivered && pending->integer == 0 && delivered->str == last_id;
+            if (!pending || pending->integer != 0) return false;
+            return last.elements.empty() || (delivered && delivered->str == last.elements[0].elements[0].str);
         }
         return false;
     }
 
     void unblock_readers(const std::string& barrier_prefix) {
+        RedisClient& admin = lab_admin();
         const auto list = admin.call({"CLIENT", "LIST"});
         std::istringstream lines(list.str);
         std::string line;
@@ -151,6 +164,7 @@ struct RealBackend::Impl {
         }
 
         bool finished(const std::string& actor) override {
+            if (actor == kRedis) return m_redis_down;
             Role& r = role(actor);
             return r.killed || !r.process->running();
         }
@@ -166,6 +180,13 @@ struct RealBackend::Impl {
         }
 
         void kill(const std::string& actor) override {
+            if (actor == kRedis) {
+                server().crash();  // SIGKILL, as `docker kill`: no final save
+                m_impl.own_admin.reset();
+                m_redis_down = true;
+                m_redis_paused = false;
+                return;
+            }
             Role& r = role(actor);
             r.process->signal(SIGKILL);
             if (!r.process->wait_for(timeouts::kSignalTakesEffect))
@@ -176,6 +197,11 @@ struct RealBackend::Impl {
         }
 
         void pause(const std::string& actor) override {
+            if (actor == kRedis) {
+                ::kill(server().pid(), SIGSTOP);
+                m_redis_paused = true;
+                return;
+            }
             Role& r = role(actor);
             r.process->signal(SIGSTOP);
             r.paused = true;
@@ -183,14 +209,32 @@ struct RealBackend::Impl {
         }
 
         void resume(const std::string& actor) override {
+            if (actor == kRedis) {
+                ::kill(server().pid(), SIGCONT);
+                m_redis_paused = false;
+                return;
+            }
             Role& r = role(actor);
             r.process->signal(SIGCONT);
             r.paused = false;
         }
 
-        bool paused(const std::string& actor) override { return role(actor).paused; }
+        bool paused(const std::string& actor) override { return actor == kRedis ? m_redis_paused : role(actor).paused; }
 
         void start(const std::string& actor) override {
+            if (actor == kRedis) {
+                server().restart();  // same port, data directory and settings: it loads what it kept
+                m_impl.own_admin.reset();
+                const auto deadline = SteadyClock::now() + timeouts::kServerRestart;
+                while (info_section(m_impl.lab_admin(), "persistence")["loading"] != "0") {
+                    if (SteadyClock::now() > deadline)
+                        throw std::runtime_error(fmt::format("redis-server still loading its data {} ms after the restart",
+                                                             timeouts::kServerRestart.count()));
+                    std::this_thread::sleep_for(milliseconds(10));
+                }
+                m_redis_down = false;
+                return;
+            }
             Role& r = role(actor);
             if (!finished(actor)) throw std::logic_error(actor + " is still running");
             ++r.incarnation;
@@ -198,8 +242,19 @@ struct RealBackend::Impl {
             spawn(r);
         }
 
-        bool drained() override { return m_impl.group_drained(m_s, m_ns); }
-        void raise_stop() override { m_impl.admin.call({"SET", m_ns.key(kStopKey), "1"}); }
+        bool drained() override {
+            if (m_redis_down || m_redis_paused) return false;
+            try {
+                return m_impl.group_drained(m_s, m_ns);
+            } catch (const KvError& e) {
+                // Only a lab that takes its server down may find it unreachable; elsewhere it is
+                // the harness's failure.
+                if (!redis_faults_scheduled(m_s) || e.kind() == KvError::Kind::unexpected) throw;
+                m_impl.own_admin.reset();
+                return false;
+            }
+        }
+        void raise_stop() override { m_impl.lab_admin().call({"SET", m_ns.key(kStopKey), "1"}); }
         void unblock_readers() override { m_impl.unblock_readers(m_ns.prefix); }
 
         // New complete lines of every role's history file since the last look.
@@ -244,6 +299,13 @@ struct RealBackend::Impl {
             size_t read_offset = 0;
         };
 
+        static inline const std::string kRedis = "redis";
+
+        EmbeddedRedis& server() {
+            if (!m_impl.own_redis) throw std::logic_error("this lab has no redis-server of its own to fault");
+            return *m_impl.own_redis;
+        }
+
         Role& role(const std::string& actor) {
             for (auto& r : m_roles)
                 if (r.launch.actor == actor) return r;
@@ -278,6 +340,8 @@ struct RealBackend::Impl {
         std::string m_dir;
         std::vector<Role> m_roles;
         std::vector<HistoryRecord> m_nemesis;
+        bool m_redis_down = false;
+        bool m_redis_paused = false;
     };
 
     TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
@@ -290,7 +354,7 @@ struct RealBackend::Impl {
         for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
         reset_orders_table(*pg, initial);
         if (s.dispatcher.enabled) reset_source_tables(*pg, initial);
-        admin.call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
+        lab_admin().call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
 
         // Consumers first, the publishing role last: it waits at the start barrier for them.
         const std::vector<RoleLaunch> roles = trial_roles(s);
@@ -309,11 +373,11 @@ struct RealBackend::Impl {
         rebase_on_start(history);
 
         RealOrderStore store(*pg);
-        RedisClient reader(servers.redis);
+        RedisClient reader(lab_redis());
         RealStream stream(reader, ns, prefix + "reader-");
         auto entries = stream.xrange(s.stream.key);
         auto rows = store.rows();
-        delete_keys_with_prefix(admin, prefix);
+        delete_keys_with_prefix(lab_admin(), prefix);
         std::filesystem::remove_all(dir);
         return check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));
     }
@@ -323,6 +387,20 @@ struct RealBackend::Impl {
         lab.scenario = s;
         const uint64_t seed = lab_seed(s, opts.seed);
         const int runs = opts.runs.value_or(s.runs);
+        // A lab with servers of its own (a fault target): its redis-server for its trials, as the
+        // idempotency labs have theirs (also when the run's server is external).
+        struct OwnServer {
+            Impl& impl;
+            ~OwnServer() {
+                impl.own_admin.reset();
+                impl.own_redis.reset();
+            }
+        } own_server{*this};
+        if (s.servers.own) {
+            RedisOptions ro;
+            ro.config = s.servers.redis_config;
+            own_redis = std::make_unique<EmbeddedRedis>(ro);
+        }
         if (s.lock.enabled) {
             RedisNamespace ns{run_prefix()};
             RealKv kv(admin, ns, features.delex);

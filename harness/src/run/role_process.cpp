@@ -9,6 +9,7 @@
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
 #include "real/failover_kv.h"
+#include "real/redis_link.h"
 #include "real/order_table.h"
 #include "real/pg_client.h"
 #include "real/real_clock.h"
@@ -122,11 +123,11 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         run(pg, stream, kv, &table);
         return;
     }
-    RedisClient redis(c.redis);
-    const RedisFeatures features = detect_redis_features(redis);
+    // A stream role's connection comes back after a restarted server (RedisLink).
+    RedisLink redis(c.redis, ns, c.barrier_prefix);
     PgSession pg(c.pg, c.schema);
-    RealStream stream(redis, ns, c.barrier_prefix);
-    RealKv kv(redis, ns, features.delex);
+    LinkStream stream(redis);
+    LinkKv kv(redis);
     run(pg, stream, kv, nullptr);
 }
 

@@ -28,6 +28,9 @@ using sim::SimWorld;
 // so stream IDs look like the article's.
 constexpr Nanos kEpoch = Millis{1'790'000'000'000};
 constexpr Millis kBarrierTimeout = timeouts::kBarrier;
+// How long the simulated redis-server takes to come back after a restart fault (a real one on
+// loopback: about 20 ms, measured in 08i-restart-*).
+constexpr Millis kRedisRestart{20};
 constexpr Millis kIdemStartTimeout = timeouts::kIdemStart;
 constexpr Millis kIdemOriginAhead = timeouts::kIdemOriginAhead;
 constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
@@ -86,6 +89,21 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
                                "the real backend only (the simulator runs workload labs)";
         return "scripted sessions run on the real backend only (the simulator runs workload labs)";
     }
+    if (s.servers.own) {
+        for (const auto& [name, value] : s.servers.redis_config) {
+            const bool modelled = (name == "appendonly" && (value == "yes" || value == "no")) ||
+                                  (name == "appendfsync" && value == "always") || (name == "save" && value.empty());
+            if (!modelled)
+                return fmt::format("runs redis-server with {} {}; the simulator models a restart only with appendonly "
+                                   "yes (appendfsync always: nothing lost) or no persistence at all (everything lost) "
+                                   "(the real backend runs it)",
+                                   name, value);
+        }
+        for (const auto& f : s.faults)
+            if (f.target == "redis" && (f.action == FaultAction::pause || f.action == FaultAction::resume))
+                return "pauses redis-server (SIGSTOP); the simulator's server model is never paused (the real backend "
+                       "runs it)";
+    }
     if (!s.idem.enabled) return std::nullopt;
     if (s.idem.benchmark.enabled)
         return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with redis-benchmark "
@@ -139,9 +157,12 @@ struct SimBackend::Impl {
         return *actors.back();
     }
 
-    // As RealBackend's group_drained: every published entry delivered and acknowledged.
+    // As RealBackend's group_drained: every entry now in the stream delivered and acknowledged; a
+    // stream that is gone has nothing left, a group that is gone may be created again.
     bool drained(const Scenario& s) {
-        if (world.streams().length(s.stream.key) == 0) return s.events.empty();
+        if (!world.redis_up()) return false;
+        if (!world.streams().exists(s.stream.key)) return true;
+        if (!world.streams().last_delivered(s.stream.key, s.stream.group)) return false;
         return world.streams().drained(s.stream.key, s.stream.group);
     }
 
@@ -203,10 +224,17 @@ struct SimBackend::Impl {
             }
         }
 
-        bool finished(const std::string& actor) override { return finished_at(index(actor)); }
+        bool finished(const std::string& actor) override {
+            if (actor == "redis") return !m_impl.world.redis_up();
+            return finished_at(index(actor));
+        }
         void check_roles() override {}  // a fiber that throws fails the trial in the scheduler
 
         void kill(const std::string& actor) override {
+            if (actor == "redis") {
+                m_impl.world.kill_redis();
+                return;
+            }
             const size_t i = index(actor);
             m_impl.world.scheduler().kill(m_fibers[i]);
             m_impl.world.drop_fiber(m_fibers[i]);
@@ -215,11 +243,19 @@ struct SimBackend::Impl {
         void pause(const std::string& actor) override { m_impl.world.scheduler().pause(m_fibers[index(actor)]); }
         void resume(const std::string& actor) override { m_impl.world.scheduler().unpause(m_fibers[index(actor)]); }
         bool paused(const std::string& actor) override {
+            if (actor == "redis") return false;  // sim_skip_reason: the server model is never paused
             const size_t i = index(actor);
             return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
         }
 
         void start(const std::string& actor) override {
+            if (actor == "redis") {
+                // As a real restart (about 20 ms on loopback): down, then up with what it kept.
+                m_impl.world.scheduler().sleep_for(kRedisRestart);
+                const auto aof = m_s.servers.redis_config.find("appendonly");
+                m_impl.world.start_redis(aof != m_s.servers.redis_config.end() && aof->second == "yes");
+                return;
+            }
             const size_t i = index(actor);
             const RoleLaunch& launch = m_roles[i];
             // A new process: its own connections and generator, under the same name.

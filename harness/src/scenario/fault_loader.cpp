@@ -12,6 +12,11 @@ using namespace scenario_json;
 RecoverySpec read_recovery(const Object& o) {
     const Reader& r = o.reader();
     RecoverySpec rec;
+    if (o.has("recreate_group")) {
+        const json& v = o.at("recreate_group");
+        if (!v.is_boolean()) r.expected(o.path("recreate_group"), "true or false", v);
+        rec.recreate_group = v.get<bool>();
+    }
     if (o.has("pending_first")) {
         const json& v = o.at("pending_first");
         if (!v.is_boolean()) r.expected(o.path("pending_first"), "true or false", v);

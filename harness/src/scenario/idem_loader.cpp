@@ -168,20 +168,6 @@ IdemMiddlewareSpec read_middleware(const Object& o) {
     return m;
 }
 
-IdemServers read_servers(const Object& o) {
-    const Reader& r = o.reader();
-    IdemServers s;
-    s.own = true;
-    if (o.has("redis")) {
-        const json& cfg = o.at("redis");
-        if (!cfg.is_object()) r.expected(o.path("redis"), "an object of redis-server settings (name: value)", cfg);
-        for (const auto& [name, value] : cfg.items())
-            s.redis_config[name] = r.string(value, child(o.path("redis"), name), false);
-    }
-    s.replica = opt_bool(o, "replica", false);
-    return s;
-}
-
 IdemFault read_fault(const Object& o) {
     IdemFault f;
     const std::string type = o.opt_choice(
@@ -294,6 +280,21 @@ IdemCluster read_cluster(const Object& o) {
 }
 
 }  // namespace
+
+IdemServers read_servers(const Object& o) {
+    const Reader& r = o.reader();
+    IdemServers s;
+    s.own = true;
+    if (o.has("redis")) {
+        const json& cfg = o.at("redis");
+        if (!cfg.is_object()) r.expected(o.path("redis"), "an object of redis-server settings (name: value)", cfg);
+        for (const auto& [name, value] : cfg.items())
+            s.redis_config[name] = r.string(value, child(o.path("redis"), name), false);
+    }
+    s.replica = opt_bool(o, "replica", false);
+    return s;
+}
+
 
 SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path) {
     Object o(r, v, path,

@@ -10,6 +10,9 @@ namespace relab::scenario_json {
 // A step of a session with "client": "redis".
 SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path);
 
+// "servers": {"redis": {name: value, ...}, "replica": bool}: servers the lab starts itself.
+IdemServers read_servers(const Object& o);
+
 // A workload with an "idem" object: fills s.idem. The stream workload's fields (orders, events,
 // consumers, ...) do not apply and are refused.
 void read_idem_workload(const Object& top, Scenario& s);

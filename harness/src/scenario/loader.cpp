@@ -27,7 +27,7 @@ const std::vector<std::string> k_common_fields = {"id",   "part", "output", "tit
                                                   "kind", "runs", "seed",   "expect", "documented", "group", "mutants"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "producer", "dispatcher",
-                                                    "stream_line", "sim", "idem", "recovery", "faults"};
+                                                    "stream_line", "sim", "idem", "recovery", "faults", "servers"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
 StreamSpec read_stream(const Object& o) {
@@ -615,7 +615,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     std::string total_name;
     if (s.kind == ScenarioKind::workload && top.has("idem")) {
         read_idem_workload(top, s);  // clients and a middleware instead of a stream
-        for (const char* key : {"faults", "recovery"})
+        for (const char* key : {"faults", "recovery", "servers"})
             if (top.has(key))
                 r.fail(top.path(key), "applies to stream labs; an idempotency lab lists its faults under /idem/faults");
         total = s.runs;
@@ -649,7 +649,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("sim"))
             s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
         if (top.has("recovery"))
-            s.recovery = read_recovery(Object(r, top.at("recovery"), top.path("recovery"), {"pending_first", "autoclaim"}));
+            s.recovery = read_recovery(
+                Object(r, top.at("recovery"), top.path("recovery"), {"pending_first", "recreate_group", "autoclaim"}));
+        if (top.has("servers")) {
+            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis"}));
+        }
         if (top.has("faults")) {
             // The lab's roles, as trial_roles starts them: the targets a fault may name.
             std::vector<std::string> actors;
@@ -661,6 +665,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             } else {
                 actors.push_back("producer");
             }
+            if (s.servers.own) actors.push_back("redis");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
         }
         total = s.runs;

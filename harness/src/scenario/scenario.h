@@ -284,6 +284,9 @@ struct Scenario {
     std::string stream_line = "list";
     SimSpec sim;
     RecoverySpec recovery;         // how consumers get back entries left pending
+    // A redis-server of the lab's own with these settings (appendonly, save, ...), started for it
+    // and a fault target ("redis"); otherwise the run's shared server.
+    IdemServers servers;
     std::vector<FaultSpec> faults;  // the nemesis's schedule
 
     // sessions

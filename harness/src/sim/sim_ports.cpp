@@ -16,9 +16,11 @@ std::vector<StreamEntry> SimStream::xreadgroup(const std::string& group, const s
 std::vector<StreamEntry> SimStream::xreadgroup_pending(const std::string& group, const std::string& consumer,
                                                        const std::string& stream, int count) {
     return m_world.round_trip([&] {
-        auto out = m_world.streams().xreadgroup_pending(stream, group, consumer, count, m_world.now());
-        m_world.stream_changed();
-        return out;
+        return m_world.at_redis([&] {
+            auto out = m_world.streams().xreadgroup_pending(stream, group, consumer, count, m_world.now());
+            m_world.stream_changed();
+            return out;
+        });
     });
 }
 
@@ -26,37 +28,56 @@ Stream::AutoClaimed SimStream::xautoclaim(const std::string& stream, const std::
                                           const std::string& consumer, Millis min_idle, const std::string& start,
                                           int count) {
     return m_world.round_trip([&] {
-        auto r = m_world.streams().xautoclaim(stream, group, consumer, min_idle, start, count, m_world.now());
-        if (!r.claimed.empty() || !r.deleted.empty()) m_world.stream_changed();
-        return AutoClaimed{std::move(r.next), std::move(r.claimed), std::move(r.deleted)};
+        return m_world.at_redis([&] {
+            auto r = m_world.streams().xautoclaim(stream, group, consumer, min_idle, start, count, m_world.now());
+            if (!r.claimed.empty() || !r.deleted.empty()) m_world.stream_changed();
+            return AutoClaimed{std::move(r.next), std::move(r.claimed), std::move(r.deleted)};
+        });
     });
 }
 
 void SimStream::xack(const std::string& stream, const std::string& group, const std::string& id) {
     m_world.round_trip([&] {
-        m_world.streams().xack(stream, group, id);
-        m_world.stream_changed();
+        m_world.at_redis([&] {
+            m_world.streams().xack(stream, group, id);
+            m_world.stream_changed();
+        });
+    });
+}
+
+bool SimStream::create_group(const std::string& stream, const std::string& group, const std::string& start) {
+    return m_world.round_trip([&] {
+        return m_world.at_redis([&] {
+            try {
+                m_world.streams().create_group(stream, group, start, true);
+            } catch (const StreamError& e) {
+                if (std::string(e.what()).find("BUSYGROUP") != std::string::npos) return false;
+                throw;
+            }
+            m_world.stream_changed();
+            return true;
+        });
     });
 }
 
 std::vector<StreamEntry> SimStream::xrange(const std::string& stream) {
-    return m_world.round_trip([&] { return m_world.streams().xrange(stream); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.streams().xrange(stream); }); });
 }
 
 void SimStream::wait_readers_blocked(int readers, Millis timeout) { m_world.wait_readers_blocked(readers, timeout); }
 
 bool SimKv::set_nx_px(const std::string& key, const std::string& value, Millis ttl) {
-    return m_world.round_trip([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; }); });
 }
 
 int64_t SimKv::delete_if_equals(const std::string& key, const std::string& token) {
-    return m_world.round_trip([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); }); });
 }
 
 std::string SimKv::delete_if_equals_method() const { return "compare-and-delete Lua script"; }
 
 bool SimKv::exists(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.kv().exists(key, m_world.now()); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().exists(key, m_world.now()); }); });
 }
 
 KvSetResult SimKv::set(const std::string& key, const std::string& value, const KvSetOptions& o) {
@@ -65,15 +86,15 @@ KvSetResult SimKv::set(const std::string& key, const std::string& value, const K
     if (o.ttl.count() > 0) so.px = o.ttl;
     so.keepttl = o.keepttl;
     so.get = o.get;
-    return m_world.round_trip([&] { return m_world.kv().set(key, value, so, m_world.now()); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, so, m_world.now()); }); });
 }
 
 std::optional<std::string> SimKv::get(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.kv().get(key, m_world.now()); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().get(key, m_world.now()); }); });
 }
 
 int64_t SimKv::del(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.kv().del(key, m_world.now()); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().del(key, m_world.now()); }); });
 }
 
 int64_t SimKv::wait_replicas(int64_t replicas, Millis timeout) {

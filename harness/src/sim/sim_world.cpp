@@ -49,6 +49,25 @@ void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed
     m_blocked.clear();
     m_barriers.clear();
     m_change_waiters.clear();
+    m_redis_up = true;
+}
+
+void SimWorld::kill_redis() {
+    m_redis_up = false;
+    for (auto& [ticket, r] : m_blocked) {
+        m_streams.unblock(ticket);
+        r->error = std::make_exception_ptr(relab::KvError(relab::KvError::Kind::unavailable, "server closed the connection"));
+        reply_blocked(*r, draw_wakeup());
+    }
+    m_blocked.clear();
+}
+
+void SimWorld::start_redis(bool persistent) {
+    if (!persistent) {
+        m_streams.clear();
+        m_kv.clear();
+    }
+    m_redis_up = true;
 }
 
 Nanos SimWorld::uniform(Nanos lo, Nanos hi) {
@@ -99,14 +118,16 @@ void SimWorld::serve_blocked(const std::string& key) {
 
 std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vector<Fields>& batch) {
     return round_trip([&] {
-        std::vector<std::string> ids;
-        ids.reserve(batch.size());
-        for (const Fields& fields : batch) {
-            ids.push_back(m_streams.xadd(key, fields, now()));
-            serve_blocked(key);
-        }
-        stream_changed();
-        return ids;
+        return at_redis([&] {
+            std::vector<std::string> ids;
+            ids.reserve(batch.size());
+            for (const Fields& fields : batch) {
+                ids.push_back(m_streams.xadd(key, fields, now()));
+                serve_blocked(key);
+            }
+            stream_changed();
+            return ids;
+        });
     });
 }
 
@@ -114,13 +135,13 @@ void SimWorld::blocked_read_at_server(void* ctx, uint64_t) {
     auto& r = *static_cast<BlockedRead*>(ctx);
     SimWorld& w = *r.world;
     try {
-        r.result = w.m_streams.xreadgroup(*r.key, *r.group, *r.consumer, r.count, w.now());
+        r.result = w.at_redis([&] { return w.m_streams.xreadgroup(*r.key, *r.group, *r.consumer, r.count, w.now()); });
         if (!r.result.empty()) {
             w.stream_changed();
             w.reply_blocked(r, Nanos{0});
             return;
         }
-        const uint64_t ticket = w.m_streams.block(*r.key, *r.group, *r.consumer, r.count);
+        const uint64_t ticket = w.at_redis([&] { return w.m_streams.block(*r.key, *r.group, *r.consumer, r.count); });
         w.m_blocked.emplace_back(ticket, &r);
         if (r.block.count() > 0) w.m_sched.at(w.now() + r.block, &SimWorld::blocked_read_timeout, &w, ticket);
         w.reader_blocked();

@@ -85,6 +85,17 @@ public:
     void sleep(Nanos d);
 
     // --- at the server, from the trial's supervisor (no network) ---
+    // --- the Redis server model's faults (a lab's "redis" target) ---
+    // SIGKILL: every blocked reader's connection closes (an error reply); calls are refused.
+    void kill_redis();
+    // Started again: with persistence (appendonly yes) it kept everything; without, it is empty.
+    void start_redis(bool persistent);
+    bool redis_up() const { return m_redis_up; }
+    // Redis's side of a call: refused while the server is down, and a model's error reply as the
+    // KvError (kind reply) a real client throws.
+    template <class Op>
+    auto at_redis(Op op) -> decltype(op());
+
     // A killed role's connection closing: its blocked XREADGROUP or barrier wait is dropped at
     // the server and the fiber woken, so it unwinds (Scheduler::kill).
     void drop_fiber(FiberId f);
@@ -119,7 +130,18 @@ private:
     std::vector<std::pair<uint64_t, BarrierWait*>> m_barriers;  // id -> the waiting call
     uint64_t m_next_barrier = 1;
     std::vector<FiberId> m_change_waiters;
+    bool m_redis_up = true;
 };
+
+template <class Op>
+auto SimWorld::at_redis(Op op) -> decltype(op()) {
+    if (!m_redis_up) throw relab::KvError(relab::KvError::Kind::unavailable, "Connection refused: the simulated redis-server is down");
+    try {
+        return op();
+    } catch (const StreamError& e) {
+        throw relab::KvError(relab::KvError::Kind::reply, e.what());
+    }
+}
 
 template <class Op>
 auto SimWorld::round_trip(Op op) -> decltype(op()) {

@@ -79,6 +79,8 @@ public:
     std::optional<std::string> last_delivered(const std::string& key, const std::string& group) const;
     // The stream's last ID, or nullopt for a missing or empty stream.
     std::optional<std::string> last_id(const std::string& key) const;
+    // EXISTS: the stream key is there (created by XADD or XGROUP CREATE ... MKSTREAM).
+    bool exists(const std::string& key) const { return find(key) != nullptr; }
     // XLEN: the stream's entries (0 for a missing stream).
     size_t length(const std::string& key) const;
     // Every entry delivered to the group and acknowledged (XINFO GROUPS: pending 0 and

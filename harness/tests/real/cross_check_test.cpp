@@ -186,8 +186,8 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
 // fired (action, phase), and each receipt's event, how it came (new, pending, claim)
 // and its delivery count.
 TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
-    const std::vector<std::string> ids = {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim",
-                                          "08h-pause-claim-cas"};
+    const std::vector<std::string> ids = {"08h-claim-plain", "08h-claim-cas",      "08h-restart-pel",     "08h-pause-claim",
+                                          "08h-pause-claim-cas", "08i-restart-volatile", "08i-restart-aof"};
     std::string args;
     for (const auto& id : ids) args += id + " ";
     args += "--runs 1 --seed 7";

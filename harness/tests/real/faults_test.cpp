@@ -64,7 +64,8 @@ std::string published_entry(const json& trial, const std::string& type) {
 TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_dir) {
     const auto r = run_relab(m_dir, "faults --runs 2");
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
-    for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas"}) {
+    for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas",
+                           "08i-restart-volatile", "08i-restart-aof"}) {
         SCOPED_TRACE(id);
         EXPECT_EQ(lab_of(r, id).at("summary").at("held"), true);
     }
@@ -108,6 +109,25 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
                 EXPECT_EQ(rec.at("deliveries"), 2);
             }
         EXPECT_TRUE(again);
+    }
+    // redis-server SIGKILLed and started again without persistence: the stream, the group and the
+    // dead consumer's PEL are gone; a consumer meets NOGROUP and creates the group again, and
+    // created, published and acknowledged to the producer, is never processed.
+    for (const auto& trial : lab_of(r, "08i-restart-volatile").at("trials")) {
+        EXPECT_EQ(trial.at("accounting").at("lost"), 1);
+        bool nogroup = false;
+        for (const auto& rec : records(trial, "error"))
+            nogroup = nogroup || rec.at("error").get<std::string>().find("NOGROUP") != std::string::npos;
+        EXPECT_TRUE(nogroup);
+        EXPECT_FALSE(records(trial, "group_created").empty());
+        EXPECT_TRUE(trial.at("stream").empty());
+    }
+    // With appendonly yes the same restart loses nothing: the reaper claims created from the PEL
+    // the AOF brought back.
+    for (const auto& trial : lab_of(r, "08i-restart-aof").at("trials")) {
+        EXPECT_EQ(trial.at("accounting").at("lost"), 0);
+        EXPECT_EQ(trial.at("stream").size(), 2u);
+        EXPECT_EQ(records(trial, "receive", "reaper").size(), 1u);
     }
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
     const auto left = processes_under_dir();

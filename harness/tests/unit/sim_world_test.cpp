@@ -106,8 +106,8 @@ TEST_F(SimWorldTest, a_server_error_comes_back_to_the_caller_as_an_exception) {
     world.scheduler().spawn("C1", [&] {
         try {
             stream.xreadgroup("no-such-group", "C1", "orders", 1, Millis{10});
-        } catch (const StreamError& e) {
-            threw = std::string(e.what()).find("NOGROUP") != std::string::npos;
+        } catch (const relab::KvError& e) {  // an error reply, as a real client throws it (RedisError)
+            threw = e.kind() == relab::KvError::Kind::reply && std::string(e.what()).find("NOGROUP") != std::string::npos;
         }
     }, Nanos{0});
     world.scheduler().run(Millis{100});
@@ -187,4 +187,53 @@ TEST_F(SimWorldTest, wait_on_the_replicaless_server_answers_zero_after_its_timeo
     EXPECT_EQ(some_at, us(200) + Millis{100});
 }
 
+}  // namespace relab::sim
+
+namespace relab::sim {
+namespace {
+
+// The server model's restart fault: a reader blocked at the kill gets "connection closed", calls
+// while it is down are refused, and after the restart what is left depends on persistence.
+TEST(SimRedisFaultTest, a_killed_server_closes_blocked_reads_refuses_calls_and_restarts_empty_or_whole) {
+    for (const bool persistent : {false, true}) {
+        SCOPED_TRACE(persistent ? "appendonly yes" : "no persistence");
+        SimWorld world;
+        world.reset(Latency{}, Nanos{0}, 5);
+        world.streams().create_group("orders", "g", "$", true);
+        SimStream stream(world);
+        std::string blocked_error, refused_error, after;
+        world.scheduler().spawn("C1", [&] {
+            try {
+                stream.xreadgroup("g", "C1", "orders", 1, Millis{2000});
+            } catch (const relab::KvError& e) {
+                blocked_error = relab::to_string(e.kind()) + ": " + e.what();
+            }
+            world.scheduler().sleep_for(Millis{5});  // the server is down now
+            try {
+                stream.xadd("orders", {{{"type", "paid"}}});
+            } catch (const relab::KvError& e) {
+                refused_error = relab::to_string(e.kind());
+            }
+            world.scheduler().sleep_for(Millis{50});  // restarted by now
+            try {
+                stream.xreadgroup("g", "C1", "orders", 1, Millis{10});
+                after = "group still there";
+            } catch (const relab::KvError& e) {
+                after = std::string(e.what()).find("NOGROUP") != std::string::npos ? "NOGROUP" : e.what();
+            }
+        }, Nanos{0});
+        world.scheduler().spawn("nemesis", [&] {
+            world.scheduler().sleep_for(Millis{10});
+            world.kill_redis();
+            world.scheduler().sleep_for(Millis{20});
+            world.start_redis(persistent);
+        }, Nanos{0});
+        world.scheduler().run(Millis{10'000});
+        EXPECT_EQ(blocked_error, "unavailable: server closed the connection");
+        EXPECT_EQ(refused_error, "unavailable");
+        EXPECT_EQ(after, persistent ? "group still there" : "NOGROUP");
+    }
+}
+
+}  // namespace
 }  // namespace relab::sim
