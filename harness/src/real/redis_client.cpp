@@ -237,6 +237,18 @@ std::vector<StreamEntry> parse_entries(const RedisReply& entries, const std::vec
     return out;
 }
 
+// XREADGROUP's reply (nil, or [[stream, entries]...]) as the entries of every stream in it.
+std::vector<StreamEntry> parse_xreadgroup(const RedisReply& r, const std::vector<std::string>& argv) {
+    if (r.is_nil()) return {};
+    if (r.type != RedisReply::Type::array) throw_unexpected(argv, r);
+    std::vector<StreamEntry> out;
+    for (const RedisReply& per_stream : r.elements) {
+        if (per_stream.type != RedisReply::Type::array || per_stream.elements.size() != 2) throw_unexpected(argv, r);
+        for (StreamEntry& e : parse_entries(per_stream.elements[1], argv)) out.push_back(std::move(e));
+    }
+    return out;
+}
+
 // Puts the client's socket timeout back when a blocking call is over, however it ended.
 class TimeoutRestore {
 public:
@@ -491,17 +503,8 @@ std::vector<StreamEntry> RealStream::xreadgroup(const std::string& group, const 
     std::vector<std::string> argv = {"XREADGROUP",           "GROUP", group, consumer, "COUNT",
                                      std::to_string(count),  "BLOCK", std::to_string(block.count()),
                                      "STREAMS",              key,     ">"};
-    RedisReply r = m_client.call(argv);
-    if (r.is_nil()) return {};
-    if (r.type != RedisReply::Type::array) throw_unexpected(argv, r);
-    std::vector<StreamEntry> out;
-    for (const RedisReply& per_stream : r.elements) {
-        if (per_stream.type != RedisReply::Type::array || per_stream.elements.size() != 2) throw_unexpected(argv, r);
-        for (StreamEntry& e : parse_entries(per_stream.elements[1], argv)) {
-            e.deliveries = 1;  // a new entry: its first delivery
-            out.push_back(std::move(e));
-        }
-    }
+    std::vector<StreamEntry> out = parse_xreadgroup(m_client.call(argv), argv);
+    for (StreamEntry& e : out) e.deliveries = 1;  // a new entry: its first delivery
     return out;
 }
 
@@ -527,15 +530,8 @@ std::vector<StreamEntry> RealStream::xreadgroup_pending(const std::string& group
     const std::string key = m_ns.key(stream);
     std::vector<std::string> argv = {"XREADGROUP", "GROUP", group, consumer, "COUNT", std::to_string(count),
                                      "STREAMS", key, "0"};
-    RedisReply r = m_client.call(argv);
-    if (r.is_nil()) return {};
-    if (r.type != RedisReply::Type::array) throw_unexpected(argv, r);
-    std::vector<StreamEntry> out;
-    for (const RedisReply& per_stream : r.elements) {
-        if (per_stream.type != RedisReply::Type::array || per_stream.elements.size() != 2) throw_unexpected(argv, r);
-        // An entry deleted from the stream meanwhile comes back with no fields.
-        for (StreamEntry& e : parse_entries(per_stream.elements[1], argv)) out.push_back(std::move(e));
-    }
+    // An entry deleted from the stream meanwhile comes back with no fields.
+    std::vector<StreamEntry> out = parse_xreadgroup(m_client.call(argv), argv);
     fill_deliveries(key, group, out);
     return out;
 }

@@ -3,6 +3,7 @@
 // lab gives a distribution of outcomes.
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ports/seed_text.h"
@@ -202,4 +203,51 @@ TEST(SimBackendTest, the_text_report_gives_the_rate_its_interval_the_failing_see
     EXPECT_NEAR(summary.at("ci95").at(0).get<double>(), 0.9398, 1e-3);
 }
 
+}  // namespace relab
+
+namespace relab {
+namespace {
+
+// The schedule's repeat and its failures, on the simulator: "restart C1 every 300 ms, 3 times from
+// 100 ms" fires at 100, 400 and 700 ms after the origin, each an invoke followed by an ok; a
+// resume of a consumer that is not paused is recorded as a fail with the reason, and the trial
+// goes on.
+TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_failed_one_is_recorded) {
+    Scenario s = test::scenario("08h-restart-pel.json");
+    s.faults.clear();
+    FaultSpec restart;
+    restart.action = FaultAction::restart;
+    restart.target = "C1";
+    restart.trigger.at_ms = 100;
+    restart.trigger.every_ms = 300;
+    restart.trigger.count = 3;
+    FaultSpec resume;
+    resume.action = FaultAction::resume;
+    resume.target = "C2";
+    resume.trigger.at_ms = 50;
+    s.faults = {restart, resume};
+    s.expect = Expectation{};  // only the schedule is under test here
+    s.expect.wrong = Expectation::Count::at_least;
+    s.expect.n = 0;
+    const LabResult lab = test::run_sim(s, 3);
+    ASSERT_EQ(lab.trials.size(), 3u);
+    for (const auto& t : lab.trials) {
+        std::vector<std::string> seen;
+        for (const auto& r : t.history) {
+            if (r.op != "fault") continue;
+            seen.push_back(fmt::format("{} {} {} {} @{}", r.data.at("fault").get<int>(), r.data.at("action").get<std::string>(),
+                                       r.data.at("target").get<std::string>(), r.data.at("phase").get<std::string>(),
+                                       r.t_ns / 1'000'000));
+            if (r.data.at("phase") == "fail") {
+                EXPECT_EQ(r.data.at("error"), "C2 is not paused");
+            }
+        }
+        EXPECT_EQ(seen, (std::vector<std::string>{"2 resume C2 invoke @50", "2 resume C2 fail @50",
+                                                  "1 restart C1 invoke @100", "1 restart C1 ok @100",
+                                                  "1 restart C1 invoke @400", "1 restart C1 ok @400",
+                                                  "1 restart C1 invoke @700", "1 restart C1 ok @700"}));
+    }
+}
+
+}  // namespace
 }  // namespace relab
