@@ -22,6 +22,8 @@ enum class FaultAction {
     resume,   // SIGCONT
     restart,  // kill if still running, then start the role again under the same name (a server:
               // again on its port and data directory, keeping what its persistence kept)
+    failover,   // "redis": SIGKILL the primary, Sentinel's election promotes the replica
+    drop_link,  // "redis-replica": the primary drops the replication link (CLIENT KILL TYPE replica)
 };
 
 // When a fault fires. The first firing is due at `at_ms` after the trial origin (the publishing

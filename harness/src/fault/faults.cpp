@@ -14,6 +14,8 @@ const std::pair<FaultAction, const char*> k_names[] = {
     {FaultAction::pause, "pause"},
     {FaultAction::resume, "resume"},
     {FaultAction::restart, "restart"},
+    {FaultAction::failover, "failover"},
+    {FaultAction::drop_link, "drop_link"},
 };
 
 }  // namespace
@@ -56,6 +58,8 @@ std::string apply_fault(FaultAction action, const std::string& target, Control& 
             c.start(target);
             return fmt::format("{} {}started under the same name", target, was_running ? "killed and " : "");
         }
+        case FaultAction::failover: return c.failover(target);
+        case FaultAction::drop_link: return c.drop_link(target);
     }
     throw std::logic_error("unknown fault action");
 }

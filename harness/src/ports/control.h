@@ -38,6 +38,12 @@ public:
     virtual void start(const std::string& actor) = 0;   // again, under the same name (after kill)
     virtual bool paused(const std::string& actor) = 0;
 
+    // --- servers ("redis", "redis-replica") ---
+    // Kills the primary and waits for Sentinel to promote the replica; returns what happened.
+    virtual std::string failover(const std::string& server) = 0;
+    // Drops a server's link (the replica's replication link); returns what happened.
+    virtual std::string drop_link(const std::string& server) = 0;
+
     // --- the stream ---
     // Every published entry delivered and acknowledged (XINFO GROUPS: pending 0, last-delivered-id
     // at the stream's last entry).

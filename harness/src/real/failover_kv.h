@@ -14,6 +14,14 @@
 
 namespace relab {
 
+// SENTINEL get-master-addr-by-name master_name, asking each sentinel in turn; the one that answers
+// goes first next time (the Sentinel client guidelines). `base` gives the password and db. Throws
+// RedisConnectionError when no sentinel names the primary.
+RedisEndpoint primary_named_by_sentinels(std::vector<RedisEndpoint>& sentinels, const std::string& master_name,
+                                         const RedisEndpoint& base);
+// A connection to `ep` that ROLE says is a master, or RedisConnectionError (`who` names where ep came from).
+std::unique_ptr<RedisClient> connect_to_master(const RedisEndpoint& ep, const std::string& who);
+
 class FailoverKv : public Kv {
 public:
     // primary: the data node at the start; its password and db are used for whichever node

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "real/redis_client.h"
 
@@ -13,7 +14,9 @@ namespace relab {
 
 class RedisLink {
 public:
-    RedisLink(RedisEndpoint ep, RedisNamespace ns, std::string barrier_prefix);
+    // With sentinels, every (re)connection asks them for the primary, as a Sentinel-aware client.
+    RedisLink(RedisEndpoint ep, RedisNamespace ns, std::string barrier_prefix,
+              std::vector<RedisEndpoint> sentinels = {}, std::string master_name = "");
     RealStream& stream();
     RealKv& kv();
     bool delex() const;  // whether the server has DELEX (asked on the first connection)
@@ -34,6 +37,8 @@ private:
     RedisEndpoint m_ep;
     RedisNamespace m_ns;
     std::string m_barrier_prefix;
+    std::vector<RedisEndpoint> m_sentinels;
+    std::string m_master_name;
     std::unique_ptr<RedisClient> m_client;
     std::unique_ptr<RealStream> m_stream;
     std::unique_ptr<RealKv> m_kv;

@@ -21,6 +21,7 @@
 #include "real/interrupt.h"
 #include "real/order_table.h"
 #include "real/pg_client.h"
+#include "real/lab_redis.h"
 #include "real/redis_client.h"
 #include "real/sentinel.h"
 #include "roles/idem_client.h"
@@ -60,162 +61,7 @@ std::string some_keys(const std::vector<std::string>& keys) {
     return out;
 }
 
-// One field of a parsed INFO section (info_section), "" when absent; as a number, 0 when absent.
-std::string field(const std::map<std::string, std::string>& info, const std::string& name) {
-    const auto it = info.find(name);
-    return it == info.end() ? "" : it->second;
-}
-
-int64_t int_field(const std::map<std::string, std::string>& info, const std::string& name) {
-    const std::string v = field(info, name);
-    return v.empty() ? 0 : std::stoll(v);
-}
-
-// One field of INFO <section> (one round trip); "" when absent.
-std::string info_field(RedisClient& c, const std::string& section, const std::string& name) {
-    return field(info_section(c, section), name);
-}
-
-int64_t info_int(RedisClient& c, const std::string& section, const std::string& name) {
-    return int_field(info_section(c, section), name);
-}
-
 std::string mb(int64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
-
-// Waits in short slices, answering Ctrl-C, until pred() or the timeout; false on timeout.
-template <class Pred>
-bool wait_until(Pred pred, milliseconds timeout, milliseconds slice = milliseconds(2)) {
-    const auto deadline = SteadyClock::now() + timeout;
-    for (;;) {
-        throw_if_interrupted();
-        if (pred()) return true;
-        if (SteadyClock::now() >= deadline) return false;
-        std::this_thread::sleep_for(slice);
-    }
-}
-
-// The trial's Redis: the run's own server, or the lab's primary (and replica, watched by three
-// sentinels that fail over to it) with its settings.
-class TrialRedis {
-public:
-    TrialRedis(const IdemSpec& idem, const RedisEndpoint& run_redis) {
-        if (!idem.servers.own) {
-            m_primary_ep = run_redis;
-            return;
-        }
-        RedisOptions o;
-        o.config = idem.servers.redis_config;
-        m_primary = std::make_unique<EmbeddedRedis>(o);
-        m_primary_ep = m_primary->endpoint();
-        if (!idem.servers.replica) return;
-        RedisOptions r = o;
-        r.config["replicaof"] = fmt::format("127.0.0.1 {}", m_primary_ep.port);
-        m_replica = std::make_unique<EmbeddedRedis>(r);
-        RedisClient replica(m_replica->endpoint());
-        if (!wait_until([&] { return info_field(replica, "replication", "master_link_status") == "up"; },
-                        milliseconds(15000), milliseconds(10)))
-            throw EnvironmentError("the replica on " + m_replica->endpoint().display() +
-                                   " did not finish its first sync with the primary within 15 s");
-        wait_replica_acks();
-        m_sentinels = std::make_unique<SentinelSet>(m_primary_ep, 1);
-    }
-    ~TrialRedis() {
-        m_sentinels.reset();  // first: no election while the servers stop
-        resume_replica();     // a stopped process would never act on SIGTERM
-    }
-    TrialRedis(const TrialRedis&) = delete;
-    TrialRedis& operator=(const TrialRedis&) = delete;
-
-    const RedisEndpoint& primary() const { return m_primary_ep; }
-    // The sentinels clients ask for the primary; null when the lab has no replica.
-    const SentinelSet* sentinels() const { return m_sentinels.get(); }
-    SentinelSet* sentinel_set_or_null() { return m_sentinels.get(); }
-    SentinelSet& sentinel_set() {
-        if (!m_sentinels) throw std::logic_error("this lab has no sentinels");
-        return *m_sentinels;
-    }
-    EmbeddedRedis& own_primary() {
-        if (!m_primary) throw std::logic_error("this lab runs on the run's Redis, not its own");
-        return *m_primary;
-    }
-    EmbeddedRedis& replica() {
-        if (!m_replica) throw std::logic_error("this lab has no replica");
-        return *m_replica;
-    }
-    void pause_replica() {
-        ::kill(replica().pid(), SIGSTOP);
-        m_paused = true;
-    }
-    void resume_replica() noexcept {
-        if (m_paused && m_replica) ::kill(m_replica->pid(), SIGCONT);
-        m_paused = false;
-    }
-    // Sentinel promoted the replica at `promoted` (its +switch-master): it is the primary from now on.
-    void replica_promoted(const RedisEndpoint& promoted) {
-        if (!m_replica || promoted.port != m_replica->endpoint().port)
-            throw HarnessError(fmt::format("Sentinel promoted {}, which is not the lab's replica ({})",
-                                           promoted.display(), m_replica ? m_replica->endpoint().display() : "none"));
-        m_dead_primary = std::move(m_primary);
-        m_primary = std::move(m_replica);
-        m_primary_ep = m_primary->endpoint();
-    }
-    // The dead primary starts again (empty: it had no persistence of its own here) as a master
-    // with no replica; Sentinel sees it and makes it a replica of the new primary (+convert-to-slave).
-    // Returns once its first sync with the new primary is done.
-    void rejoin_old_primary() {
-        if (!m_dead_primary) throw std::logic_error("no old primary to rejoin");
-        m_dead_primary->restart();
-        const RedisEndpoint old = m_dead_primary->endpoint();
-        // Sentinel's reconfiguration ends with CLIENT KILL TYPE normal: a broken connection here
-        // only means "connect again".
-        std::unique_ptr<RedisClient> c;
-        std::string last;
-        const bool linked = wait_until(
-            [&] {
-                try {
-                    if (!c) c = std::make_unique<RedisClient>(old, milliseconds(1000));
-                    const auto info = info_section(*c, "replication");
-                    last = fmt::format("role {}, master_port {}, master_link_status {}", field(info, "role"),
-                                       field(info, "master_port"), field(info, "master_link_status"));
-                    return field(info, "role") == "slave" && field(info, "master_port") == std::to_string(m_primary_ep.port) &&
-                           field(info, "master_link_status") == "up";
-                } catch (const RedisError& e) {
-                    c.reset();
-                    last = e.what();
-                    return false;
-                }
-            },
-            milliseconds(20000), milliseconds(10));
-        if (!linked)
-            throw EnvironmentError(fmt::format("Sentinel did not make the old primary {} a linked replica of {} within "
-                                               "20 s (last: {}):{}",
-                                               old.display(), m_primary_ep.display(), last, m_sentinels->log_tail()));
-        m_replica = std::move(m_dead_primary);
-        wait_replica_acks();
-    }
-
-    // A replica can be linked and still slow to acknowledge for a moment after its sync; the lab
-    // starts (or goes on) once a write is acknowledged by it, so WAIT measures the fault, not that.
-    void wait_replica_acks() {
-        RedisClient primary(m_primary_ep);
-        const bool acked = wait_until(
-            [&] {
-                primary.call({"SET", "relab:replication-check", "1"});
-                return primary.call({"WAIT", "1", "200"}).integer >= 1;
-            },
-            milliseconds(15000), milliseconds(10));
-        primary.call({"DEL", "relab:replication-check"});
-        if (!acked) throw EnvironmentError("the replica did not acknowledge a write within 15 s");
-    }
-
-private:
-    RedisEndpoint m_primary_ep;
-    std::unique_ptr<EmbeddedRedis> m_primary;
-    std::unique_ptr<EmbeddedRedis> m_replica;
-    std::unique_ptr<EmbeddedRedis> m_dead_primary;
-    std::unique_ptr<SentinelSet> m_sentinels;
-    bool m_paused = false;
-};
 
 struct ClientProcess {
     std::string actor;
@@ -235,7 +81,7 @@ public:
 
     TrialOutcome run() {
         std::filesystem::create_directories(m_dir);
-        TrialRedis redis(m_s.idem, m_ctx.servers.redis);
+        LabRedis redis(m_s.idem.servers, m_ctx.servers.redis);
         m_redis = &redis;
         connect_admin();
         reset_order_table(m_pg, m_s.idem.layer4);
@@ -761,7 +607,7 @@ private:
     std::vector<Measurement>* m_measurements;  // trial 1 only
     std::string m_prefix;
     std::string m_dir;
-    TrialRedis* m_redis = nullptr;
+    LabRedis* m_redis = nullptr;
     std::unique_ptr<RedisClient> m_admin;
     std::vector<ClientProcess> m_clients;
     std::vector<HistoryRecord> m_records;

@@ -15,6 +15,7 @@
 #include "ports/seeded_rng.h"
 #include "real/child_process.h"
 #include "real/interrupt.h"
+#include "real/lab_redis.h"
 #include "real/pg_client.h"
 #include "real/redis_client.h"
 #include "real/temp_dir.h"
@@ -83,14 +84,15 @@ struct RealBackend::Impl {
         }
     }
 
-    // The lab's own redis-server (s.servers.own) while its trials run, and a client of it.
-    std::unique_ptr<EmbeddedRedis> own_redis;
+    // The lab's own servers (s.servers.own: a primary, maybe a replica and sentinels) while a trial
+    // runs, and a client of its primary (dropped when a fault takes the primary away).
+    std::unique_ptr<LabRedis> own_redis;
     std::unique_ptr<RedisClient> own_admin;
     RedisClient& lab_admin() {
-        if (own_redis && !own_admin) own_admin = std::make_unique<RedisClient>(own_redis->endpoint());
+        if (own_redis && !own_admin) own_admin = std::make_unique<RedisClient>(own_redis->primary());
         return own_redis ? *own_admin : admin;
     }
-    RedisEndpoint lab_redis() const { return own_redis ? own_redis->endpoint() : servers.redis; }
+    RedisEndpoint lab_redis() const { return own_redis ? own_redis->primary() : servers.redis; }
 
     std::string run_prefix() const { return "relab:" + opts.run_id + ":"; }
 
@@ -100,6 +102,10 @@ struct RealBackend::Impl {
         c.trial = trial;
         c.seed = seed;
         c.redis = lab_redis();
+        if (own_redis && own_redis->sentinels()) {
+            c.redis_sentinels = own_redis->sentinels()->endpoints();
+            c.redis_master_name = own_redis->sentinels()->master_name();
+        }
         c.pg = servers.pg;
         c.schema = schema;
         c.key_prefix = prefix;
@@ -165,6 +171,7 @@ struct RealBackend::Impl {
 
         bool finished(const std::string& actor) override {
             if (actor == kRedis) return m_redis_down;
+            if (actor == kReplica) return false;
             Role& r = role(actor);
             return r.killed || !r.process->running();
         }
@@ -181,7 +188,7 @@ struct RealBackend::Impl {
 
         void kill(const std::string& actor) override {
             if (actor == kRedis) {
-                server().crash();  // SIGKILL, as `docker kill`: no final save
+                server().own_primary().crash();  // SIGKILL, as `docker kill`: no final save
                 m_impl.own_admin.reset();
                 m_redis_down = true;
                 m_redis_paused = false;
@@ -198,8 +205,13 @@ struct RealBackend::Impl {
 
         void pause(const std::string& actor) override {
             if (actor == kRedis) {
-                ::kill(server().pid(), SIGSTOP);
+                ::kill(server().own_primary().pid(), SIGSTOP);
                 m_redis_paused = true;
+                return;
+            }
+            if (actor == kReplica) {
+                server().pause_replica();
+                m_replica_paused = true;
                 return;
             }
             Role& r = role(actor);
@@ -210,8 +222,13 @@ struct RealBackend::Impl {
 
         void resume(const std::string& actor) override {
             if (actor == kRedis) {
-                ::kill(server().pid(), SIGCONT);
+                ::kill(server().own_primary().pid(), SIGCONT);
                 m_redis_paused = false;
+                return;
+            }
+            if (actor == kReplica) {
+                server().resume_replica();
+                m_replica_paused = false;
                 return;
             }
             Role& r = role(actor);
@@ -219,11 +236,40 @@ struct RealBackend::Impl {
             r.paused = false;
         }
 
-        bool paused(const std::string& actor) override { return actor == kRedis ? m_redis_paused : role(actor).paused; }
+        bool paused(const std::string& actor) override {
+            if (actor == kReplica) return m_replica_paused;
+            return actor == kRedis ? m_redis_paused : role(actor).paused;
+        }
+
+        std::string failover(const std::string&) override {
+            LabRedis& lab = server();
+            SentinelSet& sentinels = lab.sentinel_set();
+            const RedisEndpoint old = lab.primary();
+            const std::string before = last_delivered();
+            const auto t0 = SteadyClock::now();
+            lab.own_primary().crash();
+            m_impl.own_admin.reset();
+            m_redis_down = true;
+            lab.resume_replica();  // stale as it is: it cannot reach the dead primary any more
+            m_replica_paused = false;
+            const MasterSwitch sw = sentinels.wait_for_switch_master(old, timeouts::kFailover, t0);
+            lab.replica_promoted(sw.primary);
+            sentinels.wait_until_all_name(sw.primary, timeouts::kFailover);
+            m_redis_down = false;
+            const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
+            return fmt::format("primary {} killed (SIGKILL); Sentinel promoted {} ({:.0f} ms, +switch-master); the "
+                               "group's last-delivered-id {} before, {} after",
+                               old.display(), sw.primary.display(), ms, before, last_delivered());
+        }
+
+        std::string drop_link(const std::string&) override {
+            const int64_t dropped = m_impl.lab_admin().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
+            return fmt::format("the primary dropped {} replication link(s) (CLIENT KILL TYPE replica)", dropped);
+        }
 
         void start(const std::string& actor) override {
             if (actor == kRedis) {
-                server().restart();  // same port, data directory and settings: it loads what it kept
+                server().own_primary().restart();  // same port, data directory and settings: it loads what it kept
                 m_impl.own_admin.reset();
                 const auto deadline = SteadyClock::now() + timeouts::kServerRestart;
                 while (info_section(m_impl.lab_admin(), "persistence")["loading"] != "0") {
@@ -300,10 +346,27 @@ struct RealBackend::Impl {
         };
 
         static inline const std::string kRedis = "redis";
+        static inline const std::string kReplica = "redis-replica";
 
-        EmbeddedRedis& server() {
+        LabRedis& server() {
             if (!m_impl.own_redis) throw std::logic_error("this lab has no redis-server of its own to fault");
             return *m_impl.own_redis;
+        }
+
+        // XINFO GROUPS' last-delivered-id of the lab's group, or why it cannot be read.
+        std::string last_delivered() {
+            try {
+                RedisClient c(m_impl.lab_redis(), milliseconds(1000));
+                const auto groups = c.call({"XINFO", "GROUPS", m_ns.key(m_s.stream.key)});
+                for (const auto& g : groups.elements) {
+                    const auto* name = field_of(g, "name");
+                    const auto* delivered = field_of(g, "last-delivered-id");
+                    if (name && delivered && name->str == m_s.stream.group) return delivered->str;
+                }
+                return "(no group)";
+            } catch (const KvError& e) {
+                return std::string("(unreadable: ") + e.what() + ")";
+            }
         }
 
         Role& role(const std::string& actor) {
@@ -342,6 +405,7 @@ struct RealBackend::Impl {
         std::vector<HistoryRecord> m_nemesis;
         bool m_redis_down = false;
         bool m_redis_paused = false;
+        bool m_replica_paused = false;
     };
 
     TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
@@ -349,6 +413,16 @@ struct RealBackend::Impl {
         const RedisNamespace ns{prefix};
         const std::string dir = fmt::format("{}/{}-t{}", run_dir.path(), s.id, trial);
         std::filesystem::create_directories(dir);
+        // A lab with servers of its own (a fault target): fresh ones for every trial, as the
+        // idempotency labs have (also when the run's server is external).
+        struct OwnServers {
+            Impl& impl;
+            ~OwnServers() {
+                impl.own_admin.reset();
+                impl.own_redis.reset();
+            }
+        } own_servers{*this};
+        if (s.servers.own) own_redis = std::make_unique<LabRedis>(s.servers, servers.redis);
 
         std::vector<OrderRow> initial;
         for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
@@ -387,20 +461,6 @@ struct RealBackend::Impl {
         lab.scenario = s;
         const uint64_t seed = lab_seed(s, opts.seed);
         const int runs = opts.runs.value_or(s.runs);
-        // A lab with servers of its own (a fault target): its redis-server for its trials, as the
-        // idempotency labs have theirs (also when the run's server is external).
-        struct OwnServer {
-            Impl& impl;
-            ~OwnServer() {
-                impl.own_admin.reset();
-                impl.own_redis.reset();
-            }
-        } own_server{*this};
-        if (s.servers.own) {
-            RedisOptions ro;
-            ro.config = s.servers.redis_config;
-            own_redis = std::make_unique<EmbeddedRedis>(ro);
-        }
         if (s.lock.enabled) {
             RedisNamespace ns{run_prefix()};
             RealKv kv(admin, ns, features.delex);

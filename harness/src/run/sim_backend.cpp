@@ -31,6 +31,7 @@ constexpr Millis kBarrierTimeout = timeouts::kBarrier;
 // How long the simulated redis-server takes to come back after a restart fault (a real one on
 // loopback: about 20 ms, measured in 08i-restart-*).
 constexpr Millis kRedisRestart{20};
+constexpr Millis kFailoverTime{1'600};
 constexpr Millis kIdemStartTimeout = timeouts::kIdemStart;
 constexpr Millis kIdemOriginAhead = timeouts::kIdemOriginAhead;
 constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
@@ -38,6 +39,7 @@ constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
 // Everything one actor gets, as a role process gets its own connections in the real backend.
 struct Actor {
     SeededRng rng;
+    sim::SimConnection redis;  // its Stream and Kv share one connection, as a role process's do
     sim::SimClock clock;
     sim::SimStream stream;
     sim::SimKv kv;
@@ -46,7 +48,7 @@ struct Actor {
     sim::SimOrderTable order_table;
     RolePorts ports;
     Actor(SimWorld& w, History& h, uint64_t seed)
-        : rng(seed), clock(w), stream(w), kv(w), orders(w), outbox(w), order_table(w),
+        : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w), outbox(w), order_table(w),
           ports{clock, rng, stream, kv, orders, outbox, h, &order_table} {}
 };
 
@@ -151,6 +153,7 @@ struct SimBackend::Impl {
     Actor& actor(size_t index, uint64_t seed) {
         if (index < actors.size()) {
             actors[index]->rng = SeededRng(seed);
+            actors[index]->redis = sim::SimConnection{};
             return *actors[index];
         }
         actors.push_back(std::make_unique<Actor>(world, history, seed));
@@ -226,6 +229,7 @@ struct SimBackend::Impl {
 
         bool finished(const std::string& actor) override {
             if (actor == "redis") return !m_impl.world.redis_up();
+            if (actor == "redis-replica") return false;
             return finished_at(index(actor));
         }
         void check_roles() override {}  // a fiber that throws fails the trial in the scheduler
@@ -240,10 +244,35 @@ struct SimBackend::Impl {
             m_impl.world.drop_fiber(m_fibers[i]);
             m_killed[i] = true;
         }
-        void pause(const std::string& actor) override { m_impl.world.scheduler().pause(m_fibers[index(actor)]); }
-        void resume(const std::string& actor) override { m_impl.world.scheduler().unpause(m_fibers[index(actor)]); }
+        void pause(const std::string& actor) override {
+            if (actor == "redis-replica") return m_impl.world.pause_replica();
+            m_impl.world.scheduler().pause(m_fibers[index(actor)]);
+        }
+        void resume(const std::string& actor) override {
+            if (actor == "redis-replica") return m_impl.world.resume_replica();
+            m_impl.world.scheduler().unpause(m_fibers[index(actor)]);
+        }
+        std::string failover(const std::string&) override {
+            sim::SimWorld& w = m_impl.world;
+            const std::string before = last_delivered();
+            w.kill_redis();
+            // Sentinel's election as measured on loopback (down-after 500 ms, the vote, the
+            // promotion seen): about 1.4-2.3 s from the kill.
+            w.scheduler().sleep_for(kFailoverTime);
+            w.promote_replica();
+            return fmt::format("primary killed; the replica promoted after {} ms; the group's last-delivered-id {} "
+                               "before, {} after",
+                               kFailoverTime.count(), before, last_delivered());
+        }
+
+        std::string drop_link(const std::string&) override {
+            // The link comes back at once unless the replica is paused, whose state is frozen then.
+            return "the replication link dropped";
+        }
+
         bool paused(const std::string& actor) override {
-            if (actor == "redis") return false;  // sim_skip_reason: the server model is never paused
+            if (actor == "redis-replica") return m_impl.world.replica_paused();
+            if (actor == "redis") return false;  // sim_skip_reason: the primary model is never paused
             const size_t i = index(actor);
             return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
         }
@@ -282,6 +311,11 @@ struct SimBackend::Impl {
         void record(HistoryRecord r) override { m_impl.history.record(std::move(r)); }
 
     private:
+        std::string last_delivered() {
+            if (!m_impl.world.redis_up()) return "(down)";
+            return m_impl.world.streams().last_delivered(m_s.stream.key, m_s.stream.group).value_or("(no group)");
+        }
+
         size_t index(const std::string& actor) const {
             for (size_t i = 0; i < m_roles.size(); ++i)
                 if (m_roles[i].actor == actor) return i;

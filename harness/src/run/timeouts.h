@@ -18,6 +18,8 @@ inline constexpr Millis kFaultTrigger{30'000};
 inline constexpr Millis kSignalTakesEffect{5'000};
 // A restarted redis-server answering and done loading its RDB or AOF.
 inline constexpr Millis kServerRestart{10'000};
+// Sentinel's election: the primary killed until every sentinel names the promoted replica.
+inline constexpr Millis kFailover{20'000};
 // How often a supervisor looks again while a fault may be due (real and sim alike).
 inline constexpr Millis kFaultPoll{1};
 // Idempotency labs: the clients all ready, the go signal's lead, a fault's client step.

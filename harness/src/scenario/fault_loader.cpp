@@ -92,6 +92,14 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
                            o.at("target"));
             }
         }
+        if ((f.action == FaultAction::failover && f.target != "redis") ||
+            (f.action == FaultAction::drop_link && f.target != "redis-replica"))
+            r.fail(o.path("target"), fmt::format("{} acts on {}", to_string(f.action),
+                                                 f.action == FaultAction::failover
+                                                     ? "\"redis\" (the primary; the lab needs \"servers\": {\"replica\": true})"
+                                                     : "\"redis-replica\""));
+        if (f.target == "redis-replica" && (f.action == FaultAction::kill || f.action == FaultAction::restart))
+            r.fail(o.path("action"), "the replica can be paused, resumed or have its link dropped");
         out.push_back(std::move(f));
     }
     return out;

@@ -652,7 +652,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             s.recovery = read_recovery(
                 Object(r, top.at("recovery"), top.path("recovery"), {"pending_first", "recreate_group", "autoclaim"}));
         if (top.has("servers")) {
-            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis"}));
+            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica"}));
         }
         if (top.has("faults")) {
             // The lab's roles, as trial_roles starts them: the targets a fault may name.
@@ -666,6 +666,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 actors.push_back("producer");
             }
             if (s.servers.own) actors.push_back("redis");
+            if (s.servers.replica) actors.push_back("redis-replica");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
         }
         total = s.runs;

@@ -5,12 +5,12 @@
 namespace relab::sim {
 
 std::vector<std::string> SimStream::xadd(const std::string& stream, const std::vector<Fields>& batch) {
-    return m_world.xadd(stream, batch);
+    return m_world.xadd(stream, batch, m_conn);
 }
 
 std::vector<StreamEntry> SimStream::xreadgroup(const std::string& group, const std::string& consumer,
                                                const std::string& stream, int count, Millis block) {
-    return m_world.xreadgroup(stream, group, consumer, count, block);
+    return m_world.xreadgroup(stream, group, consumer, count, block, m_conn);
 }
 
 std::vector<StreamEntry> SimStream::xreadgroup_pending(const std::string& group, const std::string& consumer,
@@ -20,7 +20,7 @@ std::vector<StreamEntry> SimStream::xreadgroup_pending(const std::string& group,
             auto out = m_world.streams().xreadgroup_pending(stream, group, consumer, count, m_world.now());
             m_world.stream_changed();
             return out;
-        });
+        }, m_conn);
     });
 }
 
@@ -32,7 +32,7 @@ Stream::AutoClaimed SimStream::xautoclaim(const std::string& stream, const std::
             auto r = m_world.streams().xautoclaim(stream, group, consumer, min_idle, start, count, m_world.now());
             if (!r.claimed.empty() || !r.deleted.empty()) m_world.stream_changed();
             return AutoClaimed{std::move(r.next), std::move(r.claimed), std::move(r.deleted)};
-        });
+        }, m_conn);
     });
 }
 
@@ -41,7 +41,7 @@ void SimStream::xack(const std::string& stream, const std::string& group, const 
         m_world.at_redis([&] {
             m_world.streams().xack(stream, group, id);
             m_world.stream_changed();
-        });
+        }, m_conn);
     });
 }
 
@@ -56,28 +56,28 @@ bool SimStream::create_group(const std::string& stream, const std::string& group
             }
             m_world.stream_changed();
             return true;
-        });
+        }, m_conn);
     });
 }
 
 std::vector<StreamEntry> SimStream::xrange(const std::string& stream) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.streams().xrange(stream); }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.streams().xrange(stream); }, m_conn); });
 }
 
 void SimStream::wait_readers_blocked(int readers, Millis timeout) { m_world.wait_readers_blocked(readers, timeout); }
 
 bool SimKv::set_nx_px(const std::string& key, const std::string& value, Millis ttl) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; }, m_conn); });
 }
 
 int64_t SimKv::delete_if_equals(const std::string& key, const std::string& token) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); }, m_conn); });
 }
 
 std::string SimKv::delete_if_equals_method() const { return "compare-and-delete Lua script"; }
 
 bool SimKv::exists(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().exists(key, m_world.now()); }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().exists(key, m_world.now()); }, m_conn); });
 }
 
 KvSetResult SimKv::set(const std::string& key, const std::string& value, const KvSetOptions& o) {
@@ -86,15 +86,15 @@ KvSetResult SimKv::set(const std::string& key, const std::string& value, const K
     if (o.ttl.count() > 0) so.px = o.ttl;
     so.keepttl = o.keepttl;
     so.get = o.get;
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, so, m_world.now()); }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, so, m_world.now()); }, m_conn); });
 }
 
 std::optional<std::string> SimKv::get(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().get(key, m_world.now()); }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().get(key, m_world.now()); }, m_conn); });
 }
 
 int64_t SimKv::del(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().del(key, m_world.now()); }); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().del(key, m_world.now()); }, m_conn); });
 }
 
 int64_t SimKv::wait_replicas(int64_t replicas, Millis timeout) {

@@ -25,7 +25,7 @@ private:
 
 class SimStream : public Stream {
 public:
-    explicit SimStream(SimWorld& w) : m_world(w) {}
+    explicit SimStream(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) override;
     std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                         const std::string& stream, int count, Millis block) override;
@@ -40,12 +40,13 @@ public:
 
 private:
     SimWorld& m_world;
+    SimConnection* m_conn;
 };
 
 // A Redis 7 server: compare-and-delete is the Lua script (DELEX IFEQ came with 8.4).
 class SimKv : public Kv {
 public:
-    explicit SimKv(SimWorld& w) : m_world(w) {}
+    explicit SimKv(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     bool set_nx_px(const std::string& key, const std::string& value, Millis ttl) override;
     int64_t delete_if_equals(const std::string& key, const std::string& token) override;
     std::string delete_if_equals_method() const override;
@@ -60,6 +61,7 @@ public:
 
 private:
     SimWorld& m_world;
+    SimConnection* m_conn;
 };
 
 // The idempotency labs' orders table: each INSERT (or SELECT) is one autocommit statement, one

@@ -15,6 +15,7 @@ struct SimWorld::BlockedRead {
     const std::string* consumer;
     int count;
     Millis block;
+    SimConnection* conn;
     std::vector<StreamEntry> result;
     std::exception_ptr error;
 };
@@ -50,16 +51,39 @@ void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed
     m_barriers.clear();
     m_change_waiters.clear();
     m_redis_up = true;
+    m_redis_epoch = 0;
+    m_replica_frozen = false;
 }
 
 void SimWorld::kill_redis() {
     m_redis_up = false;
+    ++m_redis_epoch;
     for (auto& [ticket, r] : m_blocked) {
         m_streams.unblock(ticket);
+        if (r->conn) r->conn->open = false;  // the error closed it: the next call connects again
         r->error = std::make_exception_ptr(relab::KvError(relab::KvError::Kind::unavailable, "server closed the connection"));
         reply_blocked(*r, draw_wakeup());
     }
     m_blocked.clear();
+}
+
+void SimWorld::pause_replica() {
+    m_replica_streams = m_streams;
+    m_replica_streams.drop_waiters();
+    m_replica_kv = m_kv;
+    m_replica_frozen = true;
+}
+
+void SimWorld::resume_replica() { m_replica_frozen = false; }  // it catches up at once
+
+void SimWorld::promote_replica() {
+    if (m_replica_frozen) {
+        m_streams = m_replica_streams;
+        m_kv = m_replica_kv;
+        m_replica_frozen = false;
+    }
+    m_streams.drop_waiters();
+    m_redis_up = true;
 }
 
 void SimWorld::start_redis(bool persistent) {
@@ -116,7 +140,7 @@ void SimWorld::serve_blocked(const std::string& key) {
     }
 }
 
-std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vector<Fields>& batch) {
+std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vector<Fields>& batch, SimConnection* conn) {
     return round_trip([&] {
         return at_redis([&] {
             std::vector<std::string> ids;
@@ -127,7 +151,7 @@ std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vecto
             }
             stream_changed();
             return ids;
-        });
+        }, conn);
     });
 }
 
@@ -135,7 +159,8 @@ void SimWorld::blocked_read_at_server(void* ctx, uint64_t) {
     auto& r = *static_cast<BlockedRead*>(ctx);
     SimWorld& w = *r.world;
     try {
-        r.result = w.at_redis([&] { return w.m_streams.xreadgroup(*r.key, *r.group, *r.consumer, r.count, w.now()); });
+        r.result = w.at_redis([&] { return w.m_streams.xreadgroup(*r.key, *r.group, *r.consumer, r.count, w.now()); },
+                              r.conn);
         if (!r.result.empty()) {
             w.stream_changed();
             w.reply_blocked(r, Nanos{0});
@@ -162,10 +187,10 @@ void SimWorld::blocked_read_timeout(void* ctx, uint64_t ticket) {
 }
 
 std::vector<StreamEntry> SimWorld::xreadgroup(const std::string& key, const std::string& group,
-                                              const std::string& consumer, int count, Millis block) {
+                                              const std::string& consumer, int count, Millis block, SimConnection* conn) {
     const Nanos rtt = draw_rtt();
     const Nanos request_half = rtt / 2;
-    BlockedRead r{this, m_sched.current(), rtt - request_half, &key, &group, &consumer, count, block, {}, nullptr};
+    BlockedRead r{this, m_sched.current(), rtt - request_half, &key, &group, &consumer, count, block, conn, {}, nullptr};
     m_sched.at(now() + request_half, &SimWorld::blocked_read_at_server, &r);
     m_sched.suspend();
     if (r.error) std::rethrow_exception(r.error);

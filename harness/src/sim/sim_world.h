@@ -41,6 +41,14 @@ struct Latency {
     static Latency from(const SimSpec& s);
 };
 
+// One role's connection to the Redis model, shared by its Stream and Kv ports (as a role process
+// has one). A connection open when the server was killed is dead: its next call fails once with
+// "server closed the connection", and the call after that connects again (RedisLink's behaviour).
+struct SimConnection {
+    uint64_t epoch = 0;  // the server incarnation it was opened on
+    bool open = false;
+};
+
 class SimWorld {
 public:
     explicit SimWorld(size_t stack_bytes = 256 * 1024);
@@ -74,11 +82,11 @@ public:
     template <class Op>
     auto round_trips(int idle_trips, Op op) -> decltype(op());
     // XADD, each batch member in turn; after each one the stream's blocked readers are served.
-    std::vector<std::string> xadd(const std::string& key, const std::vector<Fields>& batch);
+    std::vector<std::string> xadd(const std::string& key, const std::vector<Fields>& batch, SimConnection* conn = nullptr);
     // XREADGROUP ... BLOCK block: blocks at the server while the group has nothing new; empty on
     // timeout or CLIENT UNBLOCK. block 0 waits forever, as in Redis.
     std::vector<StreamEntry> xreadgroup(const std::string& key, const std::string& group, const std::string& consumer,
-                                        int count, Millis block);
+                                        int count, Millis block, SimConnection* conn = nullptr);
     // Returns once `readers` readers are blocked in XREADGROUP; SimError after `timeout`.
     void wait_readers_blocked(int readers, Millis timeout);
     // A sleeping process: wakes after d plus a wake-up delay.
@@ -91,10 +99,17 @@ public:
     // Started again: with persistence (appendonly yes) it kept everything; without, it is empty.
     void start_redis(bool persistent);
     bool redis_up() const { return m_redis_up; }
+    // The replica: it mirrors the primary at once while it is linked; paused (SIGSTOP) it keeps the
+    // state of that moment, and a failover makes that state the server's.
+    void pause_replica();
+    void resume_replica();
+    bool replica_paused() const { return m_replica_frozen; }
+    // After kill_redis(): the replica becomes the primary, with what it had when it stopped.
+    void promote_replica();
     // Redis's side of a call: refused while the server is down, and a model's error reply as the
     // KvError (kind reply) a real client throws.
     template <class Op>
-    auto at_redis(Op op) -> decltype(op());
+    auto at_redis(Op op, SimConnection* conn = nullptr) -> decltype(op());
 
     // A killed role's connection closing: its blocked XREADGROUP or barrier wait is dropped at
     // the server and the fiber woken, so it unwinds (Scheduler::kill).
@@ -131,11 +146,23 @@ private:
     uint64_t m_next_barrier = 1;
     std::vector<FiberId> m_change_waiters;
     bool m_redis_up = true;
+    uint64_t m_redis_epoch = 0;  // +1 on every kill: connections opened before are dead
+    bool m_replica_frozen = false;
+    StreamModel m_replica_streams;
+    KvModel m_replica_kv;
 };
 
 template <class Op>
-auto SimWorld::at_redis(Op op) -> decltype(op()) {
+auto SimWorld::at_redis(Op op, SimConnection* conn) -> decltype(op()) {
+    if (conn && conn->open && conn->epoch != m_redis_epoch) {
+        conn->open = false;
+        throw relab::KvError(relab::KvError::Kind::unavailable, "server closed the connection");
+    }
     if (!m_redis_up) throw relab::KvError(relab::KvError::Kind::unavailable, "Connection refused: the simulated redis-server is down");
+    if (conn && !conn->open) {
+        conn->open = true;
+        conn->epoch = m_redis_epoch;
+    }
     try {
         return op();
     } catch (const StreamError& e) {

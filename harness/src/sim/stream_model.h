@@ -81,6 +81,9 @@ public:
     std::optional<std::string> last_id(const std::string& key) const;
     // EXISTS: the stream key is there (created by XADD or XGROUP CREATE ... MKSTREAM).
     bool exists(const std::string& key) const { return find(key) != nullptr; }
+    // Forgets every blocked reader (a copy of the model that becomes the server after a failover
+    // must not serve readers of the old one's connections).
+    void drop_waiters() { m_waiters.clear(); }
     // XLEN: the stream's entries (0 for a missing stream).
     size_t length(const std::string& key) const;
     // Every entry delivered to the group and acknowledged (XINFO GROUPS: pending 0 and

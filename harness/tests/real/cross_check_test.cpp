@@ -187,7 +187,8 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
 // and its delivery count.
 TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08h-claim-plain", "08h-claim-cas",      "08h-restart-pel",     "08h-pause-claim",
-                                          "08h-pause-claim-cas", "08i-restart-volatile", "08i-restart-aof"};
+                                          "08h-pause-claim-cas", "08i-restart-volatile", "08i-restart-aof",
+                                          "08i-failover"};
     std::string args;
     for (const auto& id : ids) args += id + " ";
     args += "--runs 1 --seed 7";

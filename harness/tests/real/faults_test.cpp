@@ -65,7 +65,7 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
     const auto r = run_relab(m_dir, "faults --runs 2");
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas",
-                           "08i-restart-volatile", "08i-restart-aof"}) {
+                           "08i-restart-volatile", "08i-restart-aof", "08i-failover"}) {
         SCOPED_TRACE(id);
         EXPECT_EQ(lab_of(r, id).at("summary").at("held"), true);
     }
@@ -128,6 +128,17 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
         EXPECT_EQ(trial.at("accounting").at("lost"), 0);
         EXPECT_EQ(trial.at("stream").size(), 2u);
         EXPECT_EQ(records(trial, "receive", "reaper").size(), 1u);
+    }
+    // Sentinel's failover with the replica held back: the entries published in the window are
+    // gone from the promoted replica's stream, and the group's cursor went back.
+    for (const auto& trial : lab_of(r, "08i-failover").at("trials")) {
+        EXPECT_EQ(trial.at("accounting").at("lost"), 2);
+        EXPECT_EQ(trial.at("accounting").at("redelivered"), 1);
+        EXPECT_EQ(trial.at("stream").size(), 2u);  // of the 5 published
+        const auto faults = records(trial, "fault", "nemesis");
+        ASSERT_FALSE(faults.empty());
+        const std::string text = faults.back().at("text");
+        EXPECT_NE(text.find("Sentinel promoted"), std::string::npos) << text;
     }
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
     const auto left = processes_under_dir();
