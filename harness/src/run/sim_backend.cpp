@@ -70,8 +70,8 @@ std::optional<std::string> idem_fault_skip_reason(const IdemFault& f) {
                    "model (the real backend runs it)";
         case IdemFault::Type::pause_replica:
         case IdemFault::Type::failover:
-            return "needs a replica and a failover (SIGSTOP, SIGKILL of the primary, REPLICAOF NO ONE); the simulator "
-                   "has no replication model (the real backend runs it)";
+            return "needs a replica and Sentinel's failover under the idempotency middleware; the simulator's "
+                   "replication model serves the stream labs only so far (the real backend runs it)";
         case IdemFault::Type::kill_client:
             return "SIGKILLs a client process right after its claim; the simulator does not kill a role mid-request "
                    "(the real backend runs it)";
