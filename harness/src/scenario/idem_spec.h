@@ -89,8 +89,8 @@ struct IdemFault {
         snapshot,        // BGSAVE and wait for it: the last automatic RDB snapshot
         crash_restart,   // SIGKILL redis-server (docker kill), start it again on its dir and port
         pause_replica,   // SIGSTOP the replica and drop its link: the primary acks alone from now
-        failover,        // SIGKILL the primary, resume the replica, REPLICAOF NO ONE; the old
-                         // primary then comes back as a replica of the new one (as Sentinel does)
+        failover,        // SIGKILL the primary, resume the replica, Sentinel's election promotes it;
+                         // the old primary comes back and Sentinel makes it a replica of the new one
         kill_client,     // SIGKILL a client process right after its first claim
         observe,         // no fault: records which idempotency keys exist, and their TTLs
     };
