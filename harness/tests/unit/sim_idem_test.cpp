@@ -202,8 +202,8 @@ TEST(SimIdemTest, labs_with_server_faults_sessions_or_the_benchmark_are_skipped_
         {"idem-p-eviction-lru.json", "no memory or eviction model"},
         {"idem-r-restart-rdb.json", "no persistence model"},
         {"idem-s-restart-aof.json", "no persistence model"},
-        {"idem-t-failover-async.json", "no replication model"},
-        {"idem-w-failover-layer4.json", "no replication model"},
+        {"idem-t-failover-async.json", "replication model serves the stream labs only"},
+        {"idem-w-failover-layer4.json", "replication model serves the stream labs only"},
         {"idem-x-peak.json", "no memory or eviction model"},
         {"idem-z-bench.json", "throughput"},
     };
