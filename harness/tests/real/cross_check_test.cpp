@@ -48,6 +48,15 @@ protected:
         return json::parse(slurp(json_path));
     }
 
+    // The same labs and options on the real servers, then on the simulator.
+    std::pair<json, json> run_both(const std::vector<std::string>& ids, const std::string& options) {
+        std::string args;
+        for (const auto& id : ids) args += id + " ";
+        args += options;
+        json real = run("real", args);
+        return {std::move(real), run("sim", args)};
+    }
+
     fs::path m_dir;
 };
 
@@ -163,22 +172,14 @@ std::map<std::string, IdemLabOutcome> idem_outcomes(const json& report, const st
 
 TEST_F(CrossCheckTest, consumer_side_deterministic_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08a-baseline", "08b-s1", "08c-s4c", "08d-s5"};
-    std::string args;
-    for (const auto& id : ids) args += id + " ";
-    args += "--runs 2 --seed 7";
-    const json real = run("real", args);
-    const json sim = run("sim", args);
+    const auto [real, sim] = run_both(ids, "--runs 2 --seed 7");
     expect_same_outcomes(real, sim, ids);
 }
 
 TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08e-reorder", "08f-p2-business", "08f-p2-entry-id", "08g-outbox-naive",
                                           "08g-outbox-per-key"};
-    std::string args;
-    for (const auto& id : ids) args += id + " ";
-    args += "--runs 1 --seed 7";
-    const json real = run("real", args);
-    const json sim = run("sim", args);
+    const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
     expect_same_outcomes(real, sim, ids);
 }
 
@@ -189,11 +190,7 @@ TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08h-claim-plain", "08h-claim-cas",      "08h-restart-pel",     "08h-pause-claim",
                                           "08h-pause-claim-cas", "08i-restart-volatile", "08i-restart-aof",
                                           "08i-failover"};
-    std::string args;
-    for (const auto& id : ids) args += id + " ";
-    args += "--runs 1 --seed 7";
-    const json real = run("real", args);
-    const json sim = run("sim", args);
+    const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
     expect_same_outcomes(real, sim, ids);
     auto story = [](const json& report, const std::string& id) {
         std::vector<std::string> out;
@@ -222,11 +219,7 @@ TEST_F(CrossCheckTest, idempotency_middleware_labs_end_the_same_on_both_backends
     const std::vector<std::string> ids = {"idem-mw-double-click", "idem-mw-mismatch",      "idem-mw-release",
                                           "idem-key-correct",     "idem-key-hash-in-key",  "idem-key-no-user",
                                           "idem-key-owner-check", "idem-key-version-bump"};
-    std::string args;
-    for (const auto& id : ids) args += id + " ";
-    args += "--runs 2 --seed 7";
-    const json real = run("real", args);
-    const json sim = run("sim", args);
+    const auto [real, sim] = run_both(ids, "--runs 2 --seed 7");
     const std::vector<std::string> racy_winner = {"idem-mw-double-click"};
     const auto r = idem_outcomes(real, racy_winner);
     const auto s = idem_outcomes(sim, racy_winner);
