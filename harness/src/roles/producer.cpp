@@ -52,37 +52,32 @@ void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
         const Nanos sent_at = p.clock.now();
         if (next.attempt == 1) next.first_try = sent_at;
         nlohmann::json data = {{"event", event_json(ev)}, {"attempt", next.attempt}};
-        if (publish_fails(s.producer, spec, next.attempt)) {
-            // Injected in the publish path, before anything reaches Redis: a network blip.
+        // A failed publish is recorded and, attempts left, tried again at `due`.
+        auto fail = [&](const std::string& reason, Nanos due) {
             data["result"] = "fail";
-            data["reason"] = "simulated network blip";
+            data["reason"] = reason;
             if (next.attempt < s.producer.max_attempts) {
-                // Retry k is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
-                int64_t backoff = s.producer.backoff_ms;
-                for (int k = 1; k < next.attempt; ++k) backoff *= s.producer.backoff_multiplier;
-                const Nanos due = next.first_try + Millis{backoff};
                 data["retry_in_ms"] = (due - sent_at + Micros{500}) / Millis{1};  // to the nearest ms
                 queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
                 std::push_heap(queue.begin(), queue.end(), later);
             }
             p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+        };
+        if (publish_fails(s.producer, spec, next.attempt)) {
+            // Injected in the publish path, before anything reaches Redis: a network blip. Retry k
+            // is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
+            int64_t backoff = s.producer.backoff_ms;
+            for (int k = 1; k < next.attempt; ++k) backoff *= s.producer.backoff_multiplier;
+            fail("simulated network blip", next.first_try + Millis{backoff});
             continue;
         }
         std::vector<std::string> ids;
         try {
             ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
         } catch (const KvError& e) {
-            // The lab's Redis fault: the publish failed for real; retried like an injected failure.
+            // The lab's Redis fault: the publish failed for real; tried again shortly.
             if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(s)) throw;
-            data["result"] = "fail";
-            data["reason"] = e.what();
-            if (next.attempt < s.producer.max_attempts) {
-                const Nanos due = p.clock.now() + kRetryAfterRedisError;
-                data["retry_in_ms"] = kRetryAfterRedisError.count();
-                queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
-                std::push_heap(queue.begin(), queue.end(), later);
-            }
-            p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+            fail(e.what(), p.clock.now() + kRetryAfterRedisError);
             continue;
         }
         data["result"] = "ok";
