@@ -2,11 +2,15 @@
 // stream lab's consumers recover. One vocabulary for every lab family and both backends; the
 // supervisor (run/supervisor.cpp) fires them through the Control port.
 //
-// Adding a fault action: its name and what it does live in fault/faults.cpp (the name table
-// and apply()); this header lists it in FaultAction.
+// Adding a fault action: its name, the targets it may act on and what it does live in
+// fault/faults.cpp (the name table, the target rules and apply_fault()); this header lists it in
+// FaultAction. Adding a recovery mode: its field in RecoverySpec and its row in recovery_fields()
+// below; what the consumer does with it is roles/consumer.cpp.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,8 +27,23 @@ enum class FaultAction {
     restart,  // kill if still running, then start the role again under the same name (a server:
               // again on its port and data directory, keeping what its persistence kept)
     failover,   // "redis": SIGKILL the primary, Sentinel's election promotes the replica
-    drop_link,  // "redis-replica": the primary drops the replication link (CLIENT KILL TYPE replica)
+    drop_link,  // "redis-replica": the primary drops the replication link (CLIENT KILL TYPE replica);
+                // "clients": every Redis connection of the trial's roles is closed (CLIENT KILL ID);
+                // a role: that role's Redis connections are closed
 };
+
+// What a fault's target is.
+enum class FaultTarget {
+    role,           // a role's process: "C1", "producer", "dispatcher", ...; "matched"
+    redis,          // the lab's own redis-server (the primary)
+    redis_replica,  // its replica ("redis-replica")
+    postgres,       // the lab's own PostgreSQL ("servers": {"postgres": {...}})
+    clients,        // every Redis connection of the trial's roles ("clients")
+};
+
+// Whose errors the lab's roles ride out when a fault is scheduled (an `error` record, a wait, a
+// retry on a new connection); in any other lab such an error is the harness's failure (exit 2).
+enum class FaultOutage { none, redis, postgres };
 
 // When a fault fires. The first firing is due at `at_ms` after the trial origin (the publishing
 // role's start) or, with `after`, `delay_ms` after the first history record that matches it
@@ -50,6 +69,7 @@ struct FaultSpec {
     // A role's actor ("C1", "reaper", "producer", ...), the lab's own server "redis" (a lab with
     // "servers"), or "matched": the actor of the record the `after` trigger matched ("the consumer
     // that received created"); empty with target_of.
+    // A server ("redis", "redis-replica", "postgres") or "clients" when the lab has it.
     std::string target;
     int target_of = 0;  // 1-based: the same target fault N resolved to (resume what fault 1 paused)
     FaultTrigger trigger;
@@ -73,10 +93,71 @@ struct RecoverySpec {
     bool any() const { return pending_first || autoclaim.enabled; }
 };
 
+// One setting of "recovery" as the loader reads it (scenario/fault_loader.cpp walks this table):
+// its key, its type and bounds, what it means, and where its value goes.
+struct RecoveryField {
+    enum class Type {
+        flag,     // true or false
+        number,   // an integer in [min, max]
+        choice,   // one of `choices`; set_choice gets its index
+        section,  // an object of further fields ("name.key" rows); null or absent: off
+    };
+    const char* name;  // a key of "recovery", or "section.key" for a key of a section's object
+    Type type;
+    const char* meaning;
+    void (*set_flag)(RecoverySpec&, bool) = nullptr;  // flag; section: true when it is there
+    void (*set_number)(RecoverySpec&, int64_t) = nullptr;
+    int64_t min = 0;
+    int64_t max = std::numeric_limits<int64_t>::max();
+    std::vector<std::string> choices = {};
+    void (*set_choice)(RecoverySpec&, size_t) = nullptr;
+};
+
+// Every recovery setting. A new mode is a field of RecoverySpec and a row here.
+inline const std::vector<RecoveryField>& recovery_fields() {
+    using T = RecoveryField::Type;
+    static const std::vector<RecoveryField> fields = {
+        {.name = "pending_first", .type = T::flag,
+         .meaning = "on start, a consumer first reads its own pending entries (XREADGROUP ... 0), then new ones",
+         .set_flag = [](RecoverySpec& r, bool v) { r.pending_first = v; }},
+        {.name = "recreate_group", .type = T::flag,
+         .meaning = "a consumer that meets NOGROUP creates the group again from the stream's start",
+         .set_flag = [](RecoverySpec& r, bool v) { r.recreate_group = v; }},
+        {.name = "autoclaim", .type = T::section,
+         .meaning = "XAUTOCLAIM entries idle for min_idle_ms, every every_ms, count at a time, in a reaper or the consumers",
+         .set_flag = [](RecoverySpec& r, bool v) { r.autoclaim.enabled = v; }},
+        {.name = "autoclaim.min_idle_ms", .type = T::number, .meaning = "XAUTOCLAIM's min-idle-time",
+         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.min_idle_ms = v; }, .min = 0},
+        {.name = "autoclaim.every_ms", .type = T::number, .meaning = "how often the claimer scans",
+         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.every_ms = v; }, .min = 1},
+        {.name = "autoclaim.count", .type = T::number, .meaning = "XAUTOCLAIM's COUNT",
+         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.count = static_cast<int>(v); }, .min = 1,
+         .max = 10000},
+        {.name = "autoclaim.in", .type = T::choice,
+         .meaning = "who claims: a separate \"reaper\" role, or every consumer in its loop",
+         .choices = {"reaper", "consumers"},
+         .set_choice = [](RecoverySpec& r, size_t i) { r.autoclaim.in_reaper = i == 0; }},
+    };
+    return fields;
+}
 std::string to_string(FaultAction a);
 // The action named `name`, or nullopt.
 std::optional<FaultAction> fault_action_named(const std::string& name);
 // Every action's name, for error messages and the README.
 std::vector<std::string> fault_action_names();
+
+std::string to_string(FaultTarget t);
+// The kind of target `name` names: "redis", "redis-replica", "postgres", "clients", else a role.
+FaultTarget fault_target_kind(const std::string& name);
+// Why `action` cannot act on a target of this kind ("failover acts on \"redis\""), or nullopt.
+std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget target);
+// A target the lab must also have for `action` ("redis-replica" for failover), or "".
+std::string fault_action_needs(FaultAction action);
+// Whose errors the roles see when `action` hits a target of this kind.
+FaultOutage fault_outage(FaultAction action, FaultTarget target);
+// The kind of target faults[index] acts on: its own, or through target_of that of an earlier fault.
+FaultTarget fault_target_of(const std::vector<FaultSpec>& faults, size_t index);
+// Some fault of the schedule makes the roles see this server's errors.
+bool faults_cause(const std::vector<FaultSpec>& faults, FaultOutage outage);
 
 }  // namespace relab

@@ -18,6 +18,41 @@ const std::pair<FaultAction, const char*> k_names[] = {
     {FaultAction::drop_link, "drop_link"},
 };
 
+// What each action may act on and whose errors the roles then see. An action without a row may
+// act on any target the lab has and makes no role ride anything out.
+struct TargetRule {
+    FaultAction action;
+    std::vector<std::pair<FaultTarget, FaultOutage>> targets;
+    const char* needs = "";  // another target the lab must have
+};
+
+const TargetRule k_target_rules[] = {
+    {FaultAction::kill, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
+                         {FaultTarget::postgres, FaultOutage::postgres}}},
+    {FaultAction::pause, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
+                          {FaultTarget::redis_replica, FaultOutage::none}, {FaultTarget::postgres, FaultOutage::postgres}}},
+    {FaultAction::resume, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
+                           {FaultTarget::redis_replica, FaultOutage::none}, {FaultTarget::postgres, FaultOutage::postgres}}},
+    {FaultAction::restart, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
+                            {FaultTarget::postgres, FaultOutage::postgres}}},
+    {FaultAction::failover, {{FaultTarget::redis, FaultOutage::redis}}, "redis-replica"},
+    {FaultAction::drop_link, {{FaultTarget::redis_replica, FaultOutage::none}, {FaultTarget::clients, FaultOutage::redis},
+                              {FaultTarget::role, FaultOutage::redis}}},
+};
+
+const TargetRule* rule_of(FaultAction a) {
+    for (const auto& r : k_target_rules)
+        if (r.action == a) return &r;
+    return nullptr;
+}
+
+const std::pair<FaultTarget, const char*> k_target_names[] = {
+    {FaultTarget::redis, "redis"},
+    {FaultTarget::redis_replica, "redis-replica"},
+    {FaultTarget::postgres, "postgres"},
+    {FaultTarget::clients, "clients"},
+};
+
 }  // namespace
 
 std::string to_string(FaultAction a) {
@@ -36,6 +71,58 @@ std::vector<std::string> fault_action_names() {
     std::vector<std::string> out;
     for (const auto& [action, name] : k_names) out.emplace_back(name);
     return out;
+}
+
+std::string to_string(FaultTarget t) {
+    for (const auto& [target, name] : k_target_names)
+        if (target == t) return fmt::format("\"{}\"", name);
+    return "a role";
+}
+
+FaultTarget fault_target_kind(const std::string& name) {
+    for (const auto& [target, n] : k_target_names)
+        if (name == n) return target;
+    return FaultTarget::role;
+}
+
+std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget target) {
+    const TargetRule* rule = rule_of(action);
+    if (!rule) return std::nullopt;
+    std::vector<std::string> allowed;
+    for (const auto& [t, outage] : rule->targets) {
+        if (t == target) return std::nullopt;
+        allowed.push_back(to_string(t));
+    }
+    std::string list;
+    for (size_t i = 0; i < allowed.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+    return fmt::format("{} acts on {}, not on {}", to_string(action), list, to_string(target));
+}
+
+std::string fault_action_needs(FaultAction action) {
+    const TargetRule* rule = rule_of(action);
+    return rule ? rule->needs : "";
+}
+
+FaultOutage fault_outage(FaultAction action, FaultTarget target) {
+    if (const TargetRule* rule = rule_of(action))
+        for (const auto& [t, outage] : rule->targets)
+            if (t == target) return outage;
+    return FaultOutage::none;
+}
+
+FaultTarget fault_target_of(const std::vector<FaultSpec>& faults, size_t index) {
+    // target_of names an earlier fault (the loader checks it), so this ends.
+    while (index < faults.size() && faults[index].target_of > 0 &&
+           static_cast<size_t>(faults[index].target_of - 1) < index)
+        index = static_cast<size_t>(faults[index].target_of - 1);
+    return index < faults.size() ? fault_target_kind(faults[index].target) : FaultTarget::role;
+}
+
+bool faults_cause(const std::vector<FaultSpec>& faults, FaultOutage outage) {
+    for (size_t i = 0; i < faults.size(); ++i)
+        if (fault_outage(faults[i].action, fault_target_of(faults, i)) == outage) return true;
+    return false;
 }
 
 std::string apply_fault(FaultAction action, const std::string& target, Control& c) {

@@ -25,11 +25,9 @@ std::vector<RoleLaunch> trial_roles(const Scenario& s) {
     return out;
 }
 
-bool redis_faults_scheduled(const Scenario& s) {
-    for (const auto& f : s.faults)
-        if (f.target == "redis") return true;
-    return false;
-}
+bool redis_faults_scheduled(const Scenario& s) { return faults_cause(s.faults, FaultOutage::redis); }
+
+bool postgres_faults_scheduled(const Scenario& s) { return faults_cause(s.faults, FaultOutage::postgres); }
 
 void run_role(const std::string& role, const std::string& actor, const Scenario& s, RolePorts& ports,
               Millis barrier_timeout) {

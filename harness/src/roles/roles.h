@@ -35,10 +35,14 @@ void run_dispatcher(const Scenario& s, RolePorts& ports, Millis barrier_timeout)
 
 std::string lock_key_for(const LockSpec& lock, int64_t order);
 
-// The lab schedules a fault on its Redis server: roles then ride out its errors as workers do
-// (record them, wait, retry on a new connection). In any other lab a Redis error is the harness's
-// failure and ends the run.
+// The lab schedules a fault on its Redis server or on the roles' Redis connections (the fault
+// table's outage, fault/faults.cpp): roles then ride out its errors as workers do (record them,
+// wait, retry on a new connection). In any other lab a Redis error is the harness's failure and
+// ends the run.
 bool redis_faults_scheduled(const Scenario& s);
+// The same for the lab's own PostgreSQL (a fault on "postgres"): a role records the error, waits
+// and tries the statement (or transaction) again on a new connection.
+bool postgres_faults_scheduled(const Scenario& s);
 // How long a role waits after a Redis error before it tries again.
 inline constexpr Millis kRetryAfterRedisError{100};
 

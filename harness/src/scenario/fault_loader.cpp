@@ -9,28 +9,65 @@ namespace relab {
 using nlohmann::json;
 using namespace scenario_json;
 
-RecoverySpec read_recovery(const Object& o) {
-    const Reader& r = o.reader();
+namespace {
+
+// The recovery_fields() rows whose name is under `section` ("" for the top level), without it.
+std::vector<std::pair<std::string, const RecoveryField*>> fields_under(const std::string& section) {
+    std::vector<std::pair<std::string, const RecoveryField*>> out;
+    for (const auto& f : recovery_fields()) {
+        const std::string name = f.name;
+        const auto dot = name.find('.');
+        if (section.empty() && dot == std::string::npos) out.emplace_back(name, &f);
+        if (!section.empty() && dot == section.size() && name.compare(0, dot, section) == 0)
+            out.emplace_back(name.substr(dot + 1), &f);
+    }
+    return out;
+}
+
+// The object at `path` read by the table: every key a row's, each value by its row's type.
+void read_recovery_fields(const Reader& r, const json& v, const std::string& path, const std::string& section,
+                          RecoverySpec& rec) {
+    const auto fields = fields_under(section);
+    std::vector<std::string> keys;
+    for (const auto& [key, f] : fields) keys.push_back(key);
+    const Object o(r, v, path, keys);
+    for (const auto& [key, f] : fields) {
+        if (!o.has(key)) continue;
+        const json& value = o.at(key);
+        switch (f->type) {
+            case RecoveryField::Type::flag:
+                if (!value.is_boolean()) r.expected(o.path(key), "true or false", value);
+                f->set_flag(rec, value.get<bool>());
+                break;
+            case RecoveryField::Type::number: f->set_number(rec, o.req_int(key, f->min, f->max)); break;
+            case RecoveryField::Type::choice: {
+                const std::string chosen = o.opt_choice(key, "", f->choices);
+                f->set_choice(rec, static_cast<size_t>(std::find(f->choices.begin(), f->choices.end(), chosen) -
+                                                       f->choices.begin()));
+                break;
+            }
+            case RecoveryField::Type::section:
+                if (value.is_null()) break;
+                f->set_flag(rec, true);
+                read_recovery_fields(r, value, o.path(key), f->name, rec);
+                break;
+        }
+    }
+}
+
+// How a lab gets each server it may fault, for the error naming it.
+std::string how_to_get(const std::string& target) {
+    if (target == "redis") return "give the lab \"servers\": {\"redis\": {...}}";
+    if (target == "redis-replica") return "give the lab \"servers\": {\"replica\": true}";
+    if (target == "postgres") return "give the lab \"servers\": {\"postgres\": {...}}";
+    return "";
+}
+
+}  // namespace
+
+RecoverySpec read_recovery(const Reader& r, const json& v, const std::string& path) {
     RecoverySpec rec;
-    if (o.has("recreate_group")) {
-        const json& v = o.at("recreate_group");
-        if (!v.is_boolean()) r.expected(o.path("recreate_group"), "true or false", v);
-        rec.recreate_group = v.get<bool>();
-    }
-    if (o.has("pending_first")) {
-        const json& v = o.at("pending_first");
-        if (!v.is_boolean()) r.expected(o.path("pending_first"), "true or false", v);
-        rec.pending_first = v.get<bool>();
-    }
-    if (o.has("autoclaim") && !o.at("autoclaim").is_null()) {
-        const Object a(r, o.at("autoclaim"), o.path("autoclaim"), {"min_idle_ms", "every_ms", "count", "in"});
-        auto& ac = rec.autoclaim;
-        ac.enabled = true;
-        ac.min_idle_ms = a.opt_int("min_idle_ms", ac.min_idle_ms, 0);
-        ac.every_ms = a.opt_int("every_ms", ac.every_ms, 1);
-        ac.count = static_cast<int>(a.opt_int("count", ac.count, 1, 10000));
-        ac.in_reaper = a.opt_choice("in", "reaper", {"reaper", "consumers"}) == "reaper";
-    }
+    read_recovery_fields(r, v, path, "", rec);
     return rec;
 }
 
@@ -38,6 +75,12 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
                                    const std::vector<std::string>& actors) {
     std::vector<FaultSpec> out;
     r.array(v, path, false);
+    // The lab's roles, its servers, and "clients" (every Redis connection of its roles).
+    std::vector<std::string> roles, servers;
+    for (const auto& a : actors) (fault_target_kind(a) == FaultTarget::role ? roles : servers).push_back(a);
+    servers.push_back("clients");
+    std::vector<std::string> targets = roles;
+    targets.insert(targets.end(), servers.begin(), servers.end());
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "note"});
@@ -75,10 +118,10 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
             r.fail(o.path("every_ms"), "a repeated fault needs \"count\": how many times it fires");
 
         if (o.has("target") == o.has("target_of"))
-            r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role: {}; or \"matched\", the "
+            r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role or server: {}; or \"matched\", the "
                                          "actor whose record the after trigger matched) or \"target_of\" (the "
                                          "1-based index of an earlier fault whose target this one acts on)",
-                                         quoted_list(actors)));
+                                         quoted_list(targets)));
         if (o.has("target_of")) {
             if (i == 0) r.fail(o.path("target_of"), "names an earlier fault (1-based); this is the first fault");
             f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
@@ -87,19 +130,24 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
             if (f.target == "matched") {
                 if (!t.after) r.fail(o.path("target"), "\"matched\" needs an \"after\" trigger: it is the actor of the "
                                                          "record that trigger matched");
-            } else if (std::find(actors.begin(), actors.end(), f.target) == actors.end()) {
-                r.expected(o.path("target"), fmt::format("a role of this lab ({}) or \"matched\"", quoted_list(actors)),
+            } else if (std::find(targets.begin(), targets.end(), f.target) == targets.end()) {
+                r.expected(o.path("target"),
+                           fmt::format("a role of this lab ({}), a server of it or its roles' connections ({}), "
+                                       "or \"matched\"",
+                                       quoted_list(roles), quoted_list(servers)),
                            o.at("target"));
             }
         }
-        if ((f.action == FaultAction::failover && f.target != "redis") ||
-            (f.action == FaultAction::drop_link && f.target != "redis-replica"))
-            r.fail(o.path("target"), fmt::format("{} acts on {}", to_string(f.action),
-                                                 f.action == FaultAction::failover
-                                                     ? "\"redis\" (the primary; the lab needs \"servers\": {\"replica\": true})"
-                                                     : "\"redis-replica\""));
-        if (f.target == "redis-replica" && (f.action == FaultAction::kill || f.action == FaultAction::restart))
-            r.fail(o.path("action"), "the replica can be paused, resumed or have its link dropped");
+        // What each action may act on is fault/faults.cpp's table.
+        out.push_back(f);
+        const FaultTarget kind = fault_target_of(out, i);
+        out.pop_back();
+        if (auto refusal = fault_target_refusal(f.action, kind))
+            r.fail(o.path(o.has("target") ? "target" : "target_of"), *refusal);
+        const std::string needs = fault_action_needs(f.action);
+        if (!needs.empty() && std::find(targets.begin(), targets.end(), needs) == targets.end())
+            r.fail(o.path("action"), fmt::format("{} needs \"{}\" in the lab: {}", to_string(f.action), needs,
+                                                 how_to_get(needs)));
         out.push_back(std::move(f));
     }
     return out;

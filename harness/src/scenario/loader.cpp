@@ -649,8 +649,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("sim"))
             s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
         if (top.has("recovery"))
-            s.recovery = read_recovery(
-                Object(r, top.at("recovery"), top.path("recovery"), {"pending_first", "recreate_group", "autoclaim"}));
+            s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
         if (top.has("servers")) {
             s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica"}));
         }

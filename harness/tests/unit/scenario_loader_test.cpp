@@ -825,5 +825,63 @@ TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to
                  "one of \"reaper\", \"consumers\"");
 }
 
+// Which action may act on which target is one table (fault/faults.cpp): the loader refuses a
+// pairing it does not list, naming what the action acts on, and an action that needs another
+// target (failover: the replica) says how to give the lab one.
+TEST(FaultScheduleLoaderTest, the_target_table_decides_what_each_action_may_act_on) {
+    auto with_servers = [](json faults, json servers) {
+        json d = fault_doc(std::move(faults));
+        d["servers"] = std::move(servers);
+        return d;
+    };
+    // drop_link: the roles' connections, one role's, or the replica's link.
+    const Scenario s = parse(fault_doc(json::parse(R"([{"action": "drop_link", "target": "clients", "at_ms": 1},
+                                                      {"action": "drop_link", "target": "C1", "at_ms": 2}])")));
+    EXPECT_EQ(fault_target_of(s.faults, 0), FaultTarget::clients);
+    EXPECT_EQ(fault_target_of(s.faults, 1), FaultTarget::role);
+    EXPECT_TRUE(faults_cause(s.faults, FaultOutage::redis));  // the roles ride out the closed connections
+    EXPECT_FALSE(faults_cause(s.faults, FaultOutage::postgres));
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "clients", "at_ms": 1}])")), "/faults/0/target",
+                 "kill acts on a role, \"redis\" or \"postgres\", not on \"clients\"");
+    expect_error(with_servers(json::parse(R"([{"action": "restart", "target": "redis-replica", "at_ms": 1}])"),
+                              json::parse(R"({"replica": true})")),
+                 "/faults/0/target", "not on \"redis-replica\"");
+    // target_of takes the kind of the fault it names.
+    expect_error(fault_doc(json::parse(R"([{"action": "drop_link", "target": "clients", "at_ms": 1},
+                                           {"action": "pause", "target_of": 1, "at_ms": 2}])")),
+                 "/faults/1/target_of", "pause acts on a role");
+    expect_error(with_servers(json::parse(R"([{"action": "failover", "target": "redis", "at_ms": 1}])"), json::object()),
+                 "/faults/0/action", "failover needs \"redis-replica\" in the lab: give the lab \"servers\": {\"replica\": true}");
+    expect_error(fault_doc(json::parse(R"([{"action": "failover", "target": "C1", "at_ms": 1}])")), "/faults/0/target",
+                 "failover acts on \"redis\", not on a role");
+    // A server is a target only where the lab has it.
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "redis", "at_ms": 1}])")), "/faults/0/target",
+                 "a server of it or its roles' connections (\"clients\")");
+}
+
+// "recovery" is read by its table (recovery_fields()): the known keys, their types and bounds
+// come from the rows, so a new mode is a field and a row.
+TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_field_table) {
+    std::vector<std::string> top;
+    for (const auto& f : recovery_fields())
+        if (std::string(f.name).find('.') == std::string::npos) top.push_back(f.name);
+    EXPECT_EQ(top, (std::vector<std::string>{"pending_first", "recreate_group", "autoclaim"}));
+    expect_error(fault_doc(json::array(), json::parse(R"({"pending_frist": true})")), "/recovery/pending_frist",
+                 "known fields are: pending_first, recreate_group, autoclaim");
+    expect_error(fault_doc(json::array(), json::parse(R"({"recreate_group": 1})")), "/recovery/recreate_group",
+                 "true or false");
+    expect_error(fault_doc(json::array(), json::parse(R"({"autoclaim": {"count": 0}})")), "/recovery/autoclaim/count",
+                 "1..10000");
+    expect_error(fault_doc(json::array(), json::parse(R"({"autoclaim": {"every": 5}})")), "/recovery/autoclaim/every",
+                 "known fields are: min_idle_ms, every_ms, count, in");
+    const Scenario s = parse(fault_doc(json::array(), json::parse(R"({"recreate_group": true, "autoclaim": {"in": "consumers"}})")));
+    EXPECT_TRUE(s.recovery.recreate_group);
+    EXPECT_FALSE(s.recovery.pending_first);
+    EXPECT_TRUE(s.recovery.autoclaim.enabled);
+    EXPECT_FALSE(s.recovery.autoclaim.in_reaper);
+    EXPECT_EQ(s.recovery.autoclaim.min_idle_ms, RecoverySpec{}.autoclaim.min_idle_ms);  // the struct's default
+    EXPECT_FALSE(parse(fault_doc(json::array(), json::parse(R"({"autoclaim": null})"))).recovery.autoclaim.enabled);
+}
+
 }  // namespace
 }  // namespace relab
