@@ -15,8 +15,10 @@ namespace relab {
 class RedisLink {
 public:
     // With sentinels, every (re)connection asks them for the primary, as a Sentinel-aware client.
+    // With an actor, every connection is named "<barrier_prefix><actor>" (CLIENT SETNAME), so the
+    // nemesis can close the connections of one role, or of every role of the trial (drop_link).
     RedisLink(RedisEndpoint ep, RedisNamespace ns, std::string barrier_prefix,
-              std::vector<RedisEndpoint> sentinels = {}, std::string master_name = "");
+              std::vector<RedisEndpoint> sentinels = {}, std::string master_name = "", std::string actor = "");
     RealStream& stream();
     RealKv& kv();
     bool delex() const;  // whether the server has DELEX (asked on the first connection)
@@ -39,6 +41,7 @@ private:
     std::string m_barrier_prefix;
     std::vector<RedisEndpoint> m_sentinels;
     std::string m_master_name;
+    std::string m_actor;
     std::unique_ptr<RedisClient> m_client;
     std::unique_ptr<RealStream> m_stream;
     std::unique_ptr<RealKv> m_kv;

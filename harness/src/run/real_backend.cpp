@@ -262,9 +262,28 @@ struct RealBackend::Impl {
                                old.display(), sw.primary.display(), ms, before, last_delivered());
         }
 
-        std::string drop_link(const std::string&) override {
-            const int64_t dropped = m_impl.lab_admin().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
-            return fmt::format("the primary dropped {} replication link(s) (CLIENT KILL TYPE replica)", dropped);
+        std::string drop_link(const std::string& target) override {
+            if (target == kReplica) {
+                const int64_t dropped = m_impl.lab_admin().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
+                return fmt::format("the primary dropped {} replication link(s) (CLIENT KILL TYPE replica)", dropped);
+            }
+            // The roles' connections are named "<trial prefix><actor>" (RedisLink); the harness's
+            // own are not, so they stay.
+            const bool every_role = target == "clients";
+            if (!every_role) role(target);  // a role of this trial
+            RedisClient& admin = m_impl.lab_admin();
+            std::istringstream lines(admin.call({"CLIENT", "LIST"}).str);
+            int closed = 0;
+            for (std::string line; std::getline(lines, line);) {
+                const auto name_at = line.find(" name=");
+                if (line.rfind("id=", 0) != 0 || name_at == std::string::npos) continue;
+                const std::string name = line.substr(name_at + 6, line.find(' ', name_at + 6) - name_at - 6);
+                if (every_role ? name.rfind(m_ns.prefix, 0) != 0 : name != m_ns.prefix + target) continue;
+                const std::string id = line.substr(3, line.find(' ') - 3);
+                closed += static_cast<int>(admin.call({"CLIENT", "KILL", "ID", id}).integer);
+            }
+            return fmt::format("closed {} Redis connection(s) of {} (CLIENT KILL ID)", closed,
+                               every_role ? std::string("the trial's roles") : target);
         }
 
         void start(const std::string& actor) override {

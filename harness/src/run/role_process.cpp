@@ -124,7 +124,7 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         return;
     }
     // A stream role's connection comes back after a restarted server (RedisLink).
-    RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name);
+    RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name, c.actor);
     PgSession pg(c.pg, c.schema);
     LinkStream stream(redis);
     LinkKv kv(redis);

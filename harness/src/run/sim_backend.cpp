@@ -154,9 +154,11 @@ struct SimBackend::Impl {
         if (index < actors.size()) {
             actors[index]->rng = SeededRng(seed);
             actors[index]->redis = sim::SimConnection{};
+            world.open_connection(actors[index]->redis);
             return *actors[index];
         }
         actors.push_back(std::make_unique<Actor>(world, history, seed));
+        world.open_connection(actors.back()->redis);
         return *actors.back();
     }
 
@@ -204,7 +206,9 @@ struct SimBackend::Impl {
         SimControl(Impl& impl, const Scenario& s, const std::vector<RoleLaunch>& roles, std::vector<FiberId> fibers,
                    uint64_t seed)
             : m_impl(impl), m_s(s), m_roles(roles), m_fibers(std::move(fibers)), m_killed(roles.size(), false),
-              m_seed(seed) {}
+              m_seed(seed) {
+            for (size_t i = 0; i < roles.size(); ++i) m_conns.push_back(&m_impl.actors.at(i)->redis);
+        }
 
         Nanos now() override { return m_impl.world.now(); }
 
@@ -265,9 +269,18 @@ struct SimBackend::Impl {
                                kFailoverTime.count(), before, last_delivered());
         }
 
-        std::string drop_link(const std::string&) override {
+        std::string drop_link(const std::string& target) override {
             // The link comes back at once unless the replica is paused, whose state is frozen then.
-            return "the replication link dropped";
+            if (target == "redis-replica") return "the replication link dropped";
+            if (target != "clients") {
+                const size_t i = index(target);
+                const int closed = !finished_at(i) && m_impl.world.drop_connection(*m_conns[i]) ? 1 : 0;
+                return fmt::format("closed {} Redis connection(s) of {}", closed, target);
+            }
+            int closed = 0;
+            for (size_t i = 0; i < m_roles.size(); ++i)
+                if (!finished_at(i) && m_impl.world.drop_connection(*m_conns[i])) ++closed;
+            return fmt::format("closed {} Redis connection(s) of the trial's roles", closed);
         }
 
         bool paused(const std::string& actor) override {
@@ -291,6 +304,8 @@ struct SimBackend::Impl {
             auto a = std::make_unique<Actor>(m_impl.world, m_impl.history,
                                              derive_seed(m_seed, fmt::format("restart:{}:{}", actor, ++m_restarts)));
             Actor& ports = *a;
+            m_impl.world.open_connection(ports.redis);
+            m_conns[i] = &ports.redis;
             m_impl.restarted.push_back(std::move(a));
             const Scenario& s = m_s;
             m_fibers[i] = m_impl.world.scheduler().spawn(
@@ -328,6 +343,7 @@ struct SimBackend::Impl {
         const std::vector<RoleLaunch>& m_roles;
         std::vector<FiberId> m_fibers;
         std::vector<bool> m_killed;
+        std::vector<sim::SimConnection*> m_conns;  // each role's current Redis connection
         uint64_t m_seed;
         int m_restarts = 0;
         size_t m_seen = 0;

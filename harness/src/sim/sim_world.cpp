@@ -67,6 +67,26 @@ void SimWorld::kill_redis() {
     m_blocked.clear();
 }
 
+bool SimWorld::drop_connection(SimConnection& conn) {
+    bool closed = false;
+    for (auto it = m_blocked.begin(); it != m_blocked.end();) {
+        BlockedRead& r = *it->second;
+        if (r.conn != &conn) {
+            ++it;
+            continue;
+        }
+        m_streams.unblock(it->first);
+        r.error = std::make_exception_ptr(relab::KvError(relab::KvError::Kind::unavailable, "server closed the connection"));
+        reply_blocked(r, draw_wakeup());
+        it = m_blocked.erase(it);
+        conn.open = false;  // the error closed it: the next call connects again
+        closed = true;
+    }
+    if (!conn.open || conn.epoch != m_redis_epoch) return closed;  // closed already, or dead with its server
+    conn.epoch = ~uint64_t{0};  // no server incarnation has it: the next call fails once
+    return true;
+}
+
 void SimWorld::pause_replica() {
     m_replica_streams = m_streams;
     m_replica_streams.drop_waiters();

@@ -106,6 +106,15 @@ public:
     bool replica_paused() const { return m_replica_frozen; }
     // After kill_redis(): the replica becomes the primary, with what it had when it stopped.
     void promote_replica();
+    // CLIENT KILL of one connection: a read blocked on it gets "connection closed" now; otherwise
+    // its next call fails once, as a call on a connection the server closed does. False when it
+    // was not open (nothing to close).
+    bool drop_connection(SimConnection& conn);
+    // A role's connection opened when its process starts (RedisLink connects in its constructor).
+    void open_connection(SimConnection& conn) const {
+        conn.open = true;
+        conn.epoch = m_redis_epoch;
+    }
     // Redis's side of a call: refused while the server is down, and a model's error reply as the
     // KvError (kind reply) a real client throws.
     template <class Op>

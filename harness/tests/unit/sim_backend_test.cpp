@@ -251,3 +251,45 @@ TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_fai
 
 }  // namespace
 }  // namespace relab
+
+namespace relab {
+namespace {
+
+// drop_link on one role (08k-drop-clients aimed at C1 alone): C1's blocked XREADGROUP is answered
+// with "server closed the connection" at once, it records the error and reads again on a new
+// connection; the producer's and the reaper's connections are untouched, so created goes out on
+// its first try; nothing is lost or processed twice.
+TEST(SimFaultScheduleTest, drop_link_on_one_role_closes_its_blocked_read_and_no_other_connection) {
+    Scenario s = test::scenario("08k-drop-clients.json");
+    s.faults.at(0).target = "C1";
+    s.expect = Expectation{};  // the lab's own sequence expects the producer's failed try
+    s.expect.wrong = Expectation::Count::none;
+    const LabResult lab = test::run_sim(s, 20);
+    ASSERT_EQ(lab.trials.size(), 20u);
+    for (const auto& t : lab.trials) {
+        std::vector<std::string> errors;
+        int64_t fault_ok = -1, c1_error = -1;
+        for (const auto& r : t.history) {
+            if (r.op == "fault" && r.data.at("phase") == "ok") {
+                fault_ok = r.t_ns;
+                EXPECT_EQ(r.data.at("text"), "closed 1 Redis connection(s) of C1");
+            }
+            if (r.op == "error") {
+                errors.push_back(r.actor + ": " + r.data.at("error").get<std::string>());
+                if (r.actor == "C1") c1_error = r.t_ns;
+            }
+            if (r.op == "publish") {
+                EXPECT_EQ(r.data.at("result"), "ok") << to_json(r).dump();
+            }
+        }
+        EXPECT_EQ(errors, (std::vector<std::string>{"C1: server closed the connection"}));
+        EXPECT_GE(c1_error, fault_ok);
+        EXPECT_LT(c1_error - fault_ok, 1'000'000);  // the blocked read is answered at once, not at its BLOCK's end
+        EXPECT_EQ(t.accounting.lost, 0);
+        EXPECT_EQ(t.accounting.duplicated, 0);
+        EXPECT_EQ(t.accounting.processed_once, 2);
+    }
+}
+
+}  // namespace
+}  // namespace relab
