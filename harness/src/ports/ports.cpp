@@ -25,6 +25,9 @@ bool Stream::create_group(const std::string&, const std::string&, const std::str
     not_supported("Stream::create_group");
 }
 
+void Outbox::begin_round() { not_supported("Outbox::begin_round"); }
+void Outbox::commit_round() { not_supported("Outbox::commit_round"); }
+
 std::string to_string(KvError::Kind k) {
     switch (k) {
         case KvError::Kind::reply: return "reply";

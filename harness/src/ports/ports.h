@@ -161,6 +161,15 @@ struct OrderRow {
     int64_t version = 0;
 };
 
+// An OrderStore or Outbox call found no database: the connection was refused or lost (a killed
+// or restarting PostgreSQL). The statement, or the transaction it was part of, did not happen,
+// except that a COMMIT whose connection broke may have committed. The next call connects again.
+// Any other database error is the backend's own exception: the harness's failure.
+class StoreUnavailable : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // The consumer side's PostgreSQL table, in the lab's vocabulary.
 class OrderStore {
 public:
@@ -190,6 +199,11 @@ public:
     virtual std::vector<OutboxRow> unpublished(OutboxOrder order) = 0;
     virtual void mark_published(int64_t id, const std::string& entry_id) = 0;
     virtual void count_failed_attempt(int64_t id) = 0;
+    // A dispatcher round as one transaction: BEGIN, then unpublished() locks the rows it returns
+    // (FOR UPDATE), and the round's marks and counts commit together at commit_round(), or not at
+    // all when the connection is lost first. The defaults throw std::logic_error.
+    virtual void begin_round();
+    virtual void commit_round();
 };
 
 // A row of the idempotency labs' orders table: one per order the business logic placed.

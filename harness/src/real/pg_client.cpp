@@ -72,6 +72,8 @@ PgError::PgError(std::string sql, std::string sqlstate, std::string message)
 
 struct PgSession::Impl {
     PgEndpoint ep;
+    std::string schema;
+    bool broken = false;  // the connection was lost: calls fail until reconnect_if_broken()
     std::unique_ptr<pqxx::connection> conn;
     // Declared after conn so it unregisters before the connection goes. Notices (a WARNING for
     // COMMIT outside a transaction, ...) would otherwise go to stderr; results carry what matters.
@@ -80,6 +82,13 @@ struct PgSession::Impl {
 
 PgSession::PgSession(const PgEndpoint& ep, const std::string& schema) : m_impl(std::make_unique<Impl>()) {
     m_impl->ep = ep;
+    m_impl->schema = schema;
+    connect();
+}
+
+void PgSession::connect() {
+    const PgEndpoint& ep = m_impl->ep;
+    const std::string& schema = m_impl->schema;
     const std::string what = "connect to " + ep.display();
     try {
         m_impl->conn = std::make_unique<pqxx::connection>(ep.conninfo());
@@ -100,9 +109,24 @@ PgSession::PgSession(const PgEndpoint& ep, const std::string& schema) : m_impl(s
     if (!schema.empty()) exec("SET search_path TO " + quote_ident(schema));
 }
 
+void PgSession::reconnect_if_broken() {
+    if (!m_impl->broken) return;
+    m_impl->quiet.reset();
+    m_impl->conn.reset();
+    m_impl->broken = false;
+    try {
+        connect();
+    } catch (...) {
+        m_impl->broken = true;
+        throw;
+    }
+}
+
 PgSession::~PgSession() = default;
 
 SqlStepResult PgSession::run(const std::string& sql) {
+    if (m_impl->broken)
+        throw PgError(sql, "08003", "the connection was lost and not opened again (" + m_impl->ep.display() + ")");
     SqlStepResult r;
     auto failed = [&r](std::string sqlstate, const char* what) {
         r.sqlstate = std::move(sqlstate);
@@ -127,8 +151,11 @@ SqlStepResult PgSession::run(const std::string& sql) {
             r.rows.push_back(std::move(values));
         }
     } catch (const pqxx::broken_connection& e) {
+        m_impl->broken = true;
         throw PgError(sql, "08006", server_message(e.what()) + " (" + m_impl->ep.display() + ")");
     } catch (const pqxx::sql_error& e) {
+        // The server ended this session (shutdown, crash of another backend): it is gone too.
+        if (e.sqlstate().compare(0, 4, "57P0") == 0) m_impl->broken = true;
         failed(e.sqlstate(), e.what());
     }
     // libpqxx 6.4 turns class 40 into exceptions that do not derive from sql_error and carry no
@@ -184,18 +211,40 @@ void PgSchemaGuard::drop() noexcept {
     }
 }
 
+bool is_connection_failure(const PgError& e) {
+    const std::string& state = e.sqlstate();
+    return state.compare(0, 2, "08") == 0 || state == "57P01" || state == "57P02" || state == "57P03";
+}
+
+namespace {
+
+// A role's statement: on a connection opened again if the last one was lost; the server being
+// away is StoreUnavailable (the port's word for it), any other error stays a PgError.
+template <class F>
+auto on_store(PgSession& s, F f) -> decltype(f()) {
+    try {
+        s.reconnect_if_broken();
+        return f();
+    } catch (const PgError& e) {
+        if (is_connection_failure(e)) throw StoreUnavailable(e.what());
+        throw;
+    }
+}
+
+}  // namespace
+
 RealOrderStore::RealOrderStore(PgSession& s) : m_session(s) {}
 
 WriteResult RealOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
     out.sql = order_write_sql(w);
-    out.affected = m_session.exec(out.sql).affected;
+    out.affected = on_store(m_session, [&] { return m_session.exec(out.sql).affected; });
     return out;
 }
 
 std::vector<OrderRow> RealOrderStore::rows() {
     const std::string sql = "SELECT id, status, version FROM tmp_orders ORDER BY id";
-    SqlStepResult r = m_session.exec(sql);
+    SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
     std::vector<OrderRow> out;
     out.reserve(r.rows.size());
     for (const auto& row : r.rows) {
@@ -226,27 +275,34 @@ namespace relab {
 RealOutbox::RealOutbox(PgSession& s) : m_session(s) {}
 
 int64_t RealOutbox::record_change(int64_t order, const std::string& status, int64_t version) {
-    // The state change and its event commit together or not at all.
-    m_session.exec("BEGIN");
-    try {
-        m_session.exec(fmt::format("UPDATE tmp_src_orders SET status = {}, version = {} WHERE id = {}",
-                                   quote_literal(status), version, order));
-        const auto r = m_session.exec(fmt::format(
-            "INSERT INTO tmp_outbox (aggregate_id, type, version) VALUES ({}, {}, {}) RETURNING id", order,
-            quote_literal(status), version));
-        m_session.exec("COMMIT");
-        return std::stoll(r.rows.at(0).at(0));
-    } catch (...) {
-        m_session.run("ROLLBACK");
-        throw;
-    }
+    return on_store(m_session, [&] {
+        // The state change and its event commit together or not at all.
+        m_session.exec("BEGIN");
+        try {
+            m_session.exec(fmt::format("UPDATE tmp_src_orders SET status = {}, version = {} WHERE id = {}",
+                                       quote_literal(status), version, order));
+            const auto r = m_session.exec(fmt::format(
+                "INSERT INTO tmp_outbox (aggregate_id, type, version) VALUES ({}, {}, {}) RETURNING id", order,
+                quote_literal(status), version));
+            m_session.exec("COMMIT");
+            return std::stoll(r.rows.at(0).at(0));
+        } catch (const PgError& e) {
+            if (!is_connection_failure(e)) m_session.run("ROLLBACK");  // a lost connection took the transaction
+            throw;
+        } catch (...) {
+            m_session.run("ROLLBACK");
+            throw;
+        }
+    });
 }
 
 std::vector<OutboxRow> RealOutbox::unpublished(OutboxOrder order) {
     const char* order_by = order == OutboxOrder::by_id ? "id" : "aggregate_id, id";
-    const auto r = m_session.exec(fmt::format(
-        "SELECT id, aggregate_id, type, version, attempts FROM tmp_outbox WHERE published_at IS NULL ORDER BY {}",
-        order_by));
+    const auto r = on_store(m_session, [&] {
+        return m_session.exec(fmt::format(
+            "SELECT id, aggregate_id, type, version, attempts FROM tmp_outbox WHERE published_at IS NULL ORDER BY {}{}",
+            order_by, m_in_round ? " FOR UPDATE" : ""));
+    });
     std::vector<OutboxRow> out;
     for (const auto& row : r.rows)
         out.push_back(OutboxRow{std::stoll(row[0]), std::stoll(row[1]), row[2], std::stoll(row[3]), std::stoi(row[4])});
@@ -254,12 +310,25 @@ std::vector<OutboxRow> RealOutbox::unpublished(OutboxOrder order) {
 }
 
 void RealOutbox::mark_published(int64_t id, const std::string& entry_id) {
-    m_session.exec(fmt::format("UPDATE tmp_outbox SET published_at = now(), stream_id = {} WHERE id = {}",
-                               quote_literal(entry_id), id));
+    on_store(m_session, [&] {
+        m_session.exec(fmt::format("UPDATE tmp_outbox SET published_at = now(), stream_id = {} WHERE id = {}",
+                                   quote_literal(entry_id), id));
+    });
 }
 
 void RealOutbox::count_failed_attempt(int64_t id) {
-    m_session.exec(fmt::format("UPDATE tmp_outbox SET attempts = attempts + 1 WHERE id = {}", id));
+    on_store(m_session, [&] { m_session.exec(fmt::format("UPDATE tmp_outbox SET attempts = attempts + 1 WHERE id = {}", id)); });
+}
+
+void RealOutbox::begin_round() {
+    m_in_round = false;  // a round whose connection was lost left no transaction behind
+    on_store(m_session, [&] { m_session.exec("BEGIN"); });
+    m_in_round = true;
+}
+
+void RealOutbox::commit_round() {
+    m_in_round = false;
+    on_store(m_session, [&] { m_session.exec("COMMIT"); });
 }
 
 void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows) {

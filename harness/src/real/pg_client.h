@@ -50,8 +50,13 @@ public:
     SqlStepResult run(const std::string& sql);  // never throws for SQL errors
     SqlStepResult exec(const std::string& sql); // throws PgError on SQL errors
     std::string server_version();               // "15.18"
+    // After a lost connection (PgError with SQLSTATE 08006) every call fails until this connects
+    // again (search_path as before; any open transaction is gone). A role's ports call it before
+    // each statement; scripted sessions never do. Throws PgError when the server is still away.
+    void reconnect_if_broken();
 
 private:
+    void connect();
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };
@@ -72,7 +77,12 @@ private:
     bool m_dropped = false;
 };
 
-// The consumer side's tmp_orders in a schema.
+// The server is away: the connection was refused or lost (class 08), or the server is shutting
+// down or still starting (57P01-57P03): what a killed or restarting PostgreSQL answers.
+bool is_connection_failure(const PgError& e);
+
+// The consumer side's tmp_orders in a schema. A lost connection is StoreUnavailable, and the next
+// call connects again.
 class RealOrderStore : public OrderStore {
 public:
     explicit RealOrderStore(PgSession& s);
@@ -83,7 +93,8 @@ private:
     PgSession& m_session;
 };
 
-// The source system's tmp_src_orders + tmp_outbox in a schema.
+// The source system's tmp_src_orders + tmp_outbox in a schema. A lost connection is
+// StoreUnavailable, and the next call connects again.
 class RealOutbox : public Outbox {
 public:
     explicit RealOutbox(PgSession& s);
@@ -91,9 +102,12 @@ public:
     std::vector<OutboxRow> unpublished(OutboxOrder order) override;
     void mark_published(int64_t id, const std::string& entry_id) override;
     void count_failed_attempt(int64_t id) override;
+    void begin_round() override;
+    void commit_round() override;
 
 private:
     PgSession& m_session;
+    bool m_in_round = false;
 };
 
 // Creates tmp_src_orders and tmp_outbox if needed; source rows as given, the outbox empty and

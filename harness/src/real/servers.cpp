@@ -558,14 +558,80 @@ void EmbeddedRedis::stop() { m_impl->stop(); }
 
 // ---------------------------------------------------------------- EmbeddedPostgres
 
+namespace {
+
+// The processes whose parent is `pid` (a postmaster's backends and workers), from /proc.
+std::vector<int> children_of(int pid) {
+    std::vector<int> out;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+        const std::string name = entry.path().filename();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        const std::string stat = read_file_text(entry.path().string() + "/stat");
+        const auto paren = stat.rfind(')');
+        if (paren == std::string::npos) continue;
+        std::istringstream rest(stat.substr(paren + 1));
+        std::string state;
+        int ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == pid) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+// Gone, or a zombie (its memory, the shared segment included, is released).
+bool process_ended(int pid) {
+    const std::string stat = read_file_text("/proc/" + std::to_string(pid) + "/stat");
+    const auto paren = stat.rfind(')');
+    return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
+}
+
+}  // namespace
+
 struct EmbeddedPostgres::Impl {
     TempDir dir{"relab-pg-"};
     std::string data_dir = dir.path() + "/data";
     PgEndpoint endpoint;
     std::optional<ChildProcess> child;
+    ChildOptions postmaster;   // how it was started, for restart()
+    int version_num = 0;       // server_version_num
+    std::vector<int> stopped;  // the postmaster's children pause() stopped
+    bool is_paused = false;
 
     ~Impl() { stop(); }
+    // SIGSTOP the postmaster first, so it forks no new child while its children are listed.
+    std::vector<int> freeze() {
+        if (!child) return {};
+        child->signal(SIGSTOP);
+        std::vector<int> kids = children_of(child->pid());
+        for (int k : kids) ::kill(k, SIGSTOP);
+        return kids;
+    }
+    void thaw() noexcept {
+        for (int k : stopped) ::kill(k, SIGCONT);
+        stopped.clear();
+        if (child) child->signal(SIGCONT);
+        is_paused = false;
+    }
+    void crash() {
+        if (!child) return;
+        std::vector<int> kids = freeze();
+        for (int k : stopped) kids.push_back(k);
+        for (int k : kids) ::kill(k, SIGKILL);
+        child->terminate(milliseconds(0), SIGKILL);  // and reaped
+        child.reset();
+        stopped.clear();
+        is_paused = false;
+        // A backend still attached to the shared memory would keep the next postmaster from starting.
+        const auto deadline = Clock::now() + milliseconds(10000);
+        while (!std::all_of(kids.begin(), kids.end(), process_ended)) {
+            if (Clock::now() > deadline)
+                throw EnvironmentError("PostgreSQL's processes did not end within 10 s of SIGKILL");
+            std::this_thread::sleep_for(milliseconds(2));
+        }
+    }
     void stop() noexcept {
+        if (is_paused) thaw();  // a stopped process would never act on SIGQUIT
         if (child) {
             // SIGQUIT is PostgreSQL's immediate shutdown: no shutdown checkpoint. The data directory
             // is deleted next, and the checkpoint (fast shutdown, SIGINT) would fsync every file of
@@ -695,15 +761,65 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
                 throw EnvironmentError("another PostgreSQL answers on 127.0.0.1:" + std::to_string(port));
             }
             tx.exec0("CREATE DATABASE relab");
+            impl.version_num = tx.exec1("SHOW server_version_num")[0].as<int>();
         } catch (const pqxx::failure& e) {
             throw EnvironmentError("embedded PostgreSQL at " + impl.endpoint.display() +
                                    " answered but CREATE DATABASE relab failed: " + one_line(e.what()) +
                                    log_tails({log}));
         }
         impl.endpoint.dbname = "relab";
+        impl.postmaster = o;
+        // After a crash the startup process fsyncs every file of the data directory first (3 s
+        // here); syncfs (PostgreSQL 14+) does it in one call. A setting of the caller's wins.
+        if (impl.version_num >= 140000 && !opts.config.count("recovery_init_sync_method")) {
+            impl.postmaster.args.push_back("-c");
+            impl.postmaster.args.push_back("recovery_init_sync_method=syncfs");
+        }
         return;
     }
 }
+
+void EmbeddedPostgres::crash() { m_impl->crash(); }
+
+void EmbeddedPostgres::restart() {
+    Impl& impl = *m_impl;
+    impl.crash();
+    const std::string log = impl.dir.path() + "/postgres.log";
+    impl.child.emplace(impl.postmaster);
+    // Crash recovery first: until it is done, connections are refused ("the database system is
+    // starting up").
+    const auto deadline = Clock::now() + milliseconds(60000);
+    std::string last_error;
+    for (;;) {
+        throw_if_interrupted();
+        if (!impl.child->running()) {
+            const int code = impl.child->exit_code().value_or(-1);
+            impl.child.reset();
+            throw EnvironmentError("postgres exited with status " + std::to_string(code) + " while restarting on " +
+                                   impl.endpoint.display() + log_tails({log}));
+        }
+        last_error = probe_pg(impl.endpoint, 2);
+        if (last_error.empty()) return;
+        if (Clock::now() >= deadline)
+            throw EnvironmentError("postgres did not accept connections within 60 s of its restart (last error: " +
+                                   last_error + ")" + log_tails({log}));
+        std::this_thread::sleep_for(milliseconds(5));
+    }
+}
+
+bool EmbeddedPostgres::running() const { return m_impl->child.has_value(); }
+
+void EmbeddedPostgres::pause() {
+    if (m_impl->is_paused || !m_impl->child) return;
+    m_impl->stopped = m_impl->freeze();
+    m_impl->is_paused = true;
+}
+
+void EmbeddedPostgres::resume() noexcept {
+    if (m_impl->is_paused) m_impl->thaw();
+}
+
+bool EmbeddedPostgres::paused() const { return m_impl->is_paused; }
 
 EmbeddedPostgres::~EmbeddedPostgres() = default;
 

@@ -102,6 +102,20 @@ public:
     int pid() const;
     const std::string& data_dir() const;
     void stop();  // idempotent
+    // SIGKILL to the postmaster and every process it started, as `docker kill` kills a
+    // container's: no shutdown checkpoint, every connection closed, the data directory kept.
+    // Returns once they are all gone. Idempotent.
+    void crash();
+    // crash(), then postgres again on the same port and data directory: crash recovery replays
+    // the WAL, so every committed transaction is there. Returns once it accepts connections;
+    // throws EnvironmentError if it does not come up.
+    void restart();
+    bool running() const;
+    // SIGSTOP / SIGCONT to the postmaster and every process it started: connections stay open and
+    // every statement waits until resume().
+    void pause();
+    void resume() noexcept;
+    bool paused() const;
 
 private:
     struct Impl;

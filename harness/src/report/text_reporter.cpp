@@ -592,10 +592,32 @@ private:
                                field_text(ev, "order"), field_text(ev, "type"), field_text(ev, "v"));
         }
         const bool naive = s.dispatcher.ordering == DispatchOrder::naive;
-        out << fmt::format("dispatcher {}: SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE published_at IS "
-                           "NULL ORDER BY {}\n",
-                           naive ? "naive" : "perkey", naive ? "id" : "aggregate_id, id");
+        const bool one_transaction = s.dispatcher.mark == DispatchMark::round;
+        out << fmt::format("dispatcher {}: {}SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE published_at IS "
+                           "NULL ORDER BY {}{}\n",
+                           naive ? "naive" : "perkey", one_transaction ? "each round BEGIN; " : "",
+                           naive ? "id" : "aggregate_id, id",
+                           one_transaction ? " FOR UPDATE; XADD + UPDATE per row; COMMIT" : "");
         for (const auto& r : t.history) {
+            // The nemesis's faults and the dispatcher's errors between its rounds.
+            if (r.op == "fault" && r.actor == "nemesis") {
+                const std::string phase = field_text(r.data, "phase");
+                out << fmt::format("  nemesis {}  fault {} {} {}{}\n", time_text(r.t_ns), field_text(r.data, "fault"),
+                                   field_text(r.data, "action"), field_text(r.data, "target"),
+                                   phase == "invoke" ? " …"
+                                   : phase == "ok"   ? " → ok: " + field_text(r.data, "text")
+                                                     : " → FAILED: " + field_text(r.data, "error"));
+                continue;
+            }
+            if (r.op == "error" && r.actor == "dispatcher") {
+                out << fmt::format("  {} {} {}  ERROR {} → {}\n", pick(lang, "round", "vòng"), field_text(r.data, "round"),
+                                   time_text(r.t_ns), field_text(r.data, "error"),
+                                   one_transaction ? pick(lang, "the round's uncommitted marks are gone; a new round",
+                                                          "các đánh dấu chưa commit của vòng mất; chạy vòng mới")
+                                                   : pick(lang, "a new round reads what is still unpublished",
+                                                          "vòng mới đọc lại những gì chưa publish"));
+                continue;
+            }
             if (r.op != "publish" || !r.data.contains("round")) continue;
             const auto ev = event_of(r.data);
             const std::string result = field_text(r.data, "result");

@@ -108,6 +108,21 @@ private:
         m_p.clock.sleep_for(kRetryAfterRedisError);
     }
 
+    // The job's write. In a lab that faults its PostgreSQL, a write that finds no database is
+    // recorded and tried again on a new connection until it gets through, as a worker's retry
+    // loop does (the entry stays unacknowledged meanwhile); anywhere else it ends the role.
+    WriteResult write(const OrderWrite& w) {
+        for (;;) {
+            try {
+                return m_p.orders.write_state(w);
+            } catch (const StoreUnavailable& e) {
+                if (!postgres_faults_scheduled(m_s)) throw;
+                record("error", {{"error", e.what()}, {"kind", "unavailable"}, {"server", "postgres"}});
+                m_p.clock.sleep_for(kRetryAfterRedisError);
+            }
+        }
+    }
+
     void handle(const StreamEntry& entry, const char* via) {
         if (entry.fields.empty()) {
             // Pending, but deleted from the stream meanwhile: nothing to process.
@@ -144,7 +159,7 @@ private:
         w.status = ev.type;
         w.mode = m_s.write.mode;
         w.version = m_s.write.version_source == VersionSource::entry_id ? entry_id_as_version(entry.id) : ev.v;
-        const WriteResult res = m_p.orders.write_state(w);
+        const WriteResult res = write(w);
         nlohmann::json wd = {{"entry", entry.id}, {"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
                              {"affected", res.affected}, {"sql", res.sql}};
         if (w.mode == WriteMode::cas) wd["version"] = w.version;

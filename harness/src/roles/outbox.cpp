@@ -24,7 +24,19 @@ void run_source_app(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
     for (const auto& e : s.events) {
         const Nanos wait = origin + Millis{e.at_ms} - p.clock.now();
         if (wait.count() > 0) p.clock.sleep_for(wait);
-        const int64_t id = p.outbox.record_change(e.order, e.type, e.version);
+        int64_t id = 0;
+        for (;;) {
+            try {
+                id = p.outbox.record_change(e.order, e.type, e.version);
+                break;
+            } catch (const StoreUnavailable& err) {
+                // A lab that faults its PostgreSQL: the transaction did not happen; tried again.
+                if (!postgres_faults_scheduled(s)) throw;
+                p.history.record(HistoryRecord{0, p.clock.now().count(), "app", "error",
+                                               {{"error", err.what()}, {"kind", "unavailable"}, {"server", "postgres"}}});
+                p.clock.sleep_for(kRetryAfterRedisError);
+            }
+        }
         p.history.record(HistoryRecord{0, p.clock.now().count(), "app", "outbox_insert",
                                        {{"outbox_id", id}, {"event", event_json(Event{e.order, e.type, e.version})}}});
     }
@@ -40,36 +52,55 @@ void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
         if (p.clock.now() > give_up) throw std::runtime_error("dispatcher: the source app never finished");
         p.clock.sleep_for(Millis{1});
     }
-    for (int round = 1; round <= d.max_rounds; ++round) {
+    const bool in_transaction = d.mark == DispatchMark::round;
+    int round = 0;
+    for (int counted = 0; counted < d.max_rounds;) {
+        ++round;
         bool held_back = false;
-        std::set<int64_t> blocked;  // aggregates with an earlier row not yet published (per key)
-        for (const OutboxRow& row : p.outbox.unpublished(order)) {
-            const Event ev{row.aggregate_id, row.type, row.version};
-            nlohmann::json data = {{"round", round}, {"outbox_id", row.id}, {"event", event_json(ev)}};
-            if (d.ordering == DispatchOrder::per_key && blocked.count(row.aggregate_id)) {
-                data["result"] = "wait";
-                p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "publish", std::move(data)});
-                held_back = true;
-                continue;
-            }
-            const int attempt = row.attempts + 1;
-            data["attempt"] = attempt;
-            const Nanos t = p.clock.now();
-            if (row_fails(d, row.id, attempt)) {
-                p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
-                data["result"] = "fail";
-                data["reason"] = "simulated publish failure";
+        try {
+            if (in_transaction) p.outbox.begin_round();
+            std::set<int64_t> blocked;  // aggregates with an earlier row not yet published (per key)
+            for (const OutboxRow& row : p.outbox.unpublished(order)) {
+                const Event ev{row.aggregate_id, row.type, row.version};
+                nlohmann::json data = {{"round", round}, {"outbox_id", row.id}, {"event", event_json(ev)}};
+                if (d.ordering == DispatchOrder::per_key && blocked.count(row.aggregate_id)) {
+                    data["result"] = "wait";
+                    p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "publish", std::move(data)});
+                    held_back = true;
+                    continue;
+                }
+                const int attempt = row.attempts + 1;
+                data["attempt"] = attempt;
+                const Nanos t = p.clock.now();
+                if (row_fails(d, row.id, attempt)) {
+                    p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
+                    data["result"] = "fail";
+                    data["reason"] = "simulated publish failure";
+                    p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+                    blocked.insert(row.aggregate_id);
+                    held_back = true;
+                    continue;
+                }
+                const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+                // In the stream from here on, whatever becomes of the row's mark.
+                data["result"] = "ok";
+                data["entry"] = ids.at(0);
                 p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
-                blocked.insert(row.aggregate_id);
-                held_back = true;
-                continue;
+                if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
+                p.outbox.mark_published(row.id, ids.at(0));
             }
-            const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
-            p.outbox.mark_published(row.id, ids.at(0));
-            data["result"] = "ok";
-            data["entry"] = ids.at(0);
-            p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+            if (in_transaction) p.outbox.commit_round();
+        } catch (const StoreUnavailable& e) {
+            // A lab that faults its PostgreSQL: the round's uncommitted marks are gone with the
+            // connection; a new round, on a new connection, reads what is still unpublished.
+            if (!postgres_faults_scheduled(s)) throw;
+            p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "error",
+                                           {{"round", round}, {"error", e.what()}, {"kind", "unavailable"},
+                                            {"server", "postgres"}}});
+            p.clock.sleep_for(kRetryAfterRedisError);
+            continue;  // not counted against max_rounds
         }
+        ++counted;
         if (!held_back) return;
         p.clock.sleep_for(Millis{d.poll_ms});
     }

@@ -43,7 +43,7 @@ bool redis_faults_scheduled(const Scenario& s);
 // The same for the lab's own PostgreSQL (a fault on "postgres"): a role records the error, waits
 // and tries the statement (or transaction) again on a new connection.
 bool postgres_faults_scheduled(const Scenario& s);
-// How long a role waits after a Redis error before it tries again.
+// How long a role waits after a Redis (or PostgreSQL) error before it tries again.
 inline constexpr Millis kRetryAfterRedisError{100};
 
 // Who takes part in one trial of a workload scenario. Both backends start exactly these, so a

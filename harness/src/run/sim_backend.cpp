@@ -32,6 +32,10 @@ constexpr Millis kBarrierTimeout = timeouts::kBarrier;
 // loopback: about 20 ms, measured in 08i-restart-*).
 constexpr Millis kRedisRestart{20};
 constexpr Millis kFailoverTime{1'600};
+// How long the simulated PostgreSQL takes to come back after a restart fault: the kill, then
+// crash recovery until it accepts connections (a real one on loopback, checkpointed before the
+// trial, recovery_init_sync_method syncfs: about 200 ms, measured in 08j-outbox-pg-restart).
+constexpr Millis kPostgresRestart{200};
 constexpr Millis kIdemStartTimeout = timeouts::kIdemStart;
 constexpr Millis kIdemOriginAhead = timeouts::kIdemOriginAhead;
 constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
@@ -40,6 +44,7 @@ constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
 struct Actor {
     SeededRng rng;
     sim::SimConnection redis;  // its Stream and Kv share one connection, as a role process's do
+    sim::SimConnection pg;     // its OrderStore and Outbox share one, as a role process's PgSession
     sim::SimClock clock;
     sim::SimStream stream;
     sim::SimKv kv;
@@ -48,7 +53,7 @@ struct Actor {
     sim::SimOrderTable order_table;
     RolePorts ports;
     Actor(SimWorld& w, History& h, uint64_t seed)
-        : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w), outbox(w), order_table(w),
+        : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w, &pg), outbox(w, &pg), order_table(w),
           ports{clock, rng, stream, kv, orders, outbox, h, &order_table} {}
 };
 
@@ -106,6 +111,25 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
                 return "pauses redis-server (SIGSTOP); the simulator's server model is never paused (the real backend "
                        "runs it)";
     }
+    if (s.servers.postgres) {
+        for (const auto& [name, value] : s.servers.postgres_config) {
+            // A process crash (the OS survives) loses no committed transaction whatever fsync says;
+            // what the model keeps is exactly the committed rows, so only settings that keep that true.
+            const bool modelled = name == "fsync" || name == "full_page_writes" || name == "recovery_init_sync_method" ||
+                                  name.rfind("log_", 0) == 0 ||
+                                  (name == "synchronous_commit" && value != "off" && value != "false" && value != "0");
+            if (!modelled)
+                return fmt::format("runs PostgreSQL with {} {}; the simulator's database keeps exactly the committed "
+                                   "rows across a restart (synchronous_commit on) and models no other setting (the "
+                                   "real backend runs it)",
+                                   name, value);
+        }
+        for (size_t i = 0; i < s.faults.size(); ++i)
+            if (fault_target_of(s.faults, i) == FaultTarget::postgres &&
+                (s.faults[i].action == FaultAction::pause || s.faults[i].action == FaultAction::resume))
+                return "pauses PostgreSQL (SIGSTOP: statements wait, connections stay); the simulator's database model "
+                       "is never paused (the real backend runs it)";
+    }
     if (!s.idem.enabled) return std::nullopt;
     if (s.idem.benchmark.enabled)
         return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with redis-benchmark "
@@ -154,11 +178,14 @@ struct SimBackend::Impl {
         if (index < actors.size()) {
             actors[index]->rng = SeededRng(seed);
             actors[index]->redis = sim::SimConnection{};
+            actors[index]->pg = sim::SimConnection{};
             world.open_connection(actors[index]->redis);
+            world.open_postgres_connection(actors[index]->pg);
             return *actors[index];
         }
         actors.push_back(std::make_unique<Actor>(world, history, seed));
         world.open_connection(actors.back()->redis);
+        world.open_postgres_connection(actors.back()->pg);
         return *actors.back();
     }
 
@@ -233,6 +260,7 @@ struct SimBackend::Impl {
 
         bool finished(const std::string& actor) override {
             if (actor == "redis") return !m_impl.world.redis_up();
+            if (actor == "postgres") return !m_impl.world.postgres_up();
             if (actor == "redis-replica") return false;
             return finished_at(index(actor));
         }
@@ -241,6 +269,10 @@ struct SimBackend::Impl {
         void kill(const std::string& actor) override {
             if (actor == "redis") {
                 m_impl.world.kill_redis();
+                return;
+            }
+            if (actor == "postgres") {
+                m_impl.world.kill_postgres();
                 return;
             }
             const size_t i = index(actor);
@@ -285,12 +317,19 @@ struct SimBackend::Impl {
 
         bool paused(const std::string& actor) override {
             if (actor == "redis-replica") return m_impl.world.replica_paused();
-            if (actor == "redis") return false;  // sim_skip_reason: the primary model is never paused
+            // sim_skip_reason: the primary and PostgreSQL models are never paused
+            if (actor == "redis" || actor == "postgres") return false;
             const size_t i = index(actor);
             return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
         }
 
         void start(const std::string& actor) override {
+            if (actor == "postgres") {
+                // As a real restart: down for its crash recovery, then up with every committed row.
+                m_impl.world.scheduler().sleep_for(kPostgresRestart);
+                m_impl.world.start_postgres();
+                return;
+            }
             if (actor == "redis") {
                 // As a real restart (about 20 ms on loopback): down, then up with what it kept.
                 m_impl.world.scheduler().sleep_for(kRedisRestart);
@@ -305,6 +344,7 @@ struct SimBackend::Impl {
                                              derive_seed(m_seed, fmt::format("restart:{}:{}", actor, ++m_restarts)));
             Actor& ports = *a;
             m_impl.world.open_connection(ports.redis);
+            m_impl.world.open_postgres_connection(ports.pg);
             m_conns[i] = &ports.redis;
             m_impl.restarted.push_back(std::move(a));
             const Scenario& s = m_s;

@@ -292,6 +292,13 @@ IdemServers read_servers(const Object& o) {
             s.redis_config[name] = r.string(value, child(o.path("redis"), name), false);
     }
     s.replica = opt_bool(o, "replica", false);
+    if (o.has("postgres")) {
+        const json& cfg = o.at("postgres");
+        if (!cfg.is_object()) r.expected(o.path("postgres"), "an object of PostgreSQL settings (name: value)", cfg);
+        s.postgres = true;
+        for (const auto& [name, value] : cfg.items())
+            s.postgres_config[name] = r.string(value, child(o.path("postgres"), name), false);
+    }
     return s;
 }
 

@@ -10,7 +10,8 @@ namespace relab::scenario_json {
 // A step of a session with "client": "redis".
 SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path);
 
-// "servers": {"redis": {name: value, ...}, "replica": bool}: servers the lab starts itself.
+// "servers": {"redis": {name: value, ...}, "replica": bool, "postgres": {name: value, ...}}: servers
+// the lab starts itself ("postgres" only where the caller allows it: stream labs).
 IdemServers read_servers(const Object& o);
 
 // A workload with an "idem" object: fills s.idem. The stream workload's fields (orders, events,

@@ -118,6 +118,10 @@ struct IdemServers {
     bool own = false;
     std::map<std::string, std::string> redis_config;  // maxmemory, maxmemory-policy, appendonly, save...
     bool replica = false;                              // a replica of the primary (replicaof)
+    // A PostgreSQL of the lab's own (stream labs), started for each trial with these settings
+    // ("synchronous_commit", ...): a fault target ("postgres") that never harms the run's server.
+    bool postgres = false;
+    std::map<std::string, std::string> postgres_config;
 };
 
 // Claim throughput, Redis vs PostgreSQL (article 002, section 3.1).

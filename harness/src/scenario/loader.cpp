@@ -195,6 +195,8 @@ DispatcherSpec read_dispatcher(const Object& o, size_t outbox_rows) {
                                                                                        : DispatchOrder::per_key;
     d.poll_ms = o.opt_int("poll_ms", d.poll_ms, 1);
     d.max_rounds = static_cast<int>(o.opt_int("max_rounds", d.max_rounds, 1, 100000));
+    d.mark = o.opt_choice("mark", "row", {"row", "round"}) == "round" ? DispatchMark::round : DispatchMark::row;
+    d.publish_ms = o.opt_int("publish_ms", d.publish_ms, 0, 60000);
     if (o.has("failures")) {
         const json& list = r.array(o.at("failures"), o.path("failures"), false);
         for (size_t i = 0; i < list.size(); ++i) {
@@ -638,7 +640,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                                        s.events);
         if (top.has("dispatcher") && !top.at("dispatcher").is_null()) {
             s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
-                                                  {"ordering", "poll_ms", "max_rounds", "failures"}),
+                                                  {"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms"}),
                                            s.events.size());
             if (!s.producer.failures.empty())
                 r.fail(top.path("producer"),
@@ -651,7 +653,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("recovery"))
             s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
         if (top.has("servers")) {
-            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica"}));
+            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
         }
         if (top.has("faults")) {
             // The lab's roles, as trial_roles starts them: the targets a fault may name.
@@ -666,6 +668,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             }
             if (s.servers.own) actors.push_back("redis");
             if (s.servers.replica) actors.push_back("redis-replica");
+            if (s.servers.postgres) actors.push_back("postgres");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
         }
         total = s.runs;

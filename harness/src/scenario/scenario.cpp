@@ -149,4 +149,6 @@ std::string to_string(DispatchOrder o) {
     return "unknown";
 }
 
+std::string to_string(DispatchMark m) { return m == DispatchMark::round ? "round" : "row"; }
+
 }  // namespace relab

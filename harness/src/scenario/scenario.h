@@ -92,6 +92,13 @@ enum class DispatchOrder {
     per_key  // ORDER BY aggregate_id, id; a failed row blocks later rows of its aggregate only
 };
 
+// When the dispatcher marks a row published.
+enum class DispatchMark {
+    row,    // UPDATE ... SET published_at right after the row's XADD, each in its own transaction
+    round,  // the round is one transaction (BEGIN; SELECT ... FOR UPDATE; each XADD followed by its
+            // UPDATE; COMMIT): a crash before the COMMIT loses every mark of the round
+};
+
 // Which publish attempts of one outbox row fail.
 struct OutboxFailure {
     int64_t outbox_id = 0;
@@ -107,6 +114,8 @@ struct DispatcherSpec {
     int64_t poll_ms = 200;
     int max_rounds = 100;  // a safety stop for a row that never gets through
     std::vector<OutboxFailure> failures;
+    DispatchMark mark = DispatchMark::row;
+    int64_t publish_ms = 0;  // each publish's time after its XADD, before its mark (a broker's confirm)
 };
 
 // Bounds on how late an order's first event reached the stream after its first attempt.
@@ -317,5 +326,6 @@ Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
 std::string to_string(WriteMode m);
 std::string to_string(VersionSource v);
 std::string to_string(DispatchOrder o);
+std::string to_string(DispatchMark m);
 
 }  // namespace relab

@@ -116,29 +116,55 @@ std::vector<PlacedOrder> SimOrderTable::orders() {
 
 WriteResult SimOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
-    out.affected = m_world.round_trip([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); });
+    out.affected = m_world.round_trip([&] {
+        return m_world.at_postgres([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); },
+                                   m_conn);
+    });
     out.sql = order_write_sql(w);
     return out;
 }
 
 std::vector<OrderRow> SimOrderStore::rows() {
-    return m_world.round_trip([&] { return m_world.orders().rows(); });
+    return m_world.round_trip([&] { return m_world.at_postgres([&] { return m_world.orders().rows(); }, m_conn); });
 }
 
 int64_t SimOutbox::record_change(int64_t order, const std::string& status, int64_t version) {
-    return m_world.round_trips(3, [&] { return m_world.outbox().record_change(order, status, version); });
+    for (int i = 0; i < 3; ++i) statement([] {});  // BEGIN, UPDATE, INSERT: nothing is visible before the COMMIT
+    return statement([&] { return m_world.outbox().record_change(order, status, version); });
 }
 
 std::vector<OutboxRow> SimOutbox::unpublished(OutboxOrder order) {
-    return m_world.round_trip([&] { return m_world.outbox().unpublished(order); });
+    return statement([&] { return m_world.outbox().unpublished(order); });
 }
 
 void SimOutbox::mark_published(int64_t id, const std::string& entry_id) {
-    m_world.round_trip([&] { m_world.outbox().mark_published(id, entry_id, m_world.now()); });
+    if (m_in_round) return statement([&] { m_round_marks.emplace_back(id, entry_id); });
+    statement([&] { m_world.outbox().mark_published(id, entry_id, m_world.now()); });
 }
 
 void SimOutbox::count_failed_attempt(int64_t id) {
-    m_world.round_trip([&] { m_world.outbox().count_failed_attempt(id); });
+    if (m_in_round) return statement([&] { m_round_marks.emplace_back(id, ""); });
+    statement([&] { m_world.outbox().count_failed_attempt(id); });
+}
+
+void SimOutbox::begin_round() {
+    m_in_round = false;  // a round whose connection was lost left nothing behind
+    m_round_marks.clear();
+    statement([] {});
+    m_in_round = true;
+}
+
+void SimOutbox::commit_round() {
+    m_in_round = false;
+    statement([&] {
+        for (const auto& [id, entry] : m_round_marks) {
+            if (entry.empty())
+                m_world.outbox().count_failed_attempt(id);
+            else
+                m_world.outbox().mark_published(id, entry, m_world.now());
+        }
+    });
+    m_round_marks.clear();
 }
 
 }  // namespace relab::sim

@@ -76,29 +76,43 @@ private:
     SimWorld& m_world;
 };
 
-// tmp_orders: each write is one autocommit UPDATE, the text order_write_sql() gives.
+// tmp_orders: each write is one autocommit UPDATE, the text order_write_sql() gives. With a
+// connection, the PostgreSQL model's faults reach it (SimWorld::at_postgres).
 class SimOrderStore : public OrderStore {
 public:
-    explicit SimOrderStore(SimWorld& w) : m_world(w) {}
+    explicit SimOrderStore(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     WriteResult write_state(const OrderWrite& w) override;
     std::vector<OrderRow> rows() override;
 
 private:
     SimWorld& m_world;
+    SimConnection* m_conn;
 };
 
 // tmp_src_orders + tmp_outbox. record_change costs four round trips (BEGIN, UPDATE, INSERT,
-// COMMIT) like RealOutbox and takes effect at the COMMIT.
+// COMMIT) like RealOutbox and takes effect at the COMMIT; a dispatcher round in a transaction
+// (begin_round) keeps its marks and counts until commit_round. A connection lost in between (the
+// PostgreSQL model killed) loses the transaction.
 class SimOutbox : public Outbox {
 public:
-    explicit SimOutbox(SimWorld& w) : m_world(w) {}
+    explicit SimOutbox(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     int64_t record_change(int64_t order, const std::string& status, int64_t version) override;
     std::vector<OutboxRow> unpublished(OutboxOrder order) override;
     void mark_published(int64_t id, const std::string& entry_id) override;
     void count_failed_attempt(int64_t id) override;
+    void begin_round() override;
+    void commit_round() override;
 
 private:
+    // One statement: a round trip, at the PostgreSQL model.
+    template <class Op>
+    auto statement(Op op) -> decltype(op()) {
+        return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); });
+    }
     SimWorld& m_world;
+    SimConnection* m_conn;
+    bool m_in_round = false;
+    std::vector<std::pair<int64_t, std::string>> m_round_marks;  // outbox id -> entry ("" : a failed attempt)
 };
 
 // The trial's history in memory: every actor appends to one list, stamped with the trial number.

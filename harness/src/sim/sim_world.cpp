@@ -52,8 +52,17 @@ void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed
     m_change_waiters.clear();
     m_redis_up = true;
     m_redis_epoch = 0;
+    m_pg_up = true;
+    m_pg_epoch = 0;
     m_replica_frozen = false;
 }
+
+void SimWorld::kill_postgres() {
+    m_pg_up = false;
+    ++m_pg_epoch;
+}
+
+void SimWorld::start_postgres() { m_pg_up = true; }
 
 void SimWorld::kill_redis() {
     m_redis_up = false;

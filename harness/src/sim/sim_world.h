@@ -120,6 +120,23 @@ public:
     template <class Op>
     auto at_redis(Op op, SimConnection* conn = nullptr) -> decltype(op());
 
+    // --- the PostgreSQL model's faults (a lab's "postgres" target) ---
+    // SIGKILL: every connection is closed (its next call fails once), calls are refused, and a
+    // transaction not yet committed is gone with its connection.
+    void kill_postgres();
+    // Started again with every committed row: PostgreSQL replays its WAL (synchronous_commit on).
+    void start_postgres();
+    bool postgres_up() const { return m_pg_up; }
+    // PostgreSQL's side of a statement: StoreUnavailable while the server is down or on a
+    // connection it closed.
+    template <class Op>
+    auto at_postgres(Op op, SimConnection* conn) -> decltype(op());
+    // A role's PostgreSQL connection, opened when its process starts (PgSession's constructor).
+    void open_postgres_connection(SimConnection& conn) const {
+        conn.open = true;
+        conn.epoch = m_pg_epoch;
+    }
+
     // A killed role's connection closing: its blocked XREADGROUP or barrier wait is dropped at
     // the server and the fiber woken, so it unwinds (Scheduler::kill).
     void drop_fiber(FiberId f);
@@ -156,6 +173,8 @@ private:
     std::vector<FiberId> m_change_waiters;
     bool m_redis_up = true;
     uint64_t m_redis_epoch = 0;  // +1 on every kill: connections opened before are dead
+    bool m_pg_up = true;
+    uint64_t m_pg_epoch = 0;  // +1 on every kill: connections opened before are dead
     bool m_replica_frozen = false;
     StreamModel m_replica_streams;
     KvModel m_replica_kv;
@@ -177,6 +196,20 @@ auto SimWorld::at_redis(Op op, SimConnection* conn) -> decltype(op()) {
     } catch (const StreamError& e) {
         throw relab::KvError(relab::KvError::Kind::reply, e.what());
     }
+}
+
+template <class Op>
+auto SimWorld::at_postgres(Op op, SimConnection* conn) -> decltype(op()) {
+    if (conn && conn->open && conn->epoch != m_pg_epoch) {
+        conn->open = false;
+        throw relab::StoreUnavailable("server closed the connection unexpectedly");
+    }
+    if (!m_pg_up) throw relab::StoreUnavailable("Connection refused: the simulated PostgreSQL is down");
+    if (conn && !conn->open) {
+        conn->open = true;
+        conn->epoch = m_pg_epoch;
+    }
+    return op();
 }
 
 template <class Op>

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "real/pg_client.h"
+#include "real/servers.h"
 #include "relab_cli.h"
 
 namespace {
@@ -30,7 +32,8 @@ protected:
     void TearDown() override { fs::remove_all(m_dir); }
 
     // Processes whose command line names this test's folder: role processes (their config lives
-    // in the run's temp dir) and servers (their data dirs do).
+    // in the run's temp dir) and servers (their data dirs do); and processes working in it:
+    // PostgreSQL's backends, whose command line names no folder, run in their data directory.
     std::vector<std::string> processes_under_dir() const {
         std::vector<std::string> out;
         for (const auto& p : fs::directory_iterator("/proc")) {
@@ -38,7 +41,10 @@ protected:
             if (name.find_first_not_of("0123456789") != std::string::npos) continue;
             std::string cmd = slurp(p.path() / "cmdline");
             std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-            if (cmd.find(m_dir.string()) != std::string::npos) out.push_back(name + ": " + cmd);
+            std::error_code ec;
+            const std::string cwd = fs::read_symlink(p.path() / "cwd", ec).string();
+            if (cmd.find(m_dir.string()) != std::string::npos || cwd.find(m_dir.string()) != std::string::npos)
+                out.push_back(name + ": " + cmd + " (in " + cwd + ")");
         }
         return out;
     }
@@ -65,7 +71,8 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
     const auto r = run_relab(m_dir, "faults --runs 2");
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas",
-                           "08i-restart-volatile", "08i-restart-aof", "08i-failover"}) {
+                           "08i-restart-volatile", "08i-restart-aof", "08i-failover", "08j-outbox-pg-restart",
+                           "08k-drop-clients"}) {
         SCOPED_TRACE(id);
         EXPECT_EQ(lab_of(r, id).at("summary").at("held"), true);
     }
@@ -140,6 +147,75 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
         const std::string text = faults.back().at("text");
         EXPECT_NE(text.find("Sentinel promoted"), std::string::npos) << text;
     }
+    // The outbox's own PostgreSQL restarted before the round's COMMIT: the dispatcher's round
+    // failed on the lost connection, and the next one published 42's two rows again.
+    for (const auto& trial : lab_of(r, "08j-outbox-pg-restart").at("trials")) {
+        EXPECT_EQ(trial.at("stream").size(), 6u);
+        const auto errors = records(trial, "error", "dispatcher");
+        ASSERT_FALSE(errors.empty());
+        EXPECT_EQ(errors[0].at("round"), 1);
+        EXPECT_EQ(errors[0].at("server"), "postgres");
+        const auto faults = records(trial, "fault", "nemesis");
+        ASSERT_EQ(faults.size(), 2u);
+        EXPECT_EQ(faults[1].at("phase"), "ok");
+    }
+    // The roles' connections closed while C1 waited in BLOCK: C1 got the error at once, created's
+    // first XADD failed, and nothing was lost.
+    for (const auto& trial : lab_of(r, "08k-drop-clients").at("trials")) {
+        EXPECT_EQ(trial.at("accounting").at("lost"), 0);
+        const auto c1 = records(trial, "error", "C1");
+        ASSERT_EQ(c1.size(), 1u);
+        EXPECT_NE(c1[0].at("error").get<std::string>().find("XREADGROUP"), std::string::npos) << c1[0].dump();
+        const auto faults = records(trial, "fault", "nemesis");
+        ASSERT_EQ(faults.size(), 2u);
+        EXPECT_NE(faults[1].at("text").get<std::string>().find("closed 3 Redis connection(s) of the trial's roles"),
+                  std::string::npos)
+            << faults[1].dump();  // C1, the reaper and the producer; not the harness's own
+    }
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    const auto left = processes_under_dir();
+    EXPECT_TRUE(left.empty()) << left.front();
+}
+
+// A lab that kills its PostgreSQL (and never restarts it) on a run whose PostgreSQL is external
+// (--pg-url): the lab gets a PostgreSQL of its own for each trial, so the run's server is never
+// touched; the final rows are read from the killed server's data directory once it is started
+// again (everything committed is there), and nothing is left behind: no postmaster, no backend,
+// no temp dir.
+TEST_F(FaultsTest, a_lab_that_kills_postgres_gets_its_own_and_leaves_nothing_behind) {
+    relab::EmbeddedPostgres external;
+    const int external_pid = external.pid();
+    const json lab = {
+        {"id", "my-pg-kill"},
+        {"title", "the outbox's PostgreSQL is killed after the last write"},
+        {"kind", "workload"},
+        {"runs", 2},
+        {"servers", {{"postgres", json::object()}}},
+        {"orders", {{{"id", 42}}, {{"id", 43}}}},
+        {"events", {{{"order", 42}, {"type", "created"}, {"version", 1}},
+                    {{"order", 43}, {"type", "created"}, {"version", 1}},
+                    {{"order", 42}, {"type", "paid"}, {"version", 2}},
+                    {{"order", 43}, {"type", "paid"}, {"version", 2}}}},
+        {"dispatcher", {{"ordering", "per_key"}}},
+        {"consumers", 1},
+        {"faults", {{{"action", "kill"}, {"target", "postgres"}, {"delay_ms", 200},
+                     {"after", {{"op", "write"}, {"fields", {{"event", {{"order", 43}, {"type", "paid"}}}}}}}}}},
+        {"expect", {{"wrong", "none"}, {"final", {{"42", "paid"}, {"43", "paid"}}}, {"lost", 0}}},
+    };
+    const fs::path file = m_dir / "my-pg-kill.json";
+    std::ofstream(file) << lab.dump(2);
+    const std::string url = fmt::format("postgresql://{}@127.0.0.1:{}/relab", external.endpoint().user,
+                                        external.endpoint().port);
+    const auto r = run_relab(m_dir, file.string() + " --pg-url " + url);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (const auto& trial : lab_of(r, "my-pg-kill").at("trials")) {
+        const auto faults = records(trial, "fault", "nemesis");
+        ASSERT_EQ(faults.size(), 2u);
+        EXPECT_EQ(faults[1].at("phase"), "ok");
+        EXPECT_EQ(faults[1].at("target"), "postgres");
+    }
+    EXPECT_EQ(external.pid(), external_pid);  // the run's server: untouched
+    EXPECT_TRUE(relab::PgSession(external.endpoint(), "").exec("SELECT 1").ok());
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
     const auto left = processes_under_dir();
     EXPECT_TRUE(left.empty()) << left.front();

@@ -5,9 +5,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <future>
+#include <iostream>
 #include <memory>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -351,6 +355,87 @@ TEST_F(OrderStoreTest, ResetRestoresExactlyTheInitialRows) {
     EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{1, "paid", 3}, {2, "it's created", 1}}));
     reset_orders_table(session(), {});
     EXPECT_TRUE(store.rows().empty());
+}
+
+}  // namespace
+}  // namespace relab
+
+namespace relab {
+namespace {
+
+// The processes whose parent is `pid`, and whether one is still running (not gone, not a zombie).
+std::vector<int> children_of_pid(int pid) {
+    std::vector<int> out;
+    for (const auto& p : std::filesystem::directory_iterator("/proc")) {
+        const std::string name = p.path().filename();
+        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::ifstream in(p.path() / "stat");
+        std::string stat((std::istreambuf_iterator<char>(in)), {});
+        const auto paren = stat.rfind(')');
+        if (paren == std::string::npos) continue;
+        std::istringstream rest(stat.substr(paren + 1));
+        std::string state;
+        int ppid = 0;
+        rest >> state >> ppid;
+        if (ppid == pid) out.push_back(std::stoi(name));
+    }
+    return out;
+}
+
+bool still_running(int pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const auto paren = stat.rfind(')');
+    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
+}
+
+// The "postgres" fault target on real servers: crash() kills the postmaster and every backend (no
+// orphan keeps the shared memory), a role's store then says StoreUnavailable (its connection is
+// gone, then refused) instead of a harness error, and restart() brings back every committed row
+// and none of the transaction that was open at the crash. The next call connects again.
+TEST(PgFaultTest, a_crash_keeps_committed_rows_loses_the_open_transaction_and_leaves_no_backend) {
+    EmbeddedPostgres pg;
+    PgSession s(pg.endpoint(), "");
+    reset_orders_table(s, {{42, "new", 0}});
+    RealOrderStore store(s);
+    store.write_state({42, "paid", 2, WriteMode::plain});
+    PgSession open(pg.endpoint(), "");
+    open.exec("BEGIN");
+    open.exec("UPDATE tmp_orders SET status = 'shipped', version = 3 WHERE id = 42");
+    const int postmaster = pg.pid();
+    const std::vector<int> backends = children_of_pid(postmaster);
+    ASSERT_GE(backends.size(), 3u);  // the two sessions' backends and the server's own workers
+
+    pg.crash();
+    EXPECT_FALSE(pg.running());
+    for (int b : backends) EXPECT_FALSE(still_running(b)) << "backend " << b << " outlived the crash";
+    EXPECT_THROW(store.write_state({42, "created", 1, WriteMode::plain}), StoreUnavailable);  // the lost connection
+    EXPECT_THROW(store.rows(), StoreUnavailable);                                           // refused: still down
+
+    const auto t0 = SteadyClock::now();
+    pg.restart();
+    std::cout << "[ timing   ] PostgreSQL back after its crash in "
+              << std::chrono::duration_cast<std::chrono::milliseconds>(SteadyClock::now() - t0).count() << " ms\n";
+    EXPECT_TRUE(pg.running());
+    EXPECT_NE(pg.pid(), postmaster);
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "paid", 0}}));  // on a new connection (plain: no version)
+    // A scripted session never reconnects by itself: its lost connection stays an error.
+    EXPECT_THROW(open.exec("COMMIT"), PgError);
+    EXPECT_THROW(open.exec("SELECT 1"), PgError);
+}
+
+// pause: every process of the server stopped, connections open; a statement waits until resume.
+TEST(PgFaultTest, a_paused_server_holds_statements_until_it_resumes) {
+    EmbeddedPostgres pg;
+    PgSession s(pg.endpoint(), "");
+    pg.pause();
+    EXPECT_TRUE(pg.paused());
+    auto answer = std::async(std::launch::async, [&] { return s.exec("SELECT 1").rows.at(0).at(0); });
+    EXPECT_EQ(answer.wait_for(300ms), std::future_status::timeout);
+    pg.resume();
+    EXPECT_FALSE(pg.paused());
+    ASSERT_EQ(answer.wait_for(10s), std::future_status::ready);
+    EXPECT_EQ(answer.get(), "1");
 }
 
 }  // namespace

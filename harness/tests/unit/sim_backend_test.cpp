@@ -293,3 +293,44 @@ TEST(SimFaultScheduleTest, drop_link_on_one_role_closes_its_blocked_read_and_no_
 
 }  // namespace
 }  // namespace relab
+
+namespace relab {
+namespace {
+
+// 08j-outbox-pg-restart on the simulator: the round's marks die with PostgreSQL, so 42's two rows
+// go out again and a plain UPDATE writes created over paid; with the marks committed per row
+// (its mutant) only the row in flight, 42 paid, goes out again.
+TEST(SimFaultScheduleTest, a_postgres_restart_mid_round_republishes_the_rounds_rows) {
+    const Scenario s = test::scenario("08j-outbox-pg-restart.json");
+    const LabResult lab = test::run_sim(s, 20);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
+    auto stream_of = [](const TrialOutcome& t) {
+        std::vector<std::string> out;
+        for (const auto& e : t.stream) out.push_back(e.field("order") + ":" + e.field("type"));
+        return out;
+    };
+    EXPECT_EQ(stream_of(lab.trials[0]), (std::vector<std::string>{"42:created", "42:paid", "42:created", "42:paid",
+                                                                   "43:created", "43:paid"}));
+    const LabResult per_row = test::run_sim(apply_mutant(s, s.mutants.at(0)), 5);
+    EXPECT_EQ(stream_of(per_row.trials[0]),
+              (std::vector<std::string>{"42:created", "42:paid", "42:paid", "43:created", "43:paid"}));
+}
+
+// What the simulator cannot model it skips, and says why: a paused PostgreSQL, and a setting
+// under which a restart may lose committed rows.
+TEST(SimFaultScheduleTest, postgres_labs_the_model_cannot_run_are_skipped_with_the_reason) {
+    Scenario paused = test::scenario("08j-outbox-pg-restart.json");
+    paused.faults.at(0).action = FaultAction::pause;
+    const auto reason = sim_skip_reason(paused);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("pauses PostgreSQL"), std::string::npos) << *reason;
+    Scenario async = test::scenario("08j-outbox-pg-restart.json");
+    async.servers.postgres_config["synchronous_commit"] = "off";
+    const auto why = sim_skip_reason(async);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("synchronous_commit off"), std::string::npos) << *why;
+    EXPECT_FALSE(sim_skip_reason(test::scenario("08j-outbox-pg-restart.json")).has_value());
+}
+
+}  // namespace
+}  // namespace relab

@@ -237,3 +237,61 @@ TEST(SimRedisFaultTest, a_killed_server_closes_blocked_reads_refuses_calls_and_r
 
 }  // namespace
 }  // namespace relab::sim
+
+namespace relab::sim {
+namespace {
+
+// The PostgreSQL model's kill and restart: a connection open at the kill fails its next statement
+// once ("server closed the connection"), statements while it is down are refused, both as
+// StoreUnavailable; a transaction that had not committed is gone (record_change's COMMIT never
+// comes; a dispatcher round's marks are dropped); committed rows are all there after the restart.
+TEST(SimPostgresFaultTest, a_kill_loses_what_was_not_committed_and_a_restart_keeps_what_was) {
+    SimWorld world;
+    world.reset(Latency{}, Nanos{0}, 5);
+    world.orders().reset({{42, "new", 0}});
+    world.outbox().reset({{42, "new", 0}});
+    SimConnection conn;
+    world.open_postgres_connection(conn);
+    SimOrderStore orders(world, &conn);
+    SimOutbox outbox(world, &conn);
+    std::vector<std::string> seen;
+    world.scheduler().spawn("role", [&] {
+        auto attempt = [&](const char* what, auto f) {
+            try {
+                f();
+                seen.push_back(std::string(what) + ": ok");
+            } catch (const relab::StoreUnavailable& e) {
+                seen.push_back(std::string(what) + ": " + e.what());
+            }
+        };
+        attempt("write paid", [&] { orders.write_state({42, "paid", 2, WriteMode::plain}); });
+        attempt("record created", [&] { outbox.record_change(42, "created", 1); });  // outbox.id 1, committed
+        attempt("begin round", [&] { outbox.begin_round(); });
+        attempt("mark 1", [&] { outbox.mark_published(1, "1-0"); });
+        world.scheduler().sleep_for(Millis{10});  // killed meanwhile
+        attempt("commit round", [&] { outbox.commit_round(); });
+        attempt("while down", [&] { orders.rows(); });
+        world.scheduler().sleep_for(Millis{50});  // up again
+        attempt("after restart", [&] { orders.rows(); });
+    }, Nanos{0});
+    world.scheduler().spawn("nemesis", [&] {
+        world.scheduler().sleep_for(Millis{5});
+        world.kill_postgres();
+        world.scheduler().sleep_for(Millis{20});
+        world.start_postgres();
+    }, Nanos{0});
+    world.scheduler().run(Millis{10'000});
+    EXPECT_EQ(seen, (std::vector<std::string>{"write paid: ok", "record created: ok", "begin round: ok", "mark 1: ok",
+                                              "commit round: server closed the connection unexpectedly",
+                                              "while down: Connection refused: the simulated PostgreSQL is down",
+                                              "after restart: ok"}));
+    const auto rows = world.orders().rows();
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].status, "paid");
+    const auto left = world.outbox().unpublished(OutboxOrder::by_id);
+    ASSERT_EQ(left.size(), 1u);  // the round's mark died with its connection
+    EXPECT_EQ(left[0].id, 1);
+}
+
+}  // namespace
+}  // namespace relab::sim
