@@ -7,10 +7,13 @@
 #include <gtest/gtest.h>
 
 #include "ports/seed_text.h"
+#include "ports/seeded_rng.h"
 #include "report/reporter.h"
+#include "roles/roles.h"
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
 #include "scenario/scenario.h"
+#include "sim/sim_ports.h"
 #include "sim_fixture.h"
 
 namespace relab {
@@ -330,6 +333,68 @@ TEST(SimFaultScheduleTest, postgres_labs_the_model_cannot_run_are_skipped_with_t
     ASSERT_TRUE(why.has_value());
     EXPECT_NE(why->find("synchronous_commit off"), std::string::npos) << *why;
     EXPECT_FALSE(sim_skip_reason(test::scenario("08j-outbox-pg-restart.json")).has_value());
+}
+
+}  // namespace
+}  // namespace relab
+
+namespace relab {
+namespace {
+
+// The ride-out is the lab's to allow: a consumer whose write finds PostgreSQL gone records the
+// error and writes again once it is back only in a lab that schedules a postgres fault; in any
+// other lab the same StoreUnavailable ends the role (the harness's failure, exit 2).
+TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres_fault_is_scheduled) {
+    for (const bool scheduled : {true, false}) {
+        SCOPED_TRACE(scheduled ? "postgres fault scheduled" : "no postgres fault");
+        Scenario s = test::scenario("08j-outbox-pg-restart.json");
+        if (!scheduled) s.faults.clear();
+        sim::SimWorld world;
+        world.reset(sim::Latency{}, Nanos{0}, 1);
+        world.orders().reset({{42, "new", 0}});
+        world.streams().create_group(s.stream.key, s.stream.group, "$", true);
+        sim::SimHistory history;
+        history.reset(1);
+        sim::SimConnection redis, pg;
+        world.open_connection(redis);
+        world.open_postgres_connection(pg);
+        sim::SimClock clock(world);
+        SeededRng rng(1);
+        sim::SimStream stream(world, &redis);
+        sim::SimKv kv(world, &redis);
+        sim::SimOrderStore orders(world, &pg);
+        sim::SimOutbox outbox(world, &pg);
+        RolePorts ports{clock, rng, stream, kv, orders, outbox, history};
+        world.scheduler().spawn("C1", [&] { run_consumer(s, "C1", ports); }, Nanos{0});
+        world.scheduler().spawn("nemesis", [&] {
+            world.scheduler().sleep_for(Millis{5});
+            world.kill_postgres();
+            world.xadd(s.stream.key, {{{"order", "42"}, {"type", "paid"}, {"v", "2"}}});
+            world.scheduler().sleep_for(Millis{200});
+            world.start_postgres();
+            world.scheduler().sleep_for(Millis{200});
+            world.kv().set(kStopKey, "1", sim::SetOptions{}, world.now());
+            world.unblock_all_readers();
+        }, Nanos{0});
+        const auto stop = world.scheduler().run(Millis{10'000});
+        std::vector<std::string> ops;
+        for (const auto& r : history.take()) ops.push_back(r.op + (r.op == "error" ? " " + r.data.at("server").get<std::string>() : ""));
+        if (scheduled) {
+            EXPECT_EQ(stop, sim::Scheduler::Stop::idle);
+            ASSERT_GE(ops.size(), 4u);
+            EXPECT_EQ(ops.front(), "receive");
+            EXPECT_EQ(ops[1], "error postgres");
+            EXPECT_EQ(ops[ops.size() - 2], "write");
+            EXPECT_EQ(ops.back(), "ack");
+            EXPECT_EQ(world.orders().rows().at(0).status, "paid");
+        } else {
+            ASSERT_EQ(stop, sim::Scheduler::Stop::fiber_failed);
+            EXPECT_EQ(world.scheduler().failed_fiber(), "C1");
+            EXPECT_THROW(std::rethrow_exception(world.scheduler().failure()), StoreUnavailable);
+            EXPECT_EQ(ops, (std::vector<std::string>{"receive"}));
+            world.scheduler().cancel_all();
+        }
+    }
 }
 
 }  // namespace
