@@ -1,6 +1,7 @@
 // Real redis-server and PostgreSQL started and stopped by the code under test; real child processes.
 #include <algorithm>
 #include <arpa/inet.h>
+#include <grp.h>
 #include <hiredis.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -17,7 +18,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <pqxx/pqxx>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -766,17 +769,35 @@ TEST(ChildProcessTest, RunsAsAnotherUser) {
     if (geteuid() != 0) GTEST_SKIP() << "switching users needs root";
     struct passwd* pw = getpwnam("postgres");
     if (!pw) GTEST_SKIP() << "no user postgres";
+    // The user's groups as initgroups() would set them (Debian's postgres is also in ssl-cert),
+    // and none of root's.
+    std::vector<gid_t> groups(64);
+    int n = static_cast<int>(groups.size());
+    ASSERT_GE(getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n), 0);
+    std::set<std::string> expected_groups;
+    for (int i = 0; i < n; ++i) expected_groups.insert(std::to_string(groups[static_cast<size_t>(i)]));
     TempDir dir;
     chmod(dir.path().c_str(), 0777);
-    ChildOptions o = shell("id -u; id -g; echo $HOME; id -G");
+    ChildOptions o = shell("id -u; id -g; echo $HOME; echo $USER $LOGNAME; id -G");
     o.run_as_user = "postgres";
     o.stdout_path = dir.path() + "/out.txt";
     ChildProcess c(o);
     ASSERT_TRUE(c.wait_for(5000ms));
     EXPECT_EQ(c.exit_code(), 0);
-    std::string gid = std::to_string(pw->pw_gid);
-    EXPECT_EQ(slurp(o.stdout_path),
-              std::to_string(pw->pw_uid) + "\n" + gid + "\n" + pw->pw_dir + "\n" + gid + "\n");
+    std::istringstream out(slurp(o.stdout_path));
+    std::string uid, gid, home, user, group_line;
+    std::getline(out, uid);
+    std::getline(out, gid);
+    std::getline(out, home);
+    std::getline(out, user);
+    std::getline(out, group_line);
+    EXPECT_EQ(uid, std::to_string(pw->pw_uid));
+    EXPECT_EQ(gid, std::to_string(pw->pw_gid));
+    EXPECT_EQ(home, pw->pw_dir);
+    EXPECT_EQ(user, "postgres postgres");
+    std::istringstream group_words(group_line);
+    std::set<std::string> got_groups{std::istream_iterator<std::string>(group_words), std::istream_iterator<std::string>()};
+    EXPECT_EQ(got_groups, expected_groups) << group_line;
 }
 
 TEST(ChildProcessTest, UnknownUserIsAnEnvironmentError) {
