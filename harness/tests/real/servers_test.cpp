@@ -1,6 +1,7 @@
 // Real redis-server and PostgreSQL started and stopped by the code under test; real child processes.
 #include <algorithm>
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <hiredis.h>
 #include <netinet/in.h>
@@ -756,6 +757,35 @@ TEST(ChildProcessTest, ExecFailureIsReportedAndTheChildReaped) {
     EXPECT_EQ(our_children(), children_before);
 }
 
+TEST(ChildProcessTest, FailedSetupStepInTheChildIsNamedAndTheChildReaped) {
+    // chdir runs in relab's on_exec_setup hook, after the fork: its failure travels back through
+    // Boost.Process, names the step and the program, and leaves no zombie.
+    const auto children_before = our_children();
+    ChildOptions o = shell("true");
+    o.working_dir = "/nonexistent-relab-dir";
+    std::string msg = environment_error_of([&] { ChildProcess c(o); });
+    EXPECT_NE(msg.find("cannot start sh"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("working directory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("No such file or directory"), std::string::npos) << msg;
+    EXPECT_EQ(our_children(), children_before);
+}
+
+TEST(ChildProcessTest, DescriptorsOpenedWithoutCloexecDoNotLeakIntoTheChild) {
+    TempDir dir;
+    int fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);  // no O_CLOEXEC
+    ASSERT_GE(fd, 0);
+    int high = fcntl(fd, F_DUPFD, 100);  // F_DUPFD leaves FD_CLOEXEC clear
+    close(fd);
+    ASSERT_GE(high, 100);
+    const std::string proc_fd = "/proc/$$/fd/" + std::to_string(high);
+    ChildOptions o = shell("if [ -e " + proc_fd + " ]; then echo leaked; else echo clean; fi");
+    o.stdout_path = dir.path() + "/out.txt";
+    ChildProcess c(o);
+    ASSERT_TRUE(c.wait_for(5000ms));
+    close(high);
+    EXPECT_EQ(slurp(o.stdout_path), "clean\n");
+}
+
 TEST(ChildProcessTest, UnwritableOutputFileIsAnEnvironmentError) {
     const auto children_before = our_children();
     ChildOptions o = shell("true");
@@ -819,6 +849,24 @@ TEST(ChildProcessTest, OwnProcessGroupTerminateKillsGrandchildren) {
     EXPECT_EQ(proc_stat(grandchild)->pgrp, c.pid());
     c.terminate(2000ms, SIGTERM);
     EXPECT_FALSE(has_proc_entry(c.pid()));
+    EXPECT_TRUE(eventually([&] { return !alive(grandchild); }));
+}
+
+TEST(ChildProcessTest, OwnProcessGroupIgnoringSigtermIsKilledWholeAndReaped) {
+    // The shell and its grandchild both ignore SIGTERM: only the SIGKILL to the group after the
+    // grace period stops them, and the blocking wait leaves no zombie of the child.
+    TempDir dir;
+    const std::string pid_file = dir.path() + "/grandchild";
+    ChildOptions o = shell("trap '' TERM; sleep 30 & echo $! > " + pid_file + ".tmp; mv " + pid_file + ".tmp " +
+                           pid_file + "; wait");
+    o.own_process_group = true;
+    ChildProcess c(o);
+    ASSERT_TRUE(eventually([&] { return fs::exists(pid_file); }));
+    const int grandchild = std::stoi(slurp(pid_file));
+    EXPECT_EQ(proc_stat(grandchild)->pgrp, c.pid());
+    c.terminate(300ms, SIGTERM);
+    EXPECT_EQ(c.exit_code(), 128 + SIGKILL);
+    EXPECT_FALSE(has_proc_entry(c.pid())) << "zombie left behind";
     EXPECT_TRUE(eventually([&] { return !alive(grandchild); }));
 }
 
