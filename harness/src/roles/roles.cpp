@@ -27,7 +27,7 @@ std::vector<RoleLaunch> trial_roles(const Scenario& s) {
 
 bool redis_faults_scheduled(const Scenario& s) {
     for (const auto& f : s.faults)
-        if (f.target == "redis") return true;
+        if ((f.target == "redis" || f.target == "redis-replica") && disrupts(f.action)) return true;
     return false;
 }
 

@@ -802,9 +802,14 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
 TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to_write) {
     expect_error(fault_doc(json::parse(R"([{"action": "explode", "target": "C1", "at_ms": 1}])")), "/faults/0/action",
                  "one of \"kill\", \"pause\", \"resume\", \"restart\"");
-    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1"}])")), "/faults/0", "exactly one trigger");
-    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "x"}}])")),
-                 "/faults/0", "exactly one trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1"}])")), "/faults/0", "a fault needs a trigger");
+    expect_error(fault_doc(json::parse(
+                     R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "x"}, "every_ms": 5, "count": 2}])")),
+                 "/faults/0/every_ms", "one trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "flood", "target": "C1", "at_ms": 1, "bytes": 10}])")),
+                 "/faults/0/target", "flood acts on \"redis\"");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "bytes": 10}])")),
+                 "/faults/0/bytes", "applies to a flood only");
     expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C9", "at_ms": 1}])")), "/faults/0/target",
                  "a role of this lab (\"C1\", \"C2\", \"producer\")");
     expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "matched", "at_ms": 1}])")), "/faults/0/target",
