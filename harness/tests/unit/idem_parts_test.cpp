@@ -309,3 +309,53 @@ TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_count
 
 }  // namespace
 }  // namespace relab
+
+namespace relab {
+namespace {
+
+HistoryRecord nemesis_ok(int64_t t_ms, int fault, nlohmann::json data) {
+    data["fault"] = fault;
+    data["phase"] = "ok";
+    return HistoryRecord{1, t_ms * 1'000'000, "nemesis", "fault", std::move(data)};
+}
+
+// The figures beside the article's are read from the nemesis's records, so both backends report
+// them alike: keys a restart lost, keys on the promoted replica, how long a killed client's key
+// kept answering 409.
+TEST(IdemFaultMeasurementsTest, each_fault_leaves_its_figure_beside_the_articles) {
+    Scenario s;
+    s.faults.resize(3);
+    s.faults[0].action = FaultAction::restart;
+    s.faults[0].target = "redis";
+    s.faults[0].documented = "the last 60 s";
+    s.faults[1].action = FaultAction::failover;
+    s.faults[2].action = FaultAction::kill;
+    s.faults[2].target = "A";
+    s.faults[2].documented = "stuck for 24 h";
+    std::vector<HistoryRecord> h = {
+        nemesis_ok(900, 1, {{"action", "restart"}, {"target", "redis"}, {"persistence", "appendonly no"},
+                            {"idem_keys_before", 2}, {"idem_keys_after", 1}}),
+        nemesis_ok(1000, 2, {{"action", "failover"}, {"target", "redis"}, {"idem_keys_before", 1},
+                             {"idem_keys_after", 0}, {"switch_ms", 1700}}),
+        nemesis_ok(2000, 3, {{"action", "kill"}, {"target", "A"}, {"key", "idem:k"}}),
+        HistoryRecord{1, 2300'000'000, "A2", "answer", {{"code", 409}, {"source", "in_progress"}}},
+        HistoryRecord{1, 2600'000'000, "A2", "answer", {{"code", 409}, {"source", "in_progress"}}},
+        HistoryRecord{1, 3000'000'000, "relab", "observe", {{"key", "idem:k"}, {"pttl_ms", 7'200'000}}},
+    };
+    const auto m = idem_fault_measurements(s, h);
+    ASSERT_EQ(m.size(), 4u);
+    EXPECT_EQ(m[0].label, "idempotency keys lost by the crash (appendonly no)");
+    EXPECT_EQ(m[0].measured, "1 of 2");
+    EXPECT_EQ(m[0].documented, "the last 60 s");
+    EXPECT_EQ(m[1].measured, "0 of 1");
+    EXPECT_EQ(m[2].measured, "1700 ms");
+    EXPECT_EQ(m[3].label, "key of the killed client");
+    EXPECT_EQ(m[3].measured, "still in_progress at the end (2 × 409 over 0.6 s); PTTL left 7,200 s (≈ 2.0 h)");
+    EXPECT_EQ(m[3].documented, "stuck for 24 h");
+    // Freed: a 201 after the 409s.
+    h.push_back(HistoryRecord{1, 3100'000'000, "A2", "answer", {{"code", 201}, {"source", "created"}}});
+    EXPECT_EQ(idem_fault_measurements(s, h)[3].measured, "freed 1.1 s after the client died (2 × 409 before, then 201)");
+}
+
+}  // namespace
+}  // namespace relab

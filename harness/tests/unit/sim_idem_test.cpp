@@ -203,8 +203,8 @@ TEST(SimIdemTest, labs_with_server_faults_sessions_or_the_benchmark_are_skipped_
         {"idem-p-eviction-lru.json", "no memory or eviction model"},
         {"idem-r-restart-rdb.json", "runs redis-server with save 60 1"},
         {"idem-s-restart-aof.json", "runs redis-server with appendfsync everysec"},
-        {"idem-t-failover-async.json", "replication model serves the stream labs only"},
-        {"idem-w-failover-layer4.json", "replication model serves the stream labs only"},
+        {"idem-t-failover-async.json", "has no such rejoin"},
+        {"idem-w-failover-layer4.json", "has no such rejoin"},
         {"idem-x-peak.json", "no memory or eviction model"},
         {"idem-z-bench.json", "throughput"},
     };
