@@ -1,9 +1,12 @@
 #include "check/idem_check.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include <fmt/format.h>
+
+#include "util/numbers.h"
 
 namespace relab {
 
@@ -73,6 +76,65 @@ TrialOutcome check_idem_trial(const Scenario& s, int trial, uint64_t seed, std::
     out.idem = count_idem_trial(out.history, std::move(orders));
     out.wrong = out.idem.counts.wrong();
     evaluate_trial(s, out);
+    return out;
+}
+
+std::vector<Measurement> idem_fault_measurements(const Scenario& s, const std::vector<HistoryRecord>& history) {
+    std::vector<Measurement> out;
+    std::vector<const HistoryRecord*> sorted;
+    for (const auto& r : history) sorted.push_back(&r);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
+    for (const HistoryRecord* r : sorted) {
+        const auto& d = r->data;
+        if (r->actor != "nemesis" || r->op != "fault" || d.value("phase", "") != "ok") continue;
+        const int index = d.value("fault", 0);
+        if (index < 1 || index > static_cast<int>(s.faults.size())) continue;
+        const FaultSpec& f = s.faults[static_cast<size_t>(index - 1)];
+        const std::string action = d.value("action", "");
+        const int64_t before = d.value("idem_keys_before", int64_t{0});
+        const int64_t after = d.value("idem_keys_after", int64_t{0});
+        if (action == "flood") {
+            out.push_back({"evicted_keys after the flood (" + d.value("policy", std::string("?")) + ")",
+                           with_thousands(d.value("evicted_keys", int64_t{0})), f.documented, f.note, f.note_vi});
+            out.push_back({"OOM errors of the flood's writes", with_thousands(d.value("oom_errors", int64_t{0})), "", "", ""});
+            out.push_back({"idempotency keys left after the flood", fmt::format("{} of {}", after, before), "", "", ""});
+        } else if (action == "restart" && d.value("target", "") == "redis") {
+            out.push_back({"idempotency keys lost by the crash (" + d.value("persistence", std::string("?")) + ")",
+                           fmt::format("{} of {}", before - after, before), f.documented, f.note, f.note_vi});
+        } else if (action == "failover") {
+            out.push_back({"idempotency keys on the promoted replica", fmt::format("{} of {}", after, before),
+                           f.documented, f.note, f.note_vi});
+            out.push_back({"Sentinel failover: kill → +switch-master",
+                           fmt::format("{} ms", d.value("switch_ms", int64_t{0})), "", "", ""});
+        } else if (action == "kill" && d.contains("key")) {
+            // How long the dead client's key kept answering 409.
+            const std::string key = d.value("key", "");
+            int conflicts = 0;
+            const HistoryRecord* freed = nullptr;
+            const HistoryRecord* last = nullptr;
+            int64_t pttl_end = -3;
+            for (const HistoryRecord* a : sorted) {
+                if (a->t_ns <= r->t_ns) continue;
+                if (a->op == "observe" && a->data.value("key", "") == key) pttl_end = a->data.value("pttl_ms", int64_t{-3});
+                if (a->op != "answer" || freed) continue;
+                last = a;
+                if (a->data.value("code", 0) == 409)
+                    ++conflicts;
+                else if (a->data.value("source", "") == "created")
+                    freed = a;
+            }
+            std::string measured;
+            if (freed) {
+                measured = fmt::format("freed {:.1f} s after the client died ({} × 409 before, then 201)",
+                                       static_cast<double>(freed->t_ns - r->t_ns) / 1e9, conflicts);
+            } else {
+                measured = fmt::format("still in_progress at the end ({} × 409 over {:.1f} s); PTTL left {} s (≈ {:.1f} h)",
+                                       conflicts, static_cast<double>((last ? last->t_ns : r->t_ns) - r->t_ns) / 1e9,
+                                       with_thousands(pttl_end / 1000), static_cast<double>(pttl_end) / 3.6e6);
+            }
+            out.push_back({"key of the killed client", measured, f.documented, f.note, f.note_vi});
+        }
+    }
     return out;
 }
 

@@ -15,4 +15,10 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
 TrialOutcome check_idem_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                               std::vector<PlacedOrder> orders);
 
+// The figures each fault of the trial left, beside what the article documented for it (the fault's
+// "documented", "note"): keys lost by a restart, kept by a failover, evicted by a flood, and how
+// long a killed client's key kept answering 409. Read from the nemesis's records (times relative
+// to the origin), so both backends measure the same way.
+std::vector<Measurement> idem_fault_measurements(const Scenario& s, const std::vector<HistoryRecord>& history);
+
 }  // namespace relab

@@ -25,12 +25,20 @@ enum class FaultAction {
     pause,    // SIGSTOP: the target stays connected but runs nothing until resumed
     resume,   // SIGCONT
     restart,  // kill if still running, then start the role again under the same name (a server:
-              // again on its port and data directory, keeping what its persistence kept)
+              // again on its port and data directory, keeping what its persistence kept; "redis-replica"
+              // after a failover: the old primary comes back empty and Sentinel makes it a replica)
     failover,   // "redis": SIGKILL the primary, Sentinel's election promotes the replica
     drop_link,  // "redis-replica": the primary drops the replication link (CLIENT KILL TYPE replica);
                 // "clients": every Redis connection of the trial's roles is closed (CLIENT KILL ID);
                 // a role: that role's Redis connections are closed
+    flood,      // "redis": writes `bytes` of cache keys (`value_bytes` each, EX 3600) into the server,
+                // as a peak of cache traffic does; counts evicted keys and OOM refusals
+    snapshot,   // "redis": BGSAVE, and waits for it (the RDB snapshot `save` would take on its schedule)
+    observe,    // "redis": changes nothing; records what the lab's keys look like now (a probe)
 };
+
+// Whether the action takes a server away or cuts it off (clients see errors while it lasts).
+bool disrupts(FaultAction a);
 
 // What a fault's target is.
 enum class FaultTarget {
@@ -45,10 +53,11 @@ enum class FaultTarget {
 // retry on a new connection); in any other lab such an error is the harness's failure (exit 2).
 enum class FaultOutage { none, redis, postgres };
 
-// When a fault fires. The first firing is due at `at_ms` after the trial origin (the publishing
-// role's start) or, with `after`, `delay_ms` after the first history record that matches it
-// (the nemesis's own records included: "1500 ms after fault 1"). With every_ms, it fires `count`
-// times, every_ms apart from the first firing.
+// When a fault fires. The first firing is due at `at_ms` after the trial origin (a stream lab's
+// publishing role's start; an idempotency lab's go signal) or, with `after`, `delay_ms` after the
+// first history record that matches it (the nemesis's own records included: "1500 ms after fault
+// 1"); with both, at whichever comes later ("at 900 ms, once B has its answer"). With every_ms, it
+// fires `count` times, every_ms apart from the first firing.
 struct FaultTrigger {
     std::optional<int64_t> at_ms;
     // A history record to wait for: op, actor ("" any), fields matched subset-wise (objects
@@ -73,7 +82,16 @@ struct FaultSpec {
     std::string target;
     int target_of = 0;  // 1-based: the same target fault N resolved to (resume what fault 1 paused)
     FaultTrigger trigger;
-    std::string note;  // why, in words, printed beside the fault
+    std::string note;     // why, in words, printed beside the fault (and, with `documented`, why
+    std::string note_vi;  // this machine's figure must differ from the article's)
+    // Roles may wait for a fault by name (an idempotency client's resend_after_fault): the
+    // nemesis raises the name's flag once the fault is done.
+    std::string name;
+    // flood: how much to write, in values of value_bytes.
+    int64_t bytes = 0;
+    int64_t value_bytes = 1024;
+    // What the article documented for this fault, shown beside the figure relab measures.
+    std::string documented;
 };
 
 // How consumers get back entries a crashed or stalled consumer left pending.

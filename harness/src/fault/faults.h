@@ -8,8 +8,9 @@
 
 namespace relab {
 
-// Performs `action` on `target` (a role's actor) and returns what happened, in words, for the
-// fault's ok record. Throws std::runtime_error when it cannot (the fault's fail record says why).
-std::string apply_fault(FaultAction action, const std::string& target, Control& c);
+// Performs fault `f`'s action on `target` (a role's actor or a server) and returns what happened
+// for the fault's ok record: "text" in words, and the action's figures. Throws std::runtime_error
+// when it cannot (the fault's fail record says why).
+nlohmann::json apply_fault(const FaultSpec& f, const std::string& target, Control& c);
 
 }  // namespace relab

@@ -1,12 +1,14 @@
-// The Control port: what a trial's supervisor does to the world around the roles. The supervisor
-// (run/supervisor.cpp) is written once against it: start barrier and origin, fault schedule,
-// drained check, stop. The real backend implements it over processes, signals and redis-server;
-// the simulator over fibers and its server models.
+// The Control port: what a trial's supervisor does to the world around the roles. The supervisors
+// (run/supervisor.cpp) are written once against it, for stream and idempotency labs alike: start
+// barrier and origin, fault schedule, drained check, stop. The real backend implements it over
+// processes, signals and redis-server; the simulator over fibers and its server models.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "ports/ports.h"
 
@@ -23,6 +25,7 @@ public:
         publishing,  // the publishing roles (producer, source app, dispatcher) to end
         draining,    // the group to drain: every entry delivered and acknowledged
         stopping,    // consumers to leave after the stop flag
+        clients,     // an idempotency lab's clients to finish
     };
     // Returns when something may have changed, at the latest at `until`; may return early.
     virtual void wait(Phase phase, std::optional<Nanos> until) = 0;
@@ -39,10 +42,25 @@ public:
     virtual bool paused(const std::string& actor) = 0;
 
     // --- servers ("redis", "redis-replica") ---
-    // Kills the primary and waits for Sentinel to promote the replica; returns what happened.
-    virtual std::string failover(const std::string& server) = 0;
-    // Drops a server's link (the replica's replication link); returns what happened.
-    virtual std::string drop_link(const std::string& server) = 0;
+    // Each returns what happened as a fault record's details: "text" in words, and the figures.
+    // Kills the primary and waits for Sentinel to promote the replica.
+    virtual nlohmann::json failover(const std::string& server) = 0;
+    // Drops a server's link (the replica's replication link).
+    virtual nlohmann::json drop_link(const std::string& server) = 0;
+    // Writes `bytes` of cache keys into the server in values of `value_bytes` (a peak of cache
+    // traffic): evicted_keys, oom_errors, the memory policy.
+    virtual nlohmann::json flood(const std::string& server, int64_t bytes, int64_t value_bytes) = 0;
+    // BGSAVE, and waits for it to finish.
+    virtual nlohmann::json snapshot(const std::string& server) = 0;
+    // The server as it is now: "keys" (DBSIZE) and "persistence" ("appendonly yes" / "no").
+    virtual nlohmann::json describe(const std::string& server) = 0;
+
+    // --- an idempotency lab's keys, named without the trial's prefix ---
+    virtual bool clients_ready() = 0;     // every client has said it is ready
+    virtual void go(Nanos origin) = 0;    // the clients' go signal: they start at `origin`
+    virtual std::vector<std::string> present(const std::vector<std::string>& keys) = 0;  // those that exist
+    virtual int64_t pttl_ms(const std::string& key) = 0;  // PTTL: -2 absent, -1 no expiry
+    virtual void raise_flag(const std::string& fault_name) = 0;  // a named fault is done
 
     // --- the stream ---
     // Every published entry delivered and acknowledged (XINFO GROUPS: pending 0, last-delivered-id

@@ -1,11 +1,13 @@
 // A child process owned by an object: the destructor stops it and reaps it, so no child outlives
 // relab's objects and no zombie is left. Output goes to files, never pipes: a pipe read by the
-// parent never reaches EOF while a grandchild still holds its write end.
+// parent never reaches EOF while a grandchild still holds its write end. Started with
+// Boost.Process (boost::process::child and its exec-setup hooks), whose headers stay in the .cpp.
 #pragma once
 
 #include <chrono>
 #include <csignal>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -19,8 +21,9 @@ struct ChildOptions {
     std::vector<std::string> args;           // without argv[0]
     std::string stdout_path;                 // truncated and written; "" = /dev/null
     std::string stderr_path;                 // may equal stdout_path; "" = /dev/null
-    std::optional<std::string> run_as_user;  // setgid/setuid before exec; needs root unless it is
-                                             // the current user. HOME, USER, LOGNAME follow it.
+    std::optional<std::string> run_as_user;  // its groups (as initgroups), setgid, setuid before
+                                             // exec; needs root unless it is the current user.
+                                             // HOME, USER, LOGNAME follow it.
     std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
     std::string working_dir;                 // "" = the parent's
     // A new process group: a terminal's Ctrl-C no longer reaches the child (relab stops it in
@@ -56,8 +59,9 @@ public:
     // look at the interrupt flag, so cleanup code can use it after Ctrl-C; callers that must react
     // to Ctrl-C wait in short slices and call throw_if_interrupted() between them.
     bool wait_for(std::chrono::milliseconds d);
-    // Exit status, 128 + signal when killed by a signal, -1 when the status was lost (reaped
-    // elsewhere); nullopt until running()/wait_for() has seen the exit.
+    // Exit status, 128 + signal when killed by a signal, -1 when terminate()'s final wait failed;
+    // nullopt until running()/wait_for() has seen the exit. (A status reaped by someone else reads
+    // as 0: Boost.Process cannot tell; relab reaps its children only here.)
     std::optional<int> exit_code() const { return m_exit_code; }
     // Sends sig to the child if it has not been reaped yet.
     void signal(int sig) noexcept;
@@ -67,8 +71,10 @@ public:
                    int first_signal = SIGTERM) noexcept;
 
 private:
+    struct Impl;  // the boost::process::child
     void release() noexcept;
 
+    std::unique_ptr<Impl> m_impl;
     int m_pid = -1;
     std::string m_exe;
     bool m_own_process_group = false;

@@ -124,6 +124,7 @@ public:
     // The dead primary starts again (empty: it had no persistence of its own here) as a master
     // with no replica; Sentinel sees it and makes it a replica of the new primary (+convert-to-slave).
     // Returns once its first sync with the new primary is done.
+    bool has_old_primary() const { return m_dead_primary != nullptr; }
     void rejoin_old_primary() {
         if (!m_dead_primary) throw std::logic_error("no old primary to rejoin");
         m_dead_primary->restart();

@@ -122,6 +122,14 @@ std::string describe(const HistoryRecord& r) {
     }
     if (r.op == "answer")
         return fmt::format("{} ← {} {} ({})", r.actor, text_of(d, "code"), text_of(d, "body"), text_of(d, "source"));
+    if (r.op == "fault" && r.actor == "nemesis") {  // Jepsen's nemesis op: invoke, then ok or fail
+        const std::string head =
+            fmt::format("nemesis: fault {} {} {}", text_of(d, "fault"), text_of(d, "action"), text_of(d, "target"));
+        const std::string phase = text_of(d, "phase");
+        if (phase == "invoke") return head + " …";
+        if (phase == "ok") return head + " → ok: " + text_of(d, "text");
+        return head + " → failed: " + text_of(d, "error");
+    }
     if (r.op == "fault" || r.op == "observe") return r.actor + " " + text_of(d, "text");
     return r.actor + " " + r.op + (d.empty() ? std::string{} : " " + d.dump());
 }

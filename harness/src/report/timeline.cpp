@@ -355,6 +355,8 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
     for (const auto* r : records) {
         const json& d = r->data;
         if (r->op == "start") continue;
+        // A fault is drawn once, where it ended (its ok or fail record).
+        if (r->actor == "nemesis" && text_of(member(d, "phase")) == "invoke") continue;
         TimelineMarker m;
         m.op = r->op;
         m.lane = r->actor;
@@ -413,7 +415,9 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
             }
         } else if (r->op == "fault" || r->op == "observe") {
             m.kind = TimelineMarker::Kind::fault;
-            m.label = member(d, "type").is_string() ? member(d, "type").get<std::string>() : r->op;
+            m.label = member(d, "action").is_string() ? member(d, "action").get<std::string>() + " " + text_of(member(d, "target"))
+                      : member(d, "type").is_string()  ? member(d, "type").get<std::string>()
+                                                       : r->op;
         } else if (r->op == "release") {
             m.label = "DEL";
         } else if (r->op == "business_error") {

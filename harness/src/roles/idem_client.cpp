@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "roles/idem_middleware.h"
+#include "roles/roles.h"
 
 namespace relab {
 
@@ -20,7 +21,7 @@ struct ScheduledSend {
 class IdemClientRole {
 public:
     IdemClientRole(const Scenario& s, const IdemClient& spec, RolePorts& p)
-        : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem.middleware, store_outages_of(s.idem)),
+        : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem.middleware, redis_faults_scheduled(s) ? StoreOutages::scheduled : StoreOutages::none_scheduled),
           m_attempts(spec.requests.size(), 0) {}
 
     void run(Millis barrier_timeout) {

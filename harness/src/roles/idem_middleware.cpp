@@ -117,25 +117,6 @@ std::string to_string(ClaimDecision d) {
     return "?";
 }
 
-bool is_server_fault(IdemFault::Type t) {
-    switch (t) {
-        case IdemFault::Type::crash_restart:
-        case IdemFault::Type::pause_replica:
-        case IdemFault::Type::failover: return true;
-        case IdemFault::Type::flood:
-        case IdemFault::Type::snapshot:
-        case IdemFault::Type::kill_client:
-        case IdemFault::Type::observe: return false;
-    }
-    return false;
-}
-
-StoreOutages store_outages_of(const IdemSpec& idem) {
-    for (const auto& f : idem.faults)
-        if (is_server_fault(f.type)) return StoreOutages::scheduled;
-    return StoreOutages::none_scheduled;
-}
-
 bool is_lab_result(const KvError& e, StoreOutages outages) {
     switch (e.kind()) {
         case KvError::Kind::reply: return true;

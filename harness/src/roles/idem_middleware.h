@@ -79,12 +79,10 @@ public:
 // HarnessError.
 using BusinessLogic = std::function<IdemHttpResponse()>;
 
-// Whether the lab schedules a fault of the store's server (crash_restart, failover,
-// pause_replica). Only then can a lost connection or a timeout be the lab's result.
+// Whether the lab schedules a fault that takes the store's server away or cuts it off
+// (redis_faults_scheduled: a restart, a failover, a paused replica). Only then can a lost
+// connection or a timeout be the lab's result.
 enum class StoreOutages { none_scheduled, scheduled };
-StoreOutages store_outages_of(const IdemSpec& idem);
-// crash_restart, failover, pause_replica: the faults of the store's server.
-bool is_server_fault(IdemFault::Type t);
 
 // Whether a failed store call is the lab's result (answered, recorded) or a harness failure: an
 // error reply is the server's own answer; no answer is a result only while a server fault is

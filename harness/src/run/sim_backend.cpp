@@ -36,9 +36,6 @@ constexpr Millis kFailoverTime{1'600};
 // crash recovery until it accepts connections (a real one on loopback, checkpointed before the
 // trial, recovery_init_sync_method syncfs: about 200 ms, measured in 08j-outbox-pg-restart).
 constexpr Millis kPostgresRestart{200};
-constexpr Millis kIdemStartTimeout = timeouts::kIdemStart;
-constexpr Millis kIdemOriginAhead = timeouts::kIdemOriginAhead;
-constexpr Millis kIdemAfterTimeout = timeouts::kIdemAfter;
 
 // Everything one actor gets, as a role process gets its own connections in the real backend.
 struct Actor {
@@ -62,24 +59,27 @@ void fnv1a(uint64_t& h, const std::string& s) {
     h = (h ^ 0xff) * 0x100000001b3ULL;  // a separator, so "ab","c" differs from "a","bc"
 }
 
-// Why the simulator cannot inject this fault, or nullopt (it can).
-std::optional<std::string> idem_fault_skip_reason(const IdemFault& f) {
-    switch (f.type) {
-        case IdemFault::Type::observe: return std::nullopt;  // reads keys' TTLs: the key model has them
-        case IdemFault::Type::flood:
+// Why the simulator cannot inject this fault into an idempotency lab, or nullopt (it can).
+std::optional<std::string> idem_fault_skip_reason(const FaultSpec& f) {
+    switch (f.action) {
+        case FaultAction::observe:
+        case FaultAction::kill:
+        case FaultAction::restart:
+            return std::nullopt;  // a client's fiber, or the key model with what its persistence keeps
+        case FaultAction::flood:
             return "floods a redis-server that has maxmemory and an eviction policy with cache keys; the simulator "
                    "has no memory or eviction model (the real backend runs it)";
-        case IdemFault::Type::snapshot:
-        case IdemFault::Type::crash_restart:
-            return "needs a redis-server restart (SIGKILL, then RDB/AOF reload); the simulator has no persistence "
-                   "model (the real backend runs it)";
-        case IdemFault::Type::pause_replica:
-        case IdemFault::Type::failover:
-            return "needs a replica and Sentinel's failover under the idempotency middleware; the simulator's "
-                   "replication model serves the stream labs only so far (the real backend runs it)";
-        case IdemFault::Type::kill_client:
-            return "SIGKILLs a client process right after its claim; the simulator does not kill a role mid-request "
-                   "(the real backend runs it)";
+        case FaultAction::snapshot:
+            return "takes an RDB snapshot (BGSAVE) for a restart to load; the simulator has no RDB model (the real "
+                   "backend runs it)";
+        case FaultAction::pause:
+        case FaultAction::resume:
+        case FaultAction::drop_link:
+        case FaultAction::failover:
+            if (f.target == "redis" || f.target == "redis-replica")
+                return "needs a replica and Sentinel's failover under the idempotency middleware; the simulator's "
+                       "replication model serves the stream labs only so far (the real backend runs it)";
+            return std::nullopt;
     }
     return "an unknown fault";
 }
@@ -98,6 +98,10 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
     }
     if (s.servers.own) {
         for (const auto& [name, value] : s.servers.redis_config) {
+            if (name.rfind("maxmemory", 0) == 0)
+                return fmt::format("runs redis-server with {} {}; the simulator has no memory or eviction model (the "
+                                   "real backend runs it)",
+                                   name, value);
             const bool modelled = (name == "appendonly" && (value == "yes" || value == "no")) ||
                                   (name == "appendfsync" && value == "always") || (name == "save" && value.empty());
             if (!modelled)
@@ -106,6 +110,10 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
                                    "(the real backend runs it)",
                                    name, value);
         }
+        for (const auto& f : s.faults)
+            if (f.target == "redis-replica" && f.action == FaultAction::restart)
+                return "brings the old primary back as a replica after a failover; the simulator's replication "
+                       "model has no such rejoin (the real backend runs it)";
         for (const auto& f : s.faults)
             if (f.target == "redis" && (f.action == FaultAction::pause || f.action == FaultAction::resume))
                 return "pauses redis-server (SIGSTOP); the simulator's server model is never paused (the real backend "
@@ -137,13 +145,10 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
     if (s.idem.cluster.enabled)
         return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has no "
                "cluster model (the real backend runs it)";
-    for (const auto& f : s.idem.faults)
+    for (const auto& f : s.faults)
         if (auto reason = idem_fault_skip_reason(f)) return reason;
     if (s.idem.middleware.wait_replicas > 0)
         return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
-    if (s.idem.servers.own)
-        return "needs its own redis-server with the lab's settings; the simulator models none of them (the real "
-               "backend runs it)";
     return std::nullopt;
 }
 
@@ -249,6 +254,14 @@ struct SimBackend::Impl {
                 m_impl.world.wait_stream_change();
                 return;
             }
+            if (phase == Phase::clients) {
+                for (size_t i = 0; i < m_roles.size(); ++i)
+                    if (!finished_at(i)) {
+                        sched.join(m_fibers[i]);
+                        return;
+                    }
+                return;
+            }
             for (size_t i = 0; i < m_roles.size(); ++i) {
                 const bool consuming = m_roles[i].role == "consumer" || m_roles[i].role == "reaper";
                 if (consuming == (phase == Phase::stopping) && !finished_at(i)) {
@@ -288,7 +301,7 @@ struct SimBackend::Impl {
             if (actor == "redis-replica") return m_impl.world.resume_replica();
             m_impl.world.scheduler().unpause(m_fibers[index(actor)]);
         }
-        std::string failover(const std::string&) override {
+        nlohmann::json failover(const std::string&) override {
             sim::SimWorld& w = m_impl.world;
             const std::string before = last_delivered();
             w.kill_redis();
@@ -296,23 +309,55 @@ struct SimBackend::Impl {
             // promotion seen): about 1.4-2.3 s from the kill.
             w.scheduler().sleep_for(kFailoverTime);
             w.promote_replica();
-            return fmt::format("primary killed; the replica promoted after {} ms; the group's last-delivered-id {} "
-                               "before, {} after",
-                               kFailoverTime.count(), before, last_delivered());
+            return {{"switch_ms", kFailoverTime.count()},
+                    {"text", fmt::format("primary killed; the replica promoted after {} ms; the group's "
+                                         "last-delivered-id {} before, {} after",
+                                         kFailoverTime.count(), before, last_delivered())}};
         }
 
-        std::string drop_link(const std::string& target) override {
+        nlohmann::json drop_link(const std::string& target) override {
             // The link comes back at once unless the replica is paused, whose state is frozen then.
-            if (target == "redis-replica") return "the replication link dropped";
-            if (target != "clients") {
-                const size_t i = index(target);
-                const int closed = !finished_at(i) && m_impl.world.drop_connection(*m_conns[i]) ? 1 : 0;
-                return fmt::format("closed {} Redis connection(s) of {}", closed, target);
-            }
+            if (target == "redis-replica") return {{"text", "the replication link dropped"}};
             int closed = 0;
-            for (size_t i = 0; i < m_roles.size(); ++i)
+            for (size_t i = 0; i < m_roles.size(); ++i) {
+                if (target != "clients" && m_roles[i].actor != target) continue;
                 if (!finished_at(i) && m_impl.world.drop_connection(*m_conns[i])) ++closed;
-            return fmt::format("closed {} Redis connection(s) of the trial's roles", closed);
+            }
+            return {{"dropped", closed},
+                    {"text", fmt::format("closed {} Redis connection(s) of {}", closed,
+                                         target == "clients" ? std::string("the trial's roles") : target)}};
+        }
+        // sim_skip_reason keeps labs with these away from the simulator.
+        nlohmann::json flood(const std::string&, int64_t, int64_t) override {
+            throw std::logic_error("the simulator has no memory model to flood");
+        }
+        nlohmann::json snapshot(const std::string&) override {
+            throw std::logic_error("the simulator has no RDB snapshot model");
+        }
+        nlohmann::json describe(const std::string&) override {
+            const auto aof = m_s.servers.redis_config.find("appendonly");
+            const bool yes = aof != m_s.servers.redis_config.end() && aof->second == "yes";
+            return {{"keys", m_impl.world.redis_up() ? m_impl.world.kv().size(now()) : 0},
+                    {"persistence", yes ? "appendonly yes" : "appendonly no"}};
+        }
+
+        bool clients_ready() override {
+            return std::all_of(m_roles.begin(), m_roles.end(), [&](const RoleLaunch& r) {
+                return m_impl.world.kv().exists(kIdemReadyKey + r.actor, now());
+            });
+        }
+        void go(Nanos origin) override {
+            m_impl.world.kv().set(kIdemGoKey, std::to_string(origin.count()), sim::SetOptions{}, now());
+        }
+        std::vector<std::string> present(const std::vector<std::string>& keys) override {
+            std::vector<std::string> out;
+            for (const auto& k : keys)
+                if (m_impl.world.kv().exists(k, now())) out.push_back(k);
+            return out;
+        }
+        int64_t pttl_ms(const std::string& key) override { return m_impl.world.kv().pttl(key, now()); }
+        void raise_flag(const std::string& name) override {
+            m_impl.world.kv().set(kIdemFaultDoneKey + name, "1", sim::SetOptions{}, now());
         }
 
         bool paused(const std::string& actor) override {
@@ -330,6 +375,8 @@ struct SimBackend::Impl {
                 m_impl.world.start_postgres();
                 return;
             }
+            if (actor == "redis-replica")  // sim_skip_reason keeps such labs on the real backend
+                throw std::logic_error("the simulator does not bring an old primary back as a replica");
             if (actor == "redis") {
                 // As a real restart (about 20 ms on loopback): down, then up with what it kept.
                 m_impl.world.scheduler().sleep_for(kRedisRestart);
@@ -360,8 +407,8 @@ struct SimBackend::Impl {
 
         void poll_records(std::vector<HistoryRecord>& out) override {
             const auto& all = m_impl.history.records();
-            for (; m_seen < all.size(); ++m_seen)
-                if (all[m_seen].actor != "nemesis") out.push_back(all[m_seen]);
+            for (; m_seen < all.size(); ++m_seen)  // the supervisor's own records it has already
+                if (all[m_seen].actor != "nemesis" && all[m_seen].actor != "relab") out.push_back(all[m_seen]);
         }
         void record(HistoryRecord r) override { m_impl.history.record(std::move(r)); }
 
@@ -445,87 +492,16 @@ struct SimBackend::Impl {
         }
     }
 
-    // --- the idempotency middleware labs (run_idem_lab's trial on the real backend) ---
-
-    bool clients_ready(const Scenario& s) {
-        return std::all_of(s.idem.clients.begin(), s.idem.clients.end(),
-                           [&](const IdemClient& c) { return world.kv().exists(kIdemReadyKey + c.name, world.now()); });
-    }
-
-    void record_supervisor(const std::string& op, nlohmann::json data, Nanos at) {
-        history.record(HistoryRecord{0, at.count(), "relab", op, std::move(data)});
-    }
-
-    // As the runner's wait_for_record: a fault "after" a client's step waits until the client has
-    // recorded it, so it lands between the same two steps on both backends.
-    void wait_for_record(const IdemFault& f) {
-        if (f.after_client.empty()) return;
-        auto matches = [&](const HistoryRecord& r) {
-            if (r.actor != f.after_client || r.op != f.after_op) return false;
-            for (const auto& [k, v] : f.after_fields) {
-                if (!r.data.contains(k)) return false;
-                const auto& field = r.data.at(k);
-                if ((field.is_string() ? field.get<std::string>() : field.dump()) != v) return false;
-            }
-            return true;
-        };
-        const Nanos deadline = world.now() + kIdemAfterTimeout;
-        while (!std::any_of(history.records().begin(), history.records().end(), matches)) {
-            if (world.now() > deadline)
-                throw sim::SimError(fmt::format("fault {}: client {} never recorded {} within {} ms", to_string(f.type),
-                                                f.after_client, f.after_op, kIdemAfterTimeout.count()));
-            world.sleep(Millis{1});
-        }
-    }
-
-    // The runner's observe: which of the keys due by then exist, and their TTLs (TTL, seconds).
-    void observe(const Scenario& s, const IdemFault& f) {
-        std::string text;
-        for (const auto& k : idem_keys_due(s, f.at_ms)) {
-            const int64_t ttl = world.kv().ttl(k, world.now());
-            text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
-                                ttl == -2 ? std::string("absent") : fmt::format("TTL {} s", ttl));
-        }
-        record_supervisor("observe", {{"text", "keys: " + (text.empty() ? std::string("none") : text)}}, world.now());
-    }
-
-    // The runner's parent process, at the server (no network): waits until every client has set
-    // its ready key, sets the go key to an origin a little ahead, runs the lab's observations at
-    // their times and waits for the clients. Labs with server faults never get here
-    // (sim_skip_reason).
-    void supervise_idem(const Scenario& s, const std::vector<FiberId>& clients, Nanos& origin) {
-        Scheduler& sched = world.scheduler();
-        const Nanos ready_deadline = world.now() + kIdemStartTimeout;
-        while (!clients_ready(s)) {
-            if (world.now() > ready_deadline)
-                throw sim::SimError(fmt::format("the clients did not all start within {} ms", kIdemStartTimeout.count()));
-            world.sleep(Millis{2});
-        }
-        origin = world.now() + kIdemOriginAhead;
-        world.kv().set(kIdemGoKey, std::to_string(origin.count()), sim::SetOptions{}, world.now());
-        record_supervisor("start", nlohmann::json::object(), origin);
-        for (const auto& f : s.idem.faults) {
-            if (auto reason = idem_fault_skip_reason(f))
-                throw std::logic_error(fmt::format("the simulator cannot inject fault {}: {}", to_string(f.type), *reason));
-            const Nanos due = origin + Millis{f.at_ms};
-            if (due > world.now()) world.sleep(due - world.now());
-            wait_for_record(f);
-            observe(s, f);
-            if (!f.name.empty()) world.kv().set(kIdemFaultDoneKey + f.name, "1", sim::SetOptions{}, world.now());
-        }
-        for (FiberId f : clients) sched.join(f);
-    }
-
+    // --- the idempotency middleware labs: the same supervisor as run_idem_lab's trial ---
     TrialOutcome run_idem_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
-        int64_t last_fault_ms = 0;
-        for (const auto& f : s.idem.faults) last_fault_ms = std::max(last_fault_ms, f.at_ms);
-        // The runner's deadlines: the start, the faults, then the clients' budget + 30 s.
-        const Nanos limit = kEpoch + kIdemStartTimeout + kIdemOriginAhead +
-                            Millis{last_fault_ms + idem_activity_budget_ms(s) + 30'000};
+        const Nanos limit = kEpoch + idem_trial_budget(s);
         Nanos origin = kEpoch;
         std::vector<HistoryRecord> records = run_roles(
             s, roles, trial, seed, limit, [&] { world.placed_orders().reset(s.idem.layer4); },
-            [&](const std::vector<FiberId>& clients) { supervise_idem(s, clients, origin); });
+            [&](const std::vector<FiberId>& clients) {
+                SimControl control(*this, s, roles, clients, seed);
+                origin = supervise_idem_trial(s, control);
+            });
 
         for (auto& r : records) r.t_ns -= origin.count();
         return check_idem_trial(s, trial, seed, std::move(records), world.placed_orders().orders());

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "fault/faults.h"
+#include "roles/idem_client.h"
 #include "run/timeouts.h"
 
 namespace relab {
@@ -33,6 +34,8 @@ struct FaultState {
     int index = 0;              // 1-based, as the records and target_of name it
     int fired = 0;
     std::optional<Nanos> first_due;
+    std::optional<Nanos> at_due;     // at_ms from the origin, once the origin is known
+    std::optional<Nanos> after_due;  // the matched record's time + delay_ms
     std::string matched_actor;  // the actor of the record `after` matched
     std::string target;         // resolved at the first firing
     bool pending() const { return fired < spec->trigger.count; }
@@ -40,106 +43,56 @@ struct FaultState {
         if (!first_due || !pending()) return std::nullopt;
         return *first_due + Millis{spec->trigger.every_ms} * fired;
     }
+    // With both triggers, whichever comes later.
+    void settle() {
+        const auto& t = spec->trigger;
+        if (first_due) return;
+        if (t.at_ms && !at_due) return;
+        if (t.after && !after_due) return;
+        first_due = std::max(at_due.value_or(Nanos{0}), after_due.value_or(Nanos{0}));
+    }
 };
 
-class TrialSupervisor {
+// What a lab kind adds to a fault's record: the state it looks at before the fault and after.
+class FaultProbe {
 public:
-    TrialSupervisor(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c) : m_s(s), m_roles(roles), m_c(c) {
-        for (size_t i = 0; i < s.faults.size(); ++i) {
+    virtual ~FaultProbe() = default;
+    virtual nlohmann::json before(const FaultState& f) = 0;
+    virtual void after(const FaultState& f, const nlohmann::json& before, nlohmann::json& details) = 0;
+};
+
+// Jepsen's nemesis for one trial, the same for every lab kind and both backends: reads the roles'
+// new records, fires each fault of the schedule as its trigger comes due, and records it.
+class Nemesis {
+public:
+    Nemesis(const std::vector<FaultSpec>& faults, Control& c, FaultProbe* probe) : m_c(c), m_probe(probe) {
+        for (size_t i = 0; i < faults.size(); ++i) {
             FaultState f;
-            f.spec = &s.faults[i];
+            f.spec = &faults[i];
             f.index = static_cast<int>(i) + 1;
             m_faults.push_back(std::move(f));
         }
     }
 
-    void run() {
-        const Nanos deadline = m_c.now() + stream_trial_budget(m_s) - Millis{m_s.stream.block_ms} - timeouts::kStopGrace;
-        while (std::any_of(m_roles.begin(), m_roles.end(),
-                           [&](const RoleLaunch& r) { return !is_consuming(r) && !m_c.finished(r.actor); })) {
-            step(deadline, "the publishing roles to finish");
-            m_c.wait(Control::Phase::publishing, wake_at());
-        }
-        m_c.check_roles();
-        Nanos drained_at{-1};  // when the group was last seen drained with faults still to fire
-        for (;;) {
-            step(deadline, "the consumers to acknowledge every entry");
-            const bool drained = m_c.drained();
-            if (drained && !pending()) break;
-            if (drained) {
-                // Only faults waiting for a record that has not come: give them a bounded time.
-                if (drained_at.count() < 0) drained_at = m_c.now();
-                if (m_c.now() - drained_at > timeouts::kFaultTrigger) throw std::runtime_error(unfired());
-            } else {
-                drained_at = Nanos{-1};
-            }
-            m_c.wait(Control::Phase::draining, wake_at());
-        }
-        observe();
-        // A role still paused would never see the stop flag.
-        for (const auto& r : m_roles)
-            if (!m_c.finished(r.actor) && m_c.paused(r.actor)) nemesis(0, FaultAction::resume, r.actor, "the trial ends: resumed so it can stop");
-        m_c.raise_stop();
-        const Nanos stop_deadline = m_c.now() + Millis{m_s.stream.block_ms} + timeouts::kStopGrace;
-        for (;;) {
-            m_c.unblock_readers();
-            m_c.wait(Control::Phase::stopping, m_c.now() + Millis{5});
-            if (std::all_of(m_roles.begin(), m_roles.end(),
-                            [&](const RoleLaunch& r) { return !is_consuming(r) || m_c.finished(r.actor); }))
-                break;
-            if (m_c.now() > stop_deadline) throw std::runtime_error("consumers did not stop when told to");
-        }
-        m_c.check_roles();
-    }
-
-private:
-    void step(Nanos deadline, const char* waiting_for) {
-        m_c.check_roles();
-        observe();
-        fire_due();
-        if (m_c.now() > deadline) throw std::runtime_error(fmt::format("trial timed out waiting for {}", waiting_for));
-    }
-
-    bool pending() const {
-        return std::any_of(m_faults.begin(), m_faults.end(), [](const FaultState& f) { return f.pending(); });
-    }
-
-    std::string unfired() const {
-        for (const auto& f : m_faults)
-            if (f.pending() && !f.first_due)
-                return fmt::format("fault {} ({}) never fired: no history record matched its trigger {} within {} ms of "
-                                   "the group draining",
-                                   f.index, to_string(f.spec->action),
-                                   f.spec->trigger.after ? nlohmann::json{{"op", f.spec->trigger.after->op},
-                                                                          {"actor", f.spec->trigger.after->actor},
-                                                                          {"fields", f.spec->trigger.after->fields}}
-                                                               .dump()
-                                                         : std::string("at_ms"),
-                                   timeouts::kFaultTrigger.count());
-        return "a fault never fired";
-    }
-
-    // New records: the origin (the publishing role's start) and `after` triggers. Only a lab with
-    // faults needs them: the others skip reading the roles' histories on every poll.
-    void observe() {
+    // New records: the origin and `after` triggers, then every fault now due. Only a lab with
+    // faults needs the records: the others skip reading the roles' histories on every poll.
+    void step() {
         if (m_faults.empty()) return;
         const size_t from = m_seen.size();
         m_c.poll_records(m_seen);
         for (size_t i = from; i < m_seen.size(); ++i) consider(m_seen[i]);
+        fire_due();
     }
 
-    void consider(const HistoryRecord& r) {
-        if (r.op == "start" && !m_origin) {
-            m_origin = Nanos{r.t_ns};
-            for (auto& f : m_faults)
-                if (f.spec->trigger.at_ms) f.first_due = *m_origin + Millis{*f.spec->trigger.at_ms};
-        }
-        for (auto& f : m_faults) {
-            const auto& after = f.spec->trigger.after;
-            if (!after || f.first_due || !matches(*after, r)) continue;
-            f.first_due = Nanos{r.t_ns} + Millis{f.spec->trigger.delay_ms};
-            f.matched_actor = r.actor;
-        }
+    // A record of the supervisor's own (the idempotency labs' go signal).
+    void own(HistoryRecord r) {
+        m_c.record(r);
+        m_seen.push_back(std::move(r));
+        consider(m_seen.back());
+    }
+
+    bool pending() const {
+        return std::any_of(m_faults.begin(), m_faults.end(), [](const FaultState& f) { return f.pending(); });
     }
 
     std::optional<Nanos> wake_at() const {
@@ -153,12 +106,75 @@ private:
         return at;
     }
 
+    std::string unfired() const {
+        for (const auto& f : m_faults)
+            if (f.pending() && !f.first_due)
+                return fmt::format("fault {} ({}) never fired: no history record matched its trigger {} within {} ms",
+                                   f.index, to_string(f.spec->action),
+                                   f.spec->trigger.after ? nlohmann::json{{"op", f.spec->trigger.after->op},
+                                                                          {"actor", f.spec->trigger.after->actor},
+                                                                          {"fields", f.spec->trigger.after->fields}}
+                                                               .dump()
+                                                         : std::string("at_ms"),
+                                   timeouts::kFaultTrigger.count());
+        return "a fault never fired";
+    }
+
+    // Jepsen's nemesis op: invoke, then ok (what happened) or fail (why not).
+    void fire(const FaultState* f, FaultAction action, const std::string& target, const std::string& note) {
+        nlohmann::json base = {{"action", to_string(action)}, {"target", target}, {"fault", f ? f->index : 0}};
+        if (!note.empty()) base["note"] = note;
+        if (f && !f->spec->name.empty()) base["name"] = f->spec->name;
+        auto emit = [&](const std::string& phase, nlohmann::json extra) {
+            nlohmann::json d = base;
+            d["phase"] = phase;
+            for (auto& [k, v] : extra.items()) d[k] = v;
+            own(HistoryRecord{0, m_c.now().count(), "nemesis", "fault", std::move(d)});
+        };
+        emit("invoke", nlohmann::json::object());
+        try {
+            FaultSpec plain;
+            plain.action = action;
+            const FaultSpec& spec = f ? *f->spec : plain;
+            const nlohmann::json before = m_probe && f ? m_probe->before(*f) : nlohmann::json();
+            nlohmann::json details = apply_fault(spec, target, m_c);
+            if (m_probe && f) m_probe->after(*f, before, details);
+            emit("ok", std::move(details));
+            if (f && !f->spec->name.empty()) m_c.raise_flag(f->spec->name);
+        } catch (const std::runtime_error& e) {
+            emit("fail", {{"error", e.what()}});
+        }
+    }
+
+    void set_probe(FaultProbe* probe) { m_probe = probe; }
+    const std::vector<HistoryRecord>& seen() const { return m_seen; }
+    std::optional<Nanos> origin() const { return m_origin; }
+
+private:
+    void consider(const HistoryRecord& r) {
+        if (r.op == "start" && !m_origin) {
+            m_origin = Nanos{r.t_ns};
+            for (auto& f : m_faults)
+                if (f.spec->trigger.at_ms) {
+                    f.at_due = *m_origin + Millis{*f.spec->trigger.at_ms};
+                    f.settle();
+                }
+        }
+        for (auto& f : m_faults) {
+            const auto& after = f.spec->trigger.after;
+            if (!after || f.after_due || !matches(*after, r)) continue;
+            f.after_due = Nanos{r.t_ns} + Millis{f.spec->trigger.delay_ms};
+            f.matched_actor = r.actor;
+            f.settle();
+        }
+    }
+
     void fire_due() {
         for (auto& f : m_faults) {
             while (f.pending() && f.due() && m_c.now() >= *f.due()) {
                 if (f.target.empty()) f.target = resolve(f);
                 ++f.fired;
-                nemesis(f.index, f.spec->action, f.target, f.spec->note);
+                fire(&f, f.spec->action, f.target, f.spec->note);
             }
         }
     }
@@ -175,34 +191,187 @@ private:
         return f.spec->target;
     }
 
-    // Jepsen's nemesis op: invoke, then ok (what happened) or fail (why not).
-    void nemesis(int index, FaultAction action, const std::string& target, const std::string& note) {
-        nlohmann::json base = {{"action", to_string(action)}, {"target", target}, {"fault", index}};
-        if (!note.empty()) base["note"] = note;
-        auto emit = [&](const std::string& phase, nlohmann::json extra) {
-            nlohmann::json d = base;
-            d["phase"] = phase;
-            for (auto& [k, v] : extra.items()) d[k] = v;
-            HistoryRecord r{0, m_c.now().count(), "nemesis", "fault", std::move(d)};
-            m_c.record(r);
-            m_seen.push_back(r);
-            consider(m_seen.back());
-        };
-        emit("invoke", nlohmann::json::object());
-        try {
-            emit("ok", {{"text", apply_fault(action, target, m_c)}});
-        } catch (const std::runtime_error& e) {
-            emit("fail", {{"error", e.what()}});
+    Control& m_c;
+    FaultProbe* m_probe;
+    std::vector<FaultState> m_faults;
+    std::vector<HistoryRecord> m_seen;
+    std::optional<Nanos> m_origin;
+};
+
+class TrialSupervisor {
+public:
+    TrialSupervisor(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c)
+        : m_s(s), m_roles(roles), m_c(c), m_nemesis(s.faults, c, nullptr) {}
+
+    void run() {
+        const Nanos deadline = m_c.now() + stream_trial_budget(m_s) - Millis{m_s.stream.block_ms} - timeouts::kStopGrace;
+        while (std::any_of(m_roles.begin(), m_roles.end(),
+                           [&](const RoleLaunch& r) { return !is_consuming(r) && !m_c.finished(r.actor); })) {
+            step(deadline, "the publishing roles to finish");
+            m_c.wait(Control::Phase::publishing, m_nemesis.wake_at());
         }
+        m_c.check_roles();
+        Nanos drained_at{-1};  // when the group was last seen drained with faults still to fire
+        for (;;) {
+            step(deadline, "the consumers to acknowledge every entry");
+            const bool drained = m_c.drained();
+            if (drained && !m_nemesis.pending()) break;
+            if (drained) {
+                // Only faults waiting for a record that has not come: give them a bounded time.
+                if (drained_at.count() < 0) drained_at = m_c.now();
+                if (m_c.now() - drained_at > timeouts::kFaultTrigger)
+                    throw std::runtime_error(m_nemesis.unfired() + " of the group draining");
+            } else {
+                drained_at = Nanos{-1};
+            }
+            m_c.wait(Control::Phase::draining, m_nemesis.wake_at());
+        }
+        m_nemesis.step();
+        // A role still paused would never see the stop flag.
+        for (const auto& r : m_roles)
+            if (!m_c.finished(r.actor) && m_c.paused(r.actor))
+                m_nemesis.fire(nullptr, FaultAction::resume, r.actor, "the trial ends: resumed so it can stop");
+        m_c.raise_stop();
+        const Nanos stop_deadline = m_c.now() + Millis{m_s.stream.block_ms} + timeouts::kStopGrace;
+        for (;;) {
+            m_c.unblock_readers();
+            m_c.wait(Control::Phase::stopping, m_c.now() + Millis{5});
+            if (std::all_of(m_roles.begin(), m_roles.end(),
+                            [&](const RoleLaunch& r) { return !is_consuming(r) || m_c.finished(r.actor); }))
+                break;
+            if (m_c.now() > stop_deadline) throw std::runtime_error("consumers did not stop when told to");
+        }
+        m_c.check_roles();
+    }
+
+private:
+    void step(Nanos deadline, const char* waiting_for) {
+        m_c.check_roles();
+        m_nemesis.step();
+        if (m_c.now() > deadline) throw std::runtime_error(fmt::format("trial timed out waiting for {}", waiting_for));
     }
 
     const Scenario& m_s;
     const std::vector<RoleLaunch>& m_roles;
     Control& m_c;
-    std::vector<FaultState> m_faults;
-    std::vector<HistoryRecord> m_seen;
-    std::optional<Nanos> m_origin;
+    Nemesis m_nemesis;
 };
+
+bool is_server(const std::string& target) { return target == "redis" || target == "redis-replica"; }
+
+// The idempotency labs' view of a fault: which of the keys the clients had written by then exist
+// before and after a server fault, the key a killed client left behind, the keys' TTLs.
+class IdemProbe : public FaultProbe {
+public:
+    IdemProbe(const Scenario& s, Control& c, const Nemesis& n) : m_s(s), m_c(c), m_n(n) {}
+
+    nlohmann::json before(const FaultState& f) override {
+        const FaultAction a = f.spec->action;
+        if (f.target == "redis" && (a == FaultAction::restart || a == FaultAction::failover ||
+                                    a == FaultAction::flood || a == FaultAction::observe))
+            return {{"keys", m_c.present(keys_due(f))}};
+        if (a == FaultAction::kill && !is_server(f.target)) {
+            // The key of the client's last claim (a trigger "after its claim" has seen it).
+            std::string key;
+            for (const auto& r : m_n.seen())
+                if (r.actor == f.target && r.op == "claim" && r.data.contains("key")) key = r.data.value("key", "");
+            return {{"key", key}};
+        }
+        return nlohmann::json::object();
+    }
+
+    void after(const FaultState& f, const nlohmann::json& before, nlohmann::json& d) override {
+        if (before.contains("key")) {
+            const std::string key = before.at("key");
+            if (key.empty()) return;
+            const int64_t pttl = m_c.pttl_ms(key);
+            d["key"] = key;
+            d["pttl_ms"] = pttl;
+            d["text"] = fmt::format("client {} killed (SIGKILL, as an OOM kill) right after its claim: {} stays "
+                                    "in_progress, PTTL {} ms",
+                                    f.target, key, pttl);
+            m_killed.push_back(key);
+            return;
+        }
+        if (!before.contains("keys")) return;
+        const std::vector<std::string> keys = before.at("keys");
+        if (f.spec->action == FaultAction::observe) {
+            std::string text;
+            for (const auto& k : keys_due(f)) {
+                const int64_t pttl = m_c.pttl_ms(k);
+                text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
+                                    pttl == -2 ? std::string("absent") : fmt::format("TTL {} s", pttl < 0 ? pttl : (pttl + 500) / 1000));
+            }
+            d["text"] = "keys: " + (text.empty() ? std::string("none") : text);
+            return;
+        }
+        const std::vector<std::string> left = m_c.present(keys);
+        std::vector<std::string> lost;
+        for (const auto& k : keys)
+            if (std::find(left.begin(), left.end(), k) == left.end()) lost.push_back(k);
+        d["idem_keys_before"] = keys.size();
+        d["idem_keys_after"] = left.size();
+        d["survived"] = left;
+        d["lost"] = lost;
+        d["text"] = fmt::format("{}; idempotency keys {}/{} still there{}", d.value("text", ""), left.size(), keys.size(),
+                                lost.empty() ? "" : " — gone: " + some(lost));
+    }
+
+    // Keys that killed clients left behind, as they are at the end of the trial.
+    void observe_left_keys() {
+        for (const auto& key : m_killed) {
+            const int64_t pttl = m_c.pttl_ms(key);
+            HistoryRecord r{0, m_c.now().count(), "relab", "observe",
+                            {{"key", key},
+                             {"pttl_ms", pttl},
+                             {"text", fmt::format("at the end: {} {}", key,
+                                                  pttl == -2 ? std::string("is gone")
+                                                             : fmt::format("still there, PTTL {} ms", pttl))}}};
+            m_c.record(std::move(r));
+        }
+    }
+
+private:
+    // The keys of the requests due by the fault's at_ms (or by now, for a fault on a record only).
+    std::vector<std::string> keys_due(const FaultState& f) const {
+        int64_t at_ms = f.spec->trigger.at_ms.value_or(0);
+        if (!f.spec->trigger.at_ms && m_n.origin())
+            at_ms = std::chrono::duration_cast<Millis>(m_c.now() - *m_n.origin()).count();
+        return idem_keys_due(m_s, at_ms);
+    }
+
+    static std::string some(const std::vector<std::string>& keys) {
+        constexpr size_t kShown = 5;
+        std::string out;
+        for (size_t i = 0; i < keys.size() && i < kShown; ++i) out += (i == 0 ? "" : ", ") + keys[i];
+        if (keys.size() > kShown) out += fmt::format(" and {} more", keys.size() - kShown);
+        return out;
+    }
+
+    const Scenario& m_s;
+    Control& m_c;
+    const Nemesis& m_n;
+    std::vector<std::string> m_killed;
+};
+
+// The middleware answers a lost store only in a lab that schedules a server fault; one that came
+// before the first such fault began was not caused by it.
+void fail_on_unexplained_outage(const std::vector<HistoryRecord>& history) {
+    std::optional<int64_t> outage_from;
+    for (const auto& r : history)
+        if (r.actor == "nemesis" && r.data.value("phase", "") == "invoke" && is_server(r.data.value("target", "")) &&
+            disrupts(fault_action_named(r.data.value("action", "")).value_or(FaultAction::resume)))
+            if (!outage_from || r.t_ns < *outage_from) outage_from = r.t_ns;
+    for (const auto& r : history) {
+        if (r.data.value("error_class", "") != "unavailable") continue;
+        if (outage_from && r.t_ns >= *outage_from) continue;
+        throw HarnessError(fmt::format(
+            "client {} lost the idempotency store at its {} {:.1f} ms before any server fault of the lab began: {} "
+            "(check that redis-server is running and reachable)",
+            r.actor, r.op, static_cast<double>((outage_from ? *outage_from : r.t_ns) - r.t_ns) / 1e6,
+            r.data.value("error", "")));
+    }
+}
 
 }  // namespace
 
@@ -218,6 +387,49 @@ Nanos stream_trial_budget(const Scenario& s) {
 
 void supervise_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c) {
     TrialSupervisor(s, roles, c).run();
+}
+
+Nanos idem_trial_budget(const Scenario& s) {
+    int64_t last_ms = 0;
+    for (const auto& f : s.faults) last_ms = std::max(last_ms, f.trigger.at_ms.value_or(0) + f.trigger.delay_ms);
+    return timeouts::kIdemStart + timeouts::kIdemOriginAhead + Millis{last_ms + idem_activity_budget_ms(s)} +
+           timeouts::kIdemAfter;
+}
+
+Nanos supervise_idem_trial(const Scenario& s, Control& c) {
+    Nemesis n(s.faults, c, nullptr);
+    IdemProbe probe(s, c, n);
+    n.set_probe(&probe);
+    const Nanos ready_deadline = c.now() + timeouts::kIdemStart;
+    while (!c.clients_ready()) {
+        c.check_roles();
+        if (c.now() > ready_deadline)
+            throw std::runtime_error(fmt::format("the clients did not all start within {} ms", timeouts::kIdemStart.count()));
+        c.wait(Control::Phase::clients, c.now() + Millis{2});
+    }
+    // A little ahead, so every client sees the signal before its first send is due.
+    const Nanos origin = c.now() + timeouts::kIdemOriginAhead;
+    c.go(origin);
+    n.own(HistoryRecord{0, origin.count(), "relab", "start", nlohmann::json::object()});
+    const Nanos deadline = c.now() + idem_trial_budget(s);
+    const std::vector<RoleLaunch> clients = trial_roles(s);
+    for (;;) {
+        c.check_roles();
+        n.step();
+        const bool running = std::any_of(clients.begin(), clients.end(),
+                                         [&](const RoleLaunch& r) { return !c.finished(r.actor); });
+        if (!running && !n.pending()) break;
+        if (!running && c.now() > deadline) throw std::runtime_error(n.unfired());
+        if (c.now() > deadline)
+            throw std::runtime_error(fmt::format("the clients did not finish within {} ms",
+                                                 std::chrono::duration_cast<Millis>(idem_trial_budget(s)).count()));
+        c.wait(Control::Phase::clients, n.wake_at());
+    }
+    probe.observe_left_keys();
+    c.check_roles();
+    n.step();  // the last records: a lab with faults has read every one of them
+    fail_on_unexplained_outage(n.seen());
+    return origin;
 }
 
 }  // namespace relab

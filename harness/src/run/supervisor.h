@@ -18,4 +18,13 @@ void supervise_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& ro
 // lab's last event and faults, publishing and draining, the stop.
 Nanos stream_trial_budget(const Scenario& s);
 
+// An idempotency lab's trial supervisor, on the same Control port and the same nemesis: waits for
+// every client to be ready, gives the go signal (the origin, returned), fires the lab's faults as
+// their triggers come due (adding which idempotency keys a server fault left, the key a killed
+// client left behind) and waits for the clients to finish. Throws HarnessError when a client lost
+// the store before any server fault began.
+Nanos supervise_idem_trial(const Scenario& s, Control& c);
+// The longest an idempotency trial may run, from the supervisor's start.
+Nanos idem_trial_budget(const Scenario& s);
+
 }  // namespace relab

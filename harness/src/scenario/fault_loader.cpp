@@ -83,19 +83,33 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     targets.insert(targets.end(), servers.begin(), servers.end());
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
-                       {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "note"});
+                       {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "note",
+                        "note_vi", "name", "bytes", "value_bytes", "documented"});
         FaultSpec f;
         const json& action = o.at("action");
         const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
         if (!named) r.expected(o.path("action"), "one of " + quoted_list(fault_action_names()), action);
         f.action = *named;
         f.note = o.opt_string("note", "");
+        f.note_vi = o.opt_string("note_vi", f.note);
+        f.documented = o.opt_string("documented", "");
+        f.name = o.opt_string("name", "");
+        if (!f.name.empty())
+            for (const auto& earlier : out)
+                if (earlier.name == f.name) r.fail(o.path("name"), "another fault is named \"" + f.name + "\"");
+        if (f.action == FaultAction::flood) {
+            f.bytes = o.req_int("bytes", 1);
+            f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
+        } else {
+            for (const char* key : {"bytes", "value_bytes"})
+                if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
+        }
 
         FaultTrigger& t = f.trigger;
-        if (o.has("at_ms") == o.has("after"))
-            r.fail(o.path(), "a fault needs exactly one trigger: \"at_ms\" (from the trial origin) or \"after\" "
-                             "(a history record, e.g. {\"op\": \"receive\", \"fields\": {\"event\": {\"type\": "
-                             "\"created\"}}})");
+        if (!o.has("at_ms") && !o.has("after"))
+            r.fail(o.path(), "a fault needs a trigger: \"at_ms\" (from the trial origin), \"after\" (a history "
+                             "record, e.g. {\"op\": \"receive\", \"fields\": {\"event\": {\"type\": \"created\"}}}) "
+                             "or both (whichever comes later)");
         t.at_ms = o.maybe_int("at_ms", 0);
         if (o.has("after")) {
             const Object a(r, o.at("after"), o.path("after"), {"op", "actor", "fields"});
@@ -111,6 +125,8 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
         t.delay_ms = o.opt_int("delay_ms", 0, 0);
         if (o.has("delay_ms") && !t.after)
             r.fail(o.path("delay_ms"), "delay_ms counts from an \"after\" trigger's record; with at_ms, add it to at_ms");
+        if (o.has("every_ms") && t.at_ms && t.after)
+            r.fail(o.path("every_ms"), "a repeated fault has one trigger: \"at_ms\" or \"after\"");
         t.count = static_cast<int>(o.opt_int("count", 1, 1, 100000));
         t.every_ms = o.opt_int("every_ms", 0, 1);
         if (t.count > 1 && t.every_ms == 0) r.fail(o.path("count"), "a repeated fault (count > 1) needs \"every_ms\"");
@@ -130,6 +146,18 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
             if (f.target == "matched") {
                 if (!t.after) r.fail(o.path("target"), "\"matched\" needs an \"after\" trigger: it is the actor of the "
                                                          "record that trigger matched");
+            } else if (f.action == FaultAction::observe && f.target == "redis") {
+                // Reads only: the run's server will do when the lab has none of its own.
+            } else if (fault_target_kind(f.target) != FaultTarget::role &&
+                       std::find(targets.begin(), targets.end(), f.target) == targets.end()) {
+                r.fail(o.path("target"),
+                       f.target == "redis"
+                           ? "a fault on \"redis\" needs the lab's own server: add \"servers\" (a fault changes a "
+                             "server for everyone on it)"
+                       : f.target == "redis-replica"
+                           ? "needs a replica: \"servers\": {\"replica\": true}"
+                           : "a fault on \"postgres\" needs the lab's own PostgreSQL (the run's is never faulted): " +
+                                 how_to_get(f.target));
             } else if (std::find(targets.begin(), targets.end(), f.target) == targets.end()) {
                 r.expected(o.path("target"),
                            fmt::format("a role of this lab ({}), a server of it or its roles' connections ({}), "
@@ -148,6 +176,10 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
         if (!needs.empty() && std::find(targets.begin(), targets.end(), needs) == targets.end())
             r.fail(o.path("action"), fmt::format("{} needs \"{}\" in the lab: {}", to_string(f.action), needs,
                                                  how_to_get(needs)));
+        if (kind == FaultTarget::redis_replica && f.action == FaultAction::restart &&
+            std::none_of(out.begin(), out.end(), [](const FaultSpec& e) { return e.action == FaultAction::failover; }))
+            r.fail(o.path("action"), "restarting \"redis-replica\" brings the old primary back after a failover: "
+                                     "schedule a failover before it");
         out.push_back(std::move(f));
     }
     return out;

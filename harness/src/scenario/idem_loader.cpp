@@ -4,18 +4,6 @@
 
 namespace relab {
 
-std::string to_string(IdemFault::Type t) {
-    switch (t) {
-        case IdemFault::Type::flood: return "flood";
-        case IdemFault::Type::snapshot: return "snapshot";
-        case IdemFault::Type::crash_restart: return "crash_restart";
-        case IdemFault::Type::pause_replica: return "pause_replica";
-        case IdemFault::Type::failover: return "failover";
-        case IdemFault::Type::kill_client: return "kill_client";
-        case IdemFault::Type::observe: return "observe";
-    }
-    return "?";
-}
 
 namespace scenario_json {
 
@@ -168,46 +156,6 @@ IdemMiddlewareSpec read_middleware(const Object& o) {
     return m;
 }
 
-IdemFault read_fault(const Object& o) {
-    IdemFault f;
-    const std::string type = o.opt_choice(
-        "type", "", {"flood", "snapshot", "crash_restart", "pause_replica", "failover", "kill_client", "observe"});
-    if (type.empty()) o.reader().fail(o.path("type"), "required field is missing");
-    static const std::map<std::string, IdemFault::Type> types = {
-        {"flood", IdemFault::Type::flood},
-        {"snapshot", IdemFault::Type::snapshot},
-        {"crash_restart", IdemFault::Type::crash_restart},
-        {"pause_replica", IdemFault::Type::pause_replica},
-        {"failover", IdemFault::Type::failover},
-        {"kill_client", IdemFault::Type::kill_client},
-        {"observe", IdemFault::Type::observe}};
-    f.type = types.at(type);
-    f.at_ms = o.opt_int("at_ms", 0, 0);
-    if (f.type == IdemFault::Type::flood) {
-        f.bytes = o.req_int("bytes", 1);
-        f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
-    }
-    if (f.type == IdemFault::Type::kill_client) {
-        f.client = o.req_string("client");
-        f.after_client = f.client;
-        f.after_op = "claim";
-        f.after_fields = {{"decision", "first"}};
-    }
-    if (o.has("after")) {
-        Object a(o.reader(), o.at("after"), o.path("after"), {"client", "op", "fields"});
-        f.after_client = a.req_string("client");
-        f.after_op = a.req_string("op");
-        f.after_fields.clear();
-        if (a.has("fields")) {
-            const json& fields = a.at("fields");
-            if (!fields.is_object()) o.reader().expected(a.path("fields"), "an object", fields);
-            for (const auto& [k, v] : fields.items()) f.after_fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
-        }
-    }
-    f.name = o.opt_string("name", "");
-    read_documented(o, f);
-    return f;
-}
 
 IdemBenchmark read_benchmark(const Object& o) {
     IdemBenchmark b;
@@ -358,7 +306,7 @@ void read_idem_workload(const Object& top, Scenario& s) {
                                                   "check_owner", "release_on_error", "work_ms", "wait"}));
     idem.layer4 = opt_bool(o, "layer4", false);
     if (o.has("servers"))
-        idem.servers = read_servers(Object(r, o.at("servers"), o.path("servers"), {"redis", "replica"}));
+        r.fail(o.path("servers"), "moved to the top level: \"servers\" (the same field as a stream lab's)");
     if (o.has("benchmark"))
         idem.benchmark = read_benchmark(Object(r, o.at("benchmark"), o.path("benchmark"),
                                                {"duration_ms", "redis_benchmark_requests", "pgbench_seconds", "tools",
@@ -375,34 +323,10 @@ void read_idem_workload(const Object& top, Scenario& s) {
     }
     if (idem.clients.empty() && !idem.benchmark.enabled && !idem.cluster.enabled)
         r.fail(o.path("clients"), "required field is missing (a lab needs clients, a benchmark or a cluster)");
-    if (o.has("faults")) {
-        const json& list = r.array(o.at("faults"), o.path("faults"), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            Object fo(r, list[i], child(o.path("faults"), i), {"type", "at_ms", "bytes", "value_bytes", "client", "after", "name", "documented", "note", "note_vi"});
-            IdemFault f = read_fault(fo);
-            const bool needs_replica = f.type == IdemFault::Type::pause_replica || f.type == IdemFault::Type::failover;
-            // A fault changes a server's state for everyone on it: only on servers the lab owns.
-            if (!idem.servers.own && f.type != IdemFault::Type::observe && f.type != IdemFault::Type::kill_client)
-                r.fail(fo.path("type"), "a fault needs the lab's own servers: add \"servers\" to /idem");
-            if (needs_replica && !idem.servers.replica)
-                r.fail(fo.path("type"), "needs a replica: set \"replica\": true under /idem/servers");
-            if (f.type == IdemFault::Type::kill_client && !names.count(f.client))
-                r.fail(fo.path("client"), "no client is named \"" + f.client + "\"");
-            if (!f.after_client.empty() && !names.count(f.after_client))
-                r.fail(fo.path("after"), "no client is named \"" + f.after_client + "\"");
-            idem.faults.push_back(std::move(f));
-        }
-        std::stable_sort(idem.faults.begin(), idem.faults.end(),
-                         [](const IdemFault& a, const IdemFault& b) { return a.at_ms < b.at_ms; });
-    }
-    for (size_t i = 0; i < idem.clients.size(); ++i)
-        for (size_t k = 0; k < idem.clients[i].requests.size(); ++k) {
-            const std::string& name = idem.clients[i].requests[k].resend_after_fault;
-            if (!name.empty() && std::none_of(idem.faults.begin(), idem.faults.end(),
-                                              [&](const IdemFault& f) { return f.name == name; }))
-                r.fail(child(child(child(child(o.path("clients"), i), "requests"), k), "resend_after_fault"),
-                       "no fault is named \"" + name + "\"");
-        }
+    if (o.has("faults"))
+        r.fail(o.path("faults"), "moved to the top level: \"faults\", the vocabulary every lab shares (crash_restart "
+                                 "is {\"action\": \"restart\", \"target\": \"redis\"}; kill_client {\"action\": \"kill\", "
+                                 "\"target\": CLIENT}; pause_replica a pause and a drop_link of \"redis-replica\")");
     idem.scaling = o.opt_string("scaling", "", false);
     idem.scaling_vi = o.opt_string("scaling_vi", idem.scaling, false);
     idem.documented_duplicates = o.opt_string("documented_duplicates", "", false);

@@ -1,5 +1,6 @@
 // The idempotency-key labs (article 002) as plain data: Redis steps of scripted sessions, and the
-// middleware workload (clients, the middleware's settings, the lab's own servers and faults).
+// middleware workload (clients, the middleware's settings). The lab's own servers and its faults
+// are the top-level "servers" and "faults" every lab has (scenario.h).
 // Loaded by idem_loader.cpp; part of Scenario (scenario.h).
 #pragma once
 
@@ -82,36 +83,6 @@ struct IdemMiddlewareSpec {
     bool wait_fail_closed = false;    // the claim reached fewer replicas: release, answer 503
 };
 
-// A fault the runner injects at a time from the trial origin.
-struct IdemFault {
-    enum class Type {
-        flood,           // write `bytes` of cache keys (`value_bytes` each) into the shared Redis
-        snapshot,        // BGSAVE and wait for it: the last automatic RDB snapshot
-        crash_restart,   // SIGKILL redis-server (docker kill), start it again on its dir and port
-        pause_replica,   // SIGSTOP the replica and drop its link: the primary acks alone from now
-        failover,        // SIGKILL the primary, resume the replica, Sentinel's election promotes it;
-                         // the old primary comes back and Sentinel makes it a replica of the new one
-        kill_client,     // SIGKILL a client process right after its first claim
-        observe,         // no fault: records which idempotency keys exist, and their TTLs
-    };
-    Type type = Type::flood;
-    int64_t at_ms = 0;
-    int64_t bytes = 0;
-    int64_t value_bytes = 1024;
-    std::string client;  // kill_client
-    std::string name;    // requests may wait for it (resend_after_fault); empty: none
-    // When set, the fault also waits (after at_ms) until this client has recorded a history
-    // record with this op and these fields: "right after A's claim", whatever the machine's load.
-    // kill_client defaults to {client, "claim", {"decision": "first"}}.
-    std::string after_client;
-    std::string after_op;
-    std::map<std::string, std::string> after_fields;  // values compared as text
-    // What the article documented for this fault and, when this machine must differ, why. Shown
-    // beside the figure relab measures (trial 1).
-    std::string documented;
-    std::string note;
-    std::string note_vi;
-};
 
 // Servers the lab starts for each trial, with the settings it needs (fault labs).
 struct IdemServers {
@@ -172,8 +143,6 @@ struct IdemSpec {
     IdemMiddlewareSpec middleware;
     bool layer4 = false;  // CREATE UNIQUE INDEX ON orders (idem_key)
     std::vector<IdemClient> clients;
-    IdemServers servers;
-    std::vector<IdemFault> faults;
     IdemBenchmark benchmark;
     IdemCluster cluster;
     // How the lab's times relate to production, printed in the report ("1 s here stands for 60 s").
@@ -186,6 +155,5 @@ struct IdemSpec {
     std::string documented_duplicates_note_vi;
 };
 
-std::string to_string(IdemFault::Type t);
 
 }  // namespace relab

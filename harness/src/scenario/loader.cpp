@@ -617,9 +617,25 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     std::string total_name;
     if (s.kind == ScenarioKind::workload && top.has("idem")) {
         read_idem_workload(top, s);  // clients and a middleware instead of a stream
-        for (const char* key : {"faults", "recovery", "servers"})
-            if (top.has(key))
-                r.fail(top.path(key), "applies to stream labs; an idempotency lab lists its faults under /idem/faults");
+        if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
+        if (top.has("servers"))
+            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica"}));
+        if (top.has("faults")) {
+            std::vector<std::string> actors;
+            for (const auto& c : s.idem.clients) actors.push_back(c.name);
+            if (s.servers.own) actors.push_back("redis");
+            if (s.servers.replica) actors.push_back("redis-replica");
+            s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
+        }
+        const auto& clients = s.idem.clients;
+        for (size_t i = 0; i < clients.size(); ++i)
+            for (size_t k = 0; k < clients[i].requests.size(); ++k) {
+                const std::string& name = clients[i].requests[k].resend_after_fault;
+                if (!name.empty() &&
+                    std::none_of(s.faults.begin(), s.faults.end(), [&](const FaultSpec& f) { return f.name == name; }))
+                    r.fail(child(child(child(child(top.path("idem"), "clients"), i), "requests"), k),
+                           "resend_after_fault names no fault: add \"name\": \"" + name + "\" to one under /faults");
+            }
         total = s.runs;
         total_name = "runs";
     } else if (s.kind == ScenarioKind::workload) {

@@ -76,6 +76,13 @@ int64_t KvModel::pttl(const std::string& key, Nanos now) {
     return (left_ns + 999'999) / 1'000'000;
 }
 
+int64_t KvModel::size(Nanos now) {
+    int64_t n = 0;
+    for (const auto& [key, v] : m_keys)
+        if (!v.expires_at || now <= *v.expires_at) ++n;
+    return n;
+}
+
 int64_t KvModel::ttl(const std::string& key, Nanos now) {
     const int64_t ms = pttl(key, now);
     if (ms < 0) return ms;

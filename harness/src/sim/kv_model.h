@@ -49,6 +49,8 @@ public:
     // TTL: seconds left, rounded to the nearest second as Redis does ((ms + 500) / 1000); -1
     // without a deadline, -2 for a missing key.
     int64_t ttl(const std::string& key, Nanos now);
+    // DBSIZE: the keys not expired by now.
+    int64_t size(Nanos now);
 
 private:
     struct Value {

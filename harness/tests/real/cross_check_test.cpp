@@ -152,7 +152,7 @@ std::map<std::string, IdemLabOutcome> idem_outcomes(const json& report, const st
                     per_actor[r.at("actor")] += fmt::format(" [{} {} {}]", r.at("code").get<int>(),
                                                             r.at("source").get<std::string>(),
                                                             r.at("body").get<std::string>());
-                if (r.at("op") == "observe")
+                if (r.at("op") == "fault" && r.value("action", "") == "observe" && r.value("phase", "") == "ok")
                     observed.push_back(std::regex_replace(r.at("text").get<std::string>(), seconds, "TTL … s"));
             }
             std::vector<std::string> sequences;

@@ -1,6 +1,8 @@
 // Real redis-server and PostgreSQL started and stopped by the code under test; real child processes.
 #include <algorithm>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <hiredis.h>
 #include <netinet/in.h>
 #include <pwd.h>
@@ -17,7 +19,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <pqxx/pqxx>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -753,6 +757,35 @@ TEST(ChildProcessTest, ExecFailureIsReportedAndTheChildReaped) {
     EXPECT_EQ(our_children(), children_before);
 }
 
+TEST(ChildProcessTest, FailedSetupStepInTheChildIsNamedAndTheChildReaped) {
+    // chdir runs in relab's on_exec_setup hook, after the fork: its failure travels back through
+    // Boost.Process, names the step and the program, and leaves no zombie.
+    const auto children_before = our_children();
+    ChildOptions o = shell("true");
+    o.working_dir = "/nonexistent-relab-dir";
+    std::string msg = environment_error_of([&] { ChildProcess c(o); });
+    EXPECT_NE(msg.find("cannot start sh"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("working directory"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("No such file or directory"), std::string::npos) << msg;
+    EXPECT_EQ(our_children(), children_before);
+}
+
+TEST(ChildProcessTest, DescriptorsOpenedWithoutCloexecDoNotLeakIntoTheChild) {
+    TempDir dir;
+    int fd = open(dir.path().c_str(), O_RDONLY | O_DIRECTORY);  // no O_CLOEXEC
+    ASSERT_GE(fd, 0);
+    int high = fcntl(fd, F_DUPFD, 100);  // F_DUPFD leaves FD_CLOEXEC clear
+    close(fd);
+    ASSERT_GE(high, 100);
+    const std::string proc_fd = "/proc/$$/fd/" + std::to_string(high);
+    ChildOptions o = shell("if [ -e " + proc_fd + " ]; then echo leaked; else echo clean; fi");
+    o.stdout_path = dir.path() + "/out.txt";
+    ChildProcess c(o);
+    ASSERT_TRUE(c.wait_for(5000ms));
+    close(high);
+    EXPECT_EQ(slurp(o.stdout_path), "clean\n");
+}
+
 TEST(ChildProcessTest, UnwritableOutputFileIsAnEnvironmentError) {
     const auto children_before = our_children();
     ChildOptions o = shell("true");
@@ -766,17 +799,35 @@ TEST(ChildProcessTest, RunsAsAnotherUser) {
     if (geteuid() != 0) GTEST_SKIP() << "switching users needs root";
     struct passwd* pw = getpwnam("postgres");
     if (!pw) GTEST_SKIP() << "no user postgres";
+    // The user's groups as initgroups() would set them (Debian's postgres is also in ssl-cert),
+    // and none of root's.
+    std::vector<gid_t> groups(64);
+    int n = static_cast<int>(groups.size());
+    ASSERT_GE(getgrouplist(pw->pw_name, pw->pw_gid, groups.data(), &n), 0);
+    std::set<std::string> expected_groups;
+    for (int i = 0; i < n; ++i) expected_groups.insert(std::to_string(groups[static_cast<size_t>(i)]));
     TempDir dir;
     chmod(dir.path().c_str(), 0777);
-    ChildOptions o = shell("id -u; id -g; echo $HOME; id -G");
+    ChildOptions o = shell("id -u; id -g; echo $HOME; echo $USER $LOGNAME; id -G");
     o.run_as_user = "postgres";
     o.stdout_path = dir.path() + "/out.txt";
     ChildProcess c(o);
     ASSERT_TRUE(c.wait_for(5000ms));
     EXPECT_EQ(c.exit_code(), 0);
-    std::string gid = std::to_string(pw->pw_gid);
-    EXPECT_EQ(slurp(o.stdout_path),
-              std::to_string(pw->pw_uid) + "\n" + gid + "\n" + pw->pw_dir + "\n" + gid + "\n");
+    std::istringstream out(slurp(o.stdout_path));
+    std::string uid, gid, home, user, group_line;
+    std::getline(out, uid);
+    std::getline(out, gid);
+    std::getline(out, home);
+    std::getline(out, user);
+    std::getline(out, group_line);
+    EXPECT_EQ(uid, std::to_string(pw->pw_uid));
+    EXPECT_EQ(gid, std::to_string(pw->pw_gid));
+    EXPECT_EQ(home, pw->pw_dir);
+    EXPECT_EQ(user, "postgres postgres");
+    std::istringstream group_words(group_line);
+    std::set<std::string> got_groups{std::istream_iterator<std::string>(group_words), std::istream_iterator<std::string>()};
+    EXPECT_EQ(got_groups, expected_groups) << group_line;
 }
 
 TEST(ChildProcessTest, UnknownUserIsAnEnvironmentError) {
@@ -798,6 +849,24 @@ TEST(ChildProcessTest, OwnProcessGroupTerminateKillsGrandchildren) {
     EXPECT_EQ(proc_stat(grandchild)->pgrp, c.pid());
     c.terminate(2000ms, SIGTERM);
     EXPECT_FALSE(has_proc_entry(c.pid()));
+    EXPECT_TRUE(eventually([&] { return !alive(grandchild); }));
+}
+
+TEST(ChildProcessTest, OwnProcessGroupIgnoringSigtermIsKilledWholeAndReaped) {
+    // The shell and its grandchild both ignore SIGTERM: only the SIGKILL to the group after the
+    // grace period stops them, and the blocking wait leaves no zombie of the child.
+    TempDir dir;
+    const std::string pid_file = dir.path() + "/grandchild";
+    ChildOptions o = shell("trap '' TERM; sleep 30 & echo $! > " + pid_file + ".tmp; mv " + pid_file + ".tmp " +
+                           pid_file + "; wait");
+    o.own_process_group = true;
+    ChildProcess c(o);
+    ASSERT_TRUE(eventually([&] { return fs::exists(pid_file); }));
+    const int grandchild = std::stoi(slurp(pid_file));
+    EXPECT_EQ(proc_stat(grandchild)->pgrp, c.pid());
+    c.terminate(300ms, SIGTERM);
+    EXPECT_EQ(c.exit_code(), 128 + SIGKILL);
+    EXPECT_FALSE(has_proc_entry(c.pid())) << "zombie left behind";
     EXPECT_TRUE(eventually([&] { return !alive(grandchild); }));
 }
 

@@ -8,6 +8,7 @@
 
 #include "history/file_history.h"
 #include "roles/idem_middleware.h"
+#include "roles/roles.h"
 
 namespace relab {
 namespace {
@@ -245,20 +246,23 @@ TEST(IdemStoreErrorTest, an_error_reply_is_a_result_a_lost_connection_only_with_
     EXPECT_FALSE(is_lab_result(k_garbled, StoreOutages::scheduled));
 }
 
-TEST(IdemStoreErrorTest, only_faults_of_the_stores_server_schedule_outages) {
-    IdemSpec idem;
-    EXPECT_EQ(store_outages_of(idem), StoreOutages::none_scheduled);
-    for (auto type : {IdemFault::Type::flood, IdemFault::Type::snapshot, IdemFault::Type::kill_client,
-                      IdemFault::Type::observe}) {
-        idem.faults = {IdemFault{}};
-        idem.faults[0].type = type;
-        EXPECT_EQ(store_outages_of(idem), StoreOutages::none_scheduled) << to_string(type);
+TEST(IdemStoreErrorTest, only_faults_that_take_the_stores_server_away_schedule_outages) {
+    Scenario s;
+    EXPECT_FALSE(redis_faults_scheduled(s));
+    auto fault = [](FaultAction a, const std::string& target) {
+        FaultSpec f;
+        f.action = a;
+        f.target = target;
+        return f;
+    };
+    for (auto a : {FaultAction::flood, FaultAction::snapshot, FaultAction::observe}) {
+        s.faults = {fault(a, "redis"), fault(FaultAction::kill, "A")};
+        EXPECT_FALSE(redis_faults_scheduled(s)) << to_string(a);
     }
-    for (auto type : {IdemFault::Type::crash_restart, IdemFault::Type::failover, IdemFault::Type::pause_replica}) {
-        idem.faults = {IdemFault{}, IdemFault{}};
-        idem.faults[0].type = IdemFault::Type::flood;
-        idem.faults[1].type = type;
-        EXPECT_EQ(store_outages_of(idem), StoreOutages::scheduled) << to_string(type);
+    for (auto [a, target] : {std::pair{FaultAction::restart, "redis"}, std::pair{FaultAction::failover, "redis"},
+                             std::pair{FaultAction::pause, "redis-replica"}}) {
+        s.faults = {fault(FaultAction::flood, "redis"), fault(a, target)};
+        EXPECT_TRUE(redis_faults_scheduled(s)) << to_string(a);
     }
 }
 

@@ -23,13 +23,14 @@ json idem_doc() {
         "middleware": { "key_format": "idem:v1:{user_id}:{client_key}", "claim_ttl_ms": 1000, "work_ms": 5,
                         "wait": { "replicas": 1, "timeout_ms": 100, "fail_closed": true } },
         "layer4": true,
-        "servers": { "redis": { "maxmemory": "3mb", "maxmemory-policy": "allkeys-lru" }, "replica": true },
         "clients": [ { "name": "A", "requests": [ { "user_id": 7, "client_key": "k", "at_ms": [0, 500], "fail_attempts": [1] } ],
                        "retry": { "on": [409], "every_ms": 50, "max_attempts": 2 } },
-                     { "name": "G", "generate": { "count": 3, "every_ms": 10, "resend_after_ms": [100], "user_id": 9 } } ],
-        "faults": [ { "type": "failover", "at_ms": 300 }, { "type": "flood", "at_ms": 100, "bytes": 1000 },
-                    { "type": "kill_client", "client": "A" } ]
+                     { "name": "G", "generate": { "count": 3, "every_ms": 10, "resend_after_ms": [100], "user_id": 9 } } ]
       },
+      "servers": { "redis": { "maxmemory": "3mb", "maxmemory-policy": "allkeys-lru" }, "replica": true },
+      "faults": [ { "action": "failover", "target": "redis", "at_ms": 300 },
+                  { "action": "flood", "target": "redis", "at_ms": 100, "bytes": 1000 },
+                  { "action": "kill", "target": "A", "after": { "op": "claim", "actor": "A", "fields": { "decision": "first" } } } ],
       "expect": { "wrong": "none" } })");
 }
 
@@ -42,27 +43,28 @@ std::string error_of(const json& doc) {
     return "";
 }
 
-TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_sorted_faults) {
+TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_the_shared_fault_vocabulary) {
     const Scenario s = parse_scenario(idem_doc().dump(), "t.json");
     EXPECT_EQ(s.group, "idem");
     ASSERT_TRUE(s.idem.enabled);
     EXPECT_TRUE(s.idem.layer4);
     EXPECT_EQ(s.idem.middleware.claim_ttl_ms, 1000);
     EXPECT_TRUE(s.idem.middleware.wait_fail_closed);
-    EXPECT_EQ(s.idem.servers.redis_config.at("maxmemory"), "3mb");
+    EXPECT_EQ(s.servers.redis_config.at("maxmemory"), "3mb");
     ASSERT_EQ(s.idem.clients.size(), 2u);
     EXPECT_EQ(s.idem.clients[0].requests[0].send_at_ms, (std::vector<int64_t>{0, 500}));
     EXPECT_EQ(s.idem.clients[0].retry.on_codes, (std::vector<int>{409}));
     ASSERT_EQ(s.idem.clients[1].requests.size(), 3u);
     EXPECT_EQ(s.idem.clients[1].requests[2].client_key, "G-3");
     EXPECT_EQ(s.idem.clients[1].requests[2].send_at_ms, (std::vector<int64_t>{20, 120}));
-    ASSERT_EQ(s.idem.faults.size(), 3u);
-    EXPECT_EQ(s.idem.faults[0].type, IdemFault::Type::kill_client);  // at 0 ms
-    // A kill lands right after the client's first claim unless the file says otherwise.
-    EXPECT_EQ(s.idem.faults[0].after_client, "A");
-    EXPECT_EQ(s.idem.faults[0].after_op, "claim");
-    EXPECT_EQ(s.idem.faults[0].after_fields.at("decision"), "first");
-    EXPECT_EQ(s.idem.faults[2].type, IdemFault::Type::failover);
+    ASSERT_EQ(s.faults.size(), 3u);
+    EXPECT_EQ(s.faults[0].action, FaultAction::failover);  // in the file's order: triggers decide when
+    EXPECT_EQ(s.faults[1].action, FaultAction::flood);
+    EXPECT_EQ(s.faults[1].bytes, 1000);
+    EXPECT_EQ(s.faults[2].action, FaultAction::kill);
+    EXPECT_EQ(s.faults[2].target, "A");
+    ASSERT_TRUE(s.faults[2].trigger.after);
+    EXPECT_EQ(s.faults[2].trigger.after->op, "claim");
 }
 
 TEST(IdemLoaderTest, the_articles_duplicate_count_is_read_for_the_report_and_must_be_text) {
@@ -79,26 +81,26 @@ TEST(IdemLoaderTest, the_articles_duplicate_count_is_read_for_the_report_and_mus
 
 TEST(IdemLoaderTest, server_faults_need_the_labs_own_servers_and_names_must_exist) {
     json doc = idem_doc();
-    doc["idem"].erase("servers");
-    EXPECT_NE(error_of(doc).find("/idem/faults/0/type: a fault needs the lab's own servers"), std::string::npos)
+    doc.erase("servers");
+    EXPECT_NE(error_of(doc).find("/faults/0/target: a fault on \"redis\" needs the lab's own server"), std::string::npos)
         << error_of(doc);
     doc = idem_doc();
-    doc["idem"]["servers"]["replica"] = false;
-    EXPECT_NE(error_of(doc).find("needs a replica"), std::string::npos);
+    doc["servers"]["replica"] = false;
+    doc["faults"][0] = {{"action", "pause"}, {"target", "redis-replica"}, {"at_ms", 0}};
+    EXPECT_NE(error_of(doc).find("needs a replica"), std::string::npos) << error_of(doc);
     doc = idem_doc();
-    doc["idem"]["faults"][2]["client"] = "Z";
-    EXPECT_NE(error_of(doc).find("/idem/faults/2/client"), std::string::npos);
+    doc["faults"][2]["target"] = "Z";
+    EXPECT_NE(error_of(doc).find("/faults/2/target"), std::string::npos) << error_of(doc);
+    doc = idem_doc();
+    doc["idem"]["faults"] = json::array();
+    EXPECT_NE(error_of(doc).find("/idem/faults: moved to the top level"), std::string::npos) << error_of(doc);
     doc = idem_doc();
     doc["idem"]["middleware"]["key_format"] = "idem:{user_id}";
     EXPECT_NE(error_of(doc).find("containing {client_key}"), std::string::npos);
     doc = idem_doc();
     doc["idem"]["clients"][0]["requests"][0]["resend_after_fault"] = "nope";
-    EXPECT_NE(error_of(doc).find("/idem/clients/0/requests/0/resend_after_fault: no fault is named \"nope\""),
-              std::string::npos)
+    EXPECT_NE(error_of(doc).find("/idem/clients/0/requests/0: resend_after_fault names no fault"), std::string::npos)
         << error_of(doc);
-    doc = idem_doc();
-    doc["idem"]["faults"][0]["after"] = {{"client", "Z"}, {"op", "answer"}};
-    EXPECT_NE(error_of(doc).find("/idem/faults/0/after"), std::string::npos);
     doc = idem_doc();
     doc["orders"] = json::array();
     EXPECT_NE(error_of(doc).find("/orders: does not apply to an idempotency workload"), std::string::npos);
@@ -304,6 +306,56 @@ TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_count
     EXPECT_NE(without.str().find("claim ops/s: 19253"), std::string::npos) << without.str();
 }
 
+
+}  // namespace
+}  // namespace relab
+
+namespace relab {
+namespace {
+
+HistoryRecord nemesis_ok(int64_t t_ms, int fault, nlohmann::json data) {
+    data["fault"] = fault;
+    data["phase"] = "ok";
+    return HistoryRecord{1, t_ms * 1'000'000, "nemesis", "fault", std::move(data)};
+}
+
+// The figures beside the article's are read from the nemesis's records, so both backends report
+// them alike: keys a restart lost, keys on the promoted replica, how long a killed client's key
+// kept answering 409.
+TEST(IdemFaultMeasurementsTest, each_fault_leaves_its_figure_beside_the_articles) {
+    Scenario s;
+    s.faults.resize(3);
+    s.faults[0].action = FaultAction::restart;
+    s.faults[0].target = "redis";
+    s.faults[0].documented = "the last 60 s";
+    s.faults[1].action = FaultAction::failover;
+    s.faults[2].action = FaultAction::kill;
+    s.faults[2].target = "A";
+    s.faults[2].documented = "stuck for 24 h";
+    std::vector<HistoryRecord> h = {
+        nemesis_ok(900, 1, {{"action", "restart"}, {"target", "redis"}, {"persistence", "appendonly no"},
+                            {"idem_keys_before", 2}, {"idem_keys_after", 1}}),
+        nemesis_ok(1000, 2, {{"action", "failover"}, {"target", "redis"}, {"idem_keys_before", 1},
+                             {"idem_keys_after", 0}, {"switch_ms", 1700}}),
+        nemesis_ok(2000, 3, {{"action", "kill"}, {"target", "A"}, {"key", "idem:k"}}),
+        HistoryRecord{1, 2300'000'000, "A2", "answer", {{"code", 409}, {"source", "in_progress"}}},
+        HistoryRecord{1, 2600'000'000, "A2", "answer", {{"code", 409}, {"source", "in_progress"}}},
+        HistoryRecord{1, 3000'000'000, "relab", "observe", {{"key", "idem:k"}, {"pttl_ms", 7'200'000}}},
+    };
+    const auto m = idem_fault_measurements(s, h);
+    ASSERT_EQ(m.size(), 4u);
+    EXPECT_EQ(m[0].label, "idempotency keys lost by the crash (appendonly no)");
+    EXPECT_EQ(m[0].measured, "1 of 2");
+    EXPECT_EQ(m[0].documented, "the last 60 s");
+    EXPECT_EQ(m[1].measured, "0 of 1");
+    EXPECT_EQ(m[2].measured, "1700 ms");
+    EXPECT_EQ(m[3].label, "key of the killed client");
+    EXPECT_EQ(m[3].measured, "still in_progress at the end (2 × 409 over 0.6 s); PTTL left 7,200 s (≈ 2.0 h)");
+    EXPECT_EQ(m[3].documented, "stuck for 24 h");
+    // Freed: a 201 after the 409s.
+    h.push_back(HistoryRecord{1, 3100'000'000, "A2", "answer", {{"code", 201}, {"source", "created"}}});
+    EXPECT_EQ(idem_fault_measurements(s, h)[3].measured, "freed 1.1 s after the client died (2 × 409 before, then 201)");
+}
 
 }  // namespace
 }  // namespace relab

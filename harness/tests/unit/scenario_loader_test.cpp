@@ -802,9 +802,14 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
 TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to_write) {
     expect_error(fault_doc(json::parse(R"([{"action": "explode", "target": "C1", "at_ms": 1}])")), "/faults/0/action",
                  "one of \"kill\", \"pause\", \"resume\", \"restart\"");
-    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1"}])")), "/faults/0", "exactly one trigger");
-    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "x"}}])")),
-                 "/faults/0", "exactly one trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1"}])")), "/faults/0", "a fault needs a trigger");
+    expect_error(fault_doc(json::parse(
+                     R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "x"}, "every_ms": 5, "count": 2}])")),
+                 "/faults/0/every_ms", "one trigger");
+    expect_error(fault_doc(json::parse(R"([{"action": "flood", "target": "C1", "at_ms": 1, "bytes": 10}])")),
+                 "/faults/0/target", "flood acts on \"redis\"");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "bytes": 10}])")),
+                 "/faults/0/bytes", "applies to a flood only");
     expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C9", "at_ms": 1}])")), "/faults/0/target",
                  "a role of this lab (\"C1\", \"C2\", \"producer\")");
     expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "matched", "at_ms": 1}])")), "/faults/0/target",
@@ -843,9 +848,12 @@ TEST(FaultScheduleLoaderTest, the_target_table_decides_what_each_action_may_act_
     EXPECT_FALSE(faults_cause(s.faults, FaultOutage::postgres));
     expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "clients", "at_ms": 1}])")), "/faults/0/target",
                  "kill acts on a role, \"redis\" or \"postgres\", not on \"clients\"");
-    expect_error(with_servers(json::parse(R"([{"action": "restart", "target": "redis-replica", "at_ms": 1}])"),
+    expect_error(with_servers(json::parse(R"([{"action": "kill", "target": "redis-replica", "at_ms": 1}])"),
                               json::parse(R"({"replica": true})")),
                  "/faults/0/target", "not on \"redis-replica\"");
+    expect_error(with_servers(json::parse(R"([{"action": "restart", "target": "redis-replica", "at_ms": 1}])"),
+                              json::parse(R"({"replica": true})")),
+                 "/faults/0/action", "schedule a failover before it");
     // target_of takes the kind of the fault it names.
     expect_error(fault_doc(json::parse(R"([{"action": "drop_link", "target": "clients", "at_ms": 1},
                                            {"action": "pause", "target_of": 1, "at_ms": 2}])")),
@@ -855,7 +863,9 @@ TEST(FaultScheduleLoaderTest, the_target_table_decides_what_each_action_may_act_
     expect_error(fault_doc(json::parse(R"([{"action": "failover", "target": "C1", "at_ms": 1}])")), "/faults/0/target",
                  "failover acts on \"redis\", not on a role");
     // A server is a target only where the lab has it.
-    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "redis", "at_ms": 1}])")), "/faults/0/target",
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "postgres", "at_ms": 1}])")), "/faults/0/target",
+                 "needs the lab's own PostgreSQL (the run's is never faulted): give the lab \"servers\": {\"postgres\"");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "nobody", "at_ms": 1}])")), "/faults/0/target",
                  "a server of it or its roles' connections (\"clients\")");
 }
 

@@ -252,6 +252,44 @@ TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_fai
     }
 }
 
+// Both triggers: the fault waits for whichever comes later. "at 600 ms, once created was received"
+// fires at 600 ms (the receipt came first); "at 10 ms, once paid was written" waits for the write.
+TEST(SimFaultScheduleTest, a_fault_with_at_ms_and_after_fires_at_whichever_comes_later) {
+    Scenario s = test::scenario("08h-restart-pel.json");
+    FaultSpec late_clock;
+    late_clock.action = FaultAction::observe;
+    late_clock.target = "redis";
+    late_clock.trigger.at_ms = 600;
+    late_clock.trigger.after = FaultTrigger::After{"receive", "", {{"event", {{"type", "created"}}}}};
+    FaultSpec late_record = late_clock;
+    late_record.trigger.at_ms = 10;
+    late_record.trigger.after = FaultTrigger::After{"write", "", {{"event", {{"type", "paid"}}}}};
+    s.faults = {late_clock, late_record};
+    s.expect = Expectation{};
+    s.expect.wrong = Expectation::Count::at_least;
+    s.expect.n = 0;
+    const LabResult lab = test::run_sim(s, 5);
+    for (const auto& t : lab.trials) {
+        std::map<int, int64_t> fired;
+        int64_t created_received = -1, paid_written = -1;
+        for (const auto& r : t.history) {
+            if (r.op == "fault" && r.data.value("phase", "") == "invoke") fired[r.data.at("fault").get<int>()] = r.t_ns;
+            const std::string type = r.data.contains("event") ? r.data.at("event").value("type", "") : "";
+            if (r.op == "receive" && type == "created" && created_received < 0) created_received = r.t_ns;
+            if (r.op == "write" && type == "paid" && paid_written < 0) paid_written = r.t_ns;
+        }
+        ASSERT_EQ(fired.size(), 2u);
+        ASSERT_GE(created_received, 0);
+        ASSERT_GE(paid_written, 0);
+        EXPECT_LT(created_received, 600'000'000);
+        EXPECT_GE(fired[1], 600'000'000);  // the clock came last
+        EXPECT_LT(fired[1], 601'000'000);
+        EXPECT_GT(paid_written, 10'000'000);
+        EXPECT_GE(fired[2], paid_written);  // the record came last
+        EXPECT_LT(fired[2], paid_written + 2'000'000);
+    }
+}
+
 }  // namespace
 }  // namespace relab
 
