@@ -3,9 +3,11 @@
 // supervisor (run/supervisor.cpp) fires them through the Control port.
 //
 // Adding a fault action: its name, the targets it may act on and what it does live in
-// fault/faults.cpp (the name table, the target rules and apply_fault()); this header lists it in
-// FaultAction. Adding a recovery mode: its field in RecoverySpec and its row in recovery_fields()
-// below; what the consumer does with it is roles/consumer.cpp.
+// fault/faults.cpp (the name table, the target rules, disrupts() and apply_fault()); this header
+// lists it in FaultAction; the simulator says whether it can inject it into an idempotency lab
+// (run/sim_backend.cpp, a switch the compiler points at). Adding a recovery mode: its field in
+// RecoverySpec and its row in recovery_fields() below; what the consumer does with it is
+// roles/consumer.cpp.
 #pragma once
 
 #include <cstddef>
