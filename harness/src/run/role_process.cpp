@@ -8,7 +8,6 @@
 
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
-#include "real/failover_kv.h"
 #include "real/redis_link.h"
 #include "real/order_table.h"
 #include "real/pg_client.h"
@@ -100,9 +99,9 @@ public:
     void wait_readers_blocked(int, Millis) override { refuse(); }
 };
 
-// The role on its ports: the stream and Kv over one Redis connection, or, for an idempotency
-// client, a Kv that finds the primary again after a restart or, through Sentinel, after a failover
-// (FailoverKv), the orders table and no stream.
+// The role on its ports: the Kv (and, for a stream role, the Stream) over one RedisLink, which
+// finds the primary again after a restart or, through Sentinel, after a failover; an idempotency
+// client gets the orders table and no stream.
 void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
     const RedisNamespace ns{c.key_prefix};
     auto run = [&](PgSession& pg, Stream& stream, Kv& kv, OrderTable* table) {
@@ -115,19 +114,17 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
         run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
     };
+    RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name);
+    LinkKv kv(redis);
     if (s.idem.enabled) {
-        FailoverKv kv(c.redis, c.redis_sentinels, c.redis_master_name, ns);
         PgSession pg(c.pg, c.schema);
         RealOrderTable table(pg);
         NoStream stream;
         run(pg, stream, kv, &table);
         return;
     }
-    // A stream role's connection comes back after a restarted server (RedisLink).
-    RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name);
     PgSession pg(c.pg, c.schema);
     LinkStream stream(redis);
-    LinkKv kv(redis);
     run(pg, stream, kv, nullptr);
 }
 
