@@ -181,6 +181,7 @@ private:
     }
 
     void spawn_clients() {
+        const RoleSettings settings = role_settings(m_s);
         uint64_t index = 0;
         for (const auto& launch : trial_roles(m_s)) {
             RoleConfig c;
@@ -197,8 +198,7 @@ private:
             c.schema = m_ctx.schema;
             c.key_prefix = m_prefix;
             c.barrier_prefix = m_prefix;
-            c.scenario = m_s.source;
-            c.scenario_file = m_s.file;
+            c.settings = settings;
             c.history_path = m_dir + "/" + c.actor + ".jsonl";
             ClientProcess p{c.actor, m_dir + "/" + c.actor + ".err", c.history_path, nullptr, false};
             p.process = spawn_role_process(m_ctx.relab_exe, c, m_dir, p.stderr_path);

@@ -14,7 +14,6 @@
 #include "real/real_clock.h"
 #include "real/redis_client.h"
 #include "roles/roles.h"
-#include "scenario/scenario.h"
 
 namespace relab {
 
@@ -33,8 +32,7 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
             {"schema", c.schema},
             {"key_prefix", c.key_prefix},
             {"barrier_prefix", c.barrier_prefix},
-            {"scenario", c.scenario},
-            {"scenario_file", c.scenario_file},
+            {"settings", role_settings_to_json(c.settings)},
             {"history_path", c.history_path},
             {"barrier_timeout_ms", c.barrier_timeout_ms}};
     if (!c.redis_sentinels.empty()) {
@@ -66,8 +64,7 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.schema = j.at("schema");
     c.key_prefix = j.at("key_prefix");
     c.barrier_prefix = j.at("barrier_prefix");
-    c.scenario = j.at("scenario");
-    c.scenario_file = j.at("scenario_file");
+    c.settings = role_settings_from_json(j.at("settings"));
     c.history_path = j.at("history_path");
     c.barrier_timeout_ms = j.at("barrier_timeout_ms");
     if (j.contains("redis_sentinels")) {
@@ -102,7 +99,7 @@ public:
 // The role on its ports: the Kv (and, for a stream role, the Stream) over one RedisLink, which
 // finds the primary again after a restart or, through Sentinel, after a failover; an idempotency
 // client gets the orders table and no stream.
-void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
+void run_role_on_ports(const RoleConfig& c) {
     const RedisNamespace ns{c.key_prefix};
     auto run = [&](PgSession& pg, Stream& stream, Kv& kv, OrderTable* table) {
         RealClock clock;
@@ -112,11 +109,11 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         FileHistory file(c.history_path);
         TrialHistory history(file, c.trial);
         RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
-        run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
+        run_role(c.role, c.actor, c.settings, ports, Millis{c.barrier_timeout_ms});
     };
     RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name);
     LinkKv kv(redis);
-    if (s.idem.enabled) {
+    if (c.role == "idem_client") {
         PgSession pg(c.pg, c.schema);
         RealOrderTable table(pg);
         NoStream stream;
@@ -138,7 +135,7 @@ int run_role_process(const std::string& config_path) {
             return 2;
         }
         const RoleConfig c = role_config_from_json(nlohmann::json::parse(in));
-        run_role_on_ports(c, parse_scenario(c.scenario.dump(), c.scenario_file));
+        run_role_on_ports(c);
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab role: " << e.what() << "\n";
