@@ -87,8 +87,10 @@ struct RecoverySpec {
         int64_t every_ms = 100;      // how often the claimer scans
         int count = 10;              // XAUTOCLAIM ... COUNT
         bool in_reaper = true;       // a separate "reaper" role claims; false: every consumer in its loop
+        bool operator==(const Autoclaim&) const = default;
     } autoclaim;
     bool any() const { return pending_first || autoclaim.enabled; }
+    bool operator==(const RecoverySpec&) const = default;
 };
 
 std::string to_string(FaultAction a);

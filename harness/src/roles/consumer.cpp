@@ -19,7 +19,7 @@ namespace {
 
 class Consumer {
 public:
-    Consumer(const Scenario& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
+    Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
     void run() {
@@ -94,7 +94,7 @@ private:
     // real one does (a new connection on its next call); with recovery.recreate_group a vanished
     // group (NOGROUP) is created again from the stream's start. Anywhere else it ends the role.
     void ride_out(const KvError& e) {
-        if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(m_s)) throw;
+        if (e.kind() == KvError::Kind::unexpected || !m_s.redis_faults_scheduled) throw;
         const std::string what = e.what();
         record("error", {{"error", what}, {"kind", to_string(e.kind())}});
         if (m_s.recovery.recreate_group && what.find("NOGROUP") != std::string::npos) {
@@ -164,15 +164,15 @@ private:
         record("ack", {{"entry", entry.id}});
     }
 
-    const Scenario& m_s;
+    const RoleSettings& m_s;
     std::string m_actor;
     RolePorts& m_p;
 };
 
 }  // namespace
 
-void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
+void run_consumer(const RoleSettings& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
 
-void run_reaper(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run_reaper(); }
+void run_reaper(const RoleSettings& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run_reaper(); }
 
 }  // namespace relab

@@ -17,7 +17,7 @@ bool row_fails(const DispatcherSpec& spec, int64_t outbox_id, int attempt) {
 
 }  // namespace
 
-void run_source_app(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+void run_source_app(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
     p.history.record(HistoryRecord{0, origin.count(), "app", "start", nlohmann::json::object()});
@@ -31,7 +31,7 @@ void run_source_app(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
     p.kv.set_nx_px(kSourceDoneKey, "1", Millis{3600'000});
 }
 
-void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     const DispatcherSpec& d = s.dispatcher;
     const OutboxOrder order = d.ordering == DispatchOrder::naive ? OutboxOrder::by_id : OutboxOrder::by_aggregate_then_id;
     // Starts once the source app has committed its changes, like the article's dispatcher.

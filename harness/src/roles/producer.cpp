@@ -26,7 +26,7 @@ struct Pending {
 
 }  // namespace
 
-void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
     p.history.record(HistoryRecord{0, origin.count(), "producer", "start", nlohmann::json::object()});
@@ -76,7 +76,7 @@ void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
             ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
         } catch (const KvError& e) {
             // The lab's Redis fault: the publish failed for real; tried again shortly.
-            if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(s)) throw;
+            if (e.kind() == KvError::Kind::unexpected || !s.redis_faults_scheduled) throw;
             fail(e.what(), p.clock.now() + kRetryAfterRedisError);
             continue;
         }

@@ -31,7 +31,7 @@ bool redis_faults_scheduled(const Scenario& s) {
     return false;
 }
 
-void run_role(const std::string& role, const std::string& actor, const Scenario& s, RolePorts& ports,
+void run_role(const std::string& role, const std::string& actor, const RoleSettings& s, RolePorts& ports,
               Millis barrier_timeout) {
     if (role == "consumer")
         run_consumer(s, actor, ports);

@@ -56,6 +56,7 @@ public:
         reset_order_table(m_pg, m_s.idem.layer4);
         RealControl control(RealControl::Env{m_s, m_prefix, m_dir, m_ctx.relab_exe, m_s.servers.own ? &redis : nullptr,
                                              m_ctx.servers.redis});
+        const RoleSettings settings = role_settings(m_s);
         uint64_t index = 0;
         for (const auto& launch : trial_roles(m_s)) {
             RoleConfig c;
@@ -72,8 +73,7 @@ public:
             c.schema = m_ctx.schema;
             c.key_prefix = m_prefix;
             c.barrier_prefix = m_prefix;
-            c.scenario = m_s.source;
-            c.scenario_file = m_s.file;
+            c.settings = settings;
             c.history_path = m_dir + "/" + c.actor + ".jsonl";
             control.add(launch, std::move(c));
         }

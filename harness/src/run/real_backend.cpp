@@ -91,7 +91,7 @@ struct RealBackend::Impl {
 
     std::string run_prefix() const { return "relab:" + opts.run_id + ":"; }
 
-    RoleConfig role_config(const Scenario& s, int trial, uint64_t seed, const std::string& prefix,
+    RoleConfig role_config(const RoleSettings& settings, int trial, uint64_t seed, const std::string& prefix,
                            const std::string& dir) const {
         RoleConfig c;
         c.trial = trial;
@@ -105,8 +105,7 @@ struct RealBackend::Impl {
         c.schema = schema;
         c.key_prefix = prefix;
         c.barrier_prefix = prefix;
-        c.scenario = s.source;
-        c.scenario_file = s.file;
+        c.settings = settings;
         c.history_path = dir;
         return c;
     }
@@ -136,9 +135,10 @@ struct RealBackend::Impl {
         // Consumers first, the publishing role last: it waits at the start barrier for them.
         const std::vector<RoleLaunch> roles = trial_roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis});
+        const RoleSettings settings = role_settings(s);  // resolved once; every role process gets it
         uint64_t index = 0;
         for (const auto& launch : roles) {
-            RoleConfig c = role_config(s, trial, derive_seed(seed, index++), prefix, "");
+            RoleConfig c = role_config(settings, trial, derive_seed(seed, index++), prefix, "");
             c.role = launch.role;
             c.actor = launch.actor;
             c.history_path = dir + "/" + c.actor + ".jsonl";

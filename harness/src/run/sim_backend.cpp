@@ -152,6 +152,7 @@ struct SimBackend::Impl {
     sim::SimHistory history;
     std::vector<std::unique_ptr<Actor>> actors;
     std::vector<std::unique_ptr<Actor>> restarted;  // roles a fault restarted, this trial
+    RoleSettings settings;  // role_settings() of this trial's lab, as a role process receives it
 
     explicit Impl(SimOptions o) : opts(std::move(o)) {}
 
@@ -185,6 +186,7 @@ struct SimBackend::Impl {
                                          uint64_t seed, Nanos limit, Prepare prepare, Supervise supervise) {
         world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
         restarted.clear();  // after the reset: their fibers are gone
+        settings = role_settings(s);
         prepare();
         history.reset(trial);
 
@@ -195,7 +197,8 @@ struct SimBackend::Impl {
             const RoleLaunch& launch = roles[i];
             Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
             fibers.push_back(sched.spawn(
-                launch.actor, [&s, &launch, &a] { run_role(launch.role, launch.actor, s, a.ports, kBarrierTimeout); },
+                launch.actor,
+                [this, &launch, &a] { run_role(launch.role, launch.actor, settings, a.ports, kBarrierTimeout); },
                 kEpoch + world.draw_start()));
         }
         sched.spawn("supervisor", [&] { supervise(fibers); }, kEpoch);
@@ -340,9 +343,12 @@ struct SimBackend::Impl {
                                              derive_seed(m_seed, fmt::format("restart:{}:{}", actor, ++m_restarts)));
             Actor& ports = *a;
             m_impl.restarted.push_back(std::move(a));
-            const Scenario& s = m_s;
+            const RoleSettings& settings = m_impl.settings;
             m_fibers[i] = m_impl.world.scheduler().spawn(
-                actor, [&s, &launch, &ports] { run_role(launch.role, launch.actor, s, ports.ports, kBarrierTimeout); },
+                actor,
+                [&settings, &launch, &ports] {
+                    run_role(launch.role, launch.actor, settings, ports.ports, kBarrierTimeout);
+                },
                 now() + m_impl.world.draw_start());
             m_killed[i] = false;
         }

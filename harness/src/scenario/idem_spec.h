@@ -42,6 +42,7 @@ struct IdemRetry {
     std::vector<int> on_codes = {409, 500, 503};  // answers that make the client try again
     int64_t every_ms = 200;
     int max_attempts = 5;  // sends per scheduled send, the first included
+    bool operator==(const IdemRetry&) const = default;
 };
 
 // One request a client sends: POST /orders with an Idempotency-Key header.
@@ -59,6 +60,7 @@ struct IdemRequest {
     // The resends (every send after the first) also wait until the fault of this name is done:
     // "the client retries after the failover", whatever the machine's load.
     std::string resend_after_fault;
+    bool operator==(const IdemRequest&) const = default;
 };
 
 // A client process: sends its requests in time order, each with retries.
@@ -66,6 +68,7 @@ struct IdemClient {
     std::string name;  // the actor: "A", "B"
     std::vector<IdemRequest> requests;
     IdemRetry retry;
+    bool operator==(const IdemClient&) const = default;
 };
 
 // The middleware of article 002, section 1.2.
@@ -81,6 +84,7 @@ struct IdemMiddlewareSpec {
     int64_t wait_replicas = 0;        // WAIT n timeout after the claim and after the store; 0: none
     int64_t wait_timeout_ms = 100;
     bool wait_fail_closed = false;    // the claim reached fewer replicas: release, answer 503
+    bool operator==(const IdemMiddlewareSpec&) const = default;
 };
 
 

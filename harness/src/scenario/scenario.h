@@ -39,6 +39,7 @@ struct StreamSpec {
     std::string group = "order-processor";
     int read_count = 1;       // XREADGROUP COUNT
     int64_t block_ms = 2000;  // XREADGROUP BLOCK; 0 is not allowed (would block forever)
+    bool operator==(const StreamSpec&) const = default;
 };
 
 struct OrderSpec {
@@ -54,6 +55,7 @@ struct EventSpec {
     int64_t version = 0;  // the business version assigned when the event was created
     int64_t at_ms = 0;    // when the producer publishes it, from the trial origin; events due at
                           // the same time go out back to back (one XADD after the other)
+    bool operator==(const EventSpec&) const = default;
 };
 
 struct LockSpec {
@@ -63,11 +65,13 @@ struct LockSpec {
     int64_t retry_ms = 20;                   // sleep between failed attempts
     int64_t skew_min_ms = 0;                 // random delay before the first attempt, drawn
     int64_t skew_max_ms = 0;                 // uniformly from [min, max]; 0..0 means none
+    bool operator==(const LockSpec&) const = default;
 };
 
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
     VersionSource version_source = VersionSource::event;
+    bool operator==(const WriteSpec&) const = default;
 };
 
 // Which attempts of one event's publication fail (1 = the first try), injected in the
@@ -76,6 +80,7 @@ struct PublishFailure {
     int64_t order = 0;
     std::string type;
     std::vector<int> attempts;
+    bool operator==(const PublishFailure&) const = default;
 };
 
 // The producer retries a failed publish asynchronously: after backoff_ms, then multiplied by
@@ -85,6 +90,7 @@ struct ProducerSpec {
     int64_t backoff_multiplier = 2;
     int max_attempts = 10;
     std::vector<PublishFailure> failures;
+    bool operator==(const ProducerSpec&) const = default;
 };
 
 enum class DispatchOrder {
@@ -96,6 +102,7 @@ enum class DispatchOrder {
 struct OutboxFailure {
     int64_t outbox_id = 0;
     std::vector<int> attempts;
+    bool operator==(const OutboxFailure&) const = default;
 };
 
 // The transactional outbox: the source app records every event (UPDATE tmp_src_orders + INSERT
@@ -107,6 +114,7 @@ struct DispatcherSpec {
     int64_t poll_ms = 200;
     int max_rounds = 100;  // a safety stop for a row that never gets through
     std::vector<OutboxFailure> failures;
+    bool operator==(const DispatcherSpec&) const = default;
 };
 
 // Bounds on how late an order's first event reached the stream after its first attempt.

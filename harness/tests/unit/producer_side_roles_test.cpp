@@ -122,8 +122,8 @@ Scenario two_orders(DispatchOrder ordering, std::vector<OutboxFailure> failures)
 }
 
 void run_outbox(Harness& h, const Scenario& s) {
-    run_source_app(s, h.ports, Millis{1000});
-    run_dispatcher(s, h.ports, Millis{1000});
+    run_source_app(role_settings(s), h.ports, Millis{1000});
+    run_dispatcher(role_settings(s), h.ports, Millis{1000});
 }
 
 TEST(DispatcherTest, naive_dispatcher_lets_later_rows_of_the_same_order_overtake_a_failed_one) {
@@ -174,7 +174,7 @@ TEST(ProducerTest, a_failed_publish_is_retried_on_doubling_backoff_and_paid_over
     s.events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 300}};
     s.consumers = 1;
     s.producer.failures = {PublishFailure{42, "created", {1, 2}}};
-    run_producer(s, h.ports, Millis{1000});
+    run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_EQ(h.stream.order_types(), (std::vector<std::string>{"42:paid", "42:created"}));
     std::vector<std::string> attempts;
     for (const auto& r : h.history.records())
@@ -194,7 +194,7 @@ TEST(ProducerTest, max_attempts_gives_up_and_the_event_never_reaches_the_stream)
     s.consumers = 1;
     s.producer.max_attempts = 2;
     s.producer.failures = {PublishFailure{42, "created", {1, 2}}};
-    run_producer(s, h.ports, Millis{1000});
+    run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_TRUE(h.stream.order_types().empty());
     EXPECT_FALSE(h.history.records().back().data.contains("retry_in_ms"));
 }
