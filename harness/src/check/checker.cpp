@@ -56,7 +56,7 @@ bool matches(const RecordMatch& m, const HistoryRecord& r) {
 }
 
 bool is_ok_publish(const HistoryRecord& r) {
-    return r.op == "publish" && text_field(r.data, "result") == "ok" && !text_field(r.data, "entry").empty();
+    return r.op == Op::publish && text_field(r.data, "result") == "ok" && !text_field(r.data, "entry").empty();
 }
 
 std::string count_text(const Expectation& e) {
@@ -244,7 +244,7 @@ void evaluate_trial(const Scenario& s, TrialOutcome& t) {
 void rebase_on_start(std::vector<HistoryRecord>& history) {
     int64_t origin = 0;
     for (const auto& r : history)
-        if (r.op == "start") origin = r.t_ns;
+        if (r.op == Op::start) origin = r.t_ns;
     for (auto& r : history) r.t_ns -= origin;
 }
 
@@ -265,7 +265,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     // Per order, the event whose publication was tried first: how long until it got through.
     std::map<int64_t, std::pair<json, int64_t>> first_try;  // order -> (event, t_ns)
     for (const auto& r : out.history) {
-        if (r.op != "publish" || !r.data.contains("event")) continue;
+        if (r.op != Op::publish || !r.data.contains("event")) continue;
         const std::string result = text_field(r.data, "result");
         if (result != "ok" && result != "fail") continue;
         const json& ev = r.data.at("event");
@@ -309,10 +309,10 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
                 if (r->t_ns < pub_ns) last = r;
                 else if (r->t_ns <= recv_ns) return false;
             }
-            return last == nullptr || last->op == "ack";
+            return last == nullptr || last->op == Op::ack;
         };
         for (const auto* r : sorted) {
-            if (r->op != "receive") continue;
+            if (r->op != Op::receive) continue;
             const std::string entry = text_field(r->data, "entry");
             auto pub = published_ns.find(entry);
             // Only the first receipt is delivery; later ones are redeliveries.

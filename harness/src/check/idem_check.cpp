@@ -33,7 +33,7 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
     }
     std::set<std::pair<std::string, int64_t>> answered;  // (request, attempt)
     for (const auto& r : history) {
-        if (r.op != "answer") continue;
+        if (r.op != Op::answer) continue;
         answered.insert({r.data.value("request", ""), r.data.value("attempt", int64_t{0})});
         const int code = r.data.value("code", 0);
         const std::string source = r.data.value("source", "");
@@ -59,7 +59,7 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
         }
     }
     for (const auto& r : history) {
-        if (r.op != "send") continue;
+        if (r.op != Op::send) continue;
         ++c.sends;
         if (!answered.count({r.data.value("request", ""), r.data.value("attempt", int64_t{0})})) ++c.unanswered;
     }

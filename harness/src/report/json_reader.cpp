@@ -173,7 +173,10 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         get<int64_t>(history[i], p, "t_ns", 0);  // type checks before the lenient conversion
         get<int64_t>(history[i], p, "t_us", 0);
         get<std::string>(history[i], p, "actor", "");
-        get<std::string>(history[i], p, "op", "");
+        const std::string op = get<std::string>(history[i], p, "op", "");
+        if (!op_named(op))
+            throw std::runtime_error(fmt::format("JSON report: at {}/op: expected a history op (one of {}), got \"{}\"", p,
+                                                 fmt::join(op_names(), ", "), op));
         t.history.push_back(history_record_from_json(history[i]));
     }
     if (j.contains("accounting") && !j.at("accounting").is_null())

@@ -118,7 +118,7 @@ public:
     }
 
 private:
-    void record(const std::string& op, nlohmann::json data) {
+    void record(Op op, nlohmann::json data) {
         m_records.push_back(HistoryRecord{m_trial, now_ns(), "relab", op, std::move(data)});
     }
 
@@ -131,7 +131,7 @@ private:
             throw HarnessError(fmt::format(
                 "lab {} trial {}: client {} lost the idempotency store at its {} {:.1f} ms before any server fault "
                 "of the lab began: {} (check that redis-server is running and reachable)",
-                m_s.id, m_trial, r.actor, r.op,
+                m_s.id, m_trial, r.actor, to_string(r.op),
                 static_cast<double>((m_outage_from_ns != 0 ? m_outage_from_ns : r.t_ns) - r.t_ns) / 1e6,
                 r.data.value("error", "")));
         }
@@ -275,7 +275,7 @@ private:
         // A little ahead, so every client sees the signal before its first send is due.
         m_origin_ns = now_ns() + 20'000'000;
         admin().call({"SET", m_prefix + kIdemGoKey, std::to_string(m_origin_ns)});
-        record("start", nlohmann::json::object());
+        record(Op::start, nlohmann::json::object());
         m_records.back().t_ns = m_origin_ns;
     }
 
@@ -318,7 +318,7 @@ private:
             milliseconds(30000), milliseconds(1));
         if (!seen)
             throw HarnessError(fmt::format("lab {} trial {}: fault {}: client {} never recorded {} within 30 s", m_s.id,
-                                           m_trial, to_string(f.type), f.after_client, f.after_op));
+                                           m_trial, to_string(f.type), f.after_client, to_string(f.after_op)));
     }
 
     int64_t last_activity_ms() const { return idem_activity_budget_ms(m_s); }
@@ -391,7 +391,7 @@ private:
         const int64_t maxmemory = int_field(memory, "maxmemory");
         const std::vector<std::string> lost = lost_keys(keys, left);
         const std::string gone = some_keys(lost);
-        record("fault", {{"type", "flood"},
+        record(Op::fault, {{"type", "flood"},
                          {"evicted_keys", evicted},
                          {"oom_errors", oom},
                          {"idem_keys_before", keys.size()},
@@ -419,7 +419,7 @@ private:
             text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
                                 ttl.integer == -2 ? std::string("absent") : fmt::format("TTL {} s", ttl.integer));
         }
-        record("observe", {{"text", "keys: " + (text.empty() ? std::string("none") : text)}});
+        record(Op::observe, {{"text", "keys: " + (text.empty() ? std::string("none") : text)}});
     }
 
     void snapshot(const IdemFault& f) {
@@ -437,7 +437,7 @@ private:
         if (!saved) throw HarnessError(fmt::format("lab {} trial {}: fault snapshot: BGSAVE did not finish within 10 s",
                                                    m_s.id, m_trial));
         const int64_t keys = admin().call({"DBSIZE"}).integer;
-        record("fault", {{"type", "snapshot"},
+        record(Op::fault, {{"type", "snapshot"},
                          {"text", fmt::format("BGSAVE: an RDB snapshot of {} keys (the one `save` would take on its "
                                               "schedule, taken now)", keys)}});
         (void)f;
@@ -458,7 +458,7 @@ private:
         const auto left = present(admin(), keys);
         const std::vector<std::string> lost_list = lost_keys(keys, left);
         const std::string lost = some_keys(lost_list);
-        record("fault", {{"type", "crash_restart"},
+        record(Op::fault, {{"type", "crash_restart"},
                          {"idem_keys_before", keys.size()},
                          {"idem_keys_after", left.size()},
                          {"survived", left},
@@ -477,7 +477,7 @@ private:
         // The replica's socket could still receive what the primary sends and apply it once
         // resumed; dropping the link makes "acknowledged, never replicated" certain.
         const int64_t dropped = admin().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
-        record("fault", {{"type", "pause_replica"},
+        record(Op::fault, {{"type", "pause_replica"},
                          {"text", fmt::format("replica paused (SIGSTOP) and its link dropped (CLIENT KILL TYPE replica "
                                               "→ {}): the primary now acknowledges writes no replica has", dropped)}});
         (void)f;
@@ -513,7 +513,7 @@ private:
             states += fmt::format("; {} → {}", k, v.is_nil() ? std::string("(nil)") : v.str);
         }
         const SentinelOptions& so = sentinels.options();
-        record("fault", {{"type", "failover"},
+        record(Op::fault, {{"type", "failover"},
                          {"election", "sentinel"},
                          {"sentinels", so.sentinels},
                          {"quorum", so.quorum},
@@ -536,7 +536,7 @@ private:
         if (!f.name.empty()) mark_fault_done(f.name);
         const auto t1 = SteadyClock::now();
         m_redis->rejoin_old_primary();
-        record("fault", {{"type", "rejoin"},
+        record(Op::fault, {{"type", "rejoin"},
                          {"text", fmt::format("the old primary restarted empty; Sentinel made it a replica of the new "
                                               "one (+convert-to-slave) and its first sync was done {:.0f} ms after the "
                                               "restart",
@@ -551,14 +551,14 @@ private:
         // The key of its last claim (wait_for_record already saw the claim).
         std::string key;
         for (const auto& r : read_history_file(it->history_path))
-            if (r.op == "claim" && r.data.contains("key")) key = r.data.value("key", "");
+            if (r.op == Op::claim && r.data.contains("key")) key = r.data.value("key", "");
         it->process->signal(SIGKILL);
         it->killed = true;
         it->process->wait_for(milliseconds(2000));
         m_kill_ns = now_ns();
         m_stuck_key = key;
         const int64_t pttl = admin().call({"PTTL", m_prefix + key}).integer;
-        record("fault", {{"type", "kill_client"},
+        record(Op::fault, {{"type", "kill_client"},
                          {"key", key},
                          {"text", fmt::format("client {} killed (SIGKILL, as an OOM kill) right after its claim: {} stays "
                                               "in_progress, PTTL {} ms",
@@ -572,7 +572,7 @@ private:
         if (!m_kill_fault) return;
         std::vector<const HistoryRecord*> answers;
         for (const auto& r : history)
-            if (r.op == "answer" && r.t_ns > m_kill_ns) answers.push_back(&r);
+            if (r.op == Op::answer && r.t_ns > m_kill_ns) answers.push_back(&r);
         std::sort(answers.begin(), answers.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
         int conflicts = 0;
         const HistoryRecord* freed = nullptr;

@@ -396,7 +396,7 @@ struct SimBackend::Impl {
                            [&](const IdemClient& c) { return world.kv().exists(kIdemReadyKey + c.name, world.now()); });
     }
 
-    void record_supervisor(const std::string& op, nlohmann::json data, Nanos at) {
+    void record_supervisor(Op op, nlohmann::json data, Nanos at) {
         history.record(HistoryRecord{0, at.count(), "relab", op, std::move(data)});
     }
 
@@ -417,7 +417,7 @@ struct SimBackend::Impl {
         while (!std::any_of(history.records().begin(), history.records().end(), matches)) {
             if (world.now() > deadline)
                 throw sim::SimError(fmt::format("fault {}: client {} never recorded {} within {} ms", to_string(f.type),
-                                                f.after_client, f.after_op, kIdemAfterTimeout.count()));
+                                                f.after_client, to_string(f.after_op), kIdemAfterTimeout.count()));
             world.sleep(Millis{1});
         }
     }
@@ -430,7 +430,7 @@ struct SimBackend::Impl {
             text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
                                 ttl == -2 ? std::string("absent") : fmt::format("TTL {} s", ttl));
         }
-        record_supervisor("observe", {{"text", "keys: " + (text.empty() ? std::string("none") : text)}}, world.now());
+        record_supervisor(Op::observe, {{"text", "keys: " + (text.empty() ? std::string("none") : text)}}, world.now());
     }
 
     // The runner's parent process, at the server (no network): waits until every client has set
@@ -447,7 +447,7 @@ struct SimBackend::Impl {
         }
         origin = world.now() + kIdemOriginAhead;
         world.kv().set(kIdemGoKey, std::to_string(origin.count()), sim::SetOptions{}, world.now());
-        record_supervisor("start", nlohmann::json::object(), origin);
+        record_supervisor(Op::start, nlohmann::json::object(), origin);
         for (const auto& f : s.idem.faults) {
             if (auto reason = idem_fault_skip_reason(f))
                 throw std::logic_error(fmt::format("the simulator cannot inject fault {}: {}", to_string(f.type), *reason));

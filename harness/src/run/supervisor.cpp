@@ -110,7 +110,7 @@ private:
                 return fmt::format("fault {} ({}) never fired: no history record matched its trigger {} within {} ms of "
                                    "the group draining",
                                    f.index, to_string(f.spec->action),
-                                   f.spec->trigger.after ? nlohmann::json{{"op", f.spec->trigger.after->op},
+                                   f.spec->trigger.after ? nlohmann::json{{"op", to_string(f.spec->trigger.after->op)},
                                                                           {"actor", f.spec->trigger.after->actor},
                                                                           {"fields", f.spec->trigger.after->fields}}
                                                                .dump()
@@ -129,7 +129,7 @@ private:
     }
 
     void consider(const HistoryRecord& r) {
-        if (r.op == "start" && !m_origin) {
+        if (r.op == Op::start && !m_origin) {
             m_origin = Nanos{r.t_ns};
             for (auto& f : m_faults)
                 if (f.spec->trigger.at_ms) f.first_due = *m_origin + Millis{*f.spec->trigger.at_ms};
@@ -183,7 +183,7 @@ private:
             nlohmann::json d = base;
             d["phase"] = phase;
             for (auto& [k, v] : extra.items()) d[k] = v;
-            HistoryRecord r{0, m_c.now().count(), "nemesis", "fault", std::move(d)};
+            HistoryRecord r{0, m_c.now().count(), "nemesis", Op::fault, std::move(d)};
             m_c.record(r);
             m_seen.push_back(r);
             consider(m_seen.back());

@@ -190,17 +190,18 @@ IdemFault read_fault(const Object& o) {
     if (f.type == IdemFault::Type::kill_client) {
         f.client = o.req_string("client");
         f.after_client = f.client;
-        f.after_op = "claim";
+        f.after_op = Op::claim;
         f.after_fields = {{"decision", "first"}};
     }
     if (o.has("after")) {
         Object a(o.reader(), o.at("after"), o.path("after"), {"client", "op", "fields"});
         f.after_client = a.req_string("client");
-        f.after_op = a.req_string("op");
+        f.after_op = read_op(a, "op");
         f.after_fields.clear();
         if (a.has("fields")) {
             const json& fields = a.at("fields");
             if (!fields.is_object()) o.reader().expected(a.path("fields"), "an object", fields);
+            check_op_fields(o.reader(), f.after_op, fields, a.path("fields"));
             for (const auto& [k, v] : fields.items()) f.after_fields[k] = v.is_string() ? v.get<std::string>() : v.dump();
         }
     }

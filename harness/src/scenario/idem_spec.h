@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "ports/history_op.h"
+
 namespace relab {
 
 // An integer reply (bytes per key) times a number of keys, printed under the reply: the article's
@@ -104,7 +106,7 @@ struct IdemFault {
     // record with this op and these fields: "right after A's claim", whatever the machine's load.
     // kill_client defaults to {client, "claim", {"decision": "first"}}.
     std::string after_client;
-    std::string after_op;
+    Op after_op = Op::claim;
     std::map<std::string, std::string> after_fields;  // values compared as text
     // What the article documented for this fault and, when this machine must differ, why. Shown
     // beside the figure relab measures (trial 1).

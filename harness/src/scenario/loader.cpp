@@ -348,16 +348,18 @@ Band read_band(const Reader& r, const json& v, const std::string& path, const st
 RecordMatch read_match(const Object& o) {
     const Reader& r = o.reader();
     RecordMatch m;
-    m.op = o.req_string("op");
+    m.op = read_op(o, "op");
     m.actor = o.opt_string("actor", "");
     if (o.has("fields")) {
         const json& fields = o.at("fields");
         if (!fields.is_object()) r.expected(o.path("fields"), "an object", fields);
+        check_op_fields(r, m.op, fields, o.path("fields"));
         m.fields = fields;
     }
     if (o.has("bands")) {
         const json& bands = o.at("bands");
         if (!bands.is_object() || bands.empty()) r.expected(o.path("bands"), "an object of field: band", bands);
+        check_op_fields(r, m.op, bands, o.path("bands"));
         for (const auto& [field, band] : bands.items())
             m.bands[field] = read_band(r, band, child(o.path("bands"), field), "field " + field);
     }

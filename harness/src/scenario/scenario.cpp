@@ -31,7 +31,7 @@ std::string Band::describe() const {
 }
 
 std::string RecordMatch::describe() const {
-    std::string text = op;
+    std::string text = to_string(op);
     if (!actor.empty()) text += " by " + actor;
     const char* separator = " with ";
     for (const auto& [key, value] : fields.items()) {

@@ -128,7 +128,7 @@ struct Band {
 // `fields` is equal in the record's data (e.g. {"op":"lock_release","fields":{"result":0}}) and
 // every numeric field named in `bands` lies in its band (e.g. {"oom_errors": {"at_least": 1}}).
 struct RecordMatch {
-    std::string op;
+    Op op = Op::start;  // the loader accepts only ops history_op.h lists, and only their fields
     nlohmann::json fields = nlohmann::json::object();
     std::string actor{};  // empty: any
     std::map<std::string, Band> bands{};

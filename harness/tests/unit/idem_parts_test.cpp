@@ -60,7 +60,7 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     EXPECT_EQ(s.idem.faults[0].type, IdemFault::Type::kill_client);  // at 0 ms
     // A kill lands right after the client's first claim unless the file says otherwise.
     EXPECT_EQ(s.idem.faults[0].after_client, "A");
-    EXPECT_EQ(s.idem.faults[0].after_op, "claim");
+    EXPECT_EQ(s.idem.faults[0].after_op, Op::claim);
     EXPECT_EQ(s.idem.faults[0].after_fields.at("decision"), "first");
     EXPECT_EQ(s.idem.faults[2].type, IdemFault::Type::failover);
 }
@@ -132,13 +132,13 @@ TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
 
 HistoryRecord answer(const std::string& request, int64_t user, int attempt, int code, const std::string& body,
                      const std::string& source) {
-    return HistoryRecord{1, 0, "A", "answer",
+    return HistoryRecord{1, 0, "A", Op::answer,
                          {{"request", request}, {"user_id", user}, {"attempt", attempt}, {"code", code}, {"body", body},
                           {"source", source}}};
 }
 
 HistoryRecord send(const std::string& request, int attempt) {
-    return HistoryRecord{1, 0, "A", "send", {{"request", request}, {"attempt", attempt}}};
+    return HistoryRecord{1, 0, "A", Op::send, {{"request", request}, {"attempt", attempt}}};
 }
 
 TEST(IdemCountTest, duplicates_come_from_the_orders_table_and_leaks_from_the_answers) {

@@ -560,7 +560,7 @@ TEST(ScenarioLoaderTest, EveryTrialHasMatches) {
     doc["expect"]["every_trial_has"] = json::parse(R"([{"op":"lock_release","fields":{"result":0}},{"op":"ack"}])");
     Scenario s = parse(doc);
     ASSERT_EQ(s.expect.every_trial.has.size(), 2u);
-    EXPECT_EQ(s.expect.every_trial.has[0].op, "lock_release");
+    EXPECT_EQ(s.expect.every_trial.has[0].op, Op::lock_release);
     EXPECT_EQ(s.expect.every_trial.has[0].fields, json({{"result", 0}}));
     EXPECT_TRUE(s.expect.every_trial.has[1].fields.empty());
 
@@ -682,10 +682,10 @@ TEST(ScenarioLoaderTest, DocumentedIsChecked) {
 }
 
 TEST(ScenarioLoaderTest, DescribeTexts) {
-    RecordMatch release{"lock_release", {{"result", 0}}};
+    RecordMatch release{Op::lock_release, {{"result", 0}}};
     EXPECT_EQ(release.describe(), "lock_release with result=0");
-    EXPECT_EQ(RecordMatch{"ack"}.describe(), "ack");
-    RecordMatch two{"lock_release", {{"method", "DELEX IFEQ"}, {"result", 1}}};
+    EXPECT_EQ(RecordMatch{Op::ack}.describe(), "ack");
+    RecordMatch two{Op::lock_release, {{"method", "DELEX IFEQ"}, {"result", 1}}};
     EXPECT_EQ(two.describe(), "lock_release with method=DELEX IFEQ, result=1");
 
     Expectation e;
@@ -779,7 +779,7 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
     EXPECT_EQ(s.faults[0].action, FaultAction::kill);
     EXPECT_EQ(s.faults[0].target, "matched");
     ASSERT_TRUE(s.faults[0].trigger.after.has_value());
-    EXPECT_EQ(s.faults[0].trigger.after->op, "receive");
+    EXPECT_EQ(s.faults[0].trigger.after->op, Op::receive);
     EXPECT_EQ(s.faults[0].trigger.after->fields, json::parse(R"({"event": {"type": "created"}})"));
     EXPECT_EQ(s.faults[0].trigger.delay_ms, 100);
     EXPECT_FALSE(s.faults[0].trigger.at_ms.has_value());
