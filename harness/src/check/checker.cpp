@@ -223,10 +223,14 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
 }  // namespace
 
 void recheck_trial(const Scenario& s, TrialOutcome& t) {
-    if (s.idem.enabled) {
-        t.wrong = t.idem.counts.wrong();
-    } else if (s.kind == ScenarioKind::workload && !s.orders.empty()) {
-        judge_final_rows(s, t);
+    switch (s.kind) {
+        case LabKind::stream:
+            if (!s.orders.empty()) judge_final_rows(s, t);  // a report's lab whose orders are unknown keeps its verdict
+            break;
+        case LabKind::idem_clients:
+        case LabKind::idem_benchmark:
+        case LabKind::idem_cluster: t.wrong = t.idem.counts.wrong(); break;
+        case LabKind::sessions: break;  // cases, not trials
     }
     // A trial whose timeline was dropped (a long simulated run) keeps the accounting and the terms
     // checked when it ran; one that kept its history is accounted again from it.
@@ -340,13 +344,13 @@ void summarize(LabResult& lab) {
         lab.held = false;
         return;
     }
-    if (lab.scenario.kind == ScenarioKind::workload)
-        summarize_workload(lab);
-    else
+    const bool cases = lab.scenario.kind == LabKind::sessions;  // every other kind runs trials
+    if (cases)
         summarize_sessions(lab);
+    else
+        summarize_workload(lab);
     fill_wrong_rate(lab);
-    if (lab.total == 0)
-        lab.failures.push_back(lab.scenario.kind == ScenarioKind::workload ? "no trial ran" : "no case ran");
+    if (lab.total == 0) lab.failures.push_back(cases ? "no case ran" : "no trial ran");
     lab.held = lab.failures.empty();
 }
 

@@ -210,7 +210,7 @@ void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection time
         for (const auto& leak : t->idem.leak_examples) out << "  ✕ " << leak << '\n';
     }
     // A lab without clients (the benchmark, the cluster lab) sends no request: no counts to show.
-    if (idem.clients.empty()) {
+    if (lab.scenario.kind != LabKind::idem_clients) {
         print_measurements(lab, lang, out);
         return;
     }

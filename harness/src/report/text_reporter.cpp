@@ -468,21 +468,25 @@ public:
             out << m_w.skipped << ' ' << lab.skip_reason << '\n';
             return;
         }
-        if (s.kind == ScenarioKind::sessions)
-            report_sessions(lab, out);
-        else
-            report_workload(lab, out);
+        switch (s.kind) {
+            case LabKind::stream: report_stream(lab, out); break;
+            case LabKind::sessions: report_sessions(lab, out); break;
+            case LabKind::idem_clients:
+            case LabKind::idem_benchmark:
+            case LabKind::idem_cluster: report_idem(lab, out); break;
+        }
     }
 
 private:
-    void report_workload(const LabResult& lab, std::ostream& out) const {
+    // Idempotency labs: requests, answers and orders (or the figures) instead of a stream.
+    void report_idem(const LabResult& lab, std::ostream& out) const {
+        print_idem_workload(lab, m_opts.lang, m_opts.timelines, out);
+        if (lab.backend == "sim") report_wrong_rate(lab, out);
+        report_verdict(lab, out);
+    }
+
+    void report_stream(const LabResult& lab, std::ostream& out) const {
         const Scenario& s = lab.scenario;
-        if (s.idem.enabled) {  // idempotency labs: requests, answers and orders instead of a stream
-            print_idem_workload(lab, m_opts.lang, m_opts.timelines, out);
-            if (lab.backend == "sim") report_wrong_rate(lab, out);
-            report_verdict(lab, out);
-            return;
-        }
         const bool several_orders = s.orders.size() > 1;
         for (const TrialOutcome* t : selected_trials(lab.trials, m_opts.timelines)) {
             // A long simulated run keeps few timelines; the others have no history to print.

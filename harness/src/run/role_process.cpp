@@ -115,7 +115,7 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
         run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
     };
-    if (s.idem.enabled) {
+    if (s.kind == LabKind::idem_clients) {
         FailoverKv kv(c.redis, c.redis_sentinels, c.redis_master_name, ns);
         PgSession pg(c.pg, c.schema);
         RealOrderTable table(pg);

@@ -125,6 +125,45 @@ bool Expectation::wants_more(int wrong_trials, int trials) const {
     return has_lower && wrong_trials < n;
 }
 
+std::string to_string(LabKind k) {
+    switch (k) {
+        case LabKind::stream: return "stream";
+        case LabKind::sessions: return "sessions";
+        case LabKind::idem_clients: return "idem_clients";
+        case LabKind::idem_benchmark: return "idem_benchmark";
+        case LabKind::idem_cluster: return "idem_cluster";
+    }
+    return "unknown";
+}
+
+namespace {
+constexpr LabKind k_lab_kinds[] = {LabKind::stream, LabKind::sessions, LabKind::idem_clients, LabKind::idem_benchmark,
+                                   LabKind::idem_cluster};
+}  // namespace
+
+std::vector<std::string> lab_kind_names() {
+    std::vector<std::string> out;
+    for (LabKind k : k_lab_kinds) out.push_back(to_string(k));
+    return out;
+}
+
+std::optional<LabKind> lab_kind_named(const std::string& name) {
+    for (LabKind k : k_lab_kinds)
+        if (to_string(k) == name) return k;
+    return std::nullopt;
+}
+
+bool is_idem(LabKind k) {
+    switch (k) {
+        case LabKind::stream:
+        case LabKind::sessions: return false;
+        case LabKind::idem_clients:
+        case LabKind::idem_benchmark:
+        case LabKind::idem_cluster: return true;
+    }
+    return false;
+}
+
 std::string to_string(WriteMode m) {
     switch (m) {
         case WriteMode::plain: return "plain";

@@ -298,7 +298,7 @@ StepOutcome step(const std::string& session, const std::string& sql, bool ok, co
 
 TEST(CheckerTest, SummarizeSessionsCountsWrongCasesAndFailingSteps) {
     LabResult lab;
-    lab.scenario.kind = ScenarioKind::sessions;
+    lab.scenario.kind = LabKind::sessions;
     lab.scenario.expect.wrong = Expectation::Count::none;
     CaseOutcome first;
     first.steps = {step("A", "BEGIN", true), step("B", "SELECT 1", true)};

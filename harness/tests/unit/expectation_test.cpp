@@ -118,7 +118,7 @@ TEST(ExpectationTest, RecordBandsNeverAndActor) {
 
 TEST(ExpectationTest, CountBandsReadTheIdempotencyCounts) {
     Scenario s = lab(R"({"wrong": "none", "counts": {"orders": {"exactly": 1}, "errors": {"at_least": 1}}})");
-    s.idem.enabled = true;
+    s.kind = LabKind::idem_clients;
     const std::vector<HistoryRecord> answers = {rec(1, "A", Op::send, {{"request", "r"}, {"attempt", 1}}),
                                                 rec(2, "A", Op::answer, {{"request", "r"}, {"attempt", 1}, {"code", 503}})};
     const TrialOutcome none = check_idem_trial(s, 1, 7, answers, {});

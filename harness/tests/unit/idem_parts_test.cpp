@@ -45,7 +45,7 @@ std::string error_of(const json& doc) {
 TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_sorted_faults) {
     const Scenario s = parse_scenario(idem_doc().dump(), "t.json");
     EXPECT_EQ(s.group, "idem");
-    ASSERT_TRUE(s.idem.enabled);
+    ASSERT_EQ(s.kind, LabKind::idem_clients);
     EXPECT_TRUE(s.idem.layer4);
     EXPECT_EQ(s.idem.middleware.claim_ttl_ms, 1000);
     EXPECT_TRUE(s.idem.middleware.wait_fail_closed);
@@ -297,6 +297,7 @@ TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_count
     std::ostringstream with_clients;
     print_idem_workload(lab, Lang::en, TimelineSelection{}, with_clients);
     EXPECT_NE(with_clients.str().find("orders 0 (duplicates 0)"), std::string::npos) << with_clients.str();
+    lab.scenario.kind = LabKind::idem_benchmark;  // the loader's kind for a lab with a benchmark and no clients
     lab.scenario.idem.clients.clear();
     std::ostringstream without;
     print_idem_workload(lab, Lang::en, TimelineSelection{}, without);

@@ -349,7 +349,7 @@ inline LabResult session_lab() {
     s.output = "08d-cas";
     s.title = "CAS when 2 UPDATEs OVERLAP";
     s.title_vi = "CAS khi 2 UPDATE chạy CHỒNG nhau";
-    s.kind = ScenarioKind::sessions;
+    s.kind = LabKind::sessions;
     s.expect = expect(Expectation::Count::none);
     s.documented.text = "B fails 'could not serialize access due to concurrent update'";
     s.documented.text_vi = "ERROR: could not serialize access due to concurrent update";

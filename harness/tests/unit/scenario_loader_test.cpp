@@ -76,7 +76,7 @@ TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     EXPECT_EQ(s.part, "t-1");
     EXPECT_EQ(s.output, "t-1");
     EXPECT_EQ(s.title_vi, "T");
-    EXPECT_EQ(s.kind, ScenarioKind::workload);
+    EXPECT_EQ(s.kind, LabKind::stream);
     EXPECT_EQ(s.runs, 10);
     EXPECT_EQ(s.seed, 1u);
     EXPECT_EQ(s.consumers, 2);
@@ -107,7 +107,7 @@ TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     EXPECT_EQ(s.id, "08a-baseline");
     EXPECT_EQ(s.part, "baseline");
     EXPECT_EQ(s.output, "08a-baseline");
-    EXPECT_EQ(s.kind, ScenarioKind::workload);
+    EXPECT_EQ(s.kind, LabKind::stream);
     EXPECT_EQ(s.runs, 10);
     EXPECT_EQ(s.seed, 8001u);
     EXPECT_EQ(s.stream.read_count, 1);
@@ -167,7 +167,7 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
 TEST(ScenarioLoaderTest, LoadsSessionsExample) {
     Scenario s = load_scenario(k_scenarios + "/08d-c-cas-overlap.json");
     EXPECT_EQ(s.id, "08d-cas-overlap");
-    EXPECT_EQ(s.kind, ScenarioKind::sessions);
+    EXPECT_EQ(s.kind, LabKind::sessions);
     EXPECT_EQ(s.part, "cas");
     EXPECT_EQ(s.output, "08d-cas");
     ASSERT_GE(s.cases.size(), 3u);
