@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ports/history_op.h"
+
 namespace relab {
 
 enum class FaultAction {
@@ -44,7 +46,7 @@ struct FaultTrigger {
     // A history record to wait for: op, actor ("" any), fields matched subset-wise (objects
     // recursively), e.g. {"op": "receive", "fields": {"event": {"type": "created"}}}.
     struct After {
-        std::string op;
+        Op op = Op::start;
         std::string actor;
         nlohmann::json fields = nlohmann::json::object();
     };

@@ -42,7 +42,7 @@ public:
     }
 
 private:
-    void record(const std::string& op, nlohmann::json data) {
+    void record(Op op, nlohmann::json data) {
         m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_spec.name, op, std::move(data)});
     }
 
@@ -79,7 +79,7 @@ private:
         const std::string key_format = q.key_format.value_or(m_s.idem_middleware.key_format);
         for (int k = 1;; ++k) {
             const int attempt = ++m_attempts[send.request];
-            record("send", {{"request", label},
+            record(Op::send, {{"request", label},
                             {"user_id", q.user_id},
                             {"client_key", q.client_key},
                             {"payload", q.payload},
@@ -87,7 +87,7 @@ private:
                             {"send", send.send}});
             const IdemHttpResponse r = m_middleware.handle({q.user_id, q.client_key, q.payload}, key_format,
                                                            [&] { return place_order(q, attempt); });
-            record("answer", {{"request", label},
+            record(Op::answer, {{"request", label},
                               {"user_id", q.user_id},
                               {"attempt", attempt},
                               {"code", r.code},
@@ -109,16 +109,16 @@ private:
     IdemHttpResponse place_order(const IdemRequest& q, int attempt) {
         m_p.clock.sleep_for(Millis{q.work_ms.value_or(m_s.idem_middleware.work_ms)});
         if (std::find(q.fail_attempts.begin(), q.fail_attempts.end(), attempt) != q.fail_attempts.end()) {
-            record("business_error", {{"attempt", attempt}, {"reason", "injected failure"}});
+            record(Op::business_error, {{"attempt", attempt}, {"reason", "injected failure"}});
             throw BusinessLogicFailure("the business logic failed (injected)");
         }
         const std::string idem_key = fmt::format("{}:{}", q.user_id, q.client_key);
         try {
             const int64_t id = m_p.order_table->place_order(q.user_id, idem_key, q.payload);
-            record("order", {{"order_id", id}, {"idem_key", idem_key}});
+            record(Op::order, {{"order_id", id}, {"idem_key", idem_key}});
             return {201, nlohmann::json{{"order_id", id}}.dump(), "created"};
         } catch (const DuplicateOrderError& e) {
-            record("order", {{"refused", true}, {"idem_key", idem_key}, {"reason", e.what()}});
+            record(Op::order, {{"refused", true}, {"idem_key", idem_key}, {"reason", e.what()}});
             throw;
         }
     }

@@ -20,12 +20,12 @@ bool row_fails(const DispatcherSpec& spec, int64_t outbox_id, int attempt) {
 void run_source_app(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
-    p.history.record(HistoryRecord{0, origin.count(), "app", "start", nlohmann::json::object()});
+    p.history.record(HistoryRecord{0, origin.count(), "app", Op::start, nlohmann::json::object()});
     for (const auto& e : s.events) {
         const Nanos wait = origin + Millis{e.at_ms} - p.clock.now();
         if (wait.count() > 0) p.clock.sleep_for(wait);
         const int64_t id = p.outbox.record_change(e.order, e.type, e.version);
-        p.history.record(HistoryRecord{0, p.clock.now().count(), "app", "outbox_insert",
+        p.history.record(HistoryRecord{0, p.clock.now().count(), "app", Op::outbox_insert,
                                        {{"outbox_id", id}, {"event", event_json(Event{e.order, e.type, e.version})}}});
     }
     p.kv.set_nx_px(kSourceDoneKey, "1", Millis{3600'000});
@@ -48,7 +48,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
             nlohmann::json data = {{"round", round}, {"outbox_id", row.id}, {"event", event_json(ev)}};
             if (d.ordering == DispatchOrder::per_key && blocked.count(row.aggregate_id)) {
                 data["result"] = "wait";
-                p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "publish", std::move(data)});
+                p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", Op::publish, std::move(data)});
                 held_back = true;
                 continue;
             }
@@ -59,7 +59,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
                 p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
                 data["result"] = "fail";
                 data["reason"] = "simulated publish failure";
-                p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+                p.history.record(HistoryRecord{0, t.count(), "dispatcher", Op::publish, std::move(data)});
                 blocked.insert(row.aggregate_id);
                 held_back = true;
                 continue;
@@ -68,7 +68,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
             p.outbox.mark_published(row.id, ids.at(0));
             data["result"] = "ok";
             data["entry"] = ids.at(0);
-            p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+            p.history.record(HistoryRecord{0, t.count(), "dispatcher", Op::publish, std::move(data)});
         }
         if (!held_back) return;
         p.clock.sleep_for(Millis{d.poll_ms});

@@ -29,7 +29,7 @@ struct Pending {
 void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
-    p.history.record(HistoryRecord{0, origin.count(), "producer", "start", nlohmann::json::object()});
+    p.history.record(HistoryRecord{0, origin.count(), "producer", Op::start, nlohmann::json::object()});
 
     // Events due at the same time go out back to back in file order, one XADD each, as the
     // article's producer did. (Pipelining them makes Redis answer both blocked readers in one
@@ -61,7 +61,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
                 queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
                 std::push_heap(queue.begin(), queue.end(), later);
             }
-            p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+            p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
         };
         if (publish_fails(s.producer, spec, next.attempt)) {
             // Injected in the publish path, before anything reaches Redis: a network blip. Retry k
@@ -82,7 +82,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         }
         data["result"] = "ok";
         data["entry"] = ids.at(0);
-        p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+        p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
     }
 }
 

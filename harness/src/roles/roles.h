@@ -43,8 +43,9 @@ bool redis_faults_scheduled(const Scenario& s);
 // How long a role waits after a Redis error before it tries again.
 inline constexpr Millis kRetryAfterRedisError{100};
 
-// Who takes part in one trial of a workload scenario. Both backends start exactly these, so a
-// role added here runs on the real servers and in the simulator alike.
+// Who takes part in one trial of a stream or idem_clients lab (the other kinds start no roles).
+// Both backends start exactly these, so a role added here runs on the real servers and in the
+// simulator alike.
 struct RoleLaunch {
     std::string role;   // "consumer", "producer", ...
     std::string actor;  // "C1", "producer", ...

@@ -27,8 +27,6 @@
 #include "roles/idem_client.h"
 #include "roles/idem_middleware.h"
 #include "roles/roles.h"
-#include "run/idem_benchmark.h"
-#include "run/idem_cluster.h"
 #include "run/real_backend.h"
 #include "run/real_control.h"
 #include "run/role_process.h"
@@ -123,7 +121,7 @@ std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string
         return std::nullopt;  // unknown: let the server answer for itself
     }
     if (major >= 7) return std::nullopt;
-    bool needs = s.idem.enabled && !s.servers.own && !s.idem.benchmark.enabled && !s.idem.cluster.enabled;
+    bool needs = s.kind == LabKind::idem_clients && !s.servers.own;
     for (const auto& c : s.cases)
         for (const auto& session : c.sessions)
             for (const auto& step : session.steps) {
@@ -146,14 +144,6 @@ std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string
 LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
     LabResult lab;
     lab.scenario = s;
-    if (s.idem.benchmark.enabled) {
-        run_idem_benchmark(s, ctx, lab);
-        return lab;
-    }
-    if (s.idem.cluster.enabled) {
-        run_idem_cluster(s, ctx, lab);
-        return lab;
-    }
     PgSession pg(ctx.servers.pg, ctx.schema);
     const uint64_t seed = lab_seed(s, ctx.seed);
     const int runs = ctx.runs.value_or(s.runs);

@@ -20,6 +20,8 @@
 #include "real/redis_client.h"
 #include "real/temp_dir.h"
 #include "roles/roles.h"
+#include "run/idem_benchmark.h"
+#include "run/idem_cluster.h"
 #include "run/idem_runner.h"
 #include "run/real_control.h"
 #include "run/role_process.h"
@@ -223,12 +225,19 @@ LabResult RealBackend::run(const Scenario& s) {
         lab.scenario = s;
         lab.skipped = true;
         lab.skip_reason = *reason;
-    } else if (s.idem.enabled) {  // idempotency labs: clients and a middleware instead of a stream
-        const Impl& i = *m_impl;
-        lab = run_idem_lab(s, IdemRunContext{i.servers, i.schema, i.run_prefix(), i.opts.relab_exe, i.run_dir.path(),
-                                             i.opts.seed, i.opts.runs, i.opts.progress});
     } else {
-        lab = s.kind == ScenarioKind::workload ? m_impl->run_workload(s) : m_impl->run_sessions(s);
+        const Impl& i = *m_impl;
+        const IdemRunContext idem{i.servers,   i.schema,    i.run_prefix(),  i.opts.relab_exe, i.run_dir.path(),
+                                  i.opts.seed, i.opts.runs, i.opts.progress};
+        lab.scenario = s;
+        // The lab's runner, by its kind: the one place the real backend decides it.
+        switch (s.kind) {
+            case LabKind::stream: lab = m_impl->run_workload(s); break;
+            case LabKind::sessions: lab = m_impl->run_sessions(s); break;
+            case LabKind::idem_clients: lab = run_idem_lab(s, idem); break;
+            case LabKind::idem_benchmark: run_idem_benchmark(s, idem, lab); break;
+            case LabKind::idem_cluster: run_idem_cluster(s, idem, lab); break;
+        }
     }
     lab.backend = "real";
     lab.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - started).count();

@@ -79,18 +79,8 @@ std::optional<std::string> idem_fault_skip_reason(const FaultSpec& f) {
     return "an unknown fault";
 }
 
-}  // namespace
-
-std::optional<std::string> sim_skip_reason(const Scenario& s) {
-    if (s.kind == ScenarioKind::sessions) {
-        for (const auto& c : s.cases)
-            for (const auto& session : c.sessions)
-                for (const auto& step : session.steps)
-                    if (step.redis)
-                        return "scripted redis-cli sessions check each reply against a real redis-server; they run on "
-                               "the real backend only (the simulator runs workload labs)";
-        return "scripted sessions run on the real backend only (the simulator runs workload labs)";
-    }
+// What the simulator cannot model of a lab's own servers and their faults (either kind).
+std::optional<std::string> servers_skip_reason(const Scenario& s) {
     if (s.servers.own) {
         for (const auto& [name, value] : s.servers.redis_config) {
             if (name.rfind("maxmemory", 0) == 0)
@@ -114,18 +104,42 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
                 return "pauses redis-server (SIGSTOP); the simulator's server model is never paused (the real backend "
                        "runs it)";
     }
-    if (!s.idem.enabled) return std::nullopt;
-    if (s.idem.benchmark.enabled)
-        return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with redis-benchmark "
-               "and pgbench); simulated time has no cost to measure (the real backend runs it)";
-    if (s.idem.cluster.enabled)
-        return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has no "
-               "cluster model (the real backend runs it)";
+    return std::nullopt;
+}
+
+std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
+    if (auto reason = servers_skip_reason(s)) return reason;
     for (const auto& f : s.faults)
         if (auto reason = idem_fault_skip_reason(f)) return reason;
     if (s.idem.middleware.wait_replicas > 0)
         return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> sim_skip_reason(const Scenario& s) {
+    // What the simulator models, by the lab's kind: the one place it decides which labs it runs
+    // (run_trial then picks the trial's runner for the two kinds it does).
+    switch (s.kind) {
+        case LabKind::stream: return servers_skip_reason(s);
+        case LabKind::idem_clients: return idem_clients_skip_reason(s);
+        case LabKind::sessions:
+            for (const auto& c : s.cases)
+                for (const auto& session : c.sessions)
+                    for (const auto& step : session.steps)
+                        if (step.redis)
+                            return "scripted redis-cli sessions check each reply against a real redis-server; they run "
+                                   "on the real backend only (the simulator runs workload labs)";
+            return "scripted sessions run on the real backend only (the simulator runs workload labs)";
+        case LabKind::idem_benchmark:
+            return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with "
+                   "redis-benchmark and pgbench); simulated time has no cost to measure (the real backend runs it)";
+        case LabKind::idem_cluster:
+            return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has "
+                   "no cluster model (the real backend runs it)";
+    }
+    return "an unknown lab kind";
 }
 
 uint64_t trial_fingerprint(const TrialOutcome& t) {
@@ -391,8 +405,19 @@ struct SimBackend::Impl {
         return run_trial(s, trial_roles(s), trial, seed);
     }
 
+    // One trial, by the lab's kind: sim_skip_reason keeps the other kinds from getting here.
     TrialOutcome run_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
-        if (s.idem.enabled) return run_idem_trial(s, roles, trial, seed);
+        switch (s.kind) {
+            case LabKind::stream: return run_stream_trial(s, roles, trial, seed);
+            case LabKind::idem_clients: return run_idem_trial(s, roles, trial, seed);
+            case LabKind::sessions:
+            case LabKind::idem_benchmark:
+            case LabKind::idem_cluster: break;
+        }
+        throw std::logic_error(fmt::format("the simulator has no trial runner for {} (kind {})", s.id, to_string(s.kind)));
+    }
+
+    TrialOutcome run_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
         const Nanos limit = kEpoch + stream_trial_budget(s);
         auto prepare = [&] {
             std::vector<OrderRow> initial;

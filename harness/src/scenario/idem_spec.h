@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ports/history_op.h"
+
 namespace relab {
 
 // An integer reply (bytes per key) times a number of keys, printed under the reply: the article's
@@ -97,7 +99,6 @@ struct IdemServers {
 
 // Claim throughput, Redis vs PostgreSQL (article 002, section 3.1).
 struct IdemBenchmark {
-    bool enabled = false;
     int64_t duration_ms = 1000;            // each of relab's own measurements
     int64_t redis_benchmark_requests = 20000;
     int64_t pgbench_seconds = 2;
@@ -126,7 +127,6 @@ struct ClusterLoad {
 
 // Redis Cluster and hash tags (article 002, section 2.3), on a cluster the lab forms itself.
 struct IdemCluster {
-    bool enabled = false;
     int masters = 3;
     int64_t node_timeout_ms = 5000;       // cluster-node-timeout
     std::vector<ClusterKeyPair> pairs;    // CLUSTER KEYSLOT of each key, then the script over them
@@ -138,13 +138,15 @@ struct IdemCluster {
     std::vector<ClusterLoad> loads;
 };
 
+// The idempotency labs' settings; which parts apply is the lab's kind (Scenario::kind):
+// idem_clients the middleware, clients, servers and faults; idem_benchmark `benchmark`;
+// idem_cluster `cluster`.
 struct IdemSpec {
-    bool enabled = false;
     IdemMiddlewareSpec middleware;
     bool layer4 = false;  // CREATE UNIQUE INDEX ON orders (idem_key)
     std::vector<IdemClient> clients;
-    IdemBenchmark benchmark;
-    IdemCluster cluster;
+    IdemBenchmark benchmark;  // idem_benchmark
+    IdemCluster cluster;      // idem_cluster
     // How the lab's times relate to production, printed in the report ("1 s here stands for 60 s").
     std::string scaling;
     std::string scaling_vi;

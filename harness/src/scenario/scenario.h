@@ -29,7 +29,23 @@ private:
     std::string m_file, m_json_path, m_reason;
 };
 
-enum class ScenarioKind { workload, sessions };
+// What a lab is. The loader decides it once, from the file's "kind" and what its "idem" section
+// holds; every layer then switches on it (each backend picks the lab's runner by it, the checker
+// and the reporters their view of its results) instead of deciding again from the lab's fields.
+// A switch over it without `default:` makes the compiler name every layer a new kind must reach.
+enum class LabKind {
+    stream,          // "kind": "workload": a producer (or outbox dispatcher), consumers, a Redis stream
+    sessions,        // "kind": "sessions": scripted psql / redis-cli sessions, case by case
+    idem_clients,    // a workload with "idem": clients send requests through the idempotency middleware
+    idem_benchmark,  // a workload with "idem": {"benchmark"}: the claim's cost, Redis vs PostgreSQL
+    idem_cluster,    // a workload with "idem": {"cluster"}: hash tags and slots on a Redis Cluster
+};
+
+std::string to_string(LabKind k);  // "stream", "sessions", "idem_clients", "idem_benchmark", "idem_cluster"
+std::optional<LabKind> lab_kind_named(const std::string& name);
+std::vector<std::string> lab_kind_names();
+// The idempotency labs (article 002): their trials carry request counts and figures, not a stream.
+bool is_idem(LabKind k);
 
 // Where the consumer's CAS takes its version from.
 enum class VersionSource { event, entry_id };
@@ -136,7 +152,7 @@ struct Band {
 // `fields` is equal in the record's data (e.g. {"op":"lock_release","fields":{"result":0}}) and
 // every numeric field named in `bands` lies in its band (e.g. {"oom_errors": {"at_least": 1}}).
 struct RecordMatch {
-    std::string op;
+    Op op = Op::start;  // the loader accepts only ops history_op.h lists, and only their fields
     nlohmann::json fields = nlohmann::json::object();
     std::string actor{};  // empty: any
     std::map<std::string, Band> bands{};
@@ -273,11 +289,11 @@ struct Scenario {
     std::string group;   // a name that selects a family of parts at once: "idem"; empty: none
     std::string title;
     std::string title_vi;
-    ScenarioKind kind = ScenarioKind::workload;
+    LabKind kind = LabKind::stream;
     int runs = 10;
     uint64_t seed = 1;
 
-    // workload
+    // stream
     StreamSpec stream;
     std::vector<OrderSpec> orders;
     std::vector<EventSpec> events;
@@ -300,7 +316,8 @@ struct Scenario {
     // sessions
     std::vector<SessionCase> cases;
 
-    // idempotency-key labs (a workload with "idem" instead of a stream; see idem_spec.h)
+    // idempotency-key labs, the three idem_* kinds (a workload with "idem" instead of a stream;
+    // see idem_spec.h)
     IdemSpec idem;
 
     Expectation expect;
