@@ -12,20 +12,15 @@
 #include "ports/ports.h"
 #include "run/sim_backend.h"
 #include "scenario/scenario.h"
+#include "sim_fixture.h"
 
 namespace relab {
 namespace {
 
 using nlohmann::json;
 
-const std::string k_scenarios = std::string(RELAB_SOURCE_DIR) + "/scenarios/";
-
-json scenario_json(const std::string& file) {
-    std::ifstream in(k_scenarios + file);
-    std::stringstream text;
-    text << in.rdbuf();
-    return json::parse(text.str(), nullptr, true, /*ignore_comments=*/true);
-}
+using test::k_scenarios;
+using test::scenario_json;
 
 // The ScenarioError that parsing `doc` raises; fails the test when it parses.
 ScenarioError error_of(const json& doc) {
