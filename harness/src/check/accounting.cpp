@@ -35,7 +35,7 @@ EventKey event_key(const json& data) {
     return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
 }
 
-bool is_applied_write(const HistoryRecord& r) { return r.op == "write" && int_field(r.data, "affected") > 0; }
+bool is_applied_write(const HistoryRecord& r) { return r.op == Op::write && int_field(r.data, "affected") > 0; }
 
 std::vector<const HistoryRecord*> in_time_order(const std::vector<HistoryRecord>& history) {
     std::vector<const HistoryRecord*> out;
@@ -89,7 +89,7 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     std::map<std::string, int> writes;              // entry -> writes of it
     std::map<EventKey, std::string> first_entry_of;  // event -> the first ok publish's entry
     for (const HistoryRecord* r : records) {
-        if (r->op != "publish" || text_field(r->data, "result") != "ok") continue;
+        if (r->op != Op::publish || text_field(r->data, "result") != "ok") continue;
         const std::string entry = text_field(r->data, "entry");
         if (entry.empty() || writes.count(entry)) continue;
         writes[entry] = 0;
@@ -103,15 +103,15 @@ Accounting account(const std::vector<HistoryRecord>& history) {
         if (unexpected.insert(what).second) add_example(a.unexpected_examples, what);
     };
     for (const HistoryRecord* r : records) {
-        if (r->op == "receive") {
+        if (r->op == Op::receive) {
             const std::string entry = text_field(r->data, "entry");
             last_received[r->actor] = {entry, event_key(r->data)};
             if (!writes.count(entry)) flag_unexpected(entry.empty() ? "(receive without an entry id)" : entry);
             if (acked.count(entry) && redelivered.insert(entry).second) add_example(a.redelivered_examples, entry);
-        } else if (r->op == "ack") {
+        } else if (r->op == Op::ack) {
             const std::string entry = text_field(r->data, "entry");
             if (!entry.empty()) acked.insert(entry);
-        } else if (r->op == "write") {
+        } else if (r->op == Op::write) {
             std::string entry = text_field(r->data, "entry");
             if (entry.empty()) {
                 // An older history: the write names its event only. It is the job of the entry its

@@ -56,7 +56,7 @@ bool matches(const RecordMatch& m, const HistoryRecord& r) {
 }
 
 bool is_ok_publish(const HistoryRecord& r) {
-    return r.op == "publish" && text_field(r.data, "result") == "ok" && !text_field(r.data, "entry").empty();
+    return r.op == Op::publish && text_field(r.data, "result") == "ok" && !text_field(r.data, "entry").empty();
 }
 
 std::string count_text(const Expectation& e) {
@@ -223,10 +223,14 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
 }  // namespace
 
 void recheck_trial(const Scenario& s, TrialOutcome& t) {
-    if (s.idem.enabled) {
-        t.wrong = t.idem.counts.wrong();
-    } else if (s.kind == ScenarioKind::workload && !s.orders.empty()) {
-        judge_final_rows(s, t);
+    switch (s.kind) {
+        case LabKind::stream:
+            if (!s.orders.empty()) judge_final_rows(s, t);  // a report's lab whose orders are unknown keeps its verdict
+            break;
+        case LabKind::idem_clients:
+        case LabKind::idem_benchmark:
+        case LabKind::idem_cluster: t.wrong = t.idem.counts.wrong(); break;
+        case LabKind::sessions: break;  // cases, not trials
     }
     // A trial whose timeline was dropped (a long simulated run) keeps the accounting and the terms
     // checked when it ran; one that kept its history is accounted again from it.
@@ -244,7 +248,7 @@ void evaluate_trial(const Scenario& s, TrialOutcome& t) {
 void rebase_on_start(std::vector<HistoryRecord>& history) {
     int64_t origin = 0;
     for (const auto& r : history)
-        if (r.op == "start") origin = r.t_ns;
+        if (r.op == Op::start) origin = r.t_ns;
     for (auto& r : history) r.t_ns -= origin;
 }
 
@@ -265,7 +269,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     // Per order, the event whose publication was tried first: how long until it got through.
     std::map<int64_t, std::pair<json, int64_t>> first_try;  // order -> (event, t_ns)
     for (const auto& r : out.history) {
-        if (r.op != "publish" || !r.data.contains("event")) continue;
+        if (r.op != Op::publish || !r.data.contains("event")) continue;
         const std::string result = text_field(r.data, "result");
         if (result != "ok" && result != "fail") continue;
         const json& ev = r.data.at("event");
@@ -309,10 +313,10 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
                 if (r->t_ns < pub_ns) last = r;
                 else if (r->t_ns <= recv_ns) return false;
             }
-            return last == nullptr || last->op == "ack";
+            return last == nullptr || last->op == Op::ack;
         };
         for (const auto* r : sorted) {
-            if (r->op != "receive") continue;
+            if (r->op != Op::receive) continue;
             const std::string entry = text_field(r->data, "entry");
             auto pub = published_ns.find(entry);
             // Only the first receipt is delivery; later ones are redeliveries.
@@ -340,13 +344,13 @@ void summarize(LabResult& lab) {
         lab.held = false;
         return;
     }
-    if (lab.scenario.kind == ScenarioKind::workload)
-        summarize_workload(lab);
-    else
+    const bool cases = lab.scenario.kind == LabKind::sessions;  // every other kind runs trials
+    if (cases)
         summarize_sessions(lab);
+    else
+        summarize_workload(lab);
     fill_wrong_rate(lab);
-    if (lab.total == 0)
-        lab.failures.push_back(lab.scenario.kind == ScenarioKind::workload ? "no trial ran" : "no case ran");
+    if (lab.total == 0) lab.failures.push_back(cases ? "no case ran" : "no trial ran");
     lab.held = lab.failures.empty();
 }
 

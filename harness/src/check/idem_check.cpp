@@ -36,7 +36,7 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
     }
     std::set<std::pair<std::string, int64_t>> answered;  // (request, attempt)
     for (const auto& r : history) {
-        if (r.op != "answer") continue;
+        if (r.op != Op::answer) continue;
         answered.insert({r.data.value("request", ""), r.data.value("attempt", int64_t{0})});
         const int code = r.data.value("code", 0);
         const std::string source = r.data.value("source", "");
@@ -62,7 +62,7 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
         }
     }
     for (const auto& r : history) {
-        if (r.op != "send") continue;
+        if (r.op != Op::send) continue;
         ++c.sends;
         if (!answered.count({r.data.value("request", ""), r.data.value("attempt", int64_t{0})})) ++c.unanswered;
     }
@@ -86,7 +86,7 @@ std::vector<Measurement> idem_fault_measurements(const Scenario& s, const std::v
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
     for (const HistoryRecord* r : sorted) {
         const auto& d = r->data;
-        if (r->actor != "nemesis" || r->op != "fault" || d.value("phase", "") != "ok") continue;
+        if (r->actor != "nemesis" || r->op != Op::fault || d.value("phase", "") != "ok") continue;
         const int index = d.value("fault", 0);
         if (index < 1 || index > static_cast<int>(s.faults.size())) continue;
         const FaultSpec& f = s.faults[static_cast<size_t>(index - 1)];
@@ -115,8 +115,8 @@ std::vector<Measurement> idem_fault_measurements(const Scenario& s, const std::v
             int64_t pttl_end = -3;
             for (const HistoryRecord* a : sorted) {
                 if (a->t_ns <= r->t_ns) continue;
-                if (a->op == "observe" && a->data.value("key", "") == key) pttl_end = a->data.value("pttl_ms", int64_t{-3});
-                if (a->op != "answer" || freed) continue;
+                if (a->op == Op::observe && a->data.value("key", "") == key) pttl_end = a->data.value("pttl_ms", int64_t{-3});
+                if (a->op != Op::answer || freed) continue;
                 last = a;
                 if (a->data.value("code", 0) == 409)
                     ++conflicts;

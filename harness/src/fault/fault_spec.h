@@ -19,6 +19,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ports/history_op.h"
+
 namespace relab {
 
 enum class FaultAction {
@@ -65,7 +67,7 @@ struct FaultTrigger {
     // A history record to wait for: op, actor ("" any), fields matched subset-wise (objects
     // recursively), e.g. {"op": "receive", "fields": {"event": {"type": "created"}}}.
     struct After {
-        std::string op;
+        Op op = Op::start;
         std::string actor;
         nlohmann::json fields = nlohmann::json::object();
     };
@@ -109,8 +111,10 @@ struct RecoverySpec {
         int64_t every_ms = 100;      // how often the claimer scans
         int count = 10;              // XAUTOCLAIM ... COUNT
         bool in_reaper = true;       // a separate "reaper" role claims; false: every consumer in its loop
+        bool operator==(const Autoclaim&) const = default;
     } autoclaim;
     bool any() const { return pending_first || autoclaim.enabled; }
+    bool operator==(const RecoverySpec&) const = default;
 };
 
 // One setting of "recovery" as the loader reads it (scenario/fault_loader.cpp walks this table):

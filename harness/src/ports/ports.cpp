@@ -6,6 +6,12 @@ namespace {
 [[noreturn]] void not_supported(const char* what) {
     throw std::logic_error(std::string(what) + " is not supported by this backend");
 }
+
+std::string known_ops_text() {
+    std::string out;
+    for (const auto& name : op_names()) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
 }  // namespace
 
 KvSetResult Kv::set(const std::string&, const std::string&, const KvSetOptions&) { not_supported("Kv::set"); }
@@ -44,7 +50,7 @@ std::string StreamEntry::field(const std::string& name) const {
 }
 
 nlohmann::json to_json(const HistoryRecord& r) {
-    nlohmann::json j = {{"trial", r.trial}, {"t_us", r.t_ns / 1000}, {"actor", r.actor}, {"op", r.op}};
+    nlohmann::json j = {{"trial", r.trial}, {"t_us", r.t_ns / 1000}, {"actor", r.actor}, {"op", to_string(r.op)}};
     for (const auto& [k, v] : r.data.items()) j[k] = v;
     j["t_ns"] = r.t_ns;
     return j;
@@ -55,7 +61,11 @@ HistoryRecord history_record_from_json(const nlohmann::json& j) {
     r.trial = j.value("trial", 0);
     r.t_ns = j.contains("t_ns") ? j.at("t_ns").get<int64_t>() : j.value("t_us", int64_t{0}) * 1000;
     r.actor = j.value("actor", "");
-    r.op = j.value("op", "");
+    const std::string op = j.value("op", "");
+    const auto named = op_named(op);
+    if (!named)
+        throw std::invalid_argument("unknown history op \"" + op + "\" (known ops: " + known_ops_text() + ")");
+    r.op = *named;
     for (const auto& [k, v] : j.items())
         if (k != "trial" && k != "t_us" && k != "t_ns" && k != "actor" && k != "op") r.data[k] = v;
     return r;

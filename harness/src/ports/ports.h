@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ports/history_op.h"
+
 namespace relab {
 
 using Nanos = std::chrono::nanoseconds;
@@ -229,16 +231,19 @@ public:
     virtual std::vector<PlacedOrder> orders() = 0;
 };
 
-// One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...).
+// One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...),
+// the ones history_op.h lists for it.
 struct HistoryRecord {
     int trial = 0;
     int64_t t_ns = 0;
     std::string actor;
-    std::string op;
+    Op op = Op::start;
     nlohmann::json data = nlohmann::json::object();
 };
 
+// {"trial", "t_us", "t_ns", "actor", "op": its name, and the data fields beside them}.
 nlohmann::json to_json(const HistoryRecord& r);
+// Throws std::invalid_argument for an op the table does not know.
 HistoryRecord history_record_from_json(const nlohmann::json& j);
 
 class History {

@@ -1,6 +1,18 @@
-// A role's Redis connection that comes back after its server does (a restart fault): a call that
-// finds the connection broken fails as it would in an app (KvError, unavailable), and the next
-// call connects again. The Stream and Kv ports over it, for stream labs.
+// A role's Redis connection that finds the primary again: after a restart (the server comes back
+// on its port) and, through Sentinel, after a failover. The one such mechanism: stream roles use
+// it through LinkStream and LinkKv, the idempotency clients through LinkKv.
+//
+// Connecting: the primary is the endpoint the link was given or, with sentinels, the one they
+// name (SENTINEL get-master-addr-by-name, asking each in turn; the one that answered goes first
+// next time), and it must answer ROLE master before it is used, as the Redis Sentinel client
+// guidelines say. Connect and ROLE wait 500 ms at most (a stopped or dead node does not hold a
+// client while it looks around); calls then wait 5 s.
+//
+// A call that finds the connection broken (RedisConnectionError: refused, closed, timed out) or
+// the node demoted to a replica (an error reply starting READONLY, after a failover) drops the
+// connection and throws that same error: the call fails as it would in an app, nothing is retried
+// here, and the next call connects again. What an error means (a lab result, an error the role
+// rides out, the harness's failure) is the caller's to decide.
 #pragma once
 
 #include <memory>
@@ -12,9 +24,23 @@
 
 namespace relab {
 
+// SENTINEL get-master-addr-by-name master_name, asking each sentinel in turn; the one that answers
+// goes first next time (the Sentinel client guidelines). `base` gives the password and db. Throws
+// RedisConnectionError when no sentinel names the primary.
+RedisEndpoint primary_named_by_sentinels(std::vector<RedisEndpoint>& sentinels, const std::string& master_name,
+                                         const RedisEndpoint& base);
+// A connection to `ep` that ROLE says is a master, or RedisConnectionError (`who` names where ep came from).
+std::unique_ptr<RedisClient> connect_to_master(const RedisEndpoint& ep, const std::string& who);
+
+// Whether an error makes the link look for the primary again: the connection is gone, or the
+// node answered READONLY (it is a replica now).
+bool link_must_reconnect(const RedisError& e);
+
 class RedisLink {
 public:
-    // With sentinels, every (re)connection asks them for the primary, as a Sentinel-aware client.
+    // ep: the primary at the start; its password and db are used for whichever node becomes the
+    // primary. sentinels: where to ask for the primary by master_name (empty: none, ep is it).
+    // Connects at once (a role that cannot reach its server fails at its start).
     // With an actor, every connection is named "<barrier_prefix><actor>" (CLIENT SETNAME), so the
     // nemesis can close the connections of one role, or of every role of the trial (drop_link).
     RedisLink(RedisEndpoint ep, RedisNamespace ns, std::string barrier_prefix,
@@ -22,13 +48,14 @@ public:
     RealStream& stream();
     RealKv& kv();
     bool delex() const;  // whether the server has DELEX (asked on the first connection)
-    // Runs f(); a broken connection is dropped (so the next call reconnects) and the error rethrown.
+    // Runs f(); a broken connection or a READONLY reply drops the connection (so the next call
+    // reconnects), and the error is rethrown either way.
     template <class F>
     auto with(F&& f) {
         try {
             return f();
-        } catch (const RedisConnectionError&) {
-            drop();
+        } catch (const RedisError& e) {
+            if (link_must_reconnect(e)) drop();
             throw;
         }
     }
@@ -83,6 +110,7 @@ private:
     RedisLink& m_l;
 };
 
+// Every Kv call of a role, locks and the idempotency middleware's SET/GET/DEL/WAIT alike.
 class LinkKv : public Kv {
 public:
     explicit LinkKv(RedisLink& l) : m_l(l) {}
@@ -97,6 +125,18 @@ public:
     }
     bool exists(const std::string& k) override {
         return m_l.with([&] { return m_l.kv().exists(k); });
+    }
+    KvSetResult set(const std::string& k, const std::string& v, const KvSetOptions& o) override {
+        return m_l.with([&] { return m_l.kv().set(k, v, o); });
+    }
+    std::optional<std::string> get(const std::string& k) override {
+        return m_l.with([&] { return m_l.kv().get(k); });
+    }
+    int64_t del(const std::string& k) override {
+        return m_l.with([&] { return m_l.kv().del(k); });
+    }
+    int64_t wait_replicas(int64_t replicas, Millis timeout) override {
+        return m_l.with([&] { return m_l.kv().wait_replicas(replicas, timeout); });
     }
 
 private:

@@ -650,7 +650,7 @@ private:
             out << "</ul>\n";
         }
         const std::string text = lab_text_report(lab);
-        if (s.kind == ScenarioKind::sessions) {
+        if (s.kind == LabKind::sessions) {
             write_figures(lab, out);
             bool redis_only = !lab.cases.empty();
             for (size_t i = 0; i < lab.cases.size(); ++i) {
@@ -664,11 +664,28 @@ private:
             else
                 out << "<h3>transcript</h3>\n<pre class=\"transcript\">" << esc(text) << "</pre>\n";
         } else {
-            if (is_idem_workload(lab)) write_idem_counts(lab, out);
-            if (!s.idem.scaling.empty()) out << "<p class=\"scaling\">time scale: " << esc(s.idem.scaling) << "</p>\n";
-            if (s.idem.enabled) write_figures(lab, out);
-            if (!s.idem.enabled || is_idem_workload(lab)) write_finals(lab, out);  // the benchmark places no order
-            if (is_stream_lab(lab)) write_accounting(lab, out);
+            // What sums up the trials, by the lab's kind.
+            auto scaling = [&] {
+                if (!s.idem.scaling.empty()) out << "<p class=\"scaling\">time scale: " << esc(s.idem.scaling) << "</p>\n";
+            };
+            switch (s.kind) {
+                case LabKind::stream:
+                    write_finals(lab, out);
+                    write_accounting(lab, out);
+                    break;
+                case LabKind::idem_clients:
+                    write_idem_counts(lab, out);
+                    scaling();
+                    write_figures(lab, out);
+                    write_finals(lab, out);
+                    break;
+                case LabKind::idem_benchmark:  // figures, no orders
+                case LabKind::idem_cluster:
+                    scaling();
+                    write_figures(lab, out);
+                    break;
+                case LabKind::sessions: break;  // above
+            }
             const auto selection = static_cast<int>(lab.trials.size()) <= m_opts.all_timelines_up_to
                                        ? TimelineSelection::all
                                        : m_opts.timelines;
@@ -680,7 +697,7 @@ private:
 
     static bool redis_only_sessions(const LabResult& lab) {
         const auto& cases = lab.scenario.cases;
-        return lab.scenario.kind == ScenarioKind::sessions && !cases.empty() &&
+        return lab.scenario.kind == LabKind::sessions && !cases.empty() &&
                std::all_of(cases.begin(), cases.end(), [](const SessionCase& c) { return is_redis_case(c); });
     }
 
@@ -692,17 +709,19 @@ private:
         if (!d.wrong && d.text.empty()) out << "<p>—</p>";
         out << "</div>\n<div class=\"measured\"><h3>measured" << (is_sim(lab) ? " (simulated)" : "") << "</h3>";
         out << "<p class=\"count\">" << esc(measured_text(lab)) << "</p>";
-        if (redis_only_sessions(lab))
-            out << "<p>cases with a reply other than expected</p>";
-        else if (lab.scenario.kind == ScenarioKind::sessions)
-            out << "<p>cases with a wrong final row</p>";
-        else if (lab.scenario.idem.enabled && !is_idem_workload(lab))
-            out << "<p>a benchmark: its figures are below, beside the article's</p>";
-        else if (lab.scenario.idem.enabled)
-            out << "<p>trials with a duplicate order or a leak</p>";
-        else
-            out << "<p>" << esc(fmt::format("trials with a wrong final state (not {})", expected_final(lab.scenario)))
-                << "</p>";
+        switch (lab.scenario.kind) {
+            case LabKind::sessions:
+                out << (redis_only_sessions(lab) ? "<p>cases with a reply other than expected</p>"
+                                                 : "<p>cases with a wrong final row</p>");
+                break;
+            case LabKind::idem_benchmark:
+            case LabKind::idem_cluster: out << "<p>a benchmark: its figures are below, beside the article's</p>"; break;
+            case LabKind::idem_clients: out << "<p>trials with a duplicate order or a leak</p>"; break;
+            case LabKind::stream:
+                out << "<p>" << esc(fmt::format("trials with a wrong final state (not {})", expected_final(lab.scenario)))
+                    << "</p>";
+                break;
+        }
         if (is_sim(lab)) {
             if (lab.replay_seed) {
                 out << "<p class=\"rate\">replay of trial seed <code>" << seed_text(*lab.replay_seed) << "</code></p>";
@@ -847,7 +866,7 @@ private:
 
     static void write_finals(const LabResult& lab, std::ostream& out) {
         const Scenario& s = lab.scenario;
-        const bool idem = s.idem.enabled;
+        const bool idem = is_idem(s.kind);
         // What the chip says about a trial (without its number), and whether that is wrong.
         auto chip_text = [&](const TrialOutcome& t) {
             if (idem) {  // the orders it left, and what was wrong with them
@@ -908,7 +927,7 @@ private:
     void write_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) {
         if (is_sim(lab) && t.history.empty()) return;  // a long simulated run keeps few histories
         const bool several_orders = lab.scenario.orders.size() > 1;
-        const bool idem = lab.scenario.idem.enabled;
+        const bool idem = is_idem(lab.scenario.kind);
         const Timeline tl = idem ? idem_trial_timeline(t) : trial_timeline(t, several_orders);
         if (idem && std::none_of(tl.bars.begin(), tl.bars.end(),
                                  [](const TimelineBar& b) { return b.kind == TimelineBar::Kind::request; }))

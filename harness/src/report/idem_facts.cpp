@@ -9,11 +9,7 @@
 
 namespace relab {
 
-bool is_idem_workload(const LabResult& lab) {
-    if (lab.skipped || !lab.scenario.idem.enabled || lab.scenario.kind != ScenarioKind::workload) return false;
-    const IdemCounts total = idem_total(lab);
-    return total.sends > 0 || total.orders > 0;
-}
+bool is_idem_workload(const LabResult& lab) { return !lab.skipped && lab.scenario.kind == LabKind::idem_clients; }
 
 IdemCounts idem_total(const LabResult& lab) {
     IdemCounts total;

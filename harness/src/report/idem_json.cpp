@@ -35,7 +35,7 @@ void add_idem_json(const LabResult& lab, json& lab_json) {
     for (size_t i = 0; i < lab.cases.size() && lab_json.contains("cases"); ++i)
         for (size_t k = 0; k < lab.cases[i].steps.size(); ++k)
             if (lab.cases[i].steps[k].redis) lab_json["cases"][i]["steps"][k]["redis"] = true;
-    if (!lab.scenario.idem.enabled) return;
+    if (!is_idem(lab.scenario.kind)) return;
     IdemCounts total;
     for (size_t i = 0; i < lab.trials.size(); ++i) {
         const IdemTrial& t = lab.trials[i].idem;

@@ -83,46 +83,46 @@ std::string error_text(const nlohmann::json& d) {
 std::string describe(const HistoryRecord& r) {
     const auto& d = r.data;
     const std::string& pad = r.actor;  // the middleware runs in the client's process
-    if (r.op == "send") {
+    if (r.op == Op::send) {
         std::string text = fmt::format("{} POST /orders user {}, Idempotency-Key {}", r.actor, text_of(d, "user_id"),
                                        text_of(d, "client_key"));
         if (int_of(d, "attempt") > 1) text += fmt::format(" (attempt {})", int_of(d, "attempt"));
         return text + " " + text_of(d, "payload");
     }
-    if (r.op == "claim") {
+    if (r.op == Op::claim) {
         std::string text = fmt::format("{}   SET {} {{in_progress}} NX GET {} → ", pad, text_of(d, "key"),
                                        ttl_text(int_of(d, "ttl_ms")));
         if (d.contains("error")) return text + "ERROR " + error_text(d);
         const std::string prev = text_of(d, "previous");
         return text + (prev.empty() ? "(nil)" : state_text(prev)) + ": " + text_of(d, "decision");
     }
-    if (r.op == "wait") {
+    if (r.op == Op::wait) {
         if (d.contains("error")) return fmt::format("{}   WAIT → ERROR {}", pad, error_text(d));
         return fmt::format("{}   WAIT {} {} → {} (after the {})", pad, text_of(d, "wanted"), text_of(d, "timeout_ms"),
                            text_of(d, "acked"), text_of(d, "after"));
     }
-    if (r.op == "order") {
+    if (r.op == Op::order) {
         if (d.contains("refused"))
             return fmt::format("{}   INSERT INTO orders (idem_key '{}') → unique violation: layer 4 caught a duplicate", pad,
                                text_of(d, "idem_key"));
         return fmt::format("{}   INSERT INTO orders (idem_key '{}') → order {}", pad, text_of(d, "idem_key"),
                            text_of(d, "order_id"));
     }
-    if (r.op == "business_error") return fmt::format("{}   business logic threw ({})", pad, text_of(d, "reason"));
-    if (r.op == "release") {
+    if (r.op == Op::business_error) return fmt::format("{}   business logic threw ({})", pad, text_of(d, "reason"));
+    if (r.op == Op::release) {
         if (d.contains("error")) return fmt::format("{}   DEL {} → ERROR {}", pad, text_of(d, "key"), error_text(d));
         return fmt::format("{}   DEL {} → (integer) {} ({})", pad, text_of(d, "key"), text_of(d, "deleted"),
                            text_of(d, "reason"));
     }
-    if (r.op == "store") {
+    if (r.op == Op::store) {
         const std::string ttl = d.contains("keepttl") ? "KEEPTTL" : ttl_text(int_of(d, "ttl_ms"));
         std::string text = fmt::format("{}   SET {} {{done}} XX {} → ", pad, text_of(d, "key"), ttl);
         if (d.contains("error")) return text + "ERROR " + error_text(d);
         return text + (d.value("written", false) ? "OK" : "(nil): the key is gone, nothing stored");
     }
-    if (r.op == "answer")
+    if (r.op == Op::answer)
         return fmt::format("{} ← {} {} ({})", r.actor, text_of(d, "code"), text_of(d, "body"), text_of(d, "source"));
-    if (r.op == "fault" && r.actor == "nemesis") {  // Jepsen's nemesis op: invoke, then ok or fail
+    if (r.op == Op::fault && r.actor == "nemesis") {  // Jepsen's nemesis op: invoke, then ok or fail
         const std::string head =
             fmt::format("nemesis: fault {} {} {}", text_of(d, "fault"), text_of(d, "action"), text_of(d, "target"));
         const std::string phase = text_of(d, "phase");
@@ -130,8 +130,8 @@ std::string describe(const HistoryRecord& r) {
         if (phase == "ok") return head + " → ok: " + text_of(d, "text");
         return head + " → failed: " + text_of(d, "error");
     }
-    if (r.op == "fault" || r.op == "observe") return r.actor + " " + text_of(d, "text");
-    return r.actor + " " + r.op + (d.empty() ? std::string{} : " " + d.dump());
+    if (r.op == Op::fault || r.op == Op::observe) return r.actor + " " + text_of(d, "text");
+    return r.actor + " " + to_string(r.op) + (d.empty() ? std::string{} : " " + d.dump());
 }
 
 std::string counts_text(const IdemWords& w, const IdemCounts& c) {
@@ -212,13 +212,13 @@ void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection time
         if (lab.backend == "sim") out << " (seed " << seed_text(t->seed) << ")";
         out << '\n';
         for (const auto& r : t->history) {
-            if (r.op == "start") continue;
+            if (r.op == Op::start) continue;
             out << "  " << time_text(r.t_ns) << "  " << describe(r) << '\n';
         }
         for (const auto& leak : t->idem.leak_examples) out << "  ✕ " << leak << '\n';
     }
     // A lab without clients (the benchmark, the cluster lab) sends no request: no counts to show.
-    if (idem.clients.empty()) {
+    if (lab.scenario.kind != LabKind::idem_clients) {
         print_measurements(lab, lang, out);
         return;
     }

@@ -173,7 +173,10 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         get<int64_t>(history[i], p, "t_ns", 0);  // type checks before the lenient conversion
         get<int64_t>(history[i], p, "t_us", 0);
         get<std::string>(history[i], p, "actor", "");
-        get<std::string>(history[i], p, "op", "");
+        const std::string op = get<std::string>(history[i], p, "op", "");
+        if (!op_named(op))
+            throw std::runtime_error(fmt::format("JSON report: at {}/op: expected a history op (one of {}), got \"{}\"", p,
+                                                 fmt::join(op_names(), ", "), op));
         t.history.push_back(history_record_from_json(history[i]));
     }
     if (j.contains("accounting") && !j.at("accounting").is_null())
@@ -241,15 +244,27 @@ Expectation expectation_from_text(const std::string& text) {
     return e;
 }
 
+// The kind of a lab in a report written before relab stored it ("lab_kind"), from what the report
+// carries: cases are sessions; idempotency counts ("summary": {"idem"}) an idempotency lab, one
+// with clients when a request was sent or an order placed, otherwise one without (the benchmark
+// and the cluster lab read the same in every report); anything else a stream lab.
+LabKind inferred_lab_kind(const json& lab, const std::string& path, const json& summary, const std::string& summary_path) {
+    if (!array_at(lab, path, "cases").empty()) return LabKind::sessions;
+    if (!summary.contains("idem")) return LabKind::stream;
+    const json& idem = object_field(summary, summary_path, "idem");
+    const std::string idem_path = summary_path + "/idem";
+    const bool clients = get<int64_t>(idem, idem_path, "sends", 0) > 0 || get<int64_t>(idem, idem_path, "orders", 0) > 0;
+    return clients ? LabKind::idem_clients : LabKind::idem_benchmark;
+}
+
 // What the JSON itself says about a lab's scenario, when its source is not a scenario this
 // relab can read: enough for every reporter (orders come from the final rows).
 Scenario scenario_from_lab_json(const json& lab, const std::string& path, const json& summary,
                                 const std::string& summary_path) {
     Scenario s;
     s.source = lab.contains("scenario") ? lab.at("scenario") : json(nullptr);
-    s.kind = array_at(lab, path, "cases").empty() ? ScenarioKind::workload : ScenarioKind::sessions;
+    s.kind = inferred_lab_kind(lab, path, summary, summary_path);
     s.expect = expectation_from_text(get<std::string>(summary, summary_path, "expectation", ""));
-    s.idem.enabled = summary.contains("idem");  // an idempotency workload: its counts come with it
     const json& trials = array_at(lab, path, "trials");
     if (!trials.empty()) {
         s.orders.clear();
@@ -284,6 +299,14 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     if (!parsed) s = scenario_from_lab_json(j, path, summary, summary_path);
 
     // The report's own values win: they are what ran.
+    if (j.contains("lab_kind") && !j.at("lab_kind").is_null()) {
+        const std::string kind = get<std::string>(j, path, "lab_kind", "");
+        const auto named = lab_kind_named(kind);
+        if (!named)
+            throw std::runtime_error(fmt::format("JSON report: at {}/lab_kind: expected one of {}, got \"{}\"", path,
+                                                 fmt::join(lab_kind_names(), ", "), kind));
+        s.kind = *named;
+    }
     s.id = id;
     s.title = get<std::string>(j, path, "title", s.title);
     s.title_vi = get<std::string>(j, path, "title_vi", s.title_vi);

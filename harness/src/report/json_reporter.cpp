@@ -122,6 +122,7 @@ nlohmann::json lab_json(const LabResult& lab) {
             {"title_vi", s.title_vi},
             {"output", s.output},
             {"mutant", s.mutant.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.mutant)},
+            {"lab_kind", to_string(s.kind)},
             {"backend", lab.backend},
             {"finished_at_us", lab.finished_at_us},
             {"sequence", lab.sequence},

@@ -24,9 +24,7 @@ const char* verdict_text(Verdict v) {
     return "?";
 }
 
-bool is_stream_lab(const LabResult& lab) {
-    return lab.scenario.kind == ScenarioKind::workload && !lab.scenario.idem.enabled;
-}
+bool is_stream_lab(const LabResult& lab) { return lab.scenario.kind == LabKind::stream; }
 
 Accounting accounting_total(const LabResult& lab) {
     Accounting total;
@@ -61,7 +59,7 @@ std::string documented_text(const Documented& d) {
 
 std::string measured_text(const LabResult& lab) {
     if (lab.skipped) return {};
-    if (lab.scenario.kind == ScenarioKind::sessions) return fmt::format("{}/{} cases", lab.wrong, lab.total);
+    if (lab.scenario.kind == LabKind::sessions) return fmt::format("{}/{} cases", lab.wrong, lab.total);
     return fmt::format("{}/{}", lab.wrong, lab.total);
 }
 
@@ -102,7 +100,7 @@ std::string measured_cell_text(const LabResult& lab) {
 }
 
 std::string expected_final(const Scenario& s) {
-    if (s.kind == ScenarioKind::sessions) return {};
+    if (s.kind == LabKind::sessions) return {};
     return s.orders.empty() ? OrderSpec{}.expected_final : s.orders.front().expected_final;
 }
 

@@ -175,7 +175,7 @@ public:
     TimelinePrinter(const Words& w, const LabResult& lab, const TrialOutcome& trial)
         : m_w(w), m_lab(lab), m_trial(trial), m_several_orders(lab.scenario.orders.size() > 1) {
         for (const auto& r : trial.history)
-            if (r.op == "publish" && field_text(r.data, "result") == "fail") m_show_publish = true;
+            if (r.op == Op::publish && field_text(r.data, "result") == "fail") m_show_publish = true;
     }
 
     void print(std::ostream& out) {
@@ -189,29 +189,28 @@ private:
     // The record as one line of text without its time, or empty when it is not printed.
     std::string describe(const HistoryRecord& r) {
         const auto& d = r.data;
-        if (r.op == "ack" || r.op == "start") return {};
-        if (r.op == "receive")
+        if (r.op == Op::ack || r.op == Op::start) return {};
+        if (r.op == Op::receive)
             return fmt::format("{} {} {} {}", r.actor, m_w.received, field_text(d, "entry"),
                                event_text(event_of(d), m_several_orders)) +
                    delivery_note(d);
-        if (r.op == "claim") return describe_claim(r);
-        if (r.op == "fault" && r.actor == "nemesis") return describe_fault(r);
-        if (r.op == "start_role" && d.is_object() && d.contains("restart") && d.at("restart") == true) return r.actor + " restarted";
-        if (r.op == "lock_acquire")
+        if (r.op == Op::claim) return describe_claim(r);
+        if (r.op == Op::fault && r.actor == "nemesis") return describe_fault(r);
+        if (r.op == Op::lock_acquire)
             return r.actor + " " +
                    fmt::format(fmt::runtime(m_w.got_lock), field_text(d, "key"), field_text(d, "ttl_ms"),
                                field_text(d, "attempts"));
-        if (r.op == "write") return describe_write(r);
-        if (r.op == "lock_release") {
+        if (r.op == Op::write) return describe_write(r);
+        if (r.op == Op::lock_release) {
             std::string method = d.contains("method") ? field_text(d, "method") : m_lab.lock_release_method;
             const int64_t result = field_int(d, "result", -1);
             std::string text = fmt::format("{} {} {} → {}", r.actor, m_w.released, method, field_text(d, "result"));
             if (result == 0) text += std::string(" ") + m_w.lock_expired;
             return text;
         }
-        if (r.op == "publish") return m_show_publish ? describe_publish(r) : std::string{};
+        if (r.op == Op::publish) return m_show_publish ? describe_publish(r) : std::string{};
         // An op this reporter does not know yet: show it raw rather than hide it.
-        return r.actor + " " + r.op + (d.empty() ? std::string{} : " " + d.dump());
+        return r.actor + " " + to_string(r.op) + (d.empty() ? std::string{} : " " + d.dump());
     }
 
     // A redelivery: "(delivery 2, claimed)"; nothing for a first delivery of a new entry (and for
@@ -469,21 +468,25 @@ public:
             out << m_w.skipped << ' ' << lab.skip_reason << '\n';
             return;
         }
-        if (s.kind == ScenarioKind::sessions)
-            report_sessions(lab, out);
-        else
-            report_workload(lab, out);
+        switch (s.kind) {
+            case LabKind::stream: report_stream(lab, out); break;
+            case LabKind::sessions: report_sessions(lab, out); break;
+            case LabKind::idem_clients:
+            case LabKind::idem_benchmark:
+            case LabKind::idem_cluster: report_idem(lab, out); break;
+        }
     }
 
 private:
-    void report_workload(const LabResult& lab, std::ostream& out) const {
+    // Idempotency labs: requests, answers and orders (or the figures) instead of a stream.
+    void report_idem(const LabResult& lab, std::ostream& out) const {
+        print_idem_workload(lab, m_opts.lang, m_opts.timelines, out);
+        if (lab.backend == "sim") report_wrong_rate(lab, out);
+        report_verdict(lab, out);
+    }
+
+    void report_stream(const LabResult& lab, std::ostream& out) const {
         const Scenario& s = lab.scenario;
-        if (s.idem.enabled) {  // idempotency labs: requests, answers and orders instead of a stream
-            print_idem_workload(lab, m_opts.lang, m_opts.timelines, out);
-            if (lab.backend == "sim") report_wrong_rate(lab, out);
-            report_verdict(lab, out);
-            return;
-        }
         const bool several_orders = s.orders.size() > 1;
         for (const TrialOutcome* t : selected_trials(lab.trials, m_opts.timelines)) {
             // A long simulated run keeps few timelines; the others have no history to print.
@@ -581,12 +584,12 @@ private:
         const Scenario& s = lab.scenario;
         const Lang lang = m_opts.lang;
         int inserts = 0;
-        for (const auto& r : t.history) inserts += r.op == "outbox_insert";
+        for (const auto& r : t.history) inserts += r.op == Op::outbox_insert;
         out << fmt::format(fmt::runtime(pick(lang, "outbox after {} transactions of the app:", "outbox sau {} transaction của app:")),
                            inserts)
             << '\n';
         for (const auto& r : t.history) {
-            if (r.op != "outbox_insert") continue;
+            if (r.op != Op::outbox_insert) continue;
             const auto ev = event_of(r.data);
             out << fmt::format("  outbox.id={}  order={}  {:<7} v={}\n", field_text(r.data, "outbox_id"),
                                field_text(ev, "order"), field_text(ev, "type"), field_text(ev, "v"));
@@ -600,7 +603,7 @@ private:
                            one_transaction ? " FOR UPDATE; XADD + UPDATE per row; COMMIT" : "");
         for (const auto& r : t.history) {
             // The nemesis's faults and the dispatcher's errors between its rounds.
-            if (r.op == "fault" && r.actor == "nemesis") {
+            if (r.op == Op::fault && r.actor == "nemesis") {
                 const std::string phase = field_text(r.data, "phase");
                 out << fmt::format("  nemesis {}  fault {} {} {}{}\n", time_text(r.t_ns), field_text(r.data, "fault"),
                                    field_text(r.data, "action"), field_text(r.data, "target"),
@@ -609,7 +612,7 @@ private:
                                                      : " → FAILED: " + field_text(r.data, "error"));
                 continue;
             }
-            if (r.op == "error" && r.actor == "dispatcher") {
+            if (r.op == Op::error && r.actor == "dispatcher") {
                 out << fmt::format("  {} {} {}  ERROR {} → {}\n", pick(lang, "round", "vòng"), field_text(r.data, "round"),
                                    time_text(r.t_ns), field_text(r.data, "error"),
                                    one_transaction ? pick(lang, "the round's uncommitted marks are gone; a new round",
@@ -618,7 +621,7 @@ private:
                                                           "vòng mới đọc lại những gì chưa publish"));
                 continue;
             }
-            if (r.op != "publish" || !r.data.contains("round")) continue;
+            if (r.op != Op::publish || !r.data.contains("round")) continue;
             const auto ev = event_of(r.data);
             const std::string result = field_text(r.data, "result");
             std::string verdict;

@@ -73,7 +73,7 @@ bool natural_less(const std::string& a, const std::string& b) {
 }
 
 std::string record_text(const HistoryRecord& r) {
-    std::string text = fmt::format("{:.3f} ms  {} {}", static_cast<double>(r.t_ns) / 1e6, r.actor, r.op);
+    std::string text = fmt::format("{:.3f} ms  {} {}", static_cast<double>(r.t_ns) / 1e6, r.actor, to_string(r.op));
     if (r.data.is_object() && !r.data.empty())
         text += " " + r.data.dump(-1, ' ', false, json::error_handler_t::replace);
     return text;
@@ -81,8 +81,7 @@ std::string record_text(const HistoryRecord& r) {
 
 // One consumer's job in progress.
 struct OpenJob {
-    int64_t received_ns = 0;
-    int64_t wait_from_ns = 0;
+    int64_t received_ns = 0;  // a lock wait counts from here
     int64_t job_from_ns = 0;
     std::string label;
 };
@@ -104,8 +103,8 @@ std::vector<const HistoryRecord*> records_in_time_order(const TrialOutcome& tria
 // (`group_first`) or last, each group in natural order. Records whose op is in `drawn_as_nothing`
 // give no lane.
 std::vector<std::string> lanes_of(const std::vector<const HistoryRecord*>& records,
-                                  std::initializer_list<std::string_view> drawn_as_nothing,
-                                  std::initializer_list<std::string_view> group_ops, bool group_first) {
+                                  std::initializer_list<Op> drawn_as_nothing,
+                                  std::initializer_list<Op> group_ops, bool group_first) {
     std::vector<std::string> actors;
     std::set<std::string> seen, in_group;
     for (const auto* r : records) {
@@ -133,7 +132,7 @@ std::string timeline_event_text(const json& data, bool several_orders) {
 
 namespace {
 
-bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == "fault"; }
+bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
 
 // "delivery 2, claimed": how a receive came, when it was not the first delivery of a new entry.
 std::string delivery_label(const json& d) {
@@ -162,7 +161,7 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
     std::vector<const HistoryRecord*> in_lanes;
     std::copy_if(records.begin(), records.end(), std::back_inserter(in_lanes),
                  [](const HistoryRecord* r) { return !is_nemesis_fault(*r); });
-    tl.lanes = lanes_of(in_lanes, {"start", "ack"}, {"receive", "claim"}, false);
+    tl.lanes = lanes_of(in_lanes, {Op::start, Op::ack}, {Op::receive, Op::claim}, false);
 
     std::map<std::string, OpenJob> open;           // per actor
     std::map<std::string, int64_t> applied_max_v;  // per order (as text): highest version written
@@ -220,45 +219,38 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
 
     for (const auto* r : records) {
         const json& d = r->data;
-        if (r->op == "start") continue;
+        if (r->op == Op::start) continue;
         if (is_nemesis_fault(*r)) {
             add_fault(r);
             continue;
         }
-        if (r->op == "ack") {
+        if (r->op == Op::ack) {
             close_job(r->actor, r->t_ns, false, false);
             continue;
         }
         TimelineMarker m;
-        m.op = r->op;
+        m.op = to_string(r->op);
         m.lane = r->actor;
         m.t_ns = r->t_ns;
         m.detail = record_text(*r);
-        if (r->op == "receive") {
+        if (r->op == Op::receive) {
             close_job(r->actor, r->t_ns, false, true);
             m.kind = TimelineMarker::Kind::receive;
             m.label = delivery_label(d);
-            open[r->actor] = OpenJob{r->t_ns, r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
-        } else if (r->op == "claim") {
+            open[r->actor] = OpenJob{r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
+        } else if (r->op == Op::claim) {
             m.kind = TimelineMarker::Kind::other;
             const json& claimed = member(d, "claimed");
             m.label = fmt::format("XAUTOCLAIM {}", claimed.is_array() ? claimed.size() : 0);
-        } else if (r->op == "start_role") {
-            m.kind = TimelineMarker::Kind::other;
-            if (member(d, "restart") == json(true)) m.label = "restarted";
-        } else if (r->op == "skew") {
-            // A deliberate delay before the first lock attempt: the wait is counted from its end.
-            m.kind = TimelineMarker::Kind::other;
-            if (open.count(r->actor)) open[r->actor].wait_from_ns = r->t_ns;
-        } else if (r->op == "lock_acquire") {
+        } else if (r->op == Op::lock_acquire) {
             m.kind = TimelineMarker::Kind::lock_acquire;
             const auto it = open.find(r->actor);
             if (it != open.end()) {
-                if (r->t_ns > it->second.wait_from_ns) {
+                if (r->t_ns > it->second.received_ns) {
                     TimelineBar wait;
                     wait.kind = TimelineBar::Kind::lock_wait;
                     wait.lane = r->actor;
-                    wait.start_ns = it->second.wait_from_ns;
+                    wait.start_ns = it->second.received_ns;
                     wait.end_ns = r->t_ns;
                     const auto attempts = member(d, "attempts");
                     wait.label = attempts.is_null() ? "lock wait" : "lock wait, " + text_of(attempts) + " attempt(s)";
@@ -266,12 +258,12 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
                 }
                 it->second.job_from_ns = r->t_ns;
             }
-        } else if (r->op == "lock_release") {
+        } else if (r->op == Op::lock_release) {
             m.kind = TimelineMarker::Kind::lock_release;
             const auto result = int_of(member(d, "result"));
             m.bad = result && *result == 0;
             if (m.bad) m.label = "release → 0";
-        } else if (r->op == "write") {
+        } else if (r->op == Op::write) {
             m.kind = TimelineMarker::Kind::write;
             const auto affected = int_of(member(d, "affected"));
             const json& tag = member(d, "tag");
@@ -290,7 +282,7 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
                 if (it == applied_max_v.end() || *v > it->second) applied_max_v[order] = *v;
             }
             close_job(r->actor, r->t_ns, m.bad, false);
-        } else if (r->op == "publish") {
+        } else if (r->op == Op::publish) {
             m.kind = TimelineMarker::Kind::publish;
             const std::string result = text_of(member(d, "result"));
             m.bad = result == "fail";
@@ -335,7 +327,7 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
     const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
 
     // Lanes: the clients (actors that send), then the rest (the runner's faults).
-    tl.lanes = lanes_of(records, {"start"}, {"send"}, true);
+    tl.lanes = lanes_of(records, {Op::start}, {Op::send}, true);
 
     std::map<int64_t, int64_t> owner;  // order id → its user
     for (const auto& o : trial.idem.orders) owner[o.id] = o.user_id;
@@ -354,21 +346,21 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
 
     for (const auto* r : records) {
         const json& d = r->data;
-        if (r->op == "start") continue;
+        if (r->op == Op::start) continue;
         // A fault is drawn once, where it ended (its ok or fail record).
         if (r->actor == "nemesis" && text_of(member(d, "phase")) == "invoke") continue;
         TimelineMarker m;
-        m.op = r->op;
+        m.op = to_string(r->op);
         m.lane = r->actor;
         m.t_ns = r->t_ns;
         m.detail = fmt::format("{:.3f} ms  {}", static_cast<double>(r->t_ns) / 1e6, idem_record_text(*r));
         m.kind = TimelineMarker::Kind::minor;
-        if (r->op == "send") {
+        if (r->op == Op::send) {
             m.kind = TimelineMarker::Kind::send;
             const std::string key = request_key(*r);
             open[key] = OpenRequest{r->actor, r->t_ns, false};
             current[r->actor] = key;
-        } else if (r->op == "order") {
+        } else if (r->op == Op::order) {
             m.kind = TimelineMarker::Kind::order;
             if (!member(d, "refused").is_null()) {
                 m.label = "layer 4 refused";
@@ -383,7 +375,7 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
                     if (it != current.end() && open.count(it->second)) open[it->second].duplicate = true;
                 }
             }
-        } else if (r->op == "answer") {
+        } else if (r->op == Op::answer) {
             m.kind = TimelineMarker::Kind::answer;
             const int code = static_cast<int>(int_of(member(d, "code")).value_or(0));
             const std::string source = member(d, "source").is_string() ? member(d, "source").get<std::string>() : "";
@@ -413,18 +405,18 @@ Timeline idem_trial_timeline(const TrialOutcome& trial) {
                 tl.bars.push_back(std::move(bar));
                 open.erase(it);
             }
-        } else if (r->op == "fault" || r->op == "observe") {
+        } else if (r->op == Op::fault || r->op == Op::observe) {
             m.kind = TimelineMarker::Kind::fault;
             m.label = member(d, "action").is_string() ? member(d, "action").get<std::string>() + " " + text_of(member(d, "target"))
                       : member(d, "type").is_string()  ? member(d, "type").get<std::string>()
-                                                       : r->op;
-        } else if (r->op == "release") {
+                                                       : to_string(r->op);
+        } else if (r->op == Op::release) {
             m.label = "DEL";
-        } else if (r->op == "business_error") {
+        } else if (r->op == Op::business_error) {
             m.label = "threw";
-        } else if (r->op == "store" && member(d, "written").is_boolean() && !member(d, "written").get<bool>()) {
+        } else if (r->op == Op::store && member(d, "written").is_boolean() && !member(d, "written").get<bool>()) {
             m.label = "key gone";
-        } else if (r->op == "wait") {
+        } else if (r->op == Op::wait) {
             const auto acked = int_of(member(d, "acked")), wanted = int_of(member(d, "wanted"));
             if (acked && wanted && *acked < *wanted) m.label = fmt::format("WAIT → {}", *acked);
         }

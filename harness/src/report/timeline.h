@@ -82,7 +82,7 @@ struct Timeline {
 // `other` markers; `start` and `ack` draw nothing. The nemesis's faults become `faults` (no lane);
 // a kill ends its target's job in progress, unfinished. A receive that is not a first delivery of a
 // new entry is labelled "delivery 2, claimed" (or "… from its pending list"); a `claim` is labelled
-// "XAUTOCLAIM 2" (the entries it claimed); a restarted role's `start_role` "restarted".
+// "XAUTOCLAIM 2" (the entries it claimed).
 Timeline trial_timeline(const TrialOutcome& trial, bool several_orders);
 
 // An idempotency workload trial (article 002): a lane per client in natural order, then the runner's

@@ -38,7 +38,7 @@ std::string recheck_verdict(LabResult& lab) {
     summarize(lab);
     const Verdict recomputed = verdict_of(lab);
     if (recomputed == stored) return {};
-    const std::string what = lab.scenario.kind == ScenarioKind::sessions ? "cases" : "trials";
+    const std::string what = lab.scenario.kind == LabKind::sessions ? "cases" : "trials";
     std::string why = lab.failures.empty() ? fmt::format("expectation {} held", lab.scenario.expect.describe())
                                            : lab.failures.front();
     lab.verdict_note = fmt::format("the file says {}, but its {} {} say {} ({}); showing {}", verdict_text(stored),

@@ -19,7 +19,7 @@ namespace {
 
 class Consumer {
 public:
-    Consumer(const Scenario& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
+    Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
     void run() {
@@ -69,7 +69,7 @@ public:
     }
 
 private:
-    void record(const std::string& op, nlohmann::json data) {
+    void record(Op op, nlohmann::json data) {
         m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_actor, op, std::move(data)});
     }
 
@@ -83,7 +83,7 @@ private:
             if (!r.claimed.empty() || !r.deleted.empty()) {
                 nlohmann::json ids = nlohmann::json::array();
                 for (const auto& e : r.claimed) ids.push_back(e.id);
-                record("claim", {{"claimed", ids}, {"deleted", r.deleted}, {"min_idle_ms", ac.min_idle_ms}});
+                record(Op::claim, {{"claimed", ids}, {"deleted", r.deleted}, {"min_idle_ms", ac.min_idle_ms}});
             }
             for (const auto& e : r.claimed) handle(e, "claim");
             cursor = r.next;
@@ -94,13 +94,13 @@ private:
     // real one does (a new connection on its next call); with recovery.recreate_group a vanished
     // group (NOGROUP) is created again from the stream's start. Anywhere else it ends the role.
     void ride_out(const KvError& e) {
-        if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(m_s)) throw;
+        if (e.kind() == KvError::Kind::unexpected || !m_s.redis_faults_scheduled) throw;
         const std::string what = e.what();
-        record("error", {{"error", what}, {"kind", to_string(e.kind())}});
+        record(Op::error, {{"error", what}, {"kind", to_string(e.kind())}});
         if (m_s.recovery.recreate_group && what.find("NOGROUP") != std::string::npos) {
             try {
                 if (m_p.stream.create_group(m_s.stream.key, m_s.stream.group, "0"))
-                    record("group_created", {{"group", m_s.stream.group}, {"start", "0"}});
+                    record(Op::group_created, {{"group", m_s.stream.group}, {"start", "0"}});
             } catch (const KvError&) {
                 // the server went away again: the next error brings us back here
             }
@@ -116,8 +116,8 @@ private:
             try {
                 return m_p.orders.write_state(w);
             } catch (const StoreUnavailable& e) {
-                if (!postgres_faults_scheduled(m_s)) throw;
-                record("error", {{"error", e.what()}, {"kind", "unavailable"}, {"server", "postgres"}});
+                if (!m_s.postgres_faults_scheduled) throw;
+                record(Op::error, {{"error", e.what()}, {"kind", "unavailable"}, {"server", "postgres"}});
                 m_p.clock.sleep_for(kRetryAfterRedisError);
             }
         }
@@ -126,13 +126,13 @@ private:
     void handle(const StreamEntry& entry, const char* via) {
         if (entry.fields.empty()) {
             // Pending, but deleted from the stream meanwhile: nothing to process.
-            record("receive", {{"entry", entry.id}, {"deliveries", entry.deliveries}, {"via", via}, {"deleted", true}});
+            record(Op::receive, {{"entry", entry.id}, {"deliveries", entry.deliveries}, {"via", via}, {"deleted", true}});
             m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
-            record("ack", {{"entry", entry.id}});
+            record(Op::ack, {{"entry", entry.id}});
             return;
         }
         const Event ev = event_from_entry(entry);
-        record("receive", {{"entry", entry.id}, {"event", event_json(ev)}, {"deliveries", entry.deliveries}, {"via", via}});
+        record(Op::receive, {{"entry", entry.id}, {"event", event_json(ev)}, {"deliveries", entry.deliveries}, {"via", via}});
 
         const std::string token = m_actor + ":" + entry.id;  // unique to this holder
         std::string lock_key;
@@ -147,7 +147,7 @@ private:
                 ++attempts;
             }
             locked_ns = m_p.clock.now().count();
-            record("lock_acquire",
+            record(Op::lock_acquire,
                    {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}, {"event", event_json(ev)}});
         }
 
@@ -163,12 +163,12 @@ private:
         nlohmann::json wd = {{"entry", entry.id}, {"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
                              {"affected", res.affected}, {"sql", res.sql}};
         if (w.mode == WriteMode::cas) wd["version"] = w.version;
-        record("write", std::move(wd));
+        record(Op::write, std::move(wd));
 
         if (m_s.lock.enabled) {
             const int64_t released = m_p.kv.delete_if_equals(lock_key, token);
             // held_ms against ttl_ms tells whether the lock had expired before this release.
-            record("lock_release", {{"key", lock_key},
+            record(Op::lock_release, {{"key", lock_key},
                                     {"result", released},
                                     {"method", m_p.kv.delete_if_equals_method()},
                                     {"event", event_json(ev)},
@@ -176,18 +176,18 @@ private:
                                     {"ttl_ms", m_s.lock.ttl_ms}});
         }
         m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
-        record("ack", {{"entry", entry.id}});
+        record(Op::ack, {{"entry", entry.id}});
     }
 
-    const Scenario& m_s;
+    const RoleSettings& m_s;
     std::string m_actor;
     RolePorts& m_p;
 };
 
 }  // namespace
 
-void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
+void run_consumer(const RoleSettings& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
 
-void run_reaper(const Scenario& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run_reaper(); }
+void run_reaper(const RoleSettings& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run_reaper(); }
 
 }  // namespace relab

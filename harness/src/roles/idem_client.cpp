@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "roles/idem_middleware.h"
-#include "roles/roles.h"
 
 namespace relab {
 
@@ -20,8 +19,8 @@ struct ScheduledSend {
 
 class IdemClientRole {
 public:
-    IdemClientRole(const Scenario& s, const IdemClient& spec, RolePorts& p)
-        : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem.middleware, redis_faults_scheduled(s) ? StoreOutages::scheduled : StoreOutages::none_scheduled),
+    IdemClientRole(const RoleSettings& s, const IdemClient& spec, RolePorts& p)
+        : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem_middleware, s.idem_store_outages),
           m_attempts(spec.requests.size(), 0) {}
 
     void run(Millis barrier_timeout) {
@@ -43,7 +42,7 @@ public:
     }
 
 private:
-    void record(const std::string& op, nlohmann::json data) {
+    void record(Op op, nlohmann::json data) {
         m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_spec.name, op, std::move(data)});
     }
 
@@ -77,10 +76,10 @@ private:
     void send_with_retries(const ScheduledSend& send) {
         const IdemRequest& q = m_spec.requests[send.request];
         const std::string label = fmt::format("{}#{}", m_spec.name, send.request + 1);
-        const std::string key_format = q.key_format.value_or(m_s.idem.middleware.key_format);
+        const std::string key_format = q.key_format.value_or(m_s.idem_middleware.key_format);
         for (int k = 1;; ++k) {
             const int attempt = ++m_attempts[send.request];
-            record("send", {{"request", label},
+            record(Op::send, {{"request", label},
                             {"user_id", q.user_id},
                             {"client_key", q.client_key},
                             {"payload", q.payload},
@@ -88,7 +87,7 @@ private:
                             {"send", send.send}});
             const IdemHttpResponse r = m_middleware.handle({q.user_id, q.client_key, q.payload}, key_format,
                                                            [&] { return place_order(q, attempt); });
-            record("answer", {{"request", label},
+            record(Op::answer, {{"request", label},
                               {"user_id", q.user_id},
                               {"attempt", attempt},
                               {"code", r.code},
@@ -108,23 +107,23 @@ private:
     // The business logic: work, then INSERT INTO orders. The orders table keys a request by the
     // user and the client's key, whatever Redis key format the middleware uses.
     IdemHttpResponse place_order(const IdemRequest& q, int attempt) {
-        m_p.clock.sleep_for(Millis{q.work_ms.value_or(m_s.idem.middleware.work_ms)});
+        m_p.clock.sleep_for(Millis{q.work_ms.value_or(m_s.idem_middleware.work_ms)});
         if (std::find(q.fail_attempts.begin(), q.fail_attempts.end(), attempt) != q.fail_attempts.end()) {
-            record("business_error", {{"attempt", attempt}, {"reason", "injected failure"}});
+            record(Op::business_error, {{"attempt", attempt}, {"reason", "injected failure"}});
             throw BusinessLogicFailure("the business logic failed (injected)");
         }
         const std::string idem_key = fmt::format("{}:{}", q.user_id, q.client_key);
         try {
             const int64_t id = m_p.order_table->place_order(q.user_id, idem_key, q.payload);
-            record("order", {{"order_id", id}, {"idem_key", idem_key}});
+            record(Op::order, {{"order_id", id}, {"idem_key", idem_key}});
             return {201, nlohmann::json{{"order_id", id}}.dump(), "created"};
         } catch (const DuplicateOrderError& e) {
-            record("order", {{"refused", true}, {"idem_key", idem_key}, {"reason", e.what()}});
+            record(Op::order, {{"refused", true}, {"idem_key", idem_key}, {"reason", e.what()}});
             throw;
         }
     }
 
-    const Scenario& m_s;
+    const RoleSettings& m_s;
     const IdemClient& m_spec;
     RolePorts& m_p;
     IdemMiddleware m_middleware;
@@ -159,10 +158,10 @@ int64_t idem_activity_budget_ms(const Scenario& s) {
     return budget;
 }
 
-void run_idem_client(const Scenario& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout) {
-    const auto it = std::find_if(s.idem.clients.begin(), s.idem.clients.end(),
+void run_idem_client(const RoleSettings& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout) {
+    const auto it = std::find_if(s.idem_clients.begin(), s.idem_clients.end(),
                                  [&](const IdemClient& c) { return c.name == actor; });
-    if (it == s.idem.clients.end()) throw std::invalid_argument("no idempotency client named '" + actor + "'");
+    if (it == s.idem_clients.end()) throw std::invalid_argument("no idempotency client named '" + actor + "'");
     if (!ports.order_table) throw std::logic_error("the idem_client role needs the orders table port");
     IdemClientRole(s, *it, ports).run(barrier_timeout);
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ports/ports.h"
+#include "roles/role_settings.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -26,7 +27,7 @@ std::vector<std::string> idem_keys_due(const Scenario& s, int64_t at_ms);
 // every retry of every send, each with its work and a margin. The trial's time budget.
 int64_t idem_activity_budget_ms(const Scenario& s);
 
-// Needs ports.order_table. Throws std::invalid_argument when the scenario has no such client.
-void run_idem_client(const Scenario& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout);
+// Needs ports.order_table. Throws std::invalid_argument when the settings have no such client.
+void run_idem_client(const RoleSettings& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout);
 
 }  // namespace relab

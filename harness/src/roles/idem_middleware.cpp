@@ -131,11 +131,11 @@ IdemMiddleware::IdemMiddleware(Kv& kv, Clock& clock, History& history, std::stri
     : m_kv(kv), m_clock(clock), m_history(history), m_actor(std::move(actor)), m_spec(std::move(spec)),
       m_outages(outages) {}
 
-void IdemMiddleware::record(const std::string& op, nlohmann::json data) {
+void IdemMiddleware::record(Op op, nlohmann::json data) {
     m_history.record(HistoryRecord{0, m_clock.now().count(), m_actor, op, std::move(data)});
 }
 
-void IdemMiddleware::store_error(const std::string& op, const std::string& key, const KvError& e, nlohmann::json data) {
+void IdemMiddleware::store_error(Op op, const std::string& key, const KvError& e, nlohmann::json data) {
     if (!is_lab_result(e, m_outages)) {
         const char* what_to_check =
             e.kind() == KvError::Kind::unavailable
@@ -144,7 +144,7 @@ void IdemMiddleware::store_error(const std::string& op, const std::string& key, 
                 : "a reply relab cannot read: a bug in relab or a server it does not support";
         throw HarnessError(fmt::format("client {}: the idempotency store failed at the middleware's {} of {}, and no "
                                        "fault of the lab explains it: {} ({})",
-                                       m_actor, op, key, e.what(), what_to_check));
+                                       m_actor, to_string(op), key, e.what(), what_to_check));
     }
     data["key"] = key;
     data["error"] = e.what();
@@ -167,14 +167,14 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
         claimed = m_kv.set(key, state_json({"in_progress", hash, 0, "", owner}), claim);
     } catch (const KvError& e) {
         // Fail closed: without the claim nobody knows whether this is the first request.
-        store_error("claim", key, e, {{"ttl_ms", m_spec.claim_ttl_ms}});
+        store_error(Op::claim, key, e, {{"ttl_ms", m_spec.claim_ttl_ms}});
         return {503, error_body("idempotency store unavailable"), "unavailable"};
     }
     // Parsed once: the decision and the answer without work both read it.
     const std::optional<IdemState> previous = claimed.previous ? parse_state(*claimed.previous) : std::nullopt;
     const ClaimDecision decision =
         decide_parsed(claimed.previous.has_value(), previous, hash, req.user_id, m_spec.check_owner);
-    record("claim", {{"key", key},
+    record(Op::claim, {{"key", key},
                      {"previous", claimed.previous ? nlohmann::json(*claimed.previous) : nlohmann::json(nullptr)},
                      {"decision", to_string(decision)},
                      {"ttl_ms", m_spec.claim_ttl_ms}});
@@ -183,19 +183,19 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     auto release = [&](const std::string& reason) {
         try {
             const int64_t deleted = m_kv.del(key);
-            record("release", {{"key", key}, {"deleted", deleted}, {"reason", reason}});
+            record(Op::release, {{"key", key}, {"deleted", deleted}, {"reason", reason}});
         } catch (const KvError& e) {
-            store_error("release", key, e, {{"reason", reason}});
+            store_error(Op::release, key, e, {{"reason", reason}});
         }
     };
     auto wait = [&](const char* after) -> int64_t {
         try {
             const int64_t acked = m_kv.wait_replicas(m_spec.wait_replicas, Millis{m_spec.wait_timeout_ms});
-            record("wait", {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
+            record(Op::wait, {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
                             {"timeout_ms", m_spec.wait_timeout_ms}});
             return acked;
         } catch (const KvError& e) {
-            store_error("wait", key, e, {{"after", after}});
+            store_error(Op::wait, key, e, {{"after", after}});
             return -1;
         }
     };
@@ -237,9 +237,9 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
             data["keepttl"] = true;
         else
             data["ttl_ms"] = m_spec.done_ttl_ms;
-        record("store", std::move(data));
+        record(Op::store, std::move(data));
     } catch (const KvError& e) {
-        store_error("store", key, e, nlohmann::json::object());
+        store_error(Op::store, key, e, nlohmann::json::object());
         return {500, error_body("internal error"), "store_failed"};
     }
     if (m_spec.wait_replicas > 0) wait("store");

@@ -100,9 +100,9 @@ public:
     IdemHttpResponse handle(const IdemHttpRequest& req, const std::string& key_format, const BusinessLogic& business);
 
 private:
-    void record(const std::string& op, nlohmann::json data);
+    void record(Op op, nlohmann::json data);
     // Records a failed store call, or throws HarnessError when it is not a lab result.
-    void store_error(const std::string& op, const std::string& key, const KvError& e, nlohmann::json data);
+    void store_error(Op op, const std::string& key, const KvError& e, nlohmann::json data);
 
     Kv& m_kv;
     Clock& m_clock;

@@ -17,10 +17,10 @@ bool row_fails(const DispatcherSpec& spec, int64_t outbox_id, int attempt) {
 
 }  // namespace
 
-void run_source_app(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+void run_source_app(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
-    p.history.record(HistoryRecord{0, origin.count(), "app", "start", nlohmann::json::object()});
+    p.history.record(HistoryRecord{0, origin.count(), "app", Op::start, nlohmann::json::object()});
     for (const auto& e : s.events) {
         const Nanos wait = origin + Millis{e.at_ms} - p.clock.now();
         if (wait.count() > 0) p.clock.sleep_for(wait);
@@ -31,19 +31,19 @@ void run_source_app(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
                 break;
             } catch (const StoreUnavailable& err) {
                 // A lab that faults its PostgreSQL: the transaction did not happen; tried again.
-                if (!postgres_faults_scheduled(s)) throw;
-                p.history.record(HistoryRecord{0, p.clock.now().count(), "app", "error",
+                if (!s.postgres_faults_scheduled) throw;
+                p.history.record(HistoryRecord{0, p.clock.now().count(), "app", Op::error,
                                                {{"error", err.what()}, {"kind", "unavailable"}, {"server", "postgres"}}});
                 p.clock.sleep_for(kRetryAfterRedisError);
             }
         }
-        p.history.record(HistoryRecord{0, p.clock.now().count(), "app", "outbox_insert",
+        p.history.record(HistoryRecord{0, p.clock.now().count(), "app", Op::outbox_insert,
                                        {{"outbox_id", id}, {"event", event_json(Event{e.order, e.type, e.version})}}});
     }
     p.kv.set_nx_px(kSourceDoneKey, "1", Millis{3600'000});
 }
 
-void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     const DispatcherSpec& d = s.dispatcher;
     const OutboxOrder order = d.ordering == DispatchOrder::naive ? OutboxOrder::by_id : OutboxOrder::by_aggregate_then_id;
     // Starts once the source app has committed its changes, like the article's dispatcher.
@@ -65,7 +65,7 @@ void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
                 nlohmann::json data = {{"round", round}, {"outbox_id", row.id}, {"event", event_json(ev)}};
                 if (d.ordering == DispatchOrder::per_key && blocked.count(row.aggregate_id)) {
                     data["result"] = "wait";
-                    p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "publish", std::move(data)});
+                    p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", Op::publish, std::move(data)});
                     held_back = true;
                     continue;
                 }
@@ -76,7 +76,7 @@ void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
                     p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
                     data["result"] = "fail";
                     data["reason"] = "simulated publish failure";
-                    p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+                    p.history.record(HistoryRecord{0, t.count(), "dispatcher", Op::publish, std::move(data)});
                     blocked.insert(row.aggregate_id);
                     held_back = true;
                     continue;
@@ -85,7 +85,7 @@ void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
                 // In the stream from here on, whatever becomes of the row's mark.
                 data["result"] = "ok";
                 data["entry"] = ids.at(0);
-                p.history.record(HistoryRecord{0, t.count(), "dispatcher", "publish", std::move(data)});
+                p.history.record(HistoryRecord{0, t.count(), "dispatcher", Op::publish, std::move(data)});
                 if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
                 p.outbox.mark_published(row.id, ids.at(0));
             }
@@ -93,8 +93,8 @@ void run_dispatcher(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
         } catch (const StoreUnavailable& e) {
             // A lab that faults its PostgreSQL: the round's uncommitted marks are gone with the
             // connection; a new round, on a new connection, reads what is still unpublished.
-            if (!postgres_faults_scheduled(s)) throw;
-            p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", "error",
+            if (!s.postgres_faults_scheduled) throw;
+            p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", Op::error,
                                            {{"round", round}, {"error", e.what()}, {"kind", "unavailable"},
                                             {"server", "postgres"}}});
             p.clock.sleep_for(kRetryAfterRedisError);

@@ -26,10 +26,10 @@ struct Pending {
 
 }  // namespace
 
-void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
+void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
-    p.history.record(HistoryRecord{0, origin.count(), "producer", "start", nlohmann::json::object()});
+    p.history.record(HistoryRecord{0, origin.count(), "producer", Op::start, nlohmann::json::object()});
 
     // Events due at the same time go out back to back in file order, one XADD each, as the
     // article's producer did. (Pipelining them makes Redis answer both blocked readers in one
@@ -61,7 +61,7 @@ void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
                 queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
                 std::push_heap(queue.begin(), queue.end(), later);
             }
-            p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+            p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
         };
         if (publish_fails(s.producer, spec, next.attempt)) {
             // Injected in the publish path, before anything reaches Redis: a network blip. Retry k
@@ -76,13 +76,13 @@ void run_producer(const Scenario& s, RolePorts& p, Millis barrier_timeout) {
             ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
         } catch (const KvError& e) {
             // The lab's Redis fault: the publish failed for real; tried again shortly.
-            if (e.kind() == KvError::Kind::unexpected || !redis_faults_scheduled(s)) throw;
+            if (e.kind() == KvError::Kind::unexpected || !s.redis_faults_scheduled) throw;
             fail(e.what(), p.clock.now() + kRetryAfterRedisError);
             continue;
         }
         data["result"] = "ok";
         data["entry"] = ids.at(0);
-        p.history.record(HistoryRecord{0, sent_at.count(), "producer", "publish", std::move(data)});
+        p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
     }
 }
 

@@ -10,9 +10,14 @@ namespace relab {
 
 std::vector<RoleLaunch> trial_roles(const Scenario& s) {
     std::vector<RoleLaunch> out;
-    if (s.idem.enabled) {  // idempotency labs: one client process per client, no stream
-        for (const auto& c : s.idem.clients) out.push_back({"idem_client", c.name});
-        return out;
+    switch (s.kind) {
+        case LabKind::stream: break;
+        case LabKind::idem_clients:  // one client process per client, no stream
+            for (const auto& c : s.idem.clients) out.push_back({"idem_client", c.name});
+            return out;
+        case LabKind::sessions:        // sessions run no roles: the session runner plays them
+        case LabKind::idem_benchmark:  // the benchmark and the cluster lab send their commands themselves
+        case LabKind::idem_cluster: return out;
     }
     for (int i = 1; i <= s.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
     if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) out.push_back({"reaper", "reaper"});
@@ -29,7 +34,7 @@ bool redis_faults_scheduled(const Scenario& s) { return faults_cause(s.faults, F
 
 bool postgres_faults_scheduled(const Scenario& s) { return faults_cause(s.faults, FaultOutage::postgres); }
 
-void run_role(const std::string& role, const std::string& actor, const Scenario& s, RolePorts& ports,
+void run_role(const std::string& role, const std::string& actor, const RoleSettings& s, RolePorts& ports,
               Millis barrier_timeout) {
     if (role == "consumer")
         run_consumer(s, actor, ports);

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ports/ports.h"
+#include "roles/role_settings.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -16,46 +17,48 @@ inline const std::string kStopKey = "relab:stop";
 inline const std::string kSourceDoneKey = "relab:source-done";
 
 // Reads the group until told to stop: receive, [lock], job (a sleep), write, [release], XACK.
-void run_consumer(const Scenario& s, const std::string& actor, RolePorts& ports);
+void run_consumer(const RoleSettings& s, const std::string& actor, RolePorts& ports);
 
 // Recovery's separate claimer: every every_ms, XAUTOCLAIMs entries idle for min_idle_ms and
 // processes them as a consumer would, until told to stop.
-void run_reaper(const Scenario& s, const std::string& actor, RolePorts& ports);
+void run_reaper(const RoleSettings& s, const std::string& actor, RolePorts& ports);
 
 // Waits for every consumer to block in XREADGROUP (the start barrier), records the trial origin
 // ("start"), then publishes the scenario's events at their times.
-void run_producer(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
+void run_producer(const RoleSettings& s, RolePorts& ports, Millis barrier_timeout);
 
 // The source system: each event is UPDATE tmp_src_orders + INSERT tmp_outbox in one
 // transaction. Records the trial origin ("start") after the start barrier.
-void run_source_app(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
+void run_source_app(const RoleSettings& s, RolePorts& ports, Millis barrier_timeout);
 
 // Polls the outbox every poll_ms and publishes in the scenario's ordering until it is empty.
-void run_dispatcher(const Scenario& s, RolePorts& ports, Millis barrier_timeout);
+void run_dispatcher(const RoleSettings& s, RolePorts& ports, Millis barrier_timeout);
 
 std::string lock_key_for(const LockSpec& lock, int64_t order);
 
 // The lab schedules a fault on its Redis server or on the roles' Redis connections (the fault
 // table's outage, fault/faults.cpp): roles then ride out its errors as workers do (record them,
 // wait, retry on a new connection). In any other lab a Redis error is the harness's failure and
-// ends the run.
+// ends the run. Roles read it resolved, as RoleSettings::redis_faults_scheduled.
 bool redis_faults_scheduled(const Scenario& s);
 // The same for the lab's own PostgreSQL (a fault on "postgres"): a role records the error, waits
-// and tries the statement (or transaction) again on a new connection.
+// and tries the statement (or transaction) again on a new connection (RoleSettings::postgres_faults_scheduled).
 bool postgres_faults_scheduled(const Scenario& s);
 // How long a role waits after a Redis (or PostgreSQL) error before it tries again.
 inline constexpr Millis kRetryAfterRedisError{100};
 
-// Who takes part in one trial of a workload scenario. Both backends start exactly these, so a
-// role added here runs on the real servers and in the simulator alike.
+// Who takes part in one trial of a stream or idem_clients lab (the other kinds start no roles).
+// Both backends start exactly these, so a role added here runs on the real servers and in the
+// simulator alike.
 struct RoleLaunch {
     std::string role;   // "consumer", "producer", ...
     std::string actor;  // "C1", "producer", ...
 };
 std::vector<RoleLaunch> trial_roles(const Scenario& s);
 
-// Runs one role to its end. Throws std::invalid_argument for an unknown role.
-void run_role(const std::string& role, const std::string& actor, const Scenario& s, RolePorts& ports,
+// Runs one role to its end on its lab's settings (role_settings). Throws std::invalid_argument for
+// an unknown role.
+void run_role(const std::string& role, const std::string& actor, const RoleSettings& s, RolePorts& ports,
               Millis barrier_timeout);
 
 }  // namespace relab

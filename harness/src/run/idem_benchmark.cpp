@@ -113,7 +113,7 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
     const auto origin = SteadyClock::now();
     auto note = [&](const std::string& text) {
         const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - origin).count();
-        trial.history.push_back(HistoryRecord{1, t, "relab", "observe", {{"text", text}}});
+        trial.history.push_back(HistoryRecord{1, t, "relab", Op::observe, {{"text", text}}});
     };
     // One "figure" record: {name, value, unit, tool, ...}. A figure that is not a finite positive
     // number was not measured: a harness failure, never a figure the expectation could read.
@@ -124,7 +124,7 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
         const int64_t t = std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - origin).count();
         nlohmann::json data = {{"name", name}, {"value", value}, {"unit", unit}, {"tool", tool}};
         data.update(extra);
-        trial.history.push_back(HistoryRecord{1, t, "relab", "figure", std::move(data)});
+        trial.history.push_back(HistoryRecord{1, t, "relab", Op::figure, std::move(data)});
     };
     // The article's tools run after relab's loops; their absence is known now, before any loop.
     if (!ctx.servers.redis.password.empty())

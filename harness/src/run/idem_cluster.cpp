@@ -106,7 +106,7 @@ private:
     void note(const std::string& text, nlohmann::json fields) {
         fields["text"] = text;
         const auto t = std::chrono::duration_cast<std::chrono::nanoseconds>(SteadyClock::now() - m_origin).count();
-        m_history.push_back(HistoryRecord{m_trial, t, "relab", "observe", std::move(fields)});
+        m_history.push_back(HistoryRecord{m_trial, t, "relab", Op::observe, std::move(fields)});
     }
 
     void measure(Measurement m) {

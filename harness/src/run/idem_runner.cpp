@@ -27,8 +27,6 @@
 #include "roles/idem_client.h"
 #include "roles/idem_middleware.h"
 #include "roles/roles.h"
-#include "run/idem_benchmark.h"
-#include "run/idem_cluster.h"
 #include "run/real_backend.h"
 #include "run/real_control.h"
 #include "run/role_process.h"
@@ -56,6 +54,7 @@ public:
         reset_order_table(m_pg, m_s.idem.layer4);
         RealControl control(RealControl::Env{m_s, m_prefix, m_dir, m_ctx.relab_exe, m_s.servers.own ? &redis : nullptr,
                                              m_ctx.servers.redis});
+        const RoleSettings settings = role_settings(m_s);
         uint64_t index = 0;
         for (const auto& launch : trial_roles(m_s)) {
             RoleConfig c;
@@ -72,8 +71,7 @@ public:
             c.schema = m_ctx.schema;
             c.key_prefix = m_prefix;
             c.barrier_prefix = m_prefix;
-            c.scenario = m_s.source;
-            c.scenario_file = m_s.file;
+            c.settings = settings;
             c.history_path = m_dir + "/" + c.actor + ".jsonl";
             control.add(launch, std::move(c));
         }
@@ -123,7 +121,7 @@ std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string
         return std::nullopt;  // unknown: let the server answer for itself
     }
     if (major >= 7) return std::nullopt;
-    bool needs = s.idem.enabled && !s.servers.own && !s.idem.benchmark.enabled && !s.idem.cluster.enabled;
+    bool needs = s.kind == LabKind::idem_clients && !s.servers.own;
     for (const auto& c : s.cases)
         for (const auto& session : c.sessions)
             for (const auto& step : session.steps) {
@@ -146,14 +144,6 @@ std::optional<std::string> idem_skip_reason(const Scenario& s, const std::string
 LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
     LabResult lab;
     lab.scenario = s;
-    if (s.idem.benchmark.enabled) {
-        run_idem_benchmark(s, ctx, lab);
-        return lab;
-    }
-    if (s.idem.cluster.enabled) {
-        run_idem_cluster(s, ctx, lab);
-        return lab;
-    }
     PgSession pg(ctx.servers.pg, ctx.schema);
     const uint64_t seed = lab_seed(s, ctx.seed);
     const int runs = ctx.runs.value_or(s.runs);

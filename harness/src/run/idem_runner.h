@@ -1,7 +1,7 @@
 // Runs the idempotency-key workload labs (article 002) on real servers: per trial the orders
 // table, the lab's own redis-server(s) when it needs settings or faults, one process per client,
 // the start barrier, the faults at their times, then the counts from the orders table and the
-// answers. The benchmark lab measures the claim operation on Redis and PostgreSQL.
+// answers.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,8 @@ struct IdemRunContext {
     std::function<void(const std::string&, int, int)> progress;  // lab id, trial, trials
 };
 
-// Every trial of an "idem" workload (or the benchmark). The caller summarizes.
+// Every trial of an idem_clients lab. The caller summarizes. (The benchmark and the cluster lab
+// have runners of their own: idem_benchmark.h, idem_cluster.h.)
 LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx);
 
 // Why a lab that runs on the run's Redis cannot run on one of this version: SET with NX and GET

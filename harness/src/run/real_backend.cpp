@@ -20,6 +20,8 @@
 #include "real/redis_client.h"
 #include "real/temp_dir.h"
 #include "roles/roles.h"
+#include "run/idem_benchmark.h"
+#include "run/idem_cluster.h"
 #include "run/idem_runner.h"
 #include "run/real_control.h"
 #include "run/role_process.h"
@@ -110,7 +112,7 @@ struct RealBackend::Impl {
 
     std::string run_prefix() const { return "relab:" + opts.run_id + ":"; }
 
-    RoleConfig role_config(const Scenario& s, int trial, uint64_t seed, const std::string& prefix,
+    RoleConfig role_config(const RoleSettings& settings, int trial, uint64_t seed, const std::string& prefix,
                            const std::string& dir) const {
         RoleConfig c;
         c.trial = trial;
@@ -124,8 +126,7 @@ struct RealBackend::Impl {
         c.schema = schema;
         c.key_prefix = prefix;
         c.barrier_prefix = prefix;
-        c.scenario = s.source;
-        c.scenario_file = s.file;
+        c.settings = settings;
         c.history_path = dir;
         return c;
     }
@@ -164,9 +165,10 @@ struct RealBackend::Impl {
         // Consumers first, the publishing role last: it waits at the start barrier for them.
         const std::vector<RoleLaunch> roles = trial_roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get()});
+        const RoleSettings settings = role_settings(s);  // resolved once; every role process gets it
         uint64_t index = 0;
         for (const auto& launch : roles) {
-            RoleConfig c = role_config(s, trial, derive_seed(seed, index++), prefix, "");
+            RoleConfig c = role_config(settings, trial, derive_seed(seed, index++), prefix, "");
             c.role = launch.role;
             c.actor = launch.actor;
             c.history_path = dir + "/" + c.actor + ".jsonl";
@@ -258,12 +260,19 @@ LabResult RealBackend::run(const Scenario& s) {
         lab.scenario = s;
         lab.skipped = true;
         lab.skip_reason = *reason;
-    } else if (s.idem.enabled) {  // idempotency labs: clients and a middleware instead of a stream
-        const Impl& i = *m_impl;
-        lab = run_idem_lab(s, IdemRunContext{i.servers, i.schema, i.run_prefix(), i.opts.relab_exe, i.run_dir.path(),
-                                             i.opts.seed, i.opts.runs, i.opts.progress});
     } else {
-        lab = s.kind == ScenarioKind::workload ? m_impl->run_workload(s) : m_impl->run_sessions(s);
+        const Impl& i = *m_impl;
+        const IdemRunContext idem{i.servers,   i.schema,    i.run_prefix(),  i.opts.relab_exe, i.run_dir.path(),
+                                  i.opts.seed, i.opts.runs, i.opts.progress};
+        lab.scenario = s;
+        // The lab's runner, by its kind: the one place the real backend decides it.
+        switch (s.kind) {
+            case LabKind::stream: lab = m_impl->run_workload(s); break;
+            case LabKind::sessions: lab = m_impl->run_sessions(s); break;
+            case LabKind::idem_clients: lab = run_idem_lab(s, idem); break;
+            case LabKind::idem_benchmark: run_idem_benchmark(s, idem, lab); break;
+            case LabKind::idem_cluster: run_idem_cluster(s, idem, lab); break;
+        }
     }
     lab.backend = "real";
     lab.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - started).count();

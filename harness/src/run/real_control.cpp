@@ -299,7 +299,7 @@ nlohmann::json RealControl::failover(const std::string&) {
     LabRedis& lab = m->server();
     SentinelSet& sentinels = lab.sentinel_set();
     const RedisEndpoint old = lab.primary();
-    const bool stream = !m->env.s.stream.key.empty() && m->env.s.kind == ScenarioKind::workload && !m->env.s.idem.enabled;
+    const bool stream = m->env.s.kind == LabKind::stream;
     const std::string before = stream ? m->last_delivered() : "";
     const auto t0 = SteadyClock::now();
     lab.own_primary().crash();

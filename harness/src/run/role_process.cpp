@@ -8,14 +8,12 @@
 
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
-#include "real/failover_kv.h"
 #include "real/redis_link.h"
 #include "real/order_table.h"
 #include "real/pg_client.h"
 #include "real/real_clock.h"
 #include "real/redis_client.h"
 #include "roles/roles.h"
-#include "scenario/scenario.h"
 
 namespace relab {
 
@@ -34,8 +32,7 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
             {"schema", c.schema},
             {"key_prefix", c.key_prefix},
             {"barrier_prefix", c.barrier_prefix},
-            {"scenario", c.scenario},
-            {"scenario_file", c.scenario_file},
+            {"settings", role_settings_to_json(c.settings)},
             {"history_path", c.history_path},
             {"barrier_timeout_ms", c.barrier_timeout_ms}};
     if (!c.redis_sentinels.empty()) {
@@ -67,8 +64,7 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.schema = j.at("schema");
     c.key_prefix = j.at("key_prefix");
     c.barrier_prefix = j.at("barrier_prefix");
-    c.scenario = j.at("scenario");
-    c.scenario_file = j.at("scenario_file");
+    c.settings = role_settings_from_json(j.at("settings"));
     c.history_path = j.at("history_path");
     c.barrier_timeout_ms = j.at("barrier_timeout_ms");
     if (j.contains("redis_sentinels")) {
@@ -100,10 +96,10 @@ public:
     void wait_readers_blocked(int, Millis) override { refuse(); }
 };
 
-// The role on its ports: the stream and Kv over one Redis connection, or, for an idempotency
-// client, a Kv that finds the primary again after a restart or, through Sentinel, after a failover
-// (FailoverKv), the orders table and no stream.
-void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
+// The role on its ports: the Kv (and, for a stream role, the Stream) over one RedisLink, which
+// finds the primary again after a restart or, through Sentinel, after a failover; an idempotency
+// client gets the orders table and no stream.
+void run_role_on_ports(const RoleConfig& c) {
     const RedisNamespace ns{c.key_prefix};
     auto run = [&](PgSession& pg, Stream& stream, Kv& kv, OrderTable* table) {
         RealClock clock;
@@ -113,21 +109,20 @@ void run_role_on_ports(const RoleConfig& c, const Scenario& s) {
         FileHistory file(c.history_path);
         TrialHistory history(file, c.trial);
         RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
-        run_role(c.role, c.actor, s, ports, Millis{c.barrier_timeout_ms});
+        run_role(c.role, c.actor, c.settings, ports, Millis{c.barrier_timeout_ms});
     };
-    if (s.idem.enabled) {
-        FailoverKv kv(c.redis, c.redis_sentinels, c.redis_master_name, ns);
+    // Named by the actor (CLIENT SETNAME), so the nemesis can drop one role's connections (drop_link).
+    RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name, c.actor);
+    LinkKv kv(redis);
+    if (c.role == "idem_client") {
         PgSession pg(c.pg, c.schema);
         RealOrderTable table(pg);
         NoStream stream;
         run(pg, stream, kv, &table);
         return;
     }
-    // A stream role's connection comes back after a restarted server (RedisLink).
-    RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name, c.actor);
     PgSession pg(c.pg, c.schema);
     LinkStream stream(redis);
-    LinkKv kv(redis);
     run(pg, stream, kv, nullptr);
 }
 
@@ -141,7 +136,7 @@ int run_role_process(const std::string& config_path) {
             return 2;
         }
         const RoleConfig c = role_config_from_json(nlohmann::json::parse(in));
-        run_role_on_ports(c, parse_scenario(c.scenario.dump(), c.scenario_file));
+        run_role_on_ports(c);
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab role: " << e.what() << "\n";

@@ -1,5 +1,7 @@
 // `relab role --config FILE`: one actor of one trial, in its own process with its own Redis and
-// PostgreSQL connections. The parent writes the config, the role writes its history file.
+// PostgreSQL connections. The parent writes the config, the role writes its history file. The
+// config carries the lab's settings already resolved (RoleSettings, built by the parent from the
+// loaded Scenario): a role process never reads or parses a scenario file.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 
 #include "real/child_process.h"
 #include "real/servers.h"
+#include "roles/role_settings.h"
 
 namespace relab {
 
@@ -23,8 +26,7 @@ struct RoleConfig {
     std::string schema;
     std::string key_prefix;
     std::string barrier_prefix;
-    nlohmann::json scenario;  // the scenario file's JSON
-    std::string scenario_file;
+    RoleSettings settings;  // role_settings() of the lab, as the parent has it
     std::string history_path;
     int64_t barrier_timeout_ms = 10000;
     // Idempotency failover labs: the sentinels a client asks for the primary (SENTINEL

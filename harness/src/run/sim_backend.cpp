@@ -84,18 +84,8 @@ std::optional<std::string> idem_fault_skip_reason(const FaultSpec& f) {
     return "an unknown fault";
 }
 
-}  // namespace
-
-std::optional<std::string> sim_skip_reason(const Scenario& s) {
-    if (s.kind == ScenarioKind::sessions) {
-        for (const auto& c : s.cases)
-            for (const auto& session : c.sessions)
-                for (const auto& step : session.steps)
-                    if (step.redis)
-                        return "scripted redis-cli sessions check each reply against a real redis-server; they run on "
-                               "the real backend only (the simulator runs workload labs)";
-        return "scripted sessions run on the real backend only (the simulator runs workload labs)";
-    }
+// What the simulator cannot model of a lab's own servers and their faults (either kind).
+std::optional<std::string> servers_skip_reason(const Scenario& s) {
     if (s.servers.own) {
         for (const auto& [name, value] : s.servers.redis_config) {
             if (name.rfind("maxmemory", 0) == 0)
@@ -138,18 +128,42 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
                 return "pauses PostgreSQL (SIGSTOP: statements wait, connections stay); the simulator's database model "
                        "is never paused (the real backend runs it)";
     }
-    if (!s.idem.enabled) return std::nullopt;
-    if (s.idem.benchmark.enabled)
-        return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with redis-benchmark "
-               "and pgbench); simulated time has no cost to measure (the real backend runs it)";
-    if (s.idem.cluster.enabled)
-        return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has no "
-               "cluster model (the real backend runs it)";
+    return std::nullopt;
+}
+
+std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
+    if (auto reason = servers_skip_reason(s)) return reason;
     for (const auto& f : s.faults)
         if (auto reason = idem_fault_skip_reason(f)) return reason;
     if (s.idem.middleware.wait_replicas > 0)
         return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> sim_skip_reason(const Scenario& s) {
+    // What the simulator models, by the lab's kind: the one place it decides which labs it runs
+    // (run_trial then picks the trial's runner for the two kinds it does).
+    switch (s.kind) {
+        case LabKind::stream: return servers_skip_reason(s);
+        case LabKind::idem_clients: return idem_clients_skip_reason(s);
+        case LabKind::sessions:
+            for (const auto& c : s.cases)
+                for (const auto& session : c.sessions)
+                    for (const auto& step : session.steps)
+                        if (step.redis)
+                            return "scripted redis-cli sessions check each reply against a real redis-server; they run "
+                                   "on the real backend only (the simulator runs workload labs)";
+            return "scripted sessions run on the real backend only (the simulator runs workload labs)";
+        case LabKind::idem_benchmark:
+            return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with "
+                   "redis-benchmark and pgbench); simulated time has no cost to measure (the real backend runs it)";
+        case LabKind::idem_cluster:
+            return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has "
+                   "no cluster model (the real backend runs it)";
+    }
+    return "an unknown lab kind";
 }
 
 uint64_t trial_fingerprint(const TrialOutcome& t) {
@@ -176,6 +190,7 @@ struct SimBackend::Impl {
     sim::SimHistory history;
     std::vector<std::unique_ptr<Actor>> actors;
     std::vector<std::unique_ptr<Actor>> restarted;  // roles a fault restarted, this trial
+    RoleSettings settings;  // role_settings() of this trial's lab, as a role process receives it
 
     explicit Impl(SimOptions o) : opts(std::move(o)) {}
 
@@ -214,6 +229,7 @@ struct SimBackend::Impl {
                                          uint64_t seed, Nanos limit, Prepare prepare, Supervise supervise) {
         world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
         restarted.clear();  // after the reset: their fibers are gone
+        settings = role_settings(s);
         prepare();
         history.reset(trial);
 
@@ -224,7 +240,8 @@ struct SimBackend::Impl {
             const RoleLaunch& launch = roles[i];
             Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
             fibers.push_back(sched.spawn(
-                launch.actor, [&s, &launch, &a] { run_role(launch.role, launch.actor, s, a.ports, kBarrierTimeout); },
+                launch.actor,
+                [this, &launch, &a] { run_role(launch.role, launch.actor, settings, a.ports, kBarrierTimeout); },
                 kEpoch + world.draw_start()));
         }
         sched.spawn("supervisor", [&] { supervise(fibers); }, kEpoch);
@@ -394,9 +411,12 @@ struct SimBackend::Impl {
             m_impl.world.open_postgres_connection(ports.pg);
             m_conns[i] = &ports.redis;
             m_impl.restarted.push_back(std::move(a));
-            const Scenario& s = m_s;
+            const RoleSettings& settings = m_impl.settings;
             m_fibers[i] = m_impl.world.scheduler().spawn(
-                actor, [&s, &launch, &ports] { run_role(launch.role, launch.actor, s, ports.ports, kBarrierTimeout); },
+                actor,
+                [&settings, &launch, &ports] {
+                    run_role(launch.role, launch.actor, settings, ports.ports, kBarrierTimeout);
+                },
                 now() + m_impl.world.draw_start());
             m_killed[i] = false;
         }
@@ -440,8 +460,19 @@ struct SimBackend::Impl {
         return run_trial(s, trial_roles(s), trial, seed);
     }
 
+    // One trial, by the lab's kind: sim_skip_reason keeps the other kinds from getting here.
     TrialOutcome run_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
-        if (s.idem.enabled) return run_idem_trial(s, roles, trial, seed);
+        switch (s.kind) {
+            case LabKind::stream: return run_stream_trial(s, roles, trial, seed);
+            case LabKind::idem_clients: return run_idem_trial(s, roles, trial, seed);
+            case LabKind::sessions:
+            case LabKind::idem_benchmark:
+            case LabKind::idem_cluster: break;
+        }
+        throw std::logic_error(fmt::format("the simulator has no trial runner for {} (kind {})", s.id, to_string(s.kind)));
+    }
+
+    TrialOutcome run_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
         const Nanos limit = kEpoch + stream_trial_budget(s);
         auto prepare = [&] {
             std::vector<OrderRow> initial;

@@ -111,7 +111,7 @@ public:
             if (f.pending() && !f.first_due)
                 return fmt::format("fault {} ({}) never fired: no history record matched its trigger {} within {} ms",
                                    f.index, to_string(f.spec->action),
-                                   f.spec->trigger.after ? nlohmann::json{{"op", f.spec->trigger.after->op},
+                                   f.spec->trigger.after ? nlohmann::json{{"op", to_string(f.spec->trigger.after->op)},
                                                                           {"actor", f.spec->trigger.after->actor},
                                                                           {"fields", f.spec->trigger.after->fields}}
                                                                .dump()
@@ -129,7 +129,7 @@ public:
             nlohmann::json d = base;
             d["phase"] = phase;
             for (auto& [k, v] : extra.items()) d[k] = v;
-            own(HistoryRecord{0, m_c.now().count(), "nemesis", "fault", std::move(d)});
+            own(HistoryRecord{0, m_c.now().count(), "nemesis", Op::fault, std::move(d)});
         };
         emit("invoke", nlohmann::json::object());
         try {
@@ -152,7 +152,7 @@ public:
 
 private:
     void consider(const HistoryRecord& r) {
-        if (r.op == "start" && !m_origin) {
+        if (r.op == Op::start && !m_origin) {
             m_origin = Nanos{r.t_ns};
             for (auto& f : m_faults)
                 if (f.spec->trigger.at_ms) {
@@ -274,7 +274,7 @@ public:
             // The key of the client's last claim (a trigger "after its claim" has seen it).
             std::string key;
             for (const auto& r : m_n.seen())
-                if (r.actor == f.target && r.op == "claim" && r.data.contains("key")) key = r.data.value("key", "");
+                if (r.actor == f.target && r.op == Op::claim && r.data.contains("key")) key = r.data.value("key", "");
             return {{"key", key}};
         }
         return nlohmann::json::object();
@@ -321,7 +321,7 @@ public:
     void observe_left_keys() {
         for (const auto& key : m_killed) {
             const int64_t pttl = m_c.pttl_ms(key);
-            HistoryRecord r{0, m_c.now().count(), "relab", "observe",
+            HistoryRecord r{0, m_c.now().count(), "relab", Op::observe,
                             {{"key", key},
                              {"pttl_ms", pttl},
                              {"text", fmt::format("at the end: {} {}", key,
@@ -368,7 +368,7 @@ void fail_on_unexplained_outage(const std::vector<HistoryRecord>& history) {
         throw HarnessError(fmt::format(
             "client {} lost the idempotency store at its {} {:.1f} ms before any server fault of the lab began: {} "
             "(check that redis-server is running and reachable)",
-            r.actor, r.op, static_cast<double>((outage_from ? *outage_from : r.t_ns) - r.t_ns) / 1e6,
+            r.actor, to_string(r.op), static_cast<double>((outage_from ? *outage_from : r.t_ns) - r.t_ns) / 1e6,
             r.data.value("error", "")));
     }
 }
@@ -410,7 +410,7 @@ Nanos supervise_idem_trial(const Scenario& s, Control& c) {
     // A little ahead, so every client sees the signal before its first send is due.
     const Nanos origin = c.now() + timeouts::kIdemOriginAhead;
     c.go(origin);
-    n.own(HistoryRecord{0, origin.count(), "relab", "start", nlohmann::json::object()});
+    n.own(HistoryRecord{0, origin.count(), "relab", Op::start, nlohmann::json::object()});
     const Nanos deadline = c.now() + idem_trial_budget(s);
     const std::vector<RoleLaunch> clients = trial_roles(s);
     for (;;) {

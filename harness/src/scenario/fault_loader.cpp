@@ -114,10 +114,11 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
         if (o.has("after")) {
             const Object a(r, o.at("after"), o.path("after"), {"op", "actor", "fields"});
             FaultTrigger::After after;
-            after.op = a.req_string("op");
+            after.op = read_op(a, "op");
             after.actor = a.opt_string("actor", "");
             if (a.has("fields")) {
                 if (!a.at("fields").is_object()) r.expected(a.path("fields"), "an object", a.at("fields"));
+                check_op_fields(r, after.op, a.at("fields"), a.path("fields"));
                 after.fields = a.at("fields");
             }
             t.after = std::move(after);

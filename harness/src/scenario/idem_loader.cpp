@@ -159,7 +159,6 @@ IdemMiddlewareSpec read_middleware(const Object& o) {
 
 IdemBenchmark read_benchmark(const Object& o) {
     IdemBenchmark b;
-    b.enabled = true;
     b.duration_ms = o.opt_int("duration_ms", b.duration_ms, 100, 60000);
     b.redis_benchmark_requests = o.opt_int("redis_benchmark_requests", b.redis_benchmark_requests, 100, 10000000);
     b.pgbench_seconds = o.opt_int("pgbench_seconds", b.pgbench_seconds, 1, 60);
@@ -192,7 +191,6 @@ ClusterLoad read_load(const Object& o) {
 IdemCluster read_cluster(const Object& o) {
     const Reader& r = o.reader();
     IdemCluster c;
-    c.enabled = true;
     c.masters = static_cast<int>(o.opt_int("masters", c.masters, 1, 16));
     c.node_timeout_ms = o.opt_int("node_timeout_ms", c.node_timeout_ms, 100, 600000);
     std::set<std::string> names;
@@ -280,26 +278,11 @@ SessionStep read_redis_step(const Reader& r, const json& v, const std::string& p
     return step;
 }
 
-void read_idem_workload(const Object& top, Scenario& s) {
-    const Reader& r = top.reader();
-    for (const char* foreign : {"stream", "orders", "events", "job_cost_ms", "consumers", "write", "lock", "producer",
-                                "dispatcher", "stream_line"})
-        if (top.has(foreign))
-            r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
-    Object o(r, top.at("idem"), top.path("idem"),
-             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "cluster", "scaling", "scaling_vi",
-              "documented_duplicates", "documented_duplicates_note", "documented_duplicates_note_vi"});
-    IdemSpec& idem = s.idem;
-    idem.enabled = true;
-    if (o.has("cluster")) {
-        for (const char* foreign : {"middleware", "layer4", "clients", "servers", "faults", "benchmark",
-                                    "documented_duplicates"})
-            if (o.has(foreign))
-                r.fail(o.path(foreign), "does not apply to a cluster lab (\"cluster\"), which forms its own Redis "
-                                        "Cluster and sends the claims itself");
-        idem.cluster = read_cluster(Object(r, o.at("cluster"), o.path("cluster"),
-                                           {"masters", "node_timeout_ms", "pairs", "script", "script_args", "hot_user"}));
-    }
+namespace {
+
+// "idem" of an idem_clients lab: the middleware, the clients and their requests, the lab's own
+// servers and its faults.
+void read_idem_clients(const Reader& r, const Object& o, IdemSpec& idem) {
     if (o.has("middleware"))
         idem.middleware = read_middleware(Object(r, o.at("middleware"), o.path("middleware"),
                                                  {"key_format", "claim_ttl_ms", "done_ttl_ms", "done_keepttl",
@@ -307,10 +290,6 @@ void read_idem_workload(const Object& top, Scenario& s) {
     idem.layer4 = opt_bool(o, "layer4", false);
     if (o.has("servers"))
         r.fail(o.path("servers"), "moved to the top level: \"servers\" (the same field as a stream lab's)");
-    if (o.has("benchmark"))
-        idem.benchmark = read_benchmark(Object(r, o.at("benchmark"), o.path("benchmark"),
-                                               {"duration_ms", "redis_benchmark_requests", "pgbench_seconds", "tools",
-                                                "documented_fsync_ratio", "documented_async_ratio"}));
     std::set<std::string> names;
     if (o.has("clients")) {
         const json& list = r.array(o.at("clients"), o.path("clients"), true);
@@ -321,18 +300,61 @@ void read_idem_workload(const Object& top, Scenario& s) {
             idem.clients.push_back(std::move(c));
         }
     }
-    if (idem.clients.empty() && !idem.benchmark.enabled && !idem.cluster.enabled)
+    if (idem.clients.empty())
         r.fail(o.path("clients"), "required field is missing (a lab needs clients, a benchmark or a cluster)");
     if (o.has("faults"))
         r.fail(o.path("faults"), "moved to the top level: \"faults\", the vocabulary every lab shares (crash_restart "
                                  "is {\"action\": \"restart\", \"target\": \"redis\"}; kill_client {\"action\": \"kill\", "
                                  "\"target\": CLIENT}; pause_replica a pause and a drop_link of \"redis-replica\")");
-    idem.scaling = o.opt_string("scaling", "", false);
-    idem.scaling_vi = o.opt_string("scaling_vi", idem.scaling, false);
     idem.documented_duplicates = o.opt_string("documented_duplicates", "", false);
     idem.documented_duplicates_note = o.opt_string("documented_duplicates_note", "", false);
     idem.documented_duplicates_note_vi =
         o.opt_string("documented_duplicates_note_vi", idem.documented_duplicates_note, false);
+}
+
+}  // namespace
+
+void read_idem_workload(const Object& top, Scenario& s) {
+    const Reader& r = top.reader();
+    for (const char* foreign : {"stream", "orders", "events", "job_cost_ms", "consumers", "write", "lock", "producer",
+                                "dispatcher", "stream_line"})
+        if (top.has(foreign))
+            r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
+    Object o(r, top.at("idem"), top.path("idem"),
+             {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "cluster", "scaling", "scaling_vi",
+              "documented_duplicates", "documented_duplicates_note", "documented_duplicates_note_vi"});
+    IdemSpec& idem = s.idem;
+    // The kind, from what "idem" holds; the clients' fields do not apply to the other two.
+    const std::vector<const char*> clients_fields = {"middleware", "layer4", "clients", "servers", "faults",
+                                                     "documented_duplicates", "documented_duplicates_note",
+                                                     "documented_duplicates_note_vi"};
+    s.kind = o.has("cluster") ? LabKind::idem_cluster : o.has("benchmark") ? LabKind::idem_benchmark : LabKind::idem_clients;
+    switch (s.kind) {
+        case LabKind::idem_cluster:
+            for (const char* foreign : clients_fields)
+                if (o.has(foreign))
+                    r.fail(o.path(foreign), "does not apply to a cluster lab (\"cluster\"), which forms its own Redis "
+                                            "Cluster and sends the claims itself");
+            if (o.has("benchmark"))
+                r.fail(o.path("benchmark"), "a lab is a cluster lab (\"cluster\") or a benchmark, not both");
+            idem.cluster = read_cluster(Object(r, o.at("cluster"), o.path("cluster"),
+                                               {"masters", "node_timeout_ms", "pairs", "script", "script_args", "hot_user"}));
+            break;
+        case LabKind::idem_benchmark:
+            for (const char* foreign : clients_fields)
+                if (o.has(foreign))
+                    r.fail(o.path(foreign), "does not apply to a benchmark (\"benchmark\"), which measures the claim "
+                                            "itself with one client and runs no middleware");
+            idem.benchmark = read_benchmark(Object(r, o.at("benchmark"), o.path("benchmark"),
+                                                   {"duration_ms", "redis_benchmark_requests", "pgbench_seconds", "tools",
+                                                    "documented_fsync_ratio", "documented_async_ratio"}));
+            break;
+        case LabKind::idem_clients: read_idem_clients(r, o, idem); break;
+        case LabKind::stream:
+        case LabKind::sessions: throw std::logic_error("read_idem_workload: not an idempotency kind");
+    }
+    idem.scaling = o.opt_string("scaling", "", false);
+    idem.scaling_vi = o.opt_string("scaling_vi", idem.scaling, false);
 }
 
 }  // namespace scenario_json

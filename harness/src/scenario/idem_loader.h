@@ -14,8 +14,9 @@ SessionStep read_redis_step(const Reader& r, const json& v, const std::string& p
 // the lab starts itself ("postgres" only where the caller allows it: stream labs).
 IdemServers read_servers(const Object& o);
 
-// A workload with an "idem" object: fills s.idem. The stream workload's fields (orders, events,
-// consumers, ...) do not apply and are refused.
+// A workload with an "idem" object: sets s.kind (idem_cluster with "cluster", idem_benchmark with
+// "benchmark", idem_clients otherwise) and fills s.idem. The stream workload's fields (orders,
+// events, consumers, ...) do not apply and are refused, as are idem fields of another idem kind.
 void read_idem_workload(const Object& top, Scenario& s);
 
 }  // namespace relab::scenario_json

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "ports/history_op.h"
+
 namespace relab {
 
 // An integer reply (bytes per key) times a number of keys, printed under the reply: the article's
@@ -42,6 +44,7 @@ struct IdemRetry {
     std::vector<int> on_codes = {409, 500, 503};  // answers that make the client try again
     int64_t every_ms = 200;
     int max_attempts = 5;  // sends per scheduled send, the first included
+    bool operator==(const IdemRetry&) const = default;
 };
 
 // One request a client sends: POST /orders with an Idempotency-Key header.
@@ -59,6 +62,7 @@ struct IdemRequest {
     // The resends (every send after the first) also wait until the fault of this name is done:
     // "the client retries after the failover", whatever the machine's load.
     std::string resend_after_fault;
+    bool operator==(const IdemRequest&) const = default;
 };
 
 // A client process: sends its requests in time order, each with retries.
@@ -66,6 +70,7 @@ struct IdemClient {
     std::string name;  // the actor: "A", "B"
     std::vector<IdemRequest> requests;
     IdemRetry retry;
+    bool operator==(const IdemClient&) const = default;
 };
 
 // The middleware of article 002, section 1.2.
@@ -81,6 +86,7 @@ struct IdemMiddlewareSpec {
     int64_t wait_replicas = 0;        // WAIT n timeout after the claim and after the store; 0: none
     int64_t wait_timeout_ms = 100;
     bool wait_fail_closed = false;    // the claim reached fewer replicas: release, answer 503
+    bool operator==(const IdemMiddlewareSpec&) const = default;
 };
 
 
@@ -97,7 +103,6 @@ struct IdemServers {
 
 // Claim throughput, Redis vs PostgreSQL (article 002, section 3.1).
 struct IdemBenchmark {
-    bool enabled = false;
     int64_t duration_ms = 1000;            // each of relab's own measurements
     int64_t redis_benchmark_requests = 20000;
     int64_t pgbench_seconds = 2;
@@ -126,7 +131,6 @@ struct ClusterLoad {
 
 // Redis Cluster and hash tags (article 002, section 2.3), on a cluster the lab forms itself.
 struct IdemCluster {
-    bool enabled = false;
     int masters = 3;
     int64_t node_timeout_ms = 5000;       // cluster-node-timeout
     std::vector<ClusterKeyPair> pairs;    // CLUSTER KEYSLOT of each key, then the script over them
@@ -138,13 +142,15 @@ struct IdemCluster {
     std::vector<ClusterLoad> loads;
 };
 
+// The idempotency labs' settings; which parts apply is the lab's kind (Scenario::kind):
+// idem_clients the middleware, clients, servers and faults; idem_benchmark `benchmark`;
+// idem_cluster `cluster`.
 struct IdemSpec {
-    bool enabled = false;
     IdemMiddlewareSpec middleware;
     bool layer4 = false;  // CREATE UNIQUE INDEX ON orders (idem_key)
     std::vector<IdemClient> clients;
-    IdemBenchmark benchmark;
-    IdemCluster cluster;
+    IdemBenchmark benchmark;  // idem_benchmark
+    IdemCluster cluster;      // idem_cluster
     // How the lab's times relate to production, printed in the report ("1 s here stands for 60 s").
     std::string scaling;
     std::string scaling_vi;

@@ -196,4 +196,24 @@ private:
     std::string m_path;
 };
 
+// The history op `o` names at `key` (expectations' records, fault triggers): one of the ops
+// ports/history_op.h lists, so a misspelt op fails here instead of never matching.
+inline Op read_op(const Object& o, const std::string& key) {
+    const json& v = o.at(key);
+    const std::optional<Op> op = v.is_string() ? op_named(v.get<std::string>()) : std::nullopt;
+    if (!op) o.reader().expected(o.path(key), "a history op, one of " + quoted_list(op_names()), v);
+    return *op;
+}
+
+// Every key of the object `fields` (at `path`) is a data field that `op` carries.
+inline void check_op_fields(const Reader& r, Op op, const json& fields, const std::string& path) {
+    for (const auto& [key, value] : fields.items()) {
+        if (op_carries(op, key)) continue;
+        const std::vector<std::string> known = op_fields(op);
+        r.fail(child(path, key), fmt::format("op \"{}\" never carries this field; {}", to_string(op),
+                                             known.empty() ? std::string("it carries none")
+                                                           : "its fields are: " + quoted_list(known)));
+    }
+}
+
 }  // namespace relab::scenario_json

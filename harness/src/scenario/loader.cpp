@@ -350,16 +350,18 @@ Band read_band(const Reader& r, const json& v, const std::string& path, const st
 RecordMatch read_match(const Object& o) {
     const Reader& r = o.reader();
     RecordMatch m;
-    m.op = o.req_string("op");
+    m.op = read_op(o, "op");
     m.actor = o.opt_string("actor", "");
     if (o.has("fields")) {
         const json& fields = o.at("fields");
         if (!fields.is_object()) r.expected(o.path("fields"), "an object", fields);
+        check_op_fields(r, m.op, fields, o.path("fields"));
         m.fields = fields;
     }
     if (o.has("bands")) {
         const json& bands = o.at("bands");
         if (!bands.is_object() || bands.empty()) r.expected(o.path("bands"), "an object of field: band", bands);
+        check_op_fields(r, m.op, bands, o.path("bands"));
         for (const auto& [field, band] : bands.items())
             m.bands[field] = read_band(r, band, child(o.path("bands"), field), "field " + field);
     }
@@ -376,10 +378,10 @@ struct TermKeys {
     std::string has = "has", stream = "stream";
 };
 
-void read_terms(const Object& o, ScenarioKind kind, const TermKeys& keys, TrialTerms& t) {
+void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms& t) {
     const Reader& r = o.reader();
     auto workload_only = [&](const std::string& key) {
-        if (kind != ScenarioKind::workload)
+        if (kind == LabKind::sessions)
             r.fail(o.path(key), "applies only to kind \"workload\" (sessions have no trial history)");
     };
     if (o.has(keys.stream)) {
@@ -489,7 +491,7 @@ const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite"
                                                 "never",       "sequence",        "publish_delay_ms", "counts"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
-Expectation read_expect(const Reader& r, const json& v, const std::string& path, ScenarioKind kind, int trials,
+Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
                         const std::string& trials_name) {
     std::vector<std::string> top_fields = {"wrong", "every_trial_has", "every_trial_stream", "every_wrong_trial",
                                            "until_wrong"};
@@ -534,7 +536,7 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
                    e.every_wrong_trial);
     }
     if (o.has("until_wrong")) {
-        if (kind != ScenarioKind::workload) r.fail(o.path("until_wrong"), "applies only to kind \"workload\"");
+        if (kind == LabKind::sessions) r.fail(o.path("until_wrong"), "applies only to kind \"workload\"");
         Object u(r, o.at("until_wrong"), o.path("until_wrong"), {"max_runs"});
         e.until_wrong_max_runs = static_cast<int>(u.req_int("max_runs", trials + 1, k_int_max));
         if (e.wrong != Expectation::Count::at_least && e.wrong != Expectation::Count::between)
@@ -595,29 +597,41 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     s.title = top.req_string("title");
     s.title_vi = top.opt_string("title_vi", s.title);
     const json& kind = top.at("kind");
-    if (kind == "workload")
-        s.kind = ScenarioKind::workload;
-    else if (kind == "sessions")
-        s.kind = ScenarioKind::sessions;
-    else
-        r.expected(top.path("kind"), "\"workload\" or \"sessions\"", kind);
+    if (kind != "workload" && kind != "sessions") r.expected(top.path("kind"), "\"workload\" or \"sessions\"", kind);
+    const bool sessions = kind == "sessions";
     s.runs = static_cast<int>(top.opt_int("runs", s.runs, 1, 100000));
     if (top.has("seed")) s.seed = r.unsigned_integer(top.at("seed"), top.path("seed"));
 
     // A field of the other kind would be ignored; say so instead.
-    const auto& foreign = s.kind == ScenarioKind::workload ? k_sessions_fields : k_workload_fields;
-    const char* own_kind = s.kind == ScenarioKind::workload ? "workload" : "sessions";
-    const char* other_kind = s.kind == ScenarioKind::workload ? "sessions" : "workload";
+    const auto& foreign = sessions ? k_workload_fields : k_sessions_fields;
+    const char* own_kind = sessions ? "sessions" : "workload";
+    const char* other_kind = sessions ? "workload" : "sessions";
     for (const auto& key : foreign)
         if (top.has(key))
             r.fail(top.path(key), fmt::format("field applies only to kind \"{}\"; this scenario is kind \"{}\"",
                                               other_kind, own_kind));
 
-    int total = 0;
-    std::string total_name;
-    if (s.kind == ScenarioKind::workload && top.has("idem")) {
-        read_idem_workload(top, s);  // clients and a middleware instead of a stream
+    // The lab's kind, decided here once for every layer: a workload with "idem" is one of the
+    // idempotency kinds (read_idem_workload tells which from what "idem" holds).
+    int total = s.runs;
+    std::string total_name = "runs";
+    if (sessions) {
+        s.kind = LabKind::sessions;
+        const json& cases = r.array(top.at("cases"), top.path("cases"), true);
+        for (size_t i = 0; i < cases.size(); ++i)
+            s.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
+                                               {"title", "title_vi", "setup_sql", "sessions", "final_sql",
+                                                "expect_rows", "transcript_sessions", "exact_keys"})));
+        total = static_cast<int>(s.cases.size());
+        total_name = "cases";
+    } else if (top.has("idem")) {
+        read_idem_workload(top, s);  // clients and a middleware (or a benchmark, or a cluster) instead of a stream
         if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
+        if (s.kind != LabKind::idem_clients)
+            for (const char* key : {"faults", "servers"})
+                if (top.has(key))
+                    r.fail(top.path(key), "applies to stream labs and idempotency labs with clients; a benchmark or "
+                                          "a cluster lab starts its own servers and schedules no fault");
         if (top.has("servers"))
             s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica"}));
         if (top.has("faults")) {
@@ -636,9 +650,8 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                     r.fail(child(child(child(child(top.path("idem"), "clients"), i), "requests"), k),
                            "resend_after_fault names no fault: add \"name\": \"" + name + "\" to one under /faults");
             }
-        total = s.runs;
-        total_name = "runs";
-    } else if (s.kind == ScenarioKind::workload) {
+    } else {
+        s.kind = LabKind::stream;
         if (top.has("stream"))
             s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
                                           {"key", "group", "read_count", "block_ms"}));
@@ -687,16 +700,6 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (s.servers.postgres) actors.push_back("postgres");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
         }
-        total = s.runs;
-        total_name = "runs";
-    } else {
-        const json& cases = r.array(top.at("cases"), top.path("cases"), true);
-        for (size_t i = 0; i < cases.size(); ++i)
-            s.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
-                                               {"title", "title_vi", "setup_sql", "sessions", "final_sql",
-                                                "expect_rows", "transcript_sessions", "exact_keys"})));
-        total = static_cast<int>(s.cases.size());
-        total_name = "cases";
     }
 
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);

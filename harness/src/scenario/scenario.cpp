@@ -31,7 +31,7 @@ std::string Band::describe() const {
 }
 
 std::string RecordMatch::describe() const {
-    std::string text = op;
+    std::string text = to_string(op);
     if (!actor.empty()) text += " by " + actor;
     const char* separator = " with ";
     for (const auto& [key, value] : fields.items()) {
@@ -123,6 +123,45 @@ bool Expectation::wants_more(int wrong_trials, int trials) const {
     if (until_wrong_max_runs <= 0 || trials >= until_wrong_max_runs) return false;
     const bool has_lower = wrong == Count::at_least || wrong == Count::between;
     return has_lower && wrong_trials < n;
+}
+
+std::string to_string(LabKind k) {
+    switch (k) {
+        case LabKind::stream: return "stream";
+        case LabKind::sessions: return "sessions";
+        case LabKind::idem_clients: return "idem_clients";
+        case LabKind::idem_benchmark: return "idem_benchmark";
+        case LabKind::idem_cluster: return "idem_cluster";
+    }
+    return "unknown";
+}
+
+namespace {
+constexpr LabKind k_lab_kinds[] = {LabKind::stream, LabKind::sessions, LabKind::idem_clients, LabKind::idem_benchmark,
+                                   LabKind::idem_cluster};
+}  // namespace
+
+std::vector<std::string> lab_kind_names() {
+    std::vector<std::string> out;
+    for (LabKind k : k_lab_kinds) out.push_back(to_string(k));
+    return out;
+}
+
+std::optional<LabKind> lab_kind_named(const std::string& name) {
+    for (LabKind k : k_lab_kinds)
+        if (to_string(k) == name) return k;
+    return std::nullopt;
+}
+
+bool is_idem(LabKind k) {
+    switch (k) {
+        case LabKind::stream:
+        case LabKind::sessions: return false;
+        case LabKind::idem_clients:
+        case LabKind::idem_benchmark:
+        case LabKind::idem_cluster: return true;
+    }
+    return false;
 }
 
 std::string to_string(WriteMode m) {

@@ -29,7 +29,23 @@ private:
     std::string m_file, m_json_path, m_reason;
 };
 
-enum class ScenarioKind { workload, sessions };
+// What a lab is. The loader decides it once, from the file's "kind" and what its "idem" section
+// holds; every layer then switches on it (each backend picks the lab's runner by it, the checker
+// and the reporters their view of its results) instead of deciding again from the lab's fields.
+// A switch over it without `default:` makes the compiler name every layer a new kind must reach.
+enum class LabKind {
+    stream,          // "kind": "workload": a producer (or outbox dispatcher), consumers, a Redis stream
+    sessions,        // "kind": "sessions": scripted psql / redis-cli sessions, case by case
+    idem_clients,    // a workload with "idem": clients send requests through the idempotency middleware
+    idem_benchmark,  // a workload with "idem": {"benchmark"}: the claim's cost, Redis vs PostgreSQL
+    idem_cluster,    // a workload with "idem": {"cluster"}: hash tags and slots on a Redis Cluster
+};
+
+std::string to_string(LabKind k);  // "stream", "sessions", "idem_clients", "idem_benchmark", "idem_cluster"
+std::optional<LabKind> lab_kind_named(const std::string& name);
+std::vector<std::string> lab_kind_names();
+// The idempotency labs (article 002): their trials carry request counts and figures, not a stream.
+bool is_idem(LabKind k);
 
 // Where the consumer's CAS takes its version from.
 enum class VersionSource { event, entry_id };
@@ -39,6 +55,7 @@ struct StreamSpec {
     std::string group = "order-processor";
     int read_count = 1;       // XREADGROUP COUNT
     int64_t block_ms = 2000;  // XREADGROUP BLOCK; 0 is not allowed (would block forever)
+    bool operator==(const StreamSpec&) const = default;
 };
 
 struct OrderSpec {
@@ -54,6 +71,7 @@ struct EventSpec {
     int64_t version = 0;  // the business version assigned when the event was created
     int64_t at_ms = 0;    // when the producer publishes it, from the trial origin; events due at
                           // the same time go out back to back (one XADD after the other)
+    bool operator==(const EventSpec&) const = default;
 };
 
 struct LockSpec {
@@ -63,11 +81,13 @@ struct LockSpec {
     int64_t retry_ms = 20;                   // sleep between failed attempts
     int64_t skew_min_ms = 0;                 // random delay before the first attempt, drawn
     int64_t skew_max_ms = 0;                 // uniformly from [min, max]; 0..0 means none
+    bool operator==(const LockSpec&) const = default;
 };
 
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
     VersionSource version_source = VersionSource::event;
+    bool operator==(const WriteSpec&) const = default;
 };
 
 // Which attempts of one event's publication fail (1 = the first try), injected in the
@@ -76,6 +96,7 @@ struct PublishFailure {
     int64_t order = 0;
     std::string type;
     std::vector<int> attempts;
+    bool operator==(const PublishFailure&) const = default;
 };
 
 // The producer retries a failed publish asynchronously: after backoff_ms, then multiplied by
@@ -85,6 +106,7 @@ struct ProducerSpec {
     int64_t backoff_multiplier = 2;
     int max_attempts = 10;
     std::vector<PublishFailure> failures;
+    bool operator==(const ProducerSpec&) const = default;
 };
 
 enum class DispatchOrder {
@@ -103,6 +125,7 @@ enum class DispatchMark {
 struct OutboxFailure {
     int64_t outbox_id = 0;
     std::vector<int> attempts;
+    bool operator==(const OutboxFailure&) const = default;
 };
 
 // The transactional outbox: the source app records every event (UPDATE tmp_src_orders + INSERT
@@ -116,6 +139,7 @@ struct DispatcherSpec {
     std::vector<OutboxFailure> failures;
     DispatchMark mark = DispatchMark::row;
     int64_t publish_ms = 0;  // each publish's time after its XADD, before its mark (a broker's confirm)
+    bool operator==(const DispatcherSpec&) const = default;
 };
 
 // Bounds on how late an order's first event reached the stream after its first attempt.
@@ -137,7 +161,7 @@ struct Band {
 // `fields` is equal in the record's data (e.g. {"op":"lock_release","fields":{"result":0}}) and
 // every numeric field named in `bands` lies in its band (e.g. {"oom_errors": {"at_least": 1}}).
 struct RecordMatch {
-    std::string op;
+    Op op = Op::start;  // the loader accepts only ops history_op.h lists, and only their fields
     nlohmann::json fields = nlohmann::json::object();
     std::string actor{};  // empty: any
     std::map<std::string, Band> bands{};
@@ -274,11 +298,11 @@ struct Scenario {
     std::string group;   // a name that selects a family of parts at once: "idem"; empty: none
     std::string title;
     std::string title_vi;
-    ScenarioKind kind = ScenarioKind::workload;
+    LabKind kind = LabKind::stream;
     int runs = 10;
     uint64_t seed = 1;
 
-    // workload
+    // stream
     StreamSpec stream;
     std::vector<OrderSpec> orders;
     std::vector<EventSpec> events;
@@ -301,7 +325,8 @@ struct Scenario {
     // sessions
     std::vector<SessionCase> cases;
 
-    // idempotency-key labs (a workload with "idem" instead of a stream; see idem_spec.h)
+    // idempotency-key labs, the three idem_* kinds (a workload with "idem" instead of a stream;
+    // see idem_spec.h)
     IdemSpec idem;
 
     Expectation expect;

@@ -15,8 +15,8 @@
 #include <optional>
 #include <thread>
 
-#include "real/failover_kv.h"
 #include "real/redis_client.h"
+#include "real/redis_link.h"
 #include "real/sentinel.h"
 #include "real/servers.h"
 #include "real/temp_dir.h"
@@ -139,7 +139,9 @@ TEST(SentinelTest, SigkilledPrimaryIsReplacedBySentinelsElectionAndNothingIsLeft
         EXPECT_EQ(sentinels.master_addr().port, old.port);
 
         // A client that finds the primary through the sentinels, as production clients do.
-        FailoverKv kv(old, sentinels.endpoints(), sentinels.master_name(), RedisNamespace{"relab:sentinel-test:"});
+        RedisLink link(old, RedisNamespace{"relab:sentinel-test:"}, "relab:sentinel-test:", sentinels.endpoints(),
+                       sentinels.master_name());
+        LinkKv kv(link);
         kv.set("before", "1", KvSetOptions{});
         EXPECT_EQ(kv.get("before"), "1");
         // Replication is asynchronous: the replica acknowledges the key before the kill.

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-HistoryRecord rec(int64_t t_ns, const std::string& actor, const std::string& op, json data = json::object()) {
+HistoryRecord rec(int64_t t_ns, const std::string& actor, Op op, json data = json::object()) {
     return HistoryRecord{1, t_ns, actor, op, std::move(data)};
 }
 
@@ -22,29 +22,29 @@ json event(int64_t order, const std::string& type, int64_t v) { return {{"order"
 HistoryRecord publish(int64_t t, const std::string& entry, json ev, const std::string& result = "ok") {
     json d = {{"event", ev}, {"attempt", 1}, {"result", result}};
     if (result == "ok") d["entry"] = entry;
-    return rec(t, "producer", "publish", std::move(d));
+    return rec(t, "producer", Op::publish, std::move(d));
 }
 
 HistoryRecord receive(int64_t t, const std::string& actor, const std::string& entry, json ev, int deliveries = 1,
                       const std::string& via = "new") {
-    return rec(t, actor, "receive", {{"entry", entry}, {"event", ev}, {"deliveries", deliveries}, {"via", via}});
+    return rec(t, actor, Op::receive, {{"entry", entry}, {"event", ev}, {"deliveries", deliveries}, {"via", via}});
 }
 
 // A write as the lead's roles record it: with the entry it processed.
 HistoryRecord write(int64_t t, const std::string& actor, const std::string& entry, json ev, int64_t affected) {
-    return rec(t, actor, "write",
+    return rec(t, actor, Op::write,
                {{"entry", entry}, {"event", ev}, {"status", ev["type"]}, {"mode", "plain"}, {"affected", affected},
                 {"sql", "UPDATE ..."}});
 }
 
 // A write as relab recorded it before writes named their entry.
 HistoryRecord old_write(int64_t t, const std::string& actor, json ev, int64_t affected) {
-    return rec(t, actor, "write",
+    return rec(t, actor, Op::write,
                {{"event", ev}, {"status", ev["type"]}, {"mode", "plain"}, {"affected", affected}, {"sql", "UPDATE ..."}});
 }
 
 HistoryRecord ack(int64_t t, const std::string& actor, const std::string& entry) {
-    return rec(t, actor, "ack", {{"entry", entry}});
+    return rec(t, actor, Op::ack, {{"entry", entry}});
 }
 
 TEST(AccountingTest, a_clean_run_processes_every_published_entry_once) {
@@ -67,7 +67,7 @@ TEST(AccountingTest, a_job_that_ran_twice_is_duplicated_even_when_its_second_wri
     // was refused (affected 0): the job still ran twice.
     const Accounting a = account({publish(1, "1-0", event(42, "paid", 2)), receive(2, "C1", "1-0", event(42, "paid", 2)),
                                   write(3, "C1", "1-0", event(42, "paid", 2), 1),
-                                  rec(4, "reaper", "claim", {{"claimed", {"1-0"}}, {"deleted", json::array()}, {"min_idle_ms", 100}}),
+                                  rec(4, "reaper", Op::claim, {{"claimed", {"1-0"}}, {"deleted", json::array()}, {"min_idle_ms", 100}}),
                                   receive(5, "C2", "1-0", event(42, "paid", 2), 2, "claim"),
                                   write(6, "C2", "1-0", event(42, "paid", 2), 0), ack(7, "C2", "1-0")});
     EXPECT_EQ(a.published, 1);
@@ -123,8 +123,8 @@ TEST(AccountingTest, a_write_without_an_entry_is_the_job_of_what_its_actor_recei
     // Histories before writes named their entry. The same event was published twice (two entries):
     // each consumer's write belongs to the entry it received, so neither entry is lost.
     const Accounting a = account({publish(1, "1-0", event(42, "paid", 2)), publish(2, "2-0", event(42, "paid", 2)),
-                                  rec(3, "C1", "receive", {{"entry", "1-0"}, {"event", event(42, "paid", 2)}}),
-                                  rec(3, "C2", "receive", {{"entry", "2-0"}, {"event", event(42, "paid", 2)}}),
+                                  rec(3, "C1", Op::receive, {{"entry", "1-0"}, {"event", event(42, "paid", 2)}}),
+                                  rec(3, "C2", Op::receive, {{"entry", "2-0"}, {"event", event(42, "paid", 2)}}),
                                   old_write(4, "C2", event(42, "paid", 2), 1), old_write(5, "C1", event(42, "paid", 2), 1)});
     EXPECT_EQ(a.processed_once, 2);
     EXPECT_EQ(a.lost, 0);

@@ -10,7 +10,7 @@ namespace {
 
 using nlohmann::json;
 
-HistoryRecord rec(int64_t t_ns, const std::string& actor, const std::string& op, json data = json::object()) {
+HistoryRecord rec(int64_t t_ns, const std::string& actor, Op op, json data = json::object()) {
     HistoryRecord r;
     r.trial = 1;
     r.t_ns = t_ns;
@@ -23,15 +23,15 @@ HistoryRecord rec(int64_t t_ns, const std::string& actor, const std::string& op,
 json event(int64_t order, const std::string& type, int64_t v) { return {{"order", order}, {"type", type}, {"v", v}}; }
 
 HistoryRecord publish_ok(int64_t t_ns, const std::string& entry, json ev) {
-    return rec(t_ns, "P", "publish", {{"event", ev}, {"attempt", 1}, {"result", "ok"}, {"entry", entry}});
+    return rec(t_ns, "P", Op::publish, {{"event", ev}, {"attempt", 1}, {"result", "ok"}, {"entry", entry}});
 }
 
 HistoryRecord receive(int64_t t_ns, const std::string& actor, const std::string& entry, json ev) {
-    return rec(t_ns, actor, "receive", {{"entry", entry}, {"event", ev}});
+    return rec(t_ns, actor, Op::receive, {{"entry", entry}, {"event", ev}});
 }
 
 HistoryRecord write(int64_t t_ns, const std::string& actor, json ev, int64_t affected) {
-    return rec(t_ns, actor, "write",
+    return rec(t_ns, actor, Op::write,
                {{"event", ev}, {"status", ev["type"]}, {"version", ev["v"]}, {"mode", "plain"}, {"affected", affected},
                 {"sql", "UPDATE ..."}});
 }
@@ -80,32 +80,32 @@ TEST(CheckerTest, EachOrderIsJudgedAgainstItsOwnExpectation) {
 
 TEST(CheckerTest, HistoryIsSortedByTimeKeepingTiesInOrder) {
     TrialOutcome t = check(one_order_scenario(),
-                           {rec(300, "C1", "ack"), rec(100, "C1", "first"), rec(200, "C2", "tie-a"),
-                            rec(200, "C1", "tie-b"), rec(200, "C2", "tie-c"), rec(0, "P", "start")});
-    std::vector<std::string> ops;
+                           {rec(300, "C1", Op::ack), rec(100, "C1", Op::receive), rec(200, "C2", Op::lock_acquire),
+                            rec(200, "C1", Op::write), rec(200, "C2", Op::lock_release), rec(0, "P", Op::start)});
+    std::vector<Op> ops;
     for (const auto& r : t.history) ops.push_back(r.op);
-    EXPECT_EQ(ops, (std::vector<std::string>{"start", "first", "tie-a", "tie-b", "tie-c", "ack"}));
+    EXPECT_EQ(ops, (std::vector<Op>{Op::start, Op::receive, Op::lock_acquire, Op::write, Op::lock_release, Op::ack}));
 }
 
 TEST(CheckerTest, UnmetMatchesAreListed) {
     Scenario s = one_order_scenario();
-    s.expect.every_trial.has = {RecordMatch{"lock_release", {{"result", 0}}}, RecordMatch{"ack"}};
-    TrialOutcome t = check(s, {rec(10, "C1", "lock_release", {{"key", "lock:order:42"}, {"result", 1}}),
-                               rec(11, "C1", "lock_acquire", {{"result", 0}})});
+    s.expect.every_trial.has = {RecordMatch{Op::lock_release, {{"result", 0}}}, RecordMatch{Op::ack}};
+    TrialOutcome t = check(s, {rec(10, "C1", Op::lock_release, {{"key", "lock:order:42"}, {"result", 1}}),
+                               rec(11, "C1", Op::lock_acquire, {{"result", 0}})});
     EXPECT_EQ(t.unmet, (std::vector<std::string>{"no lock_release with result=0", "no ack"}));
 
-    t = check(s, {rec(10, "C1", "lock_release", {{"key", "lock:order:42"}, {"result", 0}, {"method", "DELEX IFEQ"}}),
-                  rec(12, "C1", "ack", {{"entry", "1-0"}})});
+    t = check(s, {rec(10, "C1", Op::lock_release, {{"key", "lock:order:42"}, {"result", 0}, {"method", "DELEX IFEQ"}}),
+                  rec(12, "C1", Op::ack, {{"entry", "1-0"}})});
     EXPECT_TRUE(t.unmet.empty());
 }
 
 TEST(CheckerTest, MatchComparesNestedObjectsAsJson) {
     Scenario s = one_order_scenario();
-    s.expect.every_trial.has = {RecordMatch{"write", {{"event", event(42, "paid", 2)}, {"affected", 1}}}};
+    s.expect.every_trial.has = {RecordMatch{Op::write, {{"event", event(42, "paid", 2)}, {"affected", 1}}}};
     EXPECT_TRUE(check(s, {write(10, "C1", event(42, "paid", 2), 1)}).unmet.empty());
     EXPECT_EQ(check(s, {write(10, "C1", event(42, "paid", 3), 1)}).unmet.size(), 1u);
     EXPECT_EQ(check(s, {write(10, "C1", event(42, "paid", 2), 0)}).unmet.size(), 1u);
-    EXPECT_EQ(check(s, {rec(10, "C1", "write", {{"affected", 1}})}).unmet.size(), 1u);  // field absent
+    EXPECT_EQ(check(s, {rec(10, "C1", Op::write, {{"affected", 1}})}).unmet.size(), 1u);  // field absent
 }
 
 TEST(CheckerTest, LostEntriesArePublishedButNeverProcessed) {
@@ -114,7 +114,7 @@ TEST(CheckerTest, LostEntriesArePublishedButNeverProcessed) {
     TrialOutcome t = check(one_order_scenario(),
                            {publish_ok(10, "1-0", event(42, "created", 1)), publish_ok(10, "1-1", event(42, "paid", 2)),
                             publish_ok(20, "2-0", event(42, "paid", 3)), publish_ok(25, "3-0", event(42, "shipped", 4)),
-                            rec(30, "P", "publish", {{"event", event(42, "x", 5)}, {"attempt", 1}, {"result", "fail"}}),
+                            rec(30, "P", Op::publish, {{"event", event(42, "x", 5)}, {"attempt", 1}, {"result", "fail"}}),
                             receive(40, "C1", "1-0", event(42, "created", 1)), write(45, "C1", event(42, "created", 1), 1),
                             receive(50, "C2", "2-0", event(42, "paid", 3)), write(55, "C2", event(42, "paid", 3), 1),
                             receive(60, "C1", "1-1", event(42, "paid", 2))});
@@ -198,7 +198,7 @@ TEST(CheckerTest, DeliveryLatencyIgnoresEntriesPickedUpByABusyConsumer) {
                             publish_ok(100'000, "1-1", event(42, "paid", 2)),
                             receive(200'000, "C1", "1-0", event(42, "created", 1)),  // idle: 200 us
                             write(800'000'000, "C1", event(42, "created", 1), 1),
-                            rec(800'100'000, "C1", "ack", {{"entry", "1-0"}}),
+                            rec(800'100'000, "C1", Op::ack, {{"entry", "1-0"}}),
                             receive(800'200'000, "C1", "1-1", event(42, "paid", 2))});
     const LatencyStats stats = delivery_latency({t});
     EXPECT_EQ(stats.samples, 1);
@@ -253,7 +253,7 @@ TEST(CheckerTest, SummarizeWorkloadForEachCountKind) {
 
 TEST(CheckerTest, SummarizeFailsOnUnmetMatchesEvenWhenCountHolds) {
     LabResult lab = workload_lab(Expectation::Count::none, 0, 3, 0);
-    lab.scenario.expect.every_trial.has = {RecordMatch{"lock_release", {{"result", 0}}}};
+    lab.scenario.expect.every_trial.has = {RecordMatch{Op::lock_release, {{"result", 0}}}};
     lab.trials[2].unmet = {"no lock_release with result=0"};
     summarize(lab);
     EXPECT_FALSE(lab.held);
@@ -298,7 +298,7 @@ StepOutcome step(const std::string& session, const std::string& sql, bool ok, co
 
 TEST(CheckerTest, SummarizeSessionsCountsWrongCasesAndFailingSteps) {
     LabResult lab;
-    lab.scenario.kind = ScenarioKind::sessions;
+    lab.scenario.kind = LabKind::sessions;
     lab.scenario.expect.wrong = Expectation::Count::none;
     CaseOutcome first;
     first.steps = {step("A", "BEGIN", true), step("B", "SELECT 1", true)};

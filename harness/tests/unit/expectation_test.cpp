@@ -14,20 +14,20 @@ namespace {
 
 using nlohmann::json;
 
-HistoryRecord rec(int64_t t_ms, const std::string& actor, const std::string& op, json data = json::object()) {
+HistoryRecord rec(int64_t t_ms, const std::string& actor, Op op, json data = json::object()) {
     return HistoryRecord{1, t_ms * 1'000'000, actor, op, std::move(data)};
 }
 
 json event(const std::string& type, int64_t v) { return {{"order", 42}, {"type", type}, {"v", v}}; }
 
 HistoryRecord write(int64_t t_ms, const std::string& actor, const std::string& type, int64_t v, int64_t affected = 1) {
-    return rec(t_ms, actor, "write", {{"event", event(type, v)}, {"status", type}, {"affected", affected}});
+    return rec(t_ms, actor, Op::write, {{"event", event(type, v)}, {"status", type}, {"affected", affected}});
 }
 
 // The bug's own history (article 000, 08a): paid written at 56 ms, created overwrites it at 806 ms.
 std::vector<HistoryRecord> baseline_history() {
-    return {rec(0, "C1", "receive", {{"entry", "1-0"}, {"event", event("created", 1)}}),
-            rec(0, "C2", "receive", {{"entry", "1-1"}, {"event", event("paid", 2)}}), write(56, "C2", "paid", 2),
+    return {rec(0, "C1", Op::receive, {{"entry", "1-0"}, {"event", event("created", 1)}}),
+            rec(0, "C2", Op::receive, {{"entry", "1-1"}, {"event", event("paid", 2)}}), write(56, "C2", "paid", 2),
             write(806, "C1", "created", 1)};
 }
 
@@ -68,16 +68,16 @@ TEST(ExpectationTest, WrongTrialTermsAreCheckedOnlyInWrongTrials) {
         "every_wrong_trial": {"sequence": [{"op": "lock_acquire", "fields": {"event": {"type": "paid"}}},
                                            {"op": "lock_acquire", "fields": {"event": {"type": "created"}}}]}})");
     const auto created_first = std::vector<HistoryRecord>{
-        rec(1, "C1", "lock_acquire", {{"event", event("created", 1)}}),
-        rec(802, "C2", "lock_acquire", {{"event", event("paid", 2)}})};
+        rec(1, "C1", Op::lock_acquire, {{"event", event("created", 1)}}),
+        rec(802, "C2", Op::lock_acquire, {{"event", event("paid", 2)}})};
     EXPECT_TRUE(trial(s, created_first, "paid").unmet.empty());  // right: not asked why
     // Wrong although created locked first: not the mechanism the lab claims.
     const TrialOutcome t = trial(s, created_first, "created");
     ASSERT_EQ(t.unmet.size(), 1u);
     EXPECT_EQ(t.unmet[0],
               "wrong trial: sequence step 2 (lock_acquire with event={\"type\":\"created\"}) never followed step 1");
-    const auto paid_first = std::vector<HistoryRecord>{rec(1, "C2", "lock_acquire", {{"event", event("paid", 2)}}),
-                                                       rec(52, "C1", "lock_acquire", {{"event", event("created", 1)}})};
+    const auto paid_first = std::vector<HistoryRecord>{rec(1, "C2", Op::lock_acquire, {{"event", event("paid", 2)}}),
+                                                       rec(52, "C1", Op::lock_acquire, {{"event", event("created", 1)}})};
     EXPECT_TRUE(trial(s, paid_first, "created").unmet.empty());
 }
 
@@ -86,41 +86,41 @@ TEST(ExpectationTest, SequenceGapCountsFromTheNamedStep) {
         {"op": "claim", "fields": {"decision": "first"}},
         {"op": "answer", "fields": {"code": 409}},
         {"op": "answer", "fields": {"code": 201}, "gap_ms": {"at_least": 1500}, "from_step": 1}]})");
-    const auto claim = rec(100, "A", "claim", {{"decision", "first"}});
-    const auto conflict = rec(1000, "A", "answer", {{"code", 409}});
-    EXPECT_TRUE(trial(s, {claim, rec(500, "A", "answer", {{"code", 201}}), conflict,
-                          rec(2000, "A", "answer", {{"code", 201}})},
+    const auto claim = rec(100, "A", Op::claim, {{"decision", "first"}});
+    const auto conflict = rec(1000, "A", Op::answer, {{"code", 409}});
+    EXPECT_TRUE(trial(s, {claim, rec(500, "A", Op::answer, {{"code", 201}}), conflict,
+                          rec(2000, "A", Op::answer, {{"code", 201}})},
                       "paid")
                     .unmet.empty());
-    const TrialOutcome early = trial(s, {claim, conflict, rec(1200, "A", "answer", {{"code", 201}})}, "paid");
+    const TrialOutcome early = trial(s, {claim, conflict, rec(1200, "A", Op::answer, {{"code", 201}})}, "paid");
     ASSERT_EQ(early.unmet.size(), 1u);
     EXPECT_EQ(early.unmet[0], "sequence step 3 (answer with code=201, >= 1500 ms after step 1) came 1100 ms after step 1");
     // Out of order: a 201 before the 409 does not make a 409-then-201 sequence.
-    EXPECT_EQ(trial(s, {claim, rec(800, "A", "answer", {{"code", 201}}), conflict}, "paid").unmet,
+    EXPECT_EQ(trial(s, {claim, rec(800, "A", Op::answer, {{"code", 201}}), conflict}, "paid").unmet,
               std::vector<std::string>{"sequence step 3 (answer with code=201, >= 1500 ms after step 1) never followed step 2"});
 }
 
 TEST(ExpectationTest, RecordBandsNeverAndActor) {
     const Scenario s = lab(R"({"wrong": "none",
-        "every_trial_has": [{"op": "fault", "fields": {"type": "flood", "idem_keys_after": 1},
+        "every_trial_has": [{"op": "fault", "fields": {"action": "flood", "idem_keys_after": 1},
                              "bands": {"oom_errors": {"at_least": 1}}}],
         "never": [{"op": "answer", "actor": "A2", "fields": {"source": "created"}}]})");
     const auto flood = [](int64_t oom, int64_t left) {
-        return rec(2200, "relab", "fault", {{"type", "flood"}, {"oom_errors", oom}, {"idem_keys_after", left}});
+        return rec(2200, "nemesis", Op::fault, {{"action", "flood"}, {"oom_errors", oom}, {"idem_keys_after", left}});
     };
-    EXPECT_TRUE(trial(s, {flood(12, 1), rec(10, "A", "answer", {{"source", "created"}})}, "paid").unmet.empty());
+    EXPECT_TRUE(trial(s, {flood(12, 1), rec(10, "A", Op::answer, {{"source", "created"}})}, "paid").unmet.empty());
     EXPECT_EQ(trial(s, {flood(0, 1)}, "paid").unmet,
-              std::vector<std::string>{"no fault with idem_keys_after=1, type=flood, oom_errors >= 1"});
+              std::vector<std::string>{"no fault with action=flood, idem_keys_after=1, oom_errors >= 1"});
     EXPECT_EQ(trial(s, {flood(5, 0)}, "paid").unmet.size(), 1u);  // the key did not survive
-    EXPECT_EQ(trial(s, {flood(5, 1), rec(3000, "A2", "answer", {{"source", "created"}})}, "paid").unmet,
+    EXPECT_EQ(trial(s, {flood(5, 1), rec(3000, "A2", Op::answer, {{"source", "created"}})}, "paid").unmet,
               std::vector<std::string>{"answer by A2 with source=created at 3000 ms, which must not happen"});
 }
 
 TEST(ExpectationTest, CountBandsReadTheIdempotencyCounts) {
     Scenario s = lab(R"({"wrong": "none", "counts": {"orders": {"exactly": 1}, "errors": {"at_least": 1}}})");
-    s.idem.enabled = true;
-    const std::vector<HistoryRecord> answers = {rec(1, "A", "send", {{"request", "r"}, {"attempt", 1}}),
-                                                rec(2, "A", "answer", {{"request", "r"}, {"attempt", 1}, {"code", 503}})};
+    s.kind = LabKind::idem_clients;
+    const std::vector<HistoryRecord> answers = {rec(1, "A", Op::send, {{"request", "r"}, {"attempt", 1}}),
+                                                rec(2, "A", Op::answer, {{"request", "r"}, {"attempt", 1}, {"code", 503}})};
     const TrialOutcome none = check_idem_trial(s, 1, 7, answers, {});
     EXPECT_EQ(none.unmet, std::vector<std::string>{"orders = 1 (measured 0)"});
     const TrialOutcome one = check_idem_trial(s, 1, 7, answers, {PlacedOrder{1, 7, "7:k", "{}"}});

@@ -211,7 +211,7 @@ TEST(HtmlReporterTest, markup_in_titles_actors_sql_and_ops_is_escaped) {
     lab.scenario.title = "<b>\"x\" & 'y'</b>";
     lab.scenario.documented.text = "a < b";
     lab.trials.resize(1);
-    lab.trials[0].history.push_back(test::rec(1, 900, "C<3>", "odd&op", {{"sql", "SELECT '<x>'"}}));
+    lab.trials[0].history.push_back(test::rec(1, 900, "C<3>", Op::error, {{"error", "SELECT '<x>'"}}));
     RunReport run;
     run.labs = {lab};
     const std::string html = render(run);
@@ -219,7 +219,7 @@ TEST(HtmlReporterTest, markup_in_titles_actors_sql_and_ops_is_escaped) {
     EXPECT_EQ(html.find("<b>\"x\""), std::string::npos);
     EXPECT_NE(html.find("<p>a &lt; b</p>"), std::string::npos);
     EXPECT_NE(html.find("data-lane=\"C&lt;3&gt;\""), std::string::npos);
-    EXPECT_NE(html.find("data-op=\"odd&amp;op\""), std::string::npos);
+    EXPECT_NE(html.find("data-op=\"error\""), std::string::npos);
     EXPECT_EQ(html.find("C<3>"), std::string::npos);
     EXPECT_EQ(html.find("'<x>'"), std::string::npos);
     const auto drawn = svgs(html);  // each parses as XML
@@ -230,17 +230,17 @@ TEST(HtmlReporterTest, markup_in_titles_actors_sql_and_ops_is_escaped) {
     EXPECT_EQ(lanes, (std::vector<std::string>{"C1", "C2", "C<3>", "producer"}));
 }
 
-TEST(HtmlReporterTest, every_svg_is_well_formed_and_unknown_records_are_drawn) {
+TEST(HtmlReporterTest, every_svg_is_well_formed_and_records_without_a_drawing_of_their_own_are_drawn) {
     RunReport run = test::sample_run();
-    run.labs[0].trials[0].history.push_back(test::rec(1, 400, "dispatcher", "dispatcher_round", {{"round", 3}}));
-    run.labs[0].trials[0].history.push_back(test::rec(1, 420, "C1", "idempotency_response", {{"status", 409}}));
+    run.labs[0].trials[0].history.push_back(test::rec(1, 400, "dispatcher", Op::outbox_insert, {{"outbox_id", 3}}));
+    run.labs[0].trials[0].history.push_back(test::rec(1, 420, "C1", Op::group_created, {{"group", "g"}, {"start", "0"}}));
     const std::string html = render(run);
     const auto drawn = svgs(html);
     // legend + baseline 2 + lock 3 + cas 1 + two orders 2 + session cases 2
     EXPECT_EQ(drawn.size(), 11u);
-    EXPECT_NE(html.find(R"(<circle class="marker other" data-op="dispatcher_round")"), std::string::npos);
-    EXPECT_NE(html.find(R"(<circle class="marker other" data-op="idempotency_response")"), std::string::npos);
-    EXPECT_NE(html.find(">dispatcher_round</text>"), std::string::npos);
+    EXPECT_NE(html.find(R"(<circle class="marker other" data-op="outbox_insert")"), std::string::npos);
+    EXPECT_NE(html.find(R"(<circle class="marker other" data-op="group_created")"), std::string::npos);
+    EXPECT_NE(html.find(">outbox_insert</text>"), std::string::npos);
     EXPECT_EQ(lanes_of(drawn[1]), (std::vector<std::string>{"dispatcher", "producer", "C1", "C2"}));
 }
 

@@ -43,9 +43,8 @@ std::string error_of(const json& doc) {
 
 TEST(IdemClusterLoaderTest, a_cluster_lab_loads_its_pairs_script_and_loads) {
     const Scenario s = parse_scenario(cluster_doc().dump(), "c.json");
-    ASSERT_TRUE(s.idem.enabled);
+    ASSERT_EQ(s.kind, LabKind::idem_cluster);
     const IdemCluster& c = s.idem.cluster;
-    ASSERT_TRUE(c.enabled);
     EXPECT_EQ(c.masters, 3);
     EXPECT_EQ(c.node_timeout_ms, 2000);
     ASSERT_EQ(c.pairs.size(), 2u);
@@ -66,7 +65,7 @@ TEST(IdemClusterLoaderTest, the_shipped_lab_loads_in_the_idem_group) {
     EXPECT_EQ(s.id, "idem-cluster");
     EXPECT_EQ(s.part, "idem-cluster");
     EXPECT_EQ(s.group, "idem");
-    ASSERT_TRUE(s.idem.cluster.enabled);
+    ASSERT_EQ(s.kind, LabKind::idem_cluster);
     EXPECT_EQ(s.idem.cluster.masters, 3);
     EXPECT_FALSE(s.expect.every_trial.has.empty());
 }

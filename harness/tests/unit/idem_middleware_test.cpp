@@ -202,7 +202,7 @@ TEST(IdemMiddlewareTest, the_labs_business_failure_releases_the_key_so_the_retry
     EXPECT_EQ(f.business_runs, 1);
     bool released = false;
     for (const auto& rec : f.history.records())
-        if (rec.op == "release" && rec.data.value("deleted", 0) == 1) released = true;
+        if (rec.op == Op::release && rec.data.value("deleted", 0) == 1) released = true;
     EXPECT_TRUE(released);
 }
 
@@ -226,7 +226,7 @@ TEST(IdemMiddlewareTest, one_tier_ttl_stores_with_keepttl) {
 }
 
 // The records of one op, in order.
-std::vector<HistoryRecord> records_of(const MemoryHistory& h, const std::string& op) {
+std::vector<HistoryRecord> records_of(const MemoryHistory& h, Op op) {
     std::vector<HistoryRecord> out;
     for (const auto& r : h.records())
         if (r.op == op) out.push_back(r);
@@ -273,7 +273,7 @@ TEST(IdemMiddlewareTest, an_error_reply_to_the_claim_fails_closed_with_503_and_n
     EXPECT_EQ(r.code, 503);
     EXPECT_EQ(r.source, "unavailable");
     EXPECT_EQ(f.business_runs, 0);
-    const auto claims = records_of(f.history, "claim");
+    const auto claims = records_of(f.history, Op::claim);
     ASSERT_EQ(claims.size(), 1u);
     EXPECT_EQ(claims[0].data.value("error_class", ""), "reply");
     EXPECT_NE(claims[0].data.value("error", "").find("OOM command not allowed"), std::string::npos);
@@ -286,7 +286,7 @@ TEST(IdemMiddlewareTest, a_lost_connection_while_a_server_fault_is_scheduled_fai
     const auto r = f.send(k_req);
     EXPECT_EQ(r.code, 503);
     EXPECT_EQ(f.business_runs, 0);
-    EXPECT_EQ(records_of(f.history, "claim").at(0).data.value("error_class", ""), "unavailable");
+    EXPECT_EQ(records_of(f.history, Op::claim).at(0).data.value("error_class", ""), "unavailable");
 }
 
 TEST(IdemMiddlewareTest, a_lost_connection_with_no_server_fault_scheduled_is_a_harness_error_not_an_answer) {
@@ -302,7 +302,7 @@ TEST(IdemMiddlewareTest, a_lost_connection_with_no_server_fault_scheduled_is_a_h
         EXPECT_NE(what.find("check that redis-server is running"), std::string::npos) << what;
     }
     EXPECT_EQ(f.business_runs, 0);
-    EXPECT_TRUE(records_of(f.history, "answer").empty());
+    EXPECT_TRUE(records_of(f.history, Op::answer).empty());
 }
 
 TEST(IdemMiddlewareTest, a_reply_relab_cannot_read_is_a_harness_error_even_during_a_server_fault) {
@@ -321,7 +321,7 @@ TEST(IdemMiddlewareTest, a_lost_connection_at_the_store_is_500_during_a_server_f
     EXPECT_EQ(r.code, 500);
     EXPECT_EQ(r.source, "store_failed");
     EXPECT_EQ(during.business_runs, 1);
-    EXPECT_EQ(records_of(during.history, "store").at(0).data.value("error_class", ""), "unavailable");
+    EXPECT_EQ(records_of(during.history, Op::store).at(0).data.value("error_class", ""), "unavailable");
 
     Fixture without;
     without.kv.fail_set = {{2, k_lost}};
@@ -341,7 +341,7 @@ TEST(IdemMiddlewareTest, a_postgresql_error_in_the_business_logic_is_a_harness_e
         EXPECT_NE(what.find("server closed the connection unexpectedly"), std::string::npos) << what;
         EXPECT_NE(what.find("check that PostgreSQL is running"), std::string::npos) << what;
     }
-    EXPECT_TRUE(records_of(f.history, "release").empty());
+    EXPECT_TRUE(records_of(f.history, Op::release).empty());
 }
 
 TEST(IdemMiddlewareTest, wait_fail_closed_releases_an_unreplicated_claim) {

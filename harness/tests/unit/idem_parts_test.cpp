@@ -46,7 +46,7 @@ std::string error_of(const json& doc) {
 TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_the_shared_fault_vocabulary) {
     const Scenario s = parse_scenario(idem_doc().dump(), "t.json");
     EXPECT_EQ(s.group, "idem");
-    ASSERT_TRUE(s.idem.enabled);
+    ASSERT_EQ(s.kind, LabKind::idem_clients);
     EXPECT_TRUE(s.idem.layer4);
     EXPECT_EQ(s.idem.middleware.claim_ttl_ms, 1000);
     EXPECT_TRUE(s.idem.middleware.wait_fail_closed);
@@ -64,7 +64,7 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     EXPECT_EQ(s.faults[2].action, FaultAction::kill);
     EXPECT_EQ(s.faults[2].target, "A");
     ASSERT_TRUE(s.faults[2].trigger.after);
-    EXPECT_EQ(s.faults[2].trigger.after->op, "claim");
+    EXPECT_EQ(s.faults[2].trigger.after->op, Op::claim);
 }
 
 TEST(IdemLoaderTest, the_articles_duplicate_count_is_read_for_the_report_and_must_be_text) {
@@ -134,13 +134,13 @@ TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
 
 HistoryRecord answer(const std::string& request, int64_t user, int attempt, int code, const std::string& body,
                      const std::string& source) {
-    return HistoryRecord{1, 0, "A", "answer",
+    return HistoryRecord{1, 0, "A", Op::answer,
                          {{"request", request}, {"user_id", user}, {"attempt", attempt}, {"code", code}, {"body", body},
                           {"source", source}}};
 }
 
 HistoryRecord send(const std::string& request, int attempt) {
-    return HistoryRecord{1, 0, "A", "send", {{"request", request}, {"attempt", attempt}}};
+    return HistoryRecord{1, 0, "A", Op::send, {{"request", request}, {"attempt", attempt}}};
 }
 
 TEST(IdemCountTest, duplicates_come_from_the_orders_table_and_leaks_from_the_answers) {
@@ -299,6 +299,7 @@ TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_count
     std::ostringstream with_clients;
     print_idem_workload(lab, Lang::en, TimelineSelection{}, with_clients);
     EXPECT_NE(with_clients.str().find("orders 0 (duplicates 0)"), std::string::npos) << with_clients.str();
+    lab.scenario.kind = LabKind::idem_benchmark;  // the loader's kind for a lab with a benchmark and no clients
     lab.scenario.idem.clients.clear();
     std::ostringstream without;
     print_idem_workload(lab, Lang::en, TimelineSelection{}, without);
@@ -316,7 +317,7 @@ namespace {
 HistoryRecord nemesis_ok(int64_t t_ms, int fault, nlohmann::json data) {
     data["fault"] = fault;
     data["phase"] = "ok";
-    return HistoryRecord{1, t_ms * 1'000'000, "nemesis", "fault", std::move(data)};
+    return HistoryRecord{1, t_ms * 1'000'000, "nemesis", Op::fault, std::move(data)};
 }
 
 // The figures beside the article's are read from the nemesis's records, so both backends report
@@ -338,9 +339,9 @@ TEST(IdemFaultMeasurementsTest, each_fault_leaves_its_figure_beside_the_articles
         nemesis_ok(1000, 2, {{"action", "failover"}, {"target", "redis"}, {"idem_keys_before", 1},
                              {"idem_keys_after", 0}, {"switch_ms", 1700}}),
         nemesis_ok(2000, 3, {{"action", "kill"}, {"target", "A"}, {"key", "idem:k"}}),
-        HistoryRecord{1, 2300'000'000, "A2", "answer", {{"code", 409}, {"source", "in_progress"}}},
-        HistoryRecord{1, 2600'000'000, "A2", "answer", {{"code", 409}, {"source", "in_progress"}}},
-        HistoryRecord{1, 3000'000'000, "relab", "observe", {{"key", "idem:k"}, {"pttl_ms", 7'200'000}}},
+        HistoryRecord{1, 2300'000'000, "A2", Op::answer, {{"code", 409}, {"source", "in_progress"}}},
+        HistoryRecord{1, 2600'000'000, "A2", Op::answer, {{"code", 409}, {"source", "in_progress"}}},
+        HistoryRecord{1, 3000'000'000, "relab", Op::observe, {{"key", "idem:k"}, {"pttl_ms", 7'200'000}}},
     };
     const auto m = idem_fault_measurements(s, h);
     ASSERT_EQ(m.size(), 4u);
@@ -353,7 +354,7 @@ TEST(IdemFaultMeasurementsTest, each_fault_leaves_its_figure_beside_the_articles
     EXPECT_EQ(m[3].measured, "still in_progress at the end (2 × 409 over 0.6 s); PTTL left 7,200 s (≈ 2.0 h)");
     EXPECT_EQ(m[3].documented, "stuck for 24 h");
     // Freed: a 201 after the 409s.
-    h.push_back(HistoryRecord{1, 3100'000'000, "A2", "answer", {{"code", 201}, {"source", "created"}}});
+    h.push_back(HistoryRecord{1, 3100'000'000, "A2", Op::answer, {{"code", 201}, {"source", "created"}}});
     EXPECT_EQ(idem_fault_measurements(s, h)[3].measured, "freed 1.1 s after the client died (2 × 409 before, then 201)");
 }
 

@@ -54,7 +54,7 @@ TEST(JsonReaderTest, a_report_read_back_prints_the_same_text_in_both_languages) 
     // The scenario itself came back, not only what the JSON spells out.
     EXPECT_EQ(back.labs[3].scenario.dispatcher.enabled, run.labs[3].scenario.dispatcher.enabled);
     EXPECT_EQ(back.labs[4].scenario.cases.size(), 3u);
-    EXPECT_EQ(back.labs[4].scenario.kind, ScenarioKind::sessions);
+    EXPECT_EQ(back.labs[4].scenario.kind, LabKind::sessions);
 }
 
 TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of_the_report) {
@@ -66,7 +66,7 @@ TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of
     EXPECT_EQ(back.labs[3].scenario.orders.size(), 2u);  // from the final rows
     EXPECT_EQ(back.labs[1].scenario.expect.wrong, Expectation::Count::at_least);
     EXPECT_EQ(back.labs[1].scenario.expect.n, 1);
-    EXPECT_EQ(back.labs[4].scenario.kind, ScenarioKind::sessions);
+    EXPECT_EQ(back.labs[4].scenario.kind, LabKind::sessions);
     EXPECT_TRUE(back.labs[5].skipped);
     // Workload labs print exactly as before.
     for (size_t i : {0u, 1u, 2u, 3u, 5u}) {

@@ -122,8 +122,8 @@ Scenario two_orders(DispatchOrder ordering, std::vector<OutboxFailure> failures)
 }
 
 void run_outbox(Harness& h, const Scenario& s) {
-    run_source_app(s, h.ports, Millis{1000});
-    run_dispatcher(s, h.ports, Millis{1000});
+    run_source_app(role_settings(s), h.ports, Millis{1000});
+    run_dispatcher(role_settings(s), h.ports, Millis{1000});
 }
 
 TEST(DispatcherTest, naive_dispatcher_lets_later_rows_of_the_same_order_overtake_a_failed_one) {
@@ -139,7 +139,7 @@ TEST(DispatcherTest, per_key_dispatcher_holds_back_only_the_failed_rows_order) {
     // Round 1 publishes all of #43; #42's paid waits twice, then goes in round 3 after its created.
     std::vector<std::string> rounds;
     for (const auto& r : h.history.records())
-        if (r.op == "publish")
+        if (r.op == Op::publish)
             rounds.push_back(fmt::format("{}:{}:{}:{}", r.data["round"].get<int>(), r.data["event"]["order"].get<int>(),
                                          r.data["event"]["type"].get<std::string>(), r.data["result"].get<std::string>()));
     EXPECT_EQ(rounds, (std::vector<std::string>{"1:42:created:fail", "1:42:paid:wait", "1:43:created:ok", "1:43:paid:ok",
@@ -153,7 +153,7 @@ TEST(DispatcherTest, without_failures_both_orderings_publish_in_one_round) {
         run_outbox(h, two_orders(ordering, {}));
         int max_round = 0;
         for (const auto& r : h.history.records())
-            if (r.op == "publish") max_round = std::max(max_round, r.data["round"].get<int>());
+            if (r.op == Op::publish) max_round = std::max(max_round, r.data["round"].get<int>());
         EXPECT_EQ(max_round, 1);
         EXPECT_EQ(h.stream.order_types().size(), 4u);
     }
@@ -174,11 +174,11 @@ TEST(ProducerTest, a_failed_publish_is_retried_on_doubling_backoff_and_paid_over
     s.events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 300}};
     s.consumers = 1;
     s.producer.failures = {PublishFailure{42, "created", {1, 2}}};
-    run_producer(s, h.ports, Millis{1000});
+    run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_EQ(h.stream.order_types(), (std::vector<std::string>{"42:paid", "42:created"}));
     std::vector<std::string> attempts;
     for (const auto& r : h.history.records())
-        if (r.op == "publish")
+        if (r.op == Op::publish)
             attempts.push_back(fmt::format("{}ms {} #{} {}", r.t_ns / 1'000'000, r.data["event"]["type"].get<std::string>(),
                                            r.data["attempt"].get<int>(), r.data["result"].get<std::string>()));
     // Retries are due 500 and 1000 ms after the first try (backoff 500, doubling).
@@ -194,7 +194,7 @@ TEST(ProducerTest, max_attempts_gives_up_and_the_event_never_reaches_the_stream)
     s.consumers = 1;
     s.producer.max_attempts = 2;
     s.producer.failures = {PublishFailure{42, "created", {1, 2}}};
-    run_producer(s, h.ports, Millis{1000});
+    run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_TRUE(h.stream.order_types().empty());
     EXPECT_FALSE(h.history.records().back().data.contains("retry_in_ms"));
 }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "real/redis_client.h"
+#include "real/redis_link.h"
 
 namespace relab {
 namespace {
@@ -108,6 +109,18 @@ TEST(RedisErrorTest, KindSaysWhetherTheServerAnswered) {
     EXPECT_EQ(RedisError("SET k v", "k", "OOM command not allowed").kind(), KvError::Kind::reply);
     EXPECT_EQ(RedisConnectionError("SET k v", "k", "server closed the connection").kind(),
               KvError::Kind::unavailable);
+}
+
+// What RedisLink drops its connection for: the connection is gone, or the node was demoted. Every
+// other error (the server's own answer, an unreadable reply) leaves the connection as it is.
+TEST(RedisLinkTest, OnlyALostConnectionOrReadonlyMakesTheLinkLookForThePrimaryAgain) {
+    EXPECT_TRUE(link_must_reconnect(RedisConnectionError("GET k", "k", "Connection refused")));
+    EXPECT_TRUE(link_must_reconnect(RedisError("SET k v", "k", "READONLY You can't write against a read only replica.")));
+    EXPECT_FALSE(link_must_reconnect(RedisError("SET k v", "k", "OOM command not allowed when used memory > 'maxmemory'.")));
+    EXPECT_FALSE(link_must_reconnect(RedisError("SET k v NX GET", "k", "WRONGTYPE Operation against a key")));
+    EXPECT_FALSE(link_must_reconnect(RedisError("XREADGROUP", "s", "NOGROUP No such key 's'")));
+    EXPECT_FALSE(link_must_reconnect(RedisError("GET k", "k", "ERR mentions READONLY later")));
+    EXPECT_FALSE(link_must_reconnect(RedisError("SET k v", "k", "READONLY", KvError::Kind::unexpected)));
 }
 
 }  // namespace

@@ -20,21 +20,21 @@ inline StreamEntry entry(const std::string& id, int64_t order, const std::string
     return StreamEntry{id, {{"order", std::to_string(order)}, {"type", type}, {"v", std::to_string(v)}}};
 }
 
-inline HistoryRecord rec(int trial, double t_ms, const std::string& actor, const std::string& op,
+inline HistoryRecord rec(int trial, double t_ms, const std::string& actor, Op op,
                          nlohmann::json data) {
     return HistoryRecord{trial, ms_ns(t_ms), actor, op, std::move(data)};
 }
 
 inline HistoryRecord receive(int trial, double t_ms, const std::string& actor, const std::string& id,
                              nlohmann::json ev) {
-    return rec(trial, t_ms, actor, "receive", {{"entry", id}, {"event", std::move(ev)}});
+    return rec(trial, t_ms, actor, Op::receive, {{"entry", id}, {"event", std::move(ev)}});
 }
 
 inline HistoryRecord plain_write(int trial, double t_ms, const std::string& actor, nlohmann::json ev,
                                  int64_t affected) {
     const std::string status = ev.at("type").get<std::string>();
     const int64_t order = ev.at("order").get<int64_t>();
-    return rec(trial, t_ms, actor, "write",
+    return rec(trial, t_ms, actor, Op::write,
                {{"event", ev},
                 {"status", status},
                 {"mode", "plain"},
@@ -46,7 +46,7 @@ inline HistoryRecord cas_write(int trial, double t_ms, const std::string& actor,
                                int64_t affected) {
     const std::string status = ev.at("type").get<std::string>();
     const int64_t v = ev.at("v").get<int64_t>();
-    return rec(trial, t_ms, actor, "write",
+    return rec(trial, t_ms, actor, Op::write,
                {{"event", ev},
                 {"status", status},
                 {"version", v},
@@ -57,11 +57,11 @@ inline HistoryRecord cas_write(int trial, double t_ms, const std::string& actor,
 }
 
 inline HistoryRecord lock_acquire(int trial, double t_ms, const std::string& actor, int attempts, int64_t ttl_ms) {
-    return rec(trial, t_ms, actor, "lock_acquire", {{"key", "lock:order:42"}, {"attempts", attempts}, {"ttl_ms", ttl_ms}});
+    return rec(trial, t_ms, actor, Op::lock_acquire, {{"key", "lock:order:42"}, {"attempts", attempts}, {"ttl_ms", ttl_ms}});
 }
 
 inline HistoryRecord lock_release(int trial, double t_ms, const std::string& actor, int64_t result) {
-    return rec(trial, t_ms, actor, "lock_release",
+    return rec(trial, t_ms, actor, Op::lock_release,
                {{"key", "lock:order:42"}, {"result", result}, {"method", "compare-and-delete Lua script"}});
 }
 
@@ -105,17 +105,17 @@ inline LabResult baseline_lab() {
         const std::string paid_id = trial == 1 ? "1792591449272-1" : "1792591450391-1";
         t.stream = {entry(created_id, 42, "created", 1), entry(paid_id, 42, "paid", 2)};
         t.history = {
-            rec(trial, 0, "producer", "start", nlohmann::json::object()),
-            rec(trial, 0.4, "producer", "publish",
+            rec(trial, 0, "producer", Op::start, nlohmann::json::object()),
+            rec(trial, 0.4, "producer", Op::publish,
                 {{"event", event(42, "created", 1)}, {"attempt", 1}, {"result", "ok"}, {"entry", created_id}}),
-            rec(trial, 0.4, "producer", "publish",
+            rec(trial, 0.4, "producer", Op::publish,
                 {{"event", event(42, "paid", 2)}, {"attempt", 1}, {"result", "ok"}, {"entry", paid_id}}),
             receive(trial, 2.1, "C1", created_id, event(42, "created", 1)),
             receive(trial, 2.3, "C2", paid_id, event(42, "paid", 2)),
             plain_write(trial, trial == 1 ? 111.9 : 104.0, "C2", event(42, "paid", 2), 1),
-            rec(trial, 112.0, "C2", "ack", {{"entry", paid_id}}),
+            rec(trial, 112.0, "C2", Op::ack, {{"entry", paid_id}}),
             plain_write(trial, trial == 1 ? 816.999 : 809.5, "C1", event(42, "created", 1), 1),
-            rec(trial, 817.0, "C1", "ack", {{"entry", created_id}}),
+            rec(trial, 817.0, "C1", Op::ack, {{"entry", created_id}}),
         };
         t.final_rows = {OrderRow{42, "created", 0}};
         t.wrong = true;
@@ -217,16 +217,16 @@ inline LabResult cas_lab() {
     t.trial = 1;
     t.stream = {entry("1792591566859-0", 42, "paid", 2), entry("1792591567558-0", 42, "created", 1)};
     t.history = {
-        rec(1, 0, "producer", "start", nlohmann::json::object()),
-        rec(1, 0.3, "producer", "publish",
+        rec(1, 0, "producer", Op::start, nlohmann::json::object()),
+        rec(1, 0.3, "producer", Op::publish,
             {{"event", event(42, "created", 1)}, {"attempt", 1}, {"result", "fail"}, {"retry_in_ms", 500}}),
-        rec(1, 301.2, "producer", "publish",
+        rec(1, 301.2, "producer", Op::publish,
             {{"event", event(42, "paid", 2)}, {"attempt", 1}, {"result", "ok"}, {"entry", "1792591566859-0"}}),
         receive(1, 301.5, "C1", "1792591566859-0", event(42, "paid", 2)),
         cas_write(1, 360.0, "C1", event(42, "paid", 2), 1),
-        rec(1, 501.0, "producer", "publish",
+        rec(1, 501.0, "producer", Op::publish,
             {{"event", event(42, "created", 1)}, {"attempt", 2}, {"result", "fail"}, {"retry_in_ms", 500}}),
-        rec(1, 1000.4, "producer", "publish",
+        rec(1, 1000.4, "producer", Op::publish,
             {{"event", event(42, "created", 1)}, {"attempt", 3}, {"result", "ok"}, {"entry", "1792591567558-0"}}),
         receive(1, 1000.6, "C1", "1792591567558-0", event(42, "created", 1)),
         cas_write(1, 1802.0, "C1", event(42, "created", 1), 0),
@@ -274,7 +274,7 @@ inline LabResult two_orders_lab() {
 inline HistoryRecord fault(int trial, double t_ms, int index, const std::string& phase, const std::string& action,
                            const std::string& target, const std::string& text) {
     nlohmann::json d = {{"phase", phase}, {"action", action}, {"target", target}, {"fault", index}, {"text", text}};
-    return rec(trial, t_ms, "nemesis", "fault", std::move(d));
+    return rec(trial, t_ms, "nemesis", Op::fault, std::move(d));
 }
 
 // A consumer killed mid-job: C1 writes paid, is killed (fault 1) before its ack, the reaper
@@ -292,22 +292,22 @@ inline LabResult crash_lab() {
     t.trial = 1;
     t.stream = {entry("1790000000000-0", 42, "paid", 2)};
     t.history = {
-        rec(1, 0, "producer", "start", nlohmann::json::object()),
-        rec(1, 0.5, "producer", "publish",
+        rec(1, 0, "producer", Op::start, nlohmann::json::object()),
+        rec(1, 0.5, "producer", Op::publish,
             {{"event", event(42, "paid", 2)}, {"attempt", 1}, {"result", "ok"}, {"entry", "1790000000000-0"}}),
-        rec(1, 1.0, "C1", "receive",
+        rec(1, 1.0, "C1", Op::receive,
             {{"entry", "1790000000000-0"}, {"event", event(42, "paid", 2)}, {"deliveries", 1}, {"via", "new"}}),
         plain_write(1, 50.0, "C1", event(42, "paid", 2), 1),
         fault(1, 60.0, 1, "invoke", "kill", "C1", "SIGKILL C1 after its write, before its ack"),
         fault(1, 62.5, 1, "ok", "kill", "C1", "SIGKILL C1 after its write, before its ack"),
-        rec(1, 400.0, "reaper", "claim",
+        rec(1, 400.0, "reaper", Op::claim,
             {{"claimed", {"1790000000000-0"}}, {"deleted", nlohmann::json::array()}, {"min_idle_ms", 300}}),
-        rec(1, 400.5, "C2", "receive",
+        rec(1, 400.5, "C2", Op::receive,
             {{"entry", "1790000000000-0"}, {"event", event(42, "paid", 2)}, {"deliveries", 2}, {"via", "claim"}}),
         plain_write(1, 450.0, "C2", event(42, "paid", 2), 1),
-        rec(1, 451.0, "C2", "ack", {{"entry", "1790000000000-0"}}),
+        rec(1, 451.0, "C2", Op::ack, {{"entry", "1790000000000-0"}}),
         fault(1, 500.0, 2, "invoke", "restart", "C1", "start C1 again"),
-        rec(1, 501.0, "nemesis", "fault",
+        rec(1, 501.0, "nemesis", Op::fault,
             {{"phase", "fail"}, {"action", "restart"}, {"target", "C1"}, {"fault", 2}, {"error", "exec failed"}}),
     };
     t.final_rows = {OrderRow{42, "paid", 2}};
@@ -349,7 +349,7 @@ inline LabResult session_lab() {
     s.output = "08d-cas";
     s.title = "CAS when 2 UPDATEs OVERLAP";
     s.title_vi = "CAS khi 2 UPDATE chạy CHỒNG nhau";
-    s.kind = ScenarioKind::sessions;
+    s.kind = LabKind::sessions;
     s.expect = expect(Expectation::Count::none);
     s.documented.text = "B fails 'could not serialize access due to concurrent update'";
     s.documented.text_vi = "ERROR: could not serialize access due to concurrent update";
@@ -499,20 +499,20 @@ inline LabResult idem_lab() {
     t1.trial = 1;
     t1.seed = 9001;
     t1.history = {
-        rec(1, 0, "relab", "start", nlohmann::json::object()),
-        rec(1, 0.1, "A", "send", idem_send("A#1", 7, "{\"qty\":1}")),
-        rec(1, 0.3, "A", "claim", {{"key", "idem:v1:7:8f3a:h1"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
-        rec(1, 50.5, "A", "order", {{"idem_key", "7:8f3a"}, {"order_id", 1}}),
-        rec(1, 50.7, "A", "store", {{"key", "idem:v1:7:8f3a:h1"}, {"ttl_ms", 86400000}, {"written", true}}),
-        rec(1, 50.8, "A", "answer", idem_answer("A#1", 7, 201, 1, "created")),
-        rec(1, 120, "relab", "fault", {{"type", "flood"}, {"text", "8 MB of cache keys written: evicted_keys 6,300"}}),
-        rec(1, 300.1, "A", "send", idem_send("A#2", 7, "{\"qty\":2}")),
-        rec(1, 300.3, "A", "claim", {{"key", "idem:v1:7:8f3a:h2"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
-        rec(1, 351.0, "A", "order", {{"idem_key", "7:8f3a"}, {"order_id", 2}}),
-        rec(1, 351.3, "A", "answer", idem_answer("A#2", 7, 201, 2, "created")),
-        rec(1, 400.0, "U9", "send", idem_send("U9#1", 9, "{\"qty\":1}")),
-        rec(1, 400.2, "U9", "claim", {{"key", "idem:8f3a"}, {"ttl_ms", 60000}, {"previous", "{\"status\":\"done\"}"}, {"decision", "replay"}}),
-        rec(1, 400.3, "U9", "answer", idem_answer("U9#1", 9, 201, 1, "replay")),
+        rec(1, 0, "relab", Op::start, nlohmann::json::object()),
+        rec(1, 0.1, "A", Op::send, idem_send("A#1", 7, "{\"qty\":1}")),
+        rec(1, 0.3, "A", Op::claim, {{"key", "idem:v1:7:8f3a:h1"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
+        rec(1, 50.5, "A", Op::order, {{"idem_key", "7:8f3a"}, {"order_id", 1}}),
+        rec(1, 50.7, "A", Op::store, {{"key", "idem:v1:7:8f3a:h1"}, {"ttl_ms", 86400000}, {"written", true}}),
+        rec(1, 50.8, "A", Op::answer, idem_answer("A#1", 7, 201, 1, "created")),
+        rec(1, 120, "relab", Op::fault, {{"type", "flood"}, {"text", "8 MB of cache keys written: evicted_keys 6,300"}}),
+        rec(1, 300.1, "A", Op::send, idem_send("A#2", 7, "{\"qty\":2}")),
+        rec(1, 300.3, "A", Op::claim, {{"key", "idem:v1:7:8f3a:h2"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
+        rec(1, 351.0, "A", Op::order, {{"idem_key", "7:8f3a"}, {"order_id", 2}}),
+        rec(1, 351.3, "A", Op::answer, idem_answer("A#2", 7, 201, 2, "created")),
+        rec(1, 400.0, "U9", Op::send, idem_send("U9#1", 9, "{\"qty\":1}")),
+        rec(1, 400.2, "U9", Op::claim, {{"key", "idem:8f3a"}, {"ttl_ms", 60000}, {"previous", "{\"status\":\"done\"}"}, {"decision", "replay"}}),
+        rec(1, 400.3, "U9", Op::answer, idem_answer("U9#1", 9, 201, 1, "replay")),
     };
     t1.idem.counts = IdemCounts{3, 2, 1, 2, 1, 0, 0, 0, 0, 1, 0};
     t1.idem.orders = {PlacedOrder{1, 7, "7:8f3a", "{\"qty\":1}"}, PlacedOrder{2, 7, "7:8f3a", "{\"qty\":2}"}};
@@ -523,15 +523,15 @@ inline LabResult idem_lab() {
     t2.trial = 2;
     t2.seed = 9002;
     t2.history = {
-        rec(2, 0, "relab", "start", nlohmann::json::object()),
-        rec(2, 0.1, "A", "send", idem_send("A#1", 7, "{\"qty\":1}")),
-        rec(2, 50.5, "A", "order", {{"idem_key", "7:8f3a"}, {"order_id", 1}}),
-        rec(2, 50.8, "A", "answer", idem_answer("A#1", 7, 201, 1, "created")),
-        rec(2, 60.0, "B", "send", idem_send("B#1", 8, "{\"qty\":1}")),
-        rec(2, 60.2, "B", "claim", {{"key", "idem:v1:8:8f3a"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
-        rec(2, 61.0, "relab", "fault", {{"type", "kill_client"}, {"text", "B killed (SIGKILL) right after its claim"}}),
-        rec(2, 90.0, "A", "send", idem_send("A#2", 7, "{\"qty\":1}")),
-        rec(2, 90.4, "A", "answer",
+        rec(2, 0, "relab", Op::start, nlohmann::json::object()),
+        rec(2, 0.1, "A", Op::send, idem_send("A#1", 7, "{\"qty\":1}")),
+        rec(2, 50.5, "A", Op::order, {{"idem_key", "7:8f3a"}, {"order_id", 1}}),
+        rec(2, 50.8, "A", Op::answer, idem_answer("A#1", 7, 201, 1, "created")),
+        rec(2, 60.0, "B", Op::send, idem_send("B#1", 8, "{\"qty\":1}")),
+        rec(2, 60.2, "B", Op::claim, {{"key", "idem:v1:8:8f3a"}, {"ttl_ms", 60000}, {"previous", nullptr}, {"decision", "first"}}),
+        rec(2, 61.0, "relab", Op::fault, {{"type", "kill_client"}, {"text", "B killed (SIGKILL) right after its claim"}}),
+        rec(2, 90.0, "A", Op::send, idem_send("A#2", 7, "{\"qty\":1}")),
+        rec(2, 90.4, "A", Op::answer,
             {{"request", "A#2"}, {"attempt", 1}, {"user_id", 7}, {"code", 409}, {"body", "{\"error\":\"in progress\"}"},
              {"source", "in_progress"}}),
     };

@@ -76,7 +76,7 @@ TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     EXPECT_EQ(s.part, "t-1");
     EXPECT_EQ(s.output, "t-1");
     EXPECT_EQ(s.title_vi, "T");
-    EXPECT_EQ(s.kind, ScenarioKind::workload);
+    EXPECT_EQ(s.kind, LabKind::stream);
     EXPECT_EQ(s.runs, 10);
     EXPECT_EQ(s.seed, 1u);
     EXPECT_EQ(s.consumers, 2);
@@ -107,7 +107,7 @@ TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     EXPECT_EQ(s.id, "08a-baseline");
     EXPECT_EQ(s.part, "baseline");
     EXPECT_EQ(s.output, "08a-baseline");
-    EXPECT_EQ(s.kind, ScenarioKind::workload);
+    EXPECT_EQ(s.kind, LabKind::stream);
     EXPECT_EQ(s.runs, 10);
     EXPECT_EQ(s.seed, 8001u);
     EXPECT_EQ(s.stream.read_count, 1);
@@ -167,7 +167,7 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
 TEST(ScenarioLoaderTest, LoadsSessionsExample) {
     Scenario s = load_scenario(k_scenarios + "/08d-c-cas-overlap.json");
     EXPECT_EQ(s.id, "08d-cas-overlap");
-    EXPECT_EQ(s.kind, ScenarioKind::sessions);
+    EXPECT_EQ(s.kind, LabKind::sessions);
     EXPECT_EQ(s.part, "cas");
     EXPECT_EQ(s.output, "08d-cas");
     ASSERT_GE(s.cases.size(), 3u);
@@ -560,7 +560,7 @@ TEST(ScenarioLoaderTest, EveryTrialHasMatches) {
     doc["expect"]["every_trial_has"] = json::parse(R"([{"op":"lock_release","fields":{"result":0}},{"op":"ack"}])");
     Scenario s = parse(doc);
     ASSERT_EQ(s.expect.every_trial.has.size(), 2u);
-    EXPECT_EQ(s.expect.every_trial.has[0].op, "lock_release");
+    EXPECT_EQ(s.expect.every_trial.has[0].op, Op::lock_release);
     EXPECT_EQ(s.expect.every_trial.has[0].fields, json({{"result", 0}}));
     EXPECT_TRUE(s.expect.every_trial.has[1].fields.empty());
 
@@ -682,10 +682,10 @@ TEST(ScenarioLoaderTest, DocumentedIsChecked) {
 }
 
 TEST(ScenarioLoaderTest, DescribeTexts) {
-    RecordMatch release{"lock_release", {{"result", 0}}};
+    RecordMatch release{Op::lock_release, {{"result", 0}}};
     EXPECT_EQ(release.describe(), "lock_release with result=0");
-    EXPECT_EQ(RecordMatch{"ack"}.describe(), "ack");
-    RecordMatch two{"lock_release", {{"method", "DELEX IFEQ"}, {"result", 1}}};
+    EXPECT_EQ(RecordMatch{Op::ack}.describe(), "ack");
+    RecordMatch two{Op::lock_release, {{"method", "DELEX IFEQ"}, {"result", 1}}};
     EXPECT_EQ(two.describe(), "lock_release with method=DELEX IFEQ, result=1");
 
     Expectation e;
@@ -779,7 +779,7 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
     EXPECT_EQ(s.faults[0].action, FaultAction::kill);
     EXPECT_EQ(s.faults[0].target, "matched");
     ASSERT_TRUE(s.faults[0].trigger.after.has_value());
-    EXPECT_EQ(s.faults[0].trigger.after->op, "receive");
+    EXPECT_EQ(s.faults[0].trigger.after->op, Op::receive);
     EXPECT_EQ(s.faults[0].trigger.after->fields, json::parse(R"({"event": {"type": "created"}})"));
     EXPECT_EQ(s.faults[0].trigger.delay_ms, 100);
     EXPECT_FALSE(s.faults[0].trigger.at_ms.has_value());
@@ -804,7 +804,7 @@ TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to
                  "one of \"kill\", \"pause\", \"resume\", \"restart\"");
     expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1"}])")), "/faults/0", "a fault needs a trigger");
     expect_error(fault_doc(json::parse(
-                     R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "x"}, "every_ms": 5, "count": 2}])")),
+                     R"([{"action": "kill", "target": "C1", "at_ms": 1, "after": {"op": "receive"}, "every_ms": 5, "count": 2}])")),
                  "/faults/0/every_ms", "one trigger");
     expect_error(fault_doc(json::parse(R"([{"action": "flood", "target": "C1", "at_ms": 1, "bytes": 10}])")),
                  "/faults/0/target", "flood acts on \"redis\"");

@@ -9,6 +9,7 @@
 #include "ports/seed_text.h"
 #include "ports/seeded_rng.h"
 #include "report/reporter.h"
+#include "roles/role_settings.h"
 #include "roles/roles.h"
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
@@ -29,7 +30,7 @@ std::string history_text(const TrialOutcome& t) {
     return out;
 }
 
-const HistoryRecord* find(const TrialOutcome& t, const std::string& op, const std::string& status = "") {
+const HistoryRecord* find(const TrialOutcome& t, Op op, const std::string& status = "") {
     for (const auto& r : t.history)
         if (r.op == op && (status.empty() || r.data.value("status", "") == status)) return &r;
     return nullptr;
@@ -46,16 +47,16 @@ TEST(SimBackendTest, baseline_two_consumers_end_wrong_in_every_trial_as_document
     for (const auto& t : lab.trials) {
         ASSERT_EQ(t.final_rows.size(), 1u);
         EXPECT_EQ(t.final_rows[0].status, "created");
-        const auto* paid = find(t, "write", "paid");
-        const auto* created = find(t, "write", "created");
+        const auto* paid = find(t, Op::write, "paid");
+        const auto* created = find(t, Op::write, "created");
         ASSERT_TRUE(paid && created);
         EXPECT_LT(paid->t_ns, created->t_ns);
         EXPECT_GE(created->t_ns, 800'000'000);
         // Both consumers got an entry before either wrote: the two jobs overlapped.
         int receives_before_first_write = 0;
         for (const auto& r : t.history) {
-            if (r.op == "write") break;
-            receives_before_first_write += r.op == "receive";
+            if (r.op == Op::write) break;
+            receives_before_first_write += r.op == Op::receive;
         }
         EXPECT_EQ(receives_before_first_write, 2);
         EXPECT_EQ(t.stream.size(), 2u);
@@ -70,10 +71,10 @@ TEST(SimBackendTest, single_consumer_receives_paid_only_after_created_is_written
     EXPECT_EQ(lab.wrong, 0);
     EXPECT_TRUE(lab.held);
     for (const auto& t : lab.trials) {
-        const auto* created = find(t, "write", "created");
+        const auto* created = find(t, Op::write, "created");
         ASSERT_TRUE(created);
         for (const auto& r : t.history) {
-            if (r.op == "receive" && r.data.at("event").at("type") == "paid") {
+            if (r.op == Op::receive && r.data.at("event").at("type") == "paid") {
                 EXPECT_GT(r.t_ns, created->t_ns);
             }
         }
@@ -94,7 +95,7 @@ TEST(SimBackendTest, cas_on_the_business_version_is_never_wrong_and_the_late_cre
     EXPECT_EQ(lab.wrong, 0);
     EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures[0]);
     for (const auto& t : lab.trials) {
-        const auto* late = find(t, "write", "created");
+        const auto* late = find(t, Op::write, "created");
         ASSERT_TRUE(late);
         EXPECT_EQ(late->data.at("affected"), 0);
         EXPECT_EQ(late->data.at("sql"), "UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42 AND version < 1");
@@ -237,7 +238,7 @@ TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_fai
     for (const auto& t : lab.trials) {
         std::vector<std::string> seen;
         for (const auto& r : t.history) {
-            if (r.op != "fault") continue;
+            if (r.op != Op::fault) continue;
             seen.push_back(fmt::format("{} {} {} {} @{}", r.data.at("fault").get<int>(), r.data.at("action").get<std::string>(),
                                        r.data.at("target").get<std::string>(), r.data.at("phase").get<std::string>(),
                                        r.t_ns / 1'000'000));
@@ -260,10 +261,10 @@ TEST(SimFaultScheduleTest, a_fault_with_at_ms_and_after_fires_at_whichever_comes
     late_clock.action = FaultAction::observe;
     late_clock.target = "redis";
     late_clock.trigger.at_ms = 600;
-    late_clock.trigger.after = FaultTrigger::After{"receive", "", {{"event", {{"type", "created"}}}}};
+    late_clock.trigger.after = FaultTrigger::After{Op::receive, "", {{"event", {{"type", "created"}}}}};
     FaultSpec late_record = late_clock;
     late_record.trigger.at_ms = 10;
-    late_record.trigger.after = FaultTrigger::After{"write", "", {{"event", {{"type", "paid"}}}}};
+    late_record.trigger.after = FaultTrigger::After{Op::write, "", {{"event", {{"type", "paid"}}}}};
     s.faults = {late_clock, late_record};
     s.expect = Expectation{};
     s.expect.wrong = Expectation::Count::at_least;
@@ -273,10 +274,10 @@ TEST(SimFaultScheduleTest, a_fault_with_at_ms_and_after_fires_at_whichever_comes
         std::map<int, int64_t> fired;
         int64_t created_received = -1, paid_written = -1;
         for (const auto& r : t.history) {
-            if (r.op == "fault" && r.data.value("phase", "") == "invoke") fired[r.data.at("fault").get<int>()] = r.t_ns;
+            if (r.op == Op::fault && r.data.value("phase", "") == "invoke") fired[r.data.at("fault").get<int>()] = r.t_ns;
             const std::string type = r.data.contains("event") ? r.data.at("event").value("type", "") : "";
-            if (r.op == "receive" && type == "created" && created_received < 0) created_received = r.t_ns;
-            if (r.op == "write" && type == "paid" && paid_written < 0) paid_written = r.t_ns;
+            if (r.op == Op::receive && type == "created" && created_received < 0) created_received = r.t_ns;
+            if (r.op == Op::write && type == "paid" && paid_written < 0) paid_written = r.t_ns;
         }
         ASSERT_EQ(fired.size(), 2u);
         ASSERT_GE(created_received, 0);
@@ -311,15 +312,15 @@ TEST(SimFaultScheduleTest, drop_link_on_one_role_closes_its_blocked_read_and_no_
         std::vector<std::string> errors;
         int64_t fault_ok = -1, c1_error = -1;
         for (const auto& r : t.history) {
-            if (r.op == "fault" && r.data.at("phase") == "ok") {
+            if (r.op == Op::fault && r.data.at("phase") == "ok") {
                 fault_ok = r.t_ns;
                 EXPECT_EQ(r.data.at("text"), "closed 1 Redis connection(s) of C1");
             }
-            if (r.op == "error") {
+            if (r.op == Op::error) {
                 errors.push_back(r.actor + ": " + r.data.at("error").get<std::string>());
                 if (r.actor == "C1") c1_error = r.t_ns;
             }
-            if (r.op == "publish") {
+            if (r.op == Op::publish) {
                 EXPECT_EQ(r.data.at("result"), "ok") << to_json(r).dump();
             }
         }
@@ -403,7 +404,7 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
         sim::SimOrderStore orders(world, &pg);
         sim::SimOutbox outbox(world, &pg);
         RolePorts ports{clock, rng, stream, kv, orders, outbox, history};
-        world.scheduler().spawn("C1", [&] { run_consumer(s, "C1", ports); }, Nanos{0});
+        world.scheduler().spawn("C1", [&] { run_consumer(role_settings(s), "C1", ports); }, Nanos{0});
         world.scheduler().spawn("nemesis", [&] {
             world.scheduler().sleep_for(Millis{5});
             world.kill_postgres();
@@ -416,7 +417,7 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
         }, Nanos{0});
         const auto stop = world.scheduler().run(Millis{10'000});
         std::vector<std::string> ops;
-        for (const auto& r : history.take()) ops.push_back(r.op + (r.op == "error" ? " " + r.data.at("server").get<std::string>() : ""));
+        for (const auto& r : history.take()) ops.push_back(to_string(r.op) + (r.op == Op::error ? " " + r.data.at("server").get<std::string>() : ""));
         if (scheduled) {
             EXPECT_EQ(stop, sim::Scheduler::Stop::idle);
             ASSERT_GE(ops.size(), 4u);

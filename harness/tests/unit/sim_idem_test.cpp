@@ -22,7 +22,7 @@ using test::scenario;
 
 std::string first_failure(const LabResult& lab) { return lab.failures.empty() ? "" : lab.failures[0]; }
 
-std::vector<const HistoryRecord*> records(const TrialOutcome& t, const std::string& op, const std::string& actor = "") {
+std::vector<const HistoryRecord*> records(const TrialOutcome& t, Op op, const std::string& actor = "") {
     std::vector<const HistoryRecord*> out;
     for (const auto& r : t.history)
         if (r.op == op && (actor.empty() || r.actor == actor)) out.push_back(&r);
@@ -32,7 +32,7 @@ std::vector<const HistoryRecord*> records(const TrialOutcome& t, const std::stri
 // "code source" of each answer, in time order.
 std::vector<std::string> answers(const TrialOutcome& t, const std::string& actor = "") {
     std::vector<std::string> out;
-    for (const auto* r : records(t, "answer", actor))
+    for (const auto* r : records(t, Op::answer, actor))
         out.push_back(std::to_string(r->data.value("code", 0)) + " " + r->data.value("source", ""));
     return out;
 }
@@ -59,12 +59,12 @@ TEST(SimIdemTest, double_click_one_order_the_loser_gets_409_while_in_progress_th
         ASSERT_EQ(t.idem.orders.size(), 1u);
         EXPECT_EQ(t.idem.orders[0].idem_key, "7:8f3a");
         // Exactly one claim found the key free; the replay hands back the winner's own answer.
-        const auto claims = records(t, "claim");
+        const auto claims = records(t, Op::claim);
         const auto firsts = std::count_if(claims.begin(), claims.end(),
                                           [](const HistoryRecord* r) { return r->data.value("decision", "") == "first"; });
         EXPECT_EQ(firsts, 1);
         std::string created_body, replay_body, winner;
-        for (const auto* r : records(t, "answer")) {
+        for (const auto* r : records(t, Op::answer)) {
             if (r->data.value("source", "") == "created") {
                 created_body = r->data.value("body", "");
                 winner = r->actor;
@@ -103,10 +103,10 @@ TEST(SimIdemTest, a_throwing_business_logic_releases_the_key_and_the_retry_creat
     for (const auto& t : lab.trials) {
         EXPECT_EQ(t.idem.counts.orders, 1);
         EXPECT_EQ(answers(t), (std::vector<std::string>{"500 error", "201 created"}));
-        const auto released = records(t, "release");
+        const auto released = records(t, Op::release);
         ASSERT_EQ(released.size(), 1u);
         EXPECT_EQ(released[0]->data.value("deleted", 0), 1);
-        EXPECT_EQ(records(t, "business_error").size(), 1u);
+        EXPECT_EQ(records(t, Op::business_error).size(), 1u);
     }
 }
 
@@ -155,7 +155,7 @@ TEST(SimIdemTest, after_the_version_bump_layer_4_catches_the_retry_and_the_obser
         EXPECT_EQ(t.idem.orders[0].user_id, 7);
         EXPECT_EQ(t.idem.orders[1].user_id, 9);
         std::vector<const HistoryRecord*> observed;  // the nemesis's observation, once it is done
-        for (const auto* r : records(t, "fault"))
+        for (const auto* r : records(t, Op::fault))
             if (r->data.value("action", "") == "observe" && r->data.value("phase", "") == "ok") observed.push_back(r);
         ASSERT_EQ(observed.size(), 1u);
         const std::string text = observed[0]->data.value("text", "");
@@ -178,11 +178,11 @@ TEST(SimIdemTest, one_seed_is_one_history_and_a_replayed_seed_gives_the_same_tri
     for (size_t i = 0; i < a.history.size(); ++i) EXPECT_EQ(to_json(a.history[i]), to_json(b.history[i]));
     // The runner's "start" is the origin; the clients' first sends come after it.
     ASSERT_FALSE(a.history.empty());
-    const auto start = std::find_if(a.history.begin(), a.history.end(), [](const auto& r) { return r.op == "start"; });
+    const auto start = std::find_if(a.history.begin(), a.history.end(), [](const auto& r) { return r.op == Op::start; });
     ASSERT_NE(start, a.history.end());
     EXPECT_EQ(start->t_ns, 0);
     EXPECT_EQ(start->actor, "relab");
-    for (const auto* send : records(a, "send")) EXPECT_GE(send->t_ns, 0);
+    for (const auto* send : records(a, Op::send)) EXPECT_GE(send->t_ns, 0);
     const TrialOutcome c = SimBackend().run_trial(s, 4, seed + 1);
     EXPECT_NE(trial_fingerprint(a), trial_fingerprint(c));
     SimBackend backend;

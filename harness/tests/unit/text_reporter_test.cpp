@@ -269,7 +269,7 @@ TEST(TextReporterTest, TimesAreMillisecondsRoundedDownRightAlignedInFourCharacte
 TEST(TextReporterTest, DelexReleaseHasNoVersionNoteAndAPublishWithoutRetryGivesUp) {
     LabResult lab = test::cas_lab();
     lab.lock_release_method = "DELEX IFEQ";
-    lab.trials[0].history = {test::rec(1, 5, "producer", "publish",
+    lab.trials[0].history = {test::rec(1, 5, "producer", Op::publish,
                                        {{"event", test::event(42, "created", 1)}, {"attempt", 1}, {"result", "fail"}})};
     const std::string text = render(run_of(lab));
     EXPECT_TRUE(has_line(text, "  lock release: DELEX IFEQ")) << text;

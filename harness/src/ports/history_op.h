@@ -1,0 +1,126 @@
+// Every kind of history record, defined once: the op's name in the JSON history (and in a
+// scenario's expectations and fault triggers), the data fields it may carry, and what it means.
+// Roles, the backends and the nemesis write these; the checker, the accounting and the reporters
+// read them; the scenario loader rejects an op, or a field of an op, that is not in this table.
+//
+// Adding an op: add it to `Op` and a row at the same place in k_ops (a static_assert checks the
+// order), then record it where it happens and read it where it matters. Readers that switch on an
+// Op without `default:` make the compiler name every place that has to decide about it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace relab {
+
+enum class Op {
+    // the trial
+    start,
+    // stream labs
+    publish,
+    outbox_insert,
+    receive,
+    ack,
+    claim,
+    error,
+    group_created,
+    lock_acquire,
+    write,
+    lock_release,
+    // the nemesis and relab's own records
+    fault,
+    observe,
+    figure,
+    // idempotency labs
+    send,
+    answer,
+    business_error,
+    order,
+    release,
+    wait,
+    store,  // the last op: k_ops has a row for each up to here
+};
+
+struct OpInfo {
+    Op op;
+    std::string_view name;     // as the JSON history and the scenario files write it
+    std::string_view fields;   // the data fields it may carry, space-separated
+    std::string_view meaning;  // one line
+};
+
+inline constexpr std::array k_ops = {
+    OpInfo{Op::start, "start", "",
+           "the trial's origin (the producer, source app or runner after the start barrier); times count from it"},
+    OpInfo{Op::publish, "publish", "event attempt result reason retry_in_ms entry round outbox_id",
+           "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait"},
+    OpInfo{Op::outbox_insert, "outbox_insert", "outbox_id event",
+           "the source app committed a state change and its outbox row in one transaction"},
+    OpInfo{Op::receive, "receive", "entry event deliveries via deleted",
+           "a consumer got a stream entry (via new, pending or claim); deleted: the entry was gone"},
+    OpInfo{Op::ack, "ack", "entry", "a consumer XACKed an entry: its job is over"},
+    OpInfo{Op::claim, "claim", "claimed deleted min_idle_ms key previous decision ttl_ms error error_class",
+           "stream: XAUTOCLAIM took over idle pending entries; idempotency: the middleware's SET NX GET claim of a key"},
+    OpInfo{Op::error, "error", "error kind server round",
+           "a role got a Redis or PostgreSQL error it rides out (a lab with a fault of that server; server: "
+           "postgres, round: the dispatcher's)"},
+    OpInfo{Op::group_created, "group_created", "group start",
+           "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
+    OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
+           "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
+    OpInfo{Op::write, "write", "entry event status mode affected sql version",
+           "a consumer's state write to tmp_orders (plain or CAS) and the rows it affected"},
+    OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
+           "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
+    OpInfo{Op::fault, "fault",
+           "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy keys "
+           "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
+           "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped",
+           "a fault: the nemesis's invoke / ok / fail of a scheduled action, and what it did (the figures it "
+           "left: keys a restart kept, keys a flood evicted, the key a killed client left)"},
+    OpInfo{Op::observe, "observe",
+           "text key pttl_ms step masters cluster_state pair slots nodes same_slot same_node reply error_code load "
+           "claims first "
+           "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct",
+           "relab's own observation of the servers (a key a killed client left, a cluster's slots, a benchmark step)"},
+    OpInfo{Op::figure, "figure", "name value unit tool ops_per_s fsync documented",
+           "a measured figure of the benchmark (name, value, unit, the tool that measured it)"},
+    OpInfo{Op::send, "send", "request user_id client_key payload attempt send",
+           "a client sent a request (POST /orders with an Idempotency-Key)"},
+    OpInfo{Op::answer, "answer", "request user_id attempt code body source",
+           "a client got the middleware's answer: status code, body and where it came from"},
+    OpInfo{Op::business_error, "business_error", "attempt reason", "the business logic threw (an injected failure)"},
+    OpInfo{Op::order, "order", "order_id idem_key refused reason",
+           "the business logic inserted an order, or layer 4 (the unique index) refused it"},
+    OpInfo{Op::release, "release", "key deleted reason error error_class",
+           "the middleware DELeted its claim after the business logic failed"},
+    OpInfo{Op::wait, "wait", "after acked wanted timeout_ms key error error_class",
+           "the middleware's WAIT for replicas after its claim or store"},
+    OpInfo{Op::store, "store", "key written keepttl ttl_ms error error_class",
+           "the middleware stored the answer on its key (SET XX): phase 2"},
+};
+
+namespace history_op_detail {
+constexpr bool rows_in_enum_order() {
+    for (std::size_t i = 0; i < k_ops.size(); ++i)
+        if (static_cast<std::size_t>(k_ops[i].op) != i) return false;
+    return true;
+}
+}  // namespace history_op_detail
+static_assert(history_op_detail::rows_in_enum_order(), "k_ops: one row per Op, in the enum's order");
+static_assert(k_ops.size() == static_cast<std::size_t>(Op::store) + 1, "k_ops: a row for every Op");
+
+inline const OpInfo& op_info(Op op) { return k_ops[static_cast<std::size_t>(op)]; }
+std::string to_string(Op op);
+// The op named `name` (as the history writes it), or nullopt.
+std::optional<Op> op_named(std::string_view name);
+// Every op's name, in the table's order: for error messages.
+std::vector<std::string> op_names();
+// The data fields `op` may carry, in the table's order.
+std::vector<std::string> op_fields(Op op);
+bool op_carries(Op op, std::string_view field);
+
+}  // namespace relab

@@ -1,0 +1,352 @@
+#include "roles/role_settings.h"
+
+#include <optional>
+#include <stdexcept>
+
+#include "roles/roles.h"
+
+namespace relab {
+
+RoleSettings role_settings(const Scenario& s) {
+    RoleSettings r;
+    r.stream = s.stream;
+    r.events = s.events;
+    r.job_cost_ms = s.job_cost_ms;
+    r.consumers = s.consumers;
+    r.write = s.write;
+    r.lock = s.lock;
+    r.producer = s.producer;
+    r.dispatcher = s.dispatcher;
+    r.recovery = s.recovery;
+    r.redis_faults_scheduled = redis_faults_scheduled(s);
+    r.postgres_faults_scheduled = postgres_faults_scheduled(s);
+    r.idem_clients = s.idem.clients;
+    r.idem_middleware = s.idem.middleware;
+    r.idem_store_outages = r.redis_faults_scheduled ? StoreOutages::scheduled : StoreOutages::none_scheduled;
+    return r;
+}
+
+namespace {
+
+using json = nlohmann::json;
+
+// Field by field, by hand: these functions are private to this file (no ADL serializers in the
+// relab namespace), and every field is named twice, once each way, next to each other.
+
+template <class T>
+void read(const json& j, const char* name, T& out) {
+    if (!j.is_object() || !j.contains(name))
+        throw std::invalid_argument(std::string("role settings: missing field '") + name + "'");
+    try {
+        j.at(name).get_to(out);
+    } catch (const json::exception& e) {
+        throw std::invalid_argument(std::string("role settings: field '") + name + "': " + e.what());
+    }
+}
+
+// The object or array under `name`, which must be there.
+const json& sub(const json& j, const char* name) {
+    if (!j.is_object() || !j.contains(name))
+        throw std::invalid_argument(std::string("role settings: missing field '") + name + "'");
+    return j.at(name);
+}
+
+template <class T>
+void read_optional(const json& j, const char* name, std::optional<T>& out) {
+    if (!j.is_object() || !j.contains(name))
+        throw std::invalid_argument(std::string("role settings: missing field '") + name + "'");
+    if (j.at(name).is_null()) {
+        out.reset();
+        return;
+    }
+    T v{};
+    read(j, name, v);
+    out = std::move(v);
+}
+
+template <class T>
+json optional_json(const std::optional<T>& o) {
+    return o ? json(*o) : json(nullptr);
+}
+
+template <class T, class F>
+json array_of(const std::vector<T>& items, F to) {
+    json out = json::array();
+    for (const auto& x : items) out.push_back(to(x));
+    return out;
+}
+
+template <class T, class F>
+void read_array(const json& j, const char* name, std::vector<T>& out, F from) {
+    if (!j.is_object() || !j.contains(name) || !j.at(name).is_array())
+        throw std::invalid_argument(std::string("role settings: missing array '") + name + "'");
+    out.clear();
+    for (const auto& x : j.at(name)) out.push_back(from(x));
+}
+
+template <class E>
+struct EnumName {
+    E value;
+    const char* name;
+};
+
+template <class E, size_t N>
+const char* enum_name(E v, const EnumName<E> (&names)[N]) {
+    for (const auto& n : names)
+        if (n.value == v) return n.name;
+    throw std::logic_error("role settings: an enum value without a name");
+}
+
+template <class E, size_t N>
+void read_enum(const json& j, const char* name, E& out, const EnumName<E> (&names)[N]) {
+    std::string text;
+    read(j, name, text);
+    for (const auto& n : names)
+        if (text == n.name) {
+            out = n.value;
+            return;
+        }
+    throw std::invalid_argument(std::string("role settings: field '") + name + "': unknown value '" + text + "'");
+}
+
+const EnumName<WriteMode> kWriteModes[] = {{WriteMode::plain, "plain"}, {WriteMode::cas, "cas"}};
+const EnumName<VersionSource> kVersionSources[] = {{VersionSource::event, "event"},
+                                                   {VersionSource::entry_id, "entry_id"}};
+const EnumName<DispatchOrder> kDispatchOrders[] = {{DispatchOrder::naive, "naive"}, {DispatchOrder::per_key, "per_key"}};
+const EnumName<DispatchMark> kDispatchMarks[] = {{DispatchMark::row, "row"}, {DispatchMark::round, "round"}};
+const EnumName<StoreOutages> kStoreOutages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
+                                                {StoreOutages::scheduled, "scheduled"}};
+
+json to(const StreamSpec& s) {
+    return {{"key", s.key}, {"group", s.group}, {"read_count", s.read_count}, {"block_ms", s.block_ms}};
+}
+StreamSpec stream_from(const json& j) {
+    StreamSpec s;
+    read(j, "key", s.key);
+    read(j, "group", s.group);
+    read(j, "read_count", s.read_count);
+    read(j, "block_ms", s.block_ms);
+    return s;
+}
+
+json to(const EventSpec& e) {
+    return {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}};
+}
+EventSpec event_from(const json& j) {
+    EventSpec e;
+    read(j, "order", e.order);
+    read(j, "type", e.type);
+    read(j, "version", e.version);
+    read(j, "at_ms", e.at_ms);
+    return e;
+}
+
+json to(const WriteSpec& w) {
+    return {{"mode", enum_name(w.mode, kWriteModes)}, {"version_source", enum_name(w.version_source, kVersionSources)}};
+}
+WriteSpec write_from(const json& j) {
+    WriteSpec w;
+    read_enum(j, "mode", w.mode, kWriteModes);
+    read_enum(j, "version_source", w.version_source, kVersionSources);
+    return w;
+}
+
+json to(const LockSpec& l) {
+    return {{"enabled", l.enabled},         {"key", l.key},
+            {"ttl_ms", l.ttl_ms},           {"retry_ms", l.retry_ms},
+            {"skew_min_ms", l.skew_min_ms}, {"skew_max_ms", l.skew_max_ms}};
+}
+LockSpec lock_from(const json& j) {
+    LockSpec l;
+    read(j, "enabled", l.enabled);
+    read(j, "key", l.key);
+    read(j, "ttl_ms", l.ttl_ms);
+    read(j, "retry_ms", l.retry_ms);
+    read(j, "skew_min_ms", l.skew_min_ms);
+    read(j, "skew_max_ms", l.skew_max_ms);
+    return l;
+}
+
+json to(const PublishFailure& f) { return {{"order", f.order}, {"type", f.type}, {"attempts", f.attempts}}; }
+PublishFailure publish_failure_from(const json& j) {
+    PublishFailure f;
+    read(j, "order", f.order);
+    read(j, "type", f.type);
+    read(j, "attempts", f.attempts);
+    return f;
+}
+
+json to(const ProducerSpec& p) {
+    return {{"backoff_ms", p.backoff_ms},
+            {"backoff_multiplier", p.backoff_multiplier},
+            {"max_attempts", p.max_attempts},
+            {"failures", array_of(p.failures, [](const PublishFailure& f) { return to(f); })}};
+}
+ProducerSpec producer_from(const json& j) {
+    ProducerSpec p;
+    read(j, "backoff_ms", p.backoff_ms);
+    read(j, "backoff_multiplier", p.backoff_multiplier);
+    read(j, "max_attempts", p.max_attempts);
+    read_array(j, "failures", p.failures, publish_failure_from);
+    return p;
+}
+
+json to(const OutboxFailure& f) { return {{"outbox_id", f.outbox_id}, {"attempts", f.attempts}}; }
+OutboxFailure outbox_failure_from(const json& j) {
+    OutboxFailure f;
+    read(j, "outbox_id", f.outbox_id);
+    read(j, "attempts", f.attempts);
+    return f;
+}
+
+json to(const DispatcherSpec& d) {
+    return {{"enabled", d.enabled},
+            {"ordering", enum_name(d.ordering, kDispatchOrders)},
+            {"poll_ms", d.poll_ms},
+            {"max_rounds", d.max_rounds},
+            {"failures", array_of(d.failures, [](const OutboxFailure& f) { return to(f); })},
+            {"mark", enum_name(d.mark, kDispatchMarks)},
+            {"publish_ms", d.publish_ms}};
+}
+DispatcherSpec dispatcher_from(const json& j) {
+    DispatcherSpec d;
+    read(j, "enabled", d.enabled);
+    read_enum(j, "ordering", d.ordering, kDispatchOrders);
+    read(j, "poll_ms", d.poll_ms);
+    read(j, "max_rounds", d.max_rounds);
+    read_array(j, "failures", d.failures, outbox_failure_from);
+    read_enum(j, "mark", d.mark, kDispatchMarks);
+    read(j, "publish_ms", d.publish_ms);
+    return d;
+}
+
+json to(const RecoverySpec& r) {
+    const auto& a = r.autoclaim;
+    return {{"pending_first", r.pending_first},
+            {"recreate_group", r.recreate_group},
+            {"autoclaim",
+             {{"enabled", a.enabled},
+              {"min_idle_ms", a.min_idle_ms},
+              {"every_ms", a.every_ms},
+              {"count", a.count},
+              {"in_reaper", a.in_reaper}}}};
+}
+RecoverySpec recovery_from(const json& j) {
+    RecoverySpec r;
+    read(j, "pending_first", r.pending_first);
+    read(j, "recreate_group", r.recreate_group);
+    const json& a = sub(j, "autoclaim");
+    read(a, "enabled", r.autoclaim.enabled);
+    read(a, "min_idle_ms", r.autoclaim.min_idle_ms);
+    read(a, "every_ms", r.autoclaim.every_ms);
+    read(a, "count", r.autoclaim.count);
+    read(a, "in_reaper", r.autoclaim.in_reaper);
+    return r;
+}
+
+json to(const IdemRequest& q) {
+    return {{"user_id", q.user_id},
+            {"client_key", q.client_key},
+            {"payload", q.payload},
+            {"send_at_ms", q.send_at_ms},
+            {"key_format", optional_json(q.key_format)},
+            {"fail_attempts", q.fail_attempts},
+            {"work_ms", optional_json(q.work_ms)},
+            {"resend_after_fault", q.resend_after_fault}};
+}
+IdemRequest request_from(const json& j) {
+    IdemRequest q;
+    read(j, "user_id", q.user_id);
+    read(j, "client_key", q.client_key);
+    read(j, "payload", q.payload);
+    read(j, "send_at_ms", q.send_at_ms);
+    read_optional(j, "key_format", q.key_format);
+    read(j, "fail_attempts", q.fail_attempts);
+    read_optional(j, "work_ms", q.work_ms);
+    read(j, "resend_after_fault", q.resend_after_fault);
+    return q;
+}
+
+json to(const IdemClient& c) {
+    return {{"name", c.name},
+            {"requests", array_of(c.requests, [](const IdemRequest& q) { return to(q); })},
+            {"retry",
+             {{"on_codes", c.retry.on_codes}, {"every_ms", c.retry.every_ms}, {"max_attempts", c.retry.max_attempts}}}};
+}
+IdemClient client_from(const json& j) {
+    IdemClient c;
+    read(j, "name", c.name);
+    read_array(j, "requests", c.requests, request_from);
+    const json& retry = sub(j, "retry");
+    read(retry, "on_codes", c.retry.on_codes);
+    read(retry, "every_ms", c.retry.every_ms);
+    read(retry, "max_attempts", c.retry.max_attempts);
+    return c;
+}
+
+json to(const IdemMiddlewareSpec& m) {
+    return {{"key_format", m.key_format},
+            {"claim_ttl_ms", m.claim_ttl_ms},
+            {"done_ttl_ms", m.done_ttl_ms},
+            {"done_keepttl", m.done_keepttl},
+            {"check_owner", m.check_owner},
+            {"release_on_error", m.release_on_error},
+            {"work_ms", m.work_ms},
+            {"wait_replicas", m.wait_replicas},
+            {"wait_timeout_ms", m.wait_timeout_ms},
+            {"wait_fail_closed", m.wait_fail_closed}};
+}
+IdemMiddlewareSpec middleware_from(const json& j) {
+    IdemMiddlewareSpec m;
+    read(j, "key_format", m.key_format);
+    read(j, "claim_ttl_ms", m.claim_ttl_ms);
+    read(j, "done_ttl_ms", m.done_ttl_ms);
+    read(j, "done_keepttl", m.done_keepttl);
+    read(j, "check_owner", m.check_owner);
+    read(j, "release_on_error", m.release_on_error);
+    read(j, "work_ms", m.work_ms);
+    read(j, "wait_replicas", m.wait_replicas);
+    read(j, "wait_timeout_ms", m.wait_timeout_ms);
+    read(j, "wait_fail_closed", m.wait_fail_closed);
+    return m;
+}
+
+}  // namespace
+
+json role_settings_to_json(const RoleSettings& r) {
+    return {{"stream", to(r.stream)},
+            {"events", array_of(r.events, [](const EventSpec& e) { return to(e); })},
+            {"job_cost_ms", r.job_cost_ms},
+            {"consumers", r.consumers},
+            {"write", to(r.write)},
+            {"lock", to(r.lock)},
+            {"producer", to(r.producer)},
+            {"dispatcher", to(r.dispatcher)},
+            {"recovery", to(r.recovery)},
+            {"redis_faults_scheduled", r.redis_faults_scheduled},
+            {"postgres_faults_scheduled", r.postgres_faults_scheduled},
+            {"idem_clients", array_of(r.idem_clients, [](const IdemClient& c) { return to(c); })},
+            {"idem_middleware", to(r.idem_middleware)},
+            {"idem_store_outages", enum_name(r.idem_store_outages, kStoreOutages)}};
+}
+
+RoleSettings role_settings_from_json(const json& j) {
+    RoleSettings r;
+    r.stream = stream_from(sub(j, "stream"));
+    read_array(j, "events", r.events, event_from);
+    read(j, "job_cost_ms", r.job_cost_ms);
+    read(j, "consumers", r.consumers);
+    r.write = write_from(sub(j, "write"));
+    r.lock = lock_from(sub(j, "lock"));
+    r.producer = producer_from(sub(j, "producer"));
+    r.dispatcher = dispatcher_from(sub(j, "dispatcher"));
+    r.recovery = recovery_from(sub(j, "recovery"));
+    read(j, "redis_faults_scheduled", r.redis_faults_scheduled);
+    read(j, "postgres_faults_scheduled", r.postgres_faults_scheduled);
+    read_array(j, "idem_clients", r.idem_clients, client_from);
+    r.idem_middleware = middleware_from(sub(j, "idem_middleware"));
+    read_enum(j, "idem_store_outages", r.idem_store_outages, kStoreOutages);
+    return r;
+}
+
+}  // namespace relab

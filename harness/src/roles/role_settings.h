@@ -1,0 +1,58 @@
+// What the roles read of their lab, resolved once. The parent builds it from the loaded Scenario
+// (after its defaults, validation, a mutant's patch and any change made to the struct since) with
+// role_settings(), and every role runs on it: a role process receives it as JSON in its config
+// (role_settings_to_json / role_settings_from_json) and never parses a scenario file; the
+// simulator's fibers get the same struct from the same function.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fault/fault_spec.h"
+#include "roles/idem_middleware.h"
+#include "scenario/idem_spec.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+struct RoleSettings {
+    // Stream roles: consumer and reaper (stream, job_cost_ms, write, lock, recovery), producer
+    // (consumers: the start barrier, events, producer), source app and dispatcher (events, dispatcher).
+    StreamSpec stream;
+    std::vector<EventSpec> events;
+    std::map<std::string, int64_t> job_cost_ms;
+    int consumers = 2;
+    WriteSpec write;
+    LockSpec lock;
+    ProducerSpec producer;
+    DispatcherSpec dispatcher;
+    RecoverySpec recovery;
+    // The lab schedules a fault of its Redis server or of the roles' Redis connections (the fault
+    // target table's outage, fault/faults.cpp): stream roles ride out Redis errors.
+    bool redis_faults_scheduled = false;
+    // The same for the lab's own PostgreSQL: the source app, dispatcher and consumers ride out its errors.
+    bool postgres_faults_scheduled = false;
+
+    // Idempotency clients: every client's requests and retries (a role finds its own by actor), the
+    // middleware, and whether a fault of the store's server is scheduled (a lost connection is
+    // then a lab result).
+    std::vector<IdemClient> idem_clients;
+    IdemMiddlewareSpec idem_middleware;
+    StoreOutages idem_store_outages = StoreOutages::none_scheduled;
+
+    bool operator==(const RoleSettings&) const = default;
+};
+
+// The settings every role of `s` runs on. Both backends call it.
+RoleSettings role_settings(const Scenario& s);
+
+nlohmann::json role_settings_to_json(const RoleSettings& r);
+// Every field must be present (a config written by this same relab): a missing or mistyped one
+// throws std::invalid_argument naming it.
+RoleSettings role_settings_from_json(const nlohmann::json& j);
+
+}  // namespace relab

@@ -1,0 +1,171 @@
+// A lab's kind (scenario.h, LabKind) is decided once, by the loader, and every layer switches on
+// it: the shipped scenarios load as their kind, the JSON report stores it and reads it back (an
+// older report without it is inferred from what it carries), and the simulator and the roles
+// pick their work by it.
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "report/reporter.h"
+#include "report_fixture.h"
+#include "roles/roles.h"
+#include "run/sim_backend.h"
+#include "scenario/scenario.h"
+#include "sim_fixture.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+using test::k_scenarios;
+using test::scenario_json;
+
+std::string error_of(const json& doc) {
+    try {
+        parse_scenario(doc.dump(), "lab.json");
+    } catch (const ScenarioError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(LabKindTest, names_read_back_as_their_kind) {
+    const std::vector<std::string> names = lab_kind_names();
+    EXPECT_EQ(names, (std::vector<std::string>{"stream", "sessions", "idem_clients", "idem_benchmark", "idem_cluster"}));
+    for (const auto& name : names) {
+        ASSERT_TRUE(lab_kind_named(name).has_value()) << name;
+        EXPECT_EQ(to_string(*lab_kind_named(name)), name);
+    }
+    EXPECT_FALSE(lab_kind_named("workload").has_value());  // the file's word, not a kind
+    EXPECT_TRUE(is_idem(LabKind::idem_benchmark));
+    EXPECT_FALSE(is_idem(LabKind::sessions));
+}
+
+TEST(LabKindTest, the_loader_gives_every_shipped_scenario_its_kind) {
+    std::map<LabKind, int> count;
+    for (const auto& s : load_scenario_dir(k_scenarios)) {
+        ++count[s.kind];
+        const json& doc = s.source;
+        LabKind want = LabKind::stream;
+        if (doc.at("kind") == "sessions")
+            want = LabKind::sessions;
+        else if (doc.contains("idem"))
+            want = doc.at("idem").contains("cluster")     ? LabKind::idem_cluster
+                   : doc.at("idem").contains("benchmark") ? LabKind::idem_benchmark
+                                                          : LabKind::idem_clients;
+        EXPECT_EQ(s.kind, want) << s.id;
+        for (const auto& m : s.mutants) EXPECT_EQ(apply_mutant(s, m).kind, want) << s.id << " mutant " << m.name;
+    }
+    EXPECT_EQ(load_scenario(k_scenarios + "08a-baseline.json").kind, LabKind::stream);
+    EXPECT_EQ(load_scenario(k_scenarios + "08g-c-outbox-per-key.json").kind, LabKind::stream);  // the dispatcher is an option
+    EXPECT_EQ(load_scenario(k_scenarios + "idem-z-bench.json").kind, LabKind::idem_benchmark);
+    EXPECT_EQ(load_scenario(k_scenarios + "idem-y2-cluster.json").kind, LabKind::idem_cluster);
+    EXPECT_EQ(load_scenario(k_scenarios + "idem-f-mw-double-click.json").kind, LabKind::idem_clients);
+    for (LabKind k : {LabKind::stream, LabKind::sessions, LabKind::idem_clients, LabKind::idem_benchmark,
+                      LabKind::idem_cluster})
+        EXPECT_GE(count[k], 1) << to_string(k);
+}
+
+TEST(LabKindTest, an_idem_section_of_one_kind_refuses_the_fields_of_another) {
+    json doc = scenario_json("idem-z-bench.json");
+    doc["idem"]["clients"] = scenario_json("idem-f-mw-double-click.json")["idem"]["clients"];
+    EXPECT_NE(error_of(doc).find("/idem/clients: does not apply to a benchmark"), std::string::npos) << error_of(doc);
+
+    doc = scenario_json("idem-y2-cluster.json");
+    doc["idem"]["benchmark"] = scenario_json("idem-z-bench.json")["idem"]["benchmark"];
+    EXPECT_NE(error_of(doc).find("/idem/benchmark: a lab is a cluster lab"), std::string::npos) << error_of(doc);
+}
+
+RunReport one_of_each_kind() {
+    RunReport run = test::sample_run();  // stream labs and a sessions lab (sources are fragments)
+    const RunReport idem = test::sim_and_idem_run();
+    run.labs.push_back(idem.labs[2]);  // idem_clients, from a full scenario
+    LabResult bench;
+    bench.scenario = load_scenario(k_scenarios + "idem-z-bench.json");
+    TrialOutcome t;
+    t.trial = 1;
+    t.history = {HistoryRecord{1, 0, "relab", Op::observe, {{"text", "relab, 1 client: SET ... → 19253 ops/s"}}},
+                 HistoryRecord{1, 1, "relab", Op::figure, {{"name", "fsync_ratio"}, {"value", 12.5}, {"unit", "x"}}}};
+    bench.trials = {t};
+    bench.measurements.push_back({"claim ops/s", "19253", "", "", "", ""});
+    summarize(bench);
+    run.labs.push_back(bench);
+    return run;
+}
+
+TEST(LabKindTest, the_json_report_stores_the_kind_and_reads_it_back) {
+    const RunReport run = one_of_each_kind();
+    const json j = run_to_json(run);
+    std::vector<std::string> kinds;
+    for (const auto& lab : j.at("labs")) kinds.push_back(lab.at("lab_kind"));
+    EXPECT_EQ(kinds, (std::vector<std::string>{"stream", "stream", "stream", "stream", "sessions", "stream",
+                                               "idem_clients", "idem_benchmark"}));
+    const RunReport back = run_from_json(j);
+    ASSERT_EQ(back.labs.size(), run.labs.size());
+    for (size_t i = 0; i < run.labs.size(); ++i) EXPECT_EQ(back.labs[i].scenario.kind, run.labs[i].scenario.kind) << i;
+    EXPECT_EQ(run_to_json(back), j);
+
+    // The stored kind is what ran: it wins over the scenario's.
+    json edited = j;
+    edited["labs"][7]["lab_kind"] = "idem_cluster";
+    EXPECT_EQ(run_from_json(edited).labs[7].scenario.kind, LabKind::idem_cluster);
+
+    edited["labs"][7]["lab_kind"] = "workload";
+    try {
+        run_from_json(edited);
+        FAIL() << "an unknown lab_kind was read";
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("/labs/7/lab_kind: expected one of stream, sessions, idem_clients"),
+                  std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(LabKindTest, a_report_written_before_the_kind_was_stored_has_it_inferred) {
+    json j = run_to_json(one_of_each_kind());
+    for (auto& lab : j["labs"]) {
+        lab.erase("lab_kind");
+        lab["scenario"] = json::object();  // and a source this relab cannot read: the report's fields decide
+    }
+    const RunReport back = run_from_json(j);
+    std::vector<LabKind> kinds;
+    for (const auto& lab : back.labs) kinds.push_back(lab.scenario.kind);
+    EXPECT_EQ(kinds, (std::vector<LabKind>{LabKind::stream, LabKind::stream, LabKind::stream, LabKind::stream,
+                                           LabKind::sessions, LabKind::stream, LabKind::idem_clients,
+                                           LabKind::idem_benchmark}));
+
+    // With a source that still parses, the loader decides, as for a new report.
+    json with_source = run_to_json(one_of_each_kind());
+    for (auto& lab : with_source["labs"]) lab.erase("lab_kind");
+    EXPECT_EQ(run_from_json(with_source).labs[7].scenario.kind, LabKind::idem_benchmark);
+}
+
+TEST(LabKindTest, the_simulator_runs_the_kinds_it_models_and_names_why_not_the_others) {
+    EXPECT_FALSE(sim_skip_reason(load_scenario(k_scenarios + "08a-baseline.json")).has_value());
+    EXPECT_FALSE(sim_skip_reason(load_scenario(k_scenarios + "idem-f-mw-double-click.json")).has_value());
+    const Scenario bench = load_scenario(k_scenarios + "idem-z-bench.json");
+    ASSERT_TRUE(sim_skip_reason(bench).has_value());
+    EXPECT_NE(sim_skip_reason(bench)->find("redis-benchmark and pgbench"), std::string::npos);
+    const Scenario cluster = load_scenario(k_scenarios + "idem-y2-cluster.json");
+    ASSERT_TRUE(sim_skip_reason(cluster).has_value());
+    EXPECT_NE(sim_skip_reason(cluster)->find("no cluster model"), std::string::npos);
+    EXPECT_TRUE(SimBackend().run(bench).skipped);
+    EXPECT_THROW(SimBackend().run_trial(bench, 1, 7), std::logic_error);
+}
+
+TEST(LabKindTest, only_stream_and_client_labs_start_roles) {
+    const auto stream = trial_roles(load_scenario(k_scenarios + "08a-baseline.json"));
+    ASSERT_EQ(stream.size(), 3u);
+    EXPECT_EQ(stream.back().role, "producer");
+    const auto clients = trial_roles(load_scenario(k_scenarios + "idem-f-mw-double-click.json"));
+    ASSERT_FALSE(clients.empty());
+    for (const auto& r : clients) EXPECT_EQ(r.role, "idem_client");
+    EXPECT_TRUE(trial_roles(load_scenario(k_scenarios + "idem-z-bench.json")).empty());
+    EXPECT_TRUE(trial_roles(load_scenario(k_scenarios + "idem-y2-cluster.json")).empty());
+}
+
+}  // namespace
+}  // namespace relab

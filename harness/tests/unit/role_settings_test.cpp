@@ -1,0 +1,146 @@
+// RoleSettings: what the roles read of their lab, resolved once by the parent and handed to every
+// role as it is (a role process gets it as JSON, the simulator's fibers as the struct).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "roles/role_settings.h"
+#include "run/role_process.h"
+#include "scenario/scenario.h"
+#include "sim_fixture.h"
+
+namespace relab {
+namespace {
+
+RoleSettings through_json(const RoleSettings& r) {
+    // As the config file carries it: dumped to text and parsed back.
+    return role_settings_from_json(nlohmann::json::parse(role_settings_to_json(r).dump()));
+}
+
+std::string scenarios_dir() { return std::string(RELAB_SOURCE_DIR) + "/scenarios"; }
+
+TEST(RoleSettingsTest, every_shipped_scenario_and_mutant_round_trips_through_json_unchanged) {
+    const std::vector<Scenario> labs = load_scenario_dir(scenarios_dir());
+    ASSERT_GE(labs.size(), 49u);
+    size_t checked = 0;
+    for (const Scenario& s : labs) {
+        std::vector<Scenario> variants = {s};
+        for (const Mutant& m : s.mutants) variants.push_back(apply_mutant(s, m));
+        for (const Scenario& v : variants) {
+            const RoleSettings r = role_settings(v);
+            EXPECT_TRUE(through_json(r) == r) << v.id << (v.mutant.empty() ? "" : " mutant " + v.mutant);
+            EXPECT_EQ(role_settings_to_json(through_json(r)), role_settings_to_json(r)) << v.id;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, labs.size());
+}
+
+// Every field away from its default, so each one is seen crossing both ways (no shipped lab sets
+// all of them).
+TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
+    RoleSettings r;
+    r.stream = StreamSpec{"s", "g", 3, 150};
+    r.events = {EventSpec{7, "created", 1, 0}, EventSpec{7, "shipped", 3, 25}};
+    r.job_cost_ms = {{"created", 800}, {"shipped", 5}};
+    r.consumers = 5;
+    r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id};
+    r.lock = LockSpec{true, "lk:{order}", 300, 7, 1, 30};
+    r.producer = ProducerSpec{250, 3, 4, {PublishFailure{7, "created", {1, 2}}}};
+    r.dispatcher = DispatcherSpec{true, DispatchOrder::naive, 50, 9, {OutboxFailure{2, {1, 3}}}, DispatchMark::round, 7};
+    r.recovery.pending_first = true;
+    r.recovery.recreate_group = true;
+    r.recovery.autoclaim = {true, 300, 40, 2, false};
+    r.redis_faults_scheduled = true;
+    r.postgres_faults_scheduled = true;
+    IdemRequest q;
+    q.user_id = 9;
+    q.client_key = "k-1";
+    q.payload = "{\"sku\":\"B2\"}";
+    q.send_at_ms = {0, 2600};
+    q.key_format = "idem:v2:{user_id}:{client_key}";
+    q.fail_attempts = {1};
+    q.work_ms = 300;
+    q.resend_after_fault = "failover";
+    IdemRequest plain;  // key_format and work_ms absent: the middleware's own
+    plain.client_key = "k-2";
+    r.idem_clients = {IdemClient{"A", {q, plain}, IdemRetry{{409, 503}, 100, 7}}};
+    r.idem_middleware = IdemMiddlewareSpec{"x:{hash}", 1000, 5000, true, true, false, 20, 1, 250, true};
+    r.idem_store_outages = StoreOutages::scheduled;
+
+    const RoleSettings back = through_json(r);
+    EXPECT_TRUE(back == r) << role_settings_to_json(back).dump(2);
+    EXPECT_FALSE(back.idem_clients.at(0).requests.at(1).key_format.has_value());
+    EXPECT_FALSE(back.idem_clients.at(0).requests.at(1).work_ms.has_value());
+    EXPECT_FALSE(RoleSettings{} == r);  // the comparison sees the fields
+}
+
+TEST(RoleSettingsTest, a_config_missing_a_field_is_refused_naming_it) {
+    nlohmann::json j = role_settings_to_json(RoleSettings{});
+    j["lock"].erase("ttl_ms");
+    try {
+        role_settings_from_json(j);
+        FAIL() << "accepted settings without lock.ttl_ms";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("ttl_ms"), std::string::npos) << e.what();
+    }
+    nlohmann::json k = role_settings_to_json(RoleSettings{});
+    k["write"]["mode"] = "sometimes";
+    EXPECT_THROW(role_settings_from_json(k), std::invalid_argument);
+}
+
+TEST(RoleSettingsTest, settings_are_resolved_from_the_scenario_the_roles_need_it_for) {
+    const Scenario restart = test::scenario("08i-restart-volatile.json");
+    EXPECT_TRUE(role_settings(restart).redis_faults_scheduled);
+    EXPECT_TRUE(role_settings(restart).recovery.recreate_group);
+    EXPECT_FALSE(role_settings(test::scenario("08h-claim-plain.json")).redis_faults_scheduled);
+    const Scenario failover = test::scenario("idem-t-failover-async.json");
+    EXPECT_EQ(role_settings(failover).idem_store_outages, StoreOutages::scheduled);
+    EXPECT_EQ(role_settings(failover).idem_clients.size(), failover.idem.clients.size());
+    EXPECT_EQ(role_settings(test::scenario("idem-f-mw-double-click.json")).idem_store_outages,
+              StoreOutages::none_scheduled);
+}
+
+// A change made to the loaded Scenario in the parent (a mutant, an override, a test) is what the
+// role processes get: their config carries the resolved settings, not the scenario file.
+TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_role_config) {
+    Scenario s = test::scenario("08a-baseline.json");
+    ASSERT_EQ(s.job_cost_ms.at("created"), 800);
+    s.job_cost_ms["created"] = 0;
+    s.consumers = 3;
+    s.lock.enabled = true;
+    s.stream.block_ms = 123;
+
+    RoleConfig c;
+    c.role = "consumer";
+    c.actor = "C1";
+    c.settings = role_settings(s);
+    const nlohmann::json written = role_config_to_json(c);
+    EXPECT_FALSE(written.contains("scenario")) << "the raw scenario file is not handed to a role";
+    const RoleConfig read = role_config_from_json(nlohmann::json::parse(written.dump()));
+    EXPECT_TRUE(read.settings == role_settings(s));
+    EXPECT_EQ(read.settings.job_cost_ms.at("created"), 0);
+    EXPECT_EQ(read.settings.consumers, 3);
+    EXPECT_TRUE(read.settings.lock.enabled);
+    EXPECT_EQ(read.settings.stream.block_ms, 123);
+    // The file itself still says otherwise: re-parsing it in the role would have lost the change.
+    EXPECT_EQ(s.source.at("job_cost_ms").at("created"), 800);
+}
+
+// The simulator's fibers run on role_settings() of the Scenario they are given, too: 08a with
+// created's job made instant is no longer wrong, although its file says 800 ms.
+TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_simulated_roles) {
+    Scenario s = test::scenario("08a-baseline.json");
+    EXPECT_EQ(test::run_sim(s, 5).wrong, 5);
+    s.job_cost_ms["created"] = 0;
+    const LabResult changed = test::run_sim(s, 5);
+    EXPECT_EQ(changed.wrong, 0);
+    for (const auto& t : changed.trials) EXPECT_FALSE(t.wrong) << "trial " << t.trial;
+}
+
+}  // namespace
+}  // namespace relab
