@@ -19,6 +19,7 @@
 
 #include "real/child_process.h"
 #include "real/interrupt.h"
+#include "real/proc_stat.h"
 #include "real/temp_dir.h"
 
 namespace relab {
@@ -560,31 +561,8 @@ void EmbeddedRedis::stop() { m_impl->stop(); }
 
 namespace {
 
-// The processes whose parent is `pid` (a postmaster's backends and workers), from /proc.
-std::vector<int> children_of(int pid) {
-    std::vector<int> out;
-    std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
-        const std::string name = entry.path().filename();
-        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const std::string stat = read_file_text(entry.path().string() + "/stat");
-        const auto paren = stat.rfind(')');
-        if (paren == std::string::npos) continue;
-        std::istringstream rest(stat.substr(paren + 1));
-        std::string state;
-        int ppid = 0;
-        rest >> state >> ppid;
-        if (ppid == pid) out.push_back(std::stoi(name));
-    }
-    return out;
-}
-
 // Gone, or a zombie (its memory, the shared segment included, is released).
-bool process_ended(int pid) {
-    const std::string stat = read_file_text("/proc/" + std::to_string(pid) + "/stat");
-    const auto paren = stat.rfind(')');
-    return paren == std::string::npos || paren + 2 >= stat.size() || stat[paren + 2] == 'Z' || stat[paren + 2] == 'X';
-}
+bool process_ended(int pid) { return !relab::process_running(pid); }
 
 }  // namespace
 
@@ -603,7 +581,7 @@ struct EmbeddedPostgres::Impl {
     std::vector<int> freeze() {
         if (!child) return {};
         child->signal(SIGSTOP);
-        std::vector<int> kids = children_of(child->pid());
+        std::vector<int> kids = relab::children_of(child->pid());
         for (int k : kids) ::kill(k, SIGSTOP);
         return kids;
     }

@@ -15,6 +15,7 @@
 #include "real/child_process.h"
 #include "real/interrupt.h"
 #include "real/lab_redis.h"
+#include "real/proc_stat.h"
 #include "real/sentinel.h"
 #include "real/servers.h"
 #include "roles/idem_client.h"
@@ -96,10 +97,8 @@ struct RealControl::Impl {
     void wait_for_state(Role& r, char state, const char* signal) {
         const auto deadline = SteadyClock::now() + timeouts::kSignalTakesEffect;
         for (;;) {
-            std::ifstream stat(fmt::format("/proc/{}/stat", r.process->pid()));
-            std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-            const auto paren = text.rfind(')');
-            if (paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == state) return;
+            const auto s = proc_stat(r.process->pid());
+            if (s && s->state == state) return;
             if (SteadyClock::now() > deadline)
                 throw std::runtime_error(fmt::format("{} (pid {}) not stopped {} ms after {}", r.launch.actor,
                                                      r.process->pid(), timeouts::kSignalTakesEffect.count(), signal));

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "real/pg_client.h"
+#include "real/proc_stat.h"
 #include "real/servers.h"
 #include "roles/order_sql.h"
 
@@ -365,32 +366,6 @@ TEST_F(OrderStoreTest, ResetRestoresExactlyTheInitialRows) {
 namespace relab {
 namespace {
 
-// The processes whose parent is `pid`, and whether one is still running (not gone, not a zombie).
-std::vector<int> children_of_pid(int pid) {
-    std::vector<int> out;
-    for (const auto& p : std::filesystem::directory_iterator("/proc")) {
-        const std::string name = p.path().filename();
-        if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-        std::ifstream in(p.path() / "stat");
-        std::string stat((std::istreambuf_iterator<char>(in)), {});
-        const auto paren = stat.rfind(')');
-        if (paren == std::string::npos) continue;
-        std::istringstream rest(stat.substr(paren + 1));
-        std::string state;
-        int ppid = 0;
-        rest >> state >> ppid;
-        if (ppid == pid) out.push_back(std::stoi(name));
-    }
-    return out;
-}
-
-bool still_running(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), {});
-    const auto paren = stat.rfind(')');
-    return paren != std::string::npos && paren + 2 < stat.size() && stat[paren + 2] != 'Z';
-}
-
 // The "postgres" fault target on real servers: crash() kills the postmaster and every backend (no
 // orphan keeps the shared memory), a role's store then says StoreUnavailable (its connection is
 // gone, then refused) instead of a harness error, and restart() brings back every committed row
@@ -405,12 +380,12 @@ TEST(PgFaultTest, a_crash_keeps_committed_rows_loses_the_open_transaction_and_le
     open.exec("BEGIN");
     open.exec("UPDATE tmp_orders SET status = 'shipped', version = 3 WHERE id = 42");
     const int postmaster = pg.pid();
-    const std::vector<int> backends = children_of_pid(postmaster);
+    const std::vector<int> backends = children_of(postmaster);
     ASSERT_GE(backends.size(), 3u);  // the two sessions' backends and the server's own workers
 
     pg.crash();
     EXPECT_FALSE(pg.running());
-    for (int b : backends) EXPECT_FALSE(still_running(b)) << "backend " << b << " outlived the crash";
+    for (int b : backends) EXPECT_FALSE(process_running(b)) << "backend " << b << " outlived the crash";
     EXPECT_THROW(store.write_state({42, "created", 1, WriteMode::plain}), StoreUnavailable);  // the lost connection
     EXPECT_THROW(store.rows(), StoreUnavailable);                                           // refused: still down
 

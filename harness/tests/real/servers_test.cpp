@@ -26,6 +26,7 @@
 #include <thread>
 
 #include "real/child_process.h"
+#include "real/proc_stat.h"
 #include "real/interrupt.h"
 #include "real/redis_cluster.h"
 #include "real/servers.h"
@@ -39,28 +40,8 @@ namespace fs = std::filesystem;
 
 // ---------------------------------------------------------------- /proc helpers
 
-struct ProcStat {
-    char state = '?';
-    int ppid = 0;
-    int pgrp = 0;
-};
-
-std::optional<ProcStat> proc_stat(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    auto close = text.rfind(')');
-    if (close == std::string::npos) return std::nullopt;
-    std::istringstream rest(text.substr(close + 2));
-    ProcStat s;
-    rest >> s.state >> s.ppid >> s.pgrp;
-    return s;
-}
-
 // Running, i.e. present and not a zombie (an orphan's zombie waits for PID 1, which we cannot make reap).
-bool alive(int pid) {
-    auto s = proc_stat(pid);
-    return s && s->state != 'Z';
-}
+bool alive(int pid) { return process_running(pid); }
 
 // Our child still has a /proc entry (running or an unreaped zombie).
 bool has_proc_entry(int pid) { return fs::exists("/proc/" + std::to_string(pid)); }
