@@ -84,11 +84,6 @@ struct RealBackend::Impl {
     // The lab's own servers (s.servers.own: a primary, maybe a replica and sentinels) while a trial
     // runs, and a client of its primary (dropped when a fault takes the primary away).
     std::unique_ptr<LabRedis> own_redis;
-    std::unique_ptr<RedisClient> own_admin;
-    RedisClient& lab_admin() {
-        if (own_redis && !own_admin) own_admin = std::make_unique<RedisClient>(own_redis->primary());
-        return own_redis ? *own_admin : admin;
-    }
     RedisEndpoint lab_redis() const { return own_redis ? own_redis->primary() : servers.redis; }
 
     // The lab's own PostgreSQL (s.servers.postgres: a fault target) while a trial runs; the run's
@@ -141,7 +136,6 @@ struct RealBackend::Impl {
         struct OwnServers {
             Impl& impl;
             ~OwnServers() {
-                impl.own_admin.reset();
                 impl.own_redis.reset();
                 impl.own_pg.reset();  // resumed first if paused, then stopped, its directory removed
             }
@@ -160,11 +154,10 @@ struct RealBackend::Impl {
             // replays the trial's changes, not the new database's creation (about 0.7 s more here).
             if (own) own->exec("CHECKPOINT");
         }
-        lab_admin().call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
-
         // Consumers first, the publishing role last: it waits at the start barrier for them.
         const std::vector<RoleLaunch> roles = trial_roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get()});
+        control.admin().call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
         const RoleSettings settings = role_settings(s);  // resolved once; every role process gets it
         uint64_t index = 0;
         for (const auto& launch : roles) {
