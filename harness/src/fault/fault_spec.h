@@ -2,12 +2,12 @@
 // stream lab's consumers recover. One vocabulary for every lab family and both backends; the
 // supervisor (run/supervisor.cpp) fires them through the Control port.
 //
-// Adding a fault action: its name, the targets it may act on and what it does live in
-// fault/faults.cpp (the name table, the target rules, disrupts() and apply_fault()); this header
-// lists it in FaultAction; the simulator says whether it can inject it into an idempotency lab
-// (run/sim_backend.cpp, a switch the compiler points at). Adding a recovery mode: its field in
-// RecoverySpec and its row in recovery_fields() below; what the consumer does with it is
-// roles/consumer.cpp.
+// Adding a fault action touches two files: this header lists it in FaultAction, and
+// fault/faults.cpp gives it its row (name, the targets it may act on, whose errors the roles then
+// see, whether the simulator injects it) and its case in apply_fault(), built from the Control
+// port's primitives. Adding a consumer recovery mode touches two files: its field in RecoverySpec
+// and its row in recovery_fields() below (the loader, the role settings sent to a role process and
+// the README's table all walk that table), and what the consumer does with it, roles/consumer.cpp.
 #pragma once
 
 #include <cstddef>
@@ -129,12 +129,17 @@ struct RecoveryField {
     const char* name;  // a key of "recovery", or "section.key" for a key of a section's object
     Type type;
     const char* meaning;
-    void (*set_flag)(RecoverySpec&, bool) = nullptr;  // flag; section: true when it is there
+    // A flag's or a section's value (a section: true when it is there), a number's, a choice's
+    // index: set by the loader, read back to send the settings to a role process.
+    void (*set_flag)(RecoverySpec&, bool) = nullptr;
+    bool (*flag)(const RecoverySpec&) = nullptr;
     void (*set_number)(RecoverySpec&, int64_t) = nullptr;
+    int64_t (*number)(const RecoverySpec&) = nullptr;
     int64_t min = 0;
     int64_t max = std::numeric_limits<int64_t>::max();
     std::vector<std::string> choices = {};
     void (*set_choice)(RecoverySpec&, size_t) = nullptr;
+    size_t (*choice)(const RecoverySpec&) = nullptr;
 };
 
 // Every recovery setting. A new mode is a field of RecoverySpec and a row here.
@@ -143,32 +148,47 @@ inline const std::vector<RecoveryField>& recovery_fields() {
     static const std::vector<RecoveryField> fields = {
         {.name = "pending_first", .type = T::flag,
          .meaning = "on start, a consumer first reads its own pending entries (XREADGROUP ... 0), then new ones",
-         .set_flag = [](RecoverySpec& r, bool v) { r.pending_first = v; }},
+         .set_flag = [](RecoverySpec& r, bool v) { r.pending_first = v; },
+         .flag = [](const RecoverySpec& r) { return r.pending_first; }},
         {.name = "recreate_group", .type = T::flag,
          .meaning = "a consumer that meets NOGROUP creates the group again from the stream's start",
-         .set_flag = [](RecoverySpec& r, bool v) { r.recreate_group = v; }},
+         .set_flag = [](RecoverySpec& r, bool v) { r.recreate_group = v; },
+         .flag = [](const RecoverySpec& r) { return r.recreate_group; }},
         {.name = "autoclaim", .type = T::section,
          .meaning = "XAUTOCLAIM entries idle for min_idle_ms, every every_ms, count at a time, in a reaper or the consumers",
-         .set_flag = [](RecoverySpec& r, bool v) { r.autoclaim.enabled = v; }},
+         .set_flag = [](RecoverySpec& r, bool v) { r.autoclaim.enabled = v; },
+         .flag = [](const RecoverySpec& r) { return r.autoclaim.enabled; }},
         {.name = "autoclaim.min_idle_ms", .type = T::number, .meaning = "XAUTOCLAIM's min-idle-time",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.min_idle_ms = v; }, .min = 0},
+         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.min_idle_ms = v; },
+         .number = [](const RecoverySpec& r) { return r.autoclaim.min_idle_ms; }, .min = 0},
         {.name = "autoclaim.every_ms", .type = T::number, .meaning = "how often the claimer scans",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.every_ms = v; }, .min = 1},
+         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.every_ms = v; },
+         .number = [](const RecoverySpec& r) { return r.autoclaim.every_ms; }, .min = 1},
         {.name = "autoclaim.count", .type = T::number, .meaning = "XAUTOCLAIM's COUNT",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.count = static_cast<int>(v); }, .min = 1,
+         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.count = static_cast<int>(v); },
+         .number = [](const RecoverySpec& r) { return static_cast<int64_t>(r.autoclaim.count); }, .min = 1,
          .max = 10000},
         {.name = "autoclaim.in", .type = T::choice,
          .meaning = "who claims: a separate \"reaper\" role, or every consumer in its loop",
          .choices = {"reaper", "consumers"},
-         .set_choice = [](RecoverySpec& r, size_t i) { r.autoclaim.in_reaper = i == 0; }},
+         .set_choice = [](RecoverySpec& r, size_t i) { r.autoclaim.in_reaper = i == 0; },
+         .choice = [](const RecoverySpec& r) { return r.autoclaim.in_reaper ? size_t{0} : size_t{1}; }},
     };
     return fields;
 }
+// A RecoverySpec as the scenario's "recovery" object, every row of recovery_fields() written (a
+// section that is off: null), and back; how the settings reach a role process.
+nlohmann::json recovery_to_json(const RecoverySpec& r);
+RecoverySpec recovery_from_json(const nlohmann::json& j);
+
 std::string to_string(FaultAction a);
 // The action named `name`, or nullopt.
 std::optional<FaultAction> fault_action_named(const std::string& name);
 // Every action's name, for error messages and the README.
 std::vector<std::string> fault_action_names();
+// Why the simulator cannot inject `action` on a target of this kind (in an idempotency lab when
+// `idempotency_lab`), in words for the lab's skip reason; nullopt: it can.
+std::optional<std::string> fault_sim_refusal(FaultAction action, FaultTarget target, bool idempotency_lab);
 
 std::string to_string(FaultTarget t);
 // The kind of target `name` names: "redis", "redis-replica", "postgres", "clients", else a role.

@@ -1,5 +1,6 @@
 #include "fault/faults.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -11,47 +12,77 @@ namespace relab {
 
 namespace {
 
-const std::pair<FaultAction, const char*> k_names[] = {
-    {FaultAction::kill, "kill"},
-    {FaultAction::pause, "pause"},
-    {FaultAction::resume, "resume"},
-    {FaultAction::restart, "restart"},
-    {FaultAction::failover, "failover"},
-    {FaultAction::drop_link, "drop_link"},
-    {FaultAction::flood, "flood"},
-    {FaultAction::snapshot, "snapshot"},
-    {FaultAction::observe, "observe"},
+// The simulator's answer for a (action, target) it does not inject: why, for the lab's skip reason.
+constexpr const char* kSimNoReplicaRejoin =
+    "brings the old primary back as a replica after a failover; the simulator's replication model has no such "
+    "rejoin (the real backend runs it)";
+constexpr const char* kSimRedisNeverPaused =
+    "pauses redis-server (SIGSTOP); the simulator's server model is never paused (the real backend runs it)";
+constexpr const char* kSimPostgresNeverPaused =
+    "pauses PostgreSQL (SIGSTOP: statements wait, connections stay); the simulator's database model is never paused "
+    "(the real backend runs it)";
+constexpr const char* kSimNoIdemReplica =
+    "needs a replica and Sentinel's failover under the idempotency middleware; the simulator's replication model "
+    "serves the stream labs only so far (the real backend runs it)";
+constexpr const char* kSimNoMemory =
+    "floods a redis-server that has maxmemory and an eviction policy with cache keys; the simulator has no memory or "
+    "eviction model (the real backend runs it)";
+constexpr const char* kSimNoRdb =
+    "takes an RDB snapshot (BGSAVE) for a restart to load; the simulator has no RDB model (the real backend runs it)";
+
+// One target an action may act on: whose errors the roles then see, and whether the simulator
+// injects it (nullptr) or why not, in any lab (`sim`) or in an idempotency lab (`sim_idem`).
+struct TargetRow {
+    FaultTarget target;
+    FaultOutage outage = FaultOutage::none;
+    const char* sim = nullptr;
+    const char* sim_idem = nullptr;
 };
 
-// What each action may act on and whose errors the roles then see. An action without a row may
-// act on any target the lab has and makes no role ride anything out.
-struct TargetRule {
+// Every fault action, one row each: adding an action is its enumerator in fault_spec.h, a row
+// here and its case in apply_fault() below.
+struct ActionRow {
     FaultAction action;
-    std::vector<std::pair<FaultTarget, FaultOutage>> targets;
+    const char* name;
+    bool disrupts;  // takes a server away or cuts it off: clients see errors while it lasts
+    std::vector<TargetRow> targets;
     const char* needs = "";  // another target the lab must have
 };
 
-const TargetRule k_target_rules[] = {
-    {FaultAction::kill, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
-                         {FaultTarget::postgres, FaultOutage::postgres}}},
-    {FaultAction::pause, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
-                          {FaultTarget::redis_replica, FaultOutage::redis}, {FaultTarget::postgres, FaultOutage::postgres}}},
-    {FaultAction::resume, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::none},
-                           {FaultTarget::redis_replica, FaultOutage::none}, {FaultTarget::postgres, FaultOutage::none}}},
+using T = FaultTarget;
+using O = FaultOutage;
+const ActionRow k_actions[] = {
+    {FaultAction::kill, "kill", true, {{T::role}, {T::redis, O::redis}, {T::postgres, O::postgres}}},
+    {FaultAction::pause, "pause", true,
+     {{T::role},
+      {T::redis, O::redis, kSimRedisNeverPaused},
+      {T::redis_replica, O::redis, nullptr, kSimNoIdemReplica},
+      {T::postgres, O::postgres, kSimPostgresNeverPaused}}},
+    {FaultAction::resume, "resume", false,
+     {{T::role},
+      {T::redis, O::none, kSimRedisNeverPaused},
+      {T::redis_replica, O::none, nullptr, kSimNoIdemReplica},
+      {T::postgres, O::none, kSimPostgresNeverPaused}}},
     // "redis-replica": after a failover, the old primary comes back (the loader wants the failover first)
-    {FaultAction::restart, {{FaultTarget::role, FaultOutage::none}, {FaultTarget::redis, FaultOutage::redis},
-                            {FaultTarget::redis_replica, FaultOutage::redis}, {FaultTarget::postgres, FaultOutage::postgres}}},
-    {FaultAction::failover, {{FaultTarget::redis, FaultOutage::redis}}, "redis-replica"},
-    {FaultAction::drop_link, {{FaultTarget::redis_replica, FaultOutage::redis}, {FaultTarget::clients, FaultOutage::redis},
-                              {FaultTarget::role, FaultOutage::redis}}},
-    {FaultAction::flood, {{FaultTarget::redis, FaultOutage::none}}},
-    {FaultAction::snapshot, {{FaultTarget::redis, FaultOutage::none}}},
-    {FaultAction::observe, {{FaultTarget::redis, FaultOutage::none}}},
+    {FaultAction::restart, "restart", true,
+     {{T::role}, {T::redis, O::redis}, {T::redis_replica, O::redis, kSimNoReplicaRejoin}, {T::postgres, O::postgres}}},
+    {FaultAction::failover, "failover", true, {{T::redis, O::redis, nullptr, kSimNoIdemReplica}}, "redis-replica"},
+    {FaultAction::drop_link, "drop_link", true,
+     {{T::redis_replica, O::redis, nullptr, kSimNoIdemReplica}, {T::clients, O::redis}, {T::role, O::redis}}},
+    {FaultAction::flood, "flood", false, {{T::redis, O::none, kSimNoMemory}}},
+    {FaultAction::snapshot, "snapshot", false, {{T::redis, O::none, kSimNoRdb}}},
+    {FaultAction::observe, "observe", false, {{T::redis}}},
 };
 
-const TargetRule* rule_of(FaultAction a) {
-    for (const auto& r : k_target_rules)
-        if (r.action == a) return &r;
+const ActionRow& row_of(FaultAction a) {
+    for (const auto& r : k_actions)
+        if (r.action == a) return r;
+    throw std::logic_error("a FaultAction without its row in fault/faults.cpp's k_actions");
+}
+
+const TargetRow* target_row(FaultAction a, FaultTarget t) {
+    for (const auto& r : row_of(a).targets)
+        if (r.target == t) return &r;
     return nullptr;
 }
 
@@ -65,20 +96,20 @@ const std::pair<FaultTarget, const char*> k_target_names[] = {
 }  // namespace
 
 std::string to_string(FaultAction a) {
-    for (const auto& [action, name] : k_names)
-        if (action == a) return name;
+    for (const auto& r : k_actions)
+        if (r.action == a) return r.name;
     return "unknown";
 }
 
 std::optional<FaultAction> fault_action_named(const std::string& name) {
-    for (const auto& [action, n] : k_names)
-        if (name == n) return action;
+    for (const auto& r : k_actions)
+        if (name == r.name) return r.action;
     return std::nullopt;
 }
 
 std::vector<std::string> fault_action_names() {
     std::vector<std::string> out;
-    for (const auto& [action, name] : k_names) out.emplace_back(name);
+    for (const auto& r : k_actions) out.emplace_back(r.name);
     return out;
 }
 
@@ -95,29 +126,27 @@ FaultTarget fault_target_kind(const std::string& name) {
 }
 
 std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget target) {
-    const TargetRule* rule = rule_of(action);
-    if (!rule) return std::nullopt;
-    std::vector<std::string> allowed;
-    for (const auto& [t, outage] : rule->targets) {
-        if (t == target) return std::nullopt;
-        allowed.push_back(to_string(t));
-    }
+    if (target_row(action, target)) return std::nullopt;
+    const auto& rows = row_of(action).targets;
     std::string list;
-    for (size_t i = 0; i < allowed.size(); ++i)
-        list += (i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ") + allowed[i];
+    for (size_t i = 0; i < rows.size(); ++i)
+        list += (i == 0 ? "" : i + 1 == rows.size() ? " or " : ", ") + to_string(rows[i].target);
     return fmt::format("{} acts on {}, not on {}", to_string(action), list, to_string(target));
 }
 
-std::string fault_action_needs(FaultAction action) {
-    const TargetRule* rule = rule_of(action);
-    return rule ? rule->needs : "";
-}
+std::string fault_action_needs(FaultAction action) { return row_of(action).needs; }
 
 FaultOutage fault_outage(FaultAction action, FaultTarget target) {
-    if (const TargetRule* rule = rule_of(action))
-        for (const auto& [t, outage] : rule->targets)
-            if (t == target) return outage;
-    return FaultOutage::none;
+    const TargetRow* r = target_row(action, target);
+    return r ? r->outage : FaultOutage::none;
+}
+
+std::optional<std::string> fault_sim_refusal(FaultAction action, FaultTarget target, bool idempotency_lab) {
+    const TargetRow* r = target_row(action, target);
+    if (!r) return std::nullopt;  // the loader refuses it first
+    if (r->sim) return r->sim;
+    if (idempotency_lab && r->sim_idem) return r->sim_idem;
+    return std::nullopt;
 }
 
 FaultTarget fault_target_of(const std::vector<FaultSpec>& faults, size_t index) {
@@ -134,20 +163,62 @@ bool faults_cause(const std::vector<FaultSpec>& faults, FaultOutage outage) {
     return false;
 }
 
-bool disrupts(FaultAction a) {
-    switch (a) {
-        case FaultAction::kill:
-        case FaultAction::pause:
-        case FaultAction::restart:
-        case FaultAction::failover:
-        case FaultAction::drop_link: return true;
-        case FaultAction::resume:
-        case FaultAction::flood:
-        case FaultAction::snapshot:
-        case FaultAction::observe: return false;
-    }
-    return false;
+namespace {
+
+// Where recovery_fields() row `name` lives in the "recovery" object: its section's object (the
+// top level, or null when the section is off) and its key there.
+std::pair<const nlohmann::json*, std::string> recovery_slot(const nlohmann::json& j, const std::string& name) {
+    const auto dot = name.find('.');
+    if (dot == std::string::npos) return {&j, name};
+    const auto section = j.find(name.substr(0, dot));
+    return {section == j.end() || !section->is_object() ? nullptr : &*section, name.substr(dot + 1)};
 }
+
+}  // namespace
+
+nlohmann::json recovery_to_json(const RecoverySpec& r) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& f : recovery_fields()) {
+        const std::string name = f.name;
+        const auto dot = name.find('.');
+        nlohmann::json& at = dot == std::string::npos ? out : out[name.substr(0, dot)];
+        if (!at.is_object()) continue;  // the section is off: its fields stay at their defaults
+        const std::string key = dot == std::string::npos ? name : name.substr(dot + 1);
+        switch (f.type) {
+            case RecoveryField::Type::flag: at[key] = f.flag(r); break;
+            case RecoveryField::Type::number: at[key] = f.number(r); break;
+            case RecoveryField::Type::choice: at[key] = f.choices.at(f.choice(r)); break;
+            case RecoveryField::Type::section:
+                at[key] = f.flag(r) ? nlohmann::json::object() : nlohmann::json(nullptr);
+                break;
+        }
+    }
+    return out;
+}
+
+RecoverySpec recovery_from_json(const nlohmann::json& j) {
+    RecoverySpec r;
+    if (!j.is_object()) return r;
+    for (const auto& f : recovery_fields()) {
+        const auto [at, key] = recovery_slot(j, f.name);
+        if (!at || !at->contains(key)) continue;
+        const nlohmann::json& v = at->at(key);
+        switch (f.type) {
+            case RecoveryField::Type::flag: f.set_flag(r, v.get<bool>()); break;
+            case RecoveryField::Type::number: f.set_number(r, v.get<int64_t>()); break;
+            case RecoveryField::Type::choice: {
+                const auto it = std::find(f.choices.begin(), f.choices.end(), v.get<std::string>());
+                if (it == f.choices.end()) throw std::invalid_argument("recovery." + std::string(f.name) + ": " + v.dump());
+                f.set_choice(r, static_cast<size_t>(it - f.choices.begin()));
+                break;
+            }
+            case RecoveryField::Type::section: f.set_flag(r, v.is_object()); break;
+        }
+    }
+    return r;
+}
+
+bool disrupts(FaultAction a) { return row_of(a).disrupts; }
 
 namespace {
 

@@ -220,30 +220,6 @@ DispatcherSpec dispatcher_from(const json& j) {
     return d;
 }
 
-json to(const RecoverySpec& r) {
-    const auto& a = r.autoclaim;
-    return {{"pending_first", r.pending_first},
-            {"recreate_group", r.recreate_group},
-            {"autoclaim",
-             {{"enabled", a.enabled},
-              {"min_idle_ms", a.min_idle_ms},
-              {"every_ms", a.every_ms},
-              {"count", a.count},
-              {"in_reaper", a.in_reaper}}}};
-}
-RecoverySpec recovery_from(const json& j) {
-    RecoverySpec r;
-    read(j, "pending_first", r.pending_first);
-    read(j, "recreate_group", r.recreate_group);
-    const json& a = sub(j, "autoclaim");
-    read(a, "enabled", r.autoclaim.enabled);
-    read(a, "min_idle_ms", r.autoclaim.min_idle_ms);
-    read(a, "every_ms", r.autoclaim.every_ms);
-    read(a, "count", r.autoclaim.count);
-    read(a, "in_reaper", r.autoclaim.in_reaper);
-    return r;
-}
-
 json to(const IdemRequest& q) {
     return {{"user_id", q.user_id},
             {"client_key", q.client_key},
@@ -322,7 +298,7 @@ json role_settings_to_json(const RoleSettings& r) {
             {"lock", to(r.lock)},
             {"producer", to(r.producer)},
             {"dispatcher", to(r.dispatcher)},
-            {"recovery", to(r.recovery)},
+            {"recovery", recovery_to_json(r.recovery)},
             {"redis_faults_scheduled", r.redis_faults_scheduled},
             {"postgres_faults_scheduled", r.postgres_faults_scheduled},
             {"idem_clients", array_of(r.idem_clients, [](const IdemClient& c) { return to(c); })},
@@ -340,7 +316,7 @@ RoleSettings role_settings_from_json(const json& j) {
     r.lock = lock_from(sub(j, "lock"));
     r.producer = producer_from(sub(j, "producer"));
     r.dispatcher = dispatcher_from(sub(j, "dispatcher"));
-    r.recovery = recovery_from(sub(j, "recovery"));
+    r.recovery = recovery_from_json(sub(j, "recovery"));
     read(j, "redis_faults_scheduled", r.redis_faults_scheduled);
     read(j, "postgres_faults_scheduled", r.postgres_faults_scheduled);
     read_array(j, "idem_clients", r.idem_clients, client_from);

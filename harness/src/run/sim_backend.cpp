@@ -59,29 +59,15 @@ void fnv1a(uint64_t& h, const std::string& s) {
     h = (h ^ 0xff) * 0x100000001b3ULL;  // a separator, so "ab","c" differs from "a","bc"
 }
 
-// Why the simulator cannot inject this fault into an idempotency lab, or nullopt (it can).
-std::optional<std::string> idem_fault_skip_reason(const FaultSpec& f) {
-    switch (f.action) {
-        case FaultAction::observe:
-        case FaultAction::kill:
-        case FaultAction::restart:
-            return std::nullopt;  // a client's fiber, or the key model with what its persistence keeps
-        case FaultAction::flood:
-            return "floods a redis-server that has maxmemory and an eviction policy with cache keys; the simulator "
-                   "has no memory or eviction model (the real backend runs it)";
-        case FaultAction::snapshot:
-            return "takes an RDB snapshot (BGSAVE) for a restart to load; the simulator has no RDB model (the real "
-                   "backend runs it)";
-        case FaultAction::pause:
-        case FaultAction::resume:
-        case FaultAction::drop_link:
-        case FaultAction::failover:
-            if (f.target == "redis" || f.target == "redis-replica")
-                return "needs a replica and Sentinel's failover under the idempotency middleware; the simulator's "
-                       "replication model serves the stream labs only so far (the real backend runs it)";
-            return std::nullopt;
-    }
-    return "an unknown fault";
+// Why the simulator cannot inject some fault of the lab's schedule (fault/faults.cpp's table says,
+// action by action), or nullopt: what it models in no lab first, then what not under the
+// idempotency middleware.
+std::optional<std::string> faults_skip_reason(const Scenario& s) {
+    for (const bool idempotency_lab : {false, s.kind == LabKind::idem_clients})
+        for (size_t i = 0; i < s.faults.size(); ++i)
+            if (auto reason = fault_sim_refusal(s.faults[i].action, fault_target_of(s.faults, i), idempotency_lab))
+                return reason;
+    return std::nullopt;
 }
 
 // What the simulator cannot model of a lab's own servers and their faults (either kind).
@@ -100,14 +86,6 @@ std::optional<std::string> servers_skip_reason(const Scenario& s) {
                                    "(the real backend runs it)",
                                    name, value);
         }
-        for (const auto& f : s.faults)
-            if (f.target == "redis-replica" && f.action == FaultAction::restart)
-                return "brings the old primary back as a replica after a failover; the simulator's replication "
-                       "model has no such rejoin (the real backend runs it)";
-        for (const auto& f : s.faults)
-            if (f.target == "redis" && (f.action == FaultAction::pause || f.action == FaultAction::resume))
-                return "pauses redis-server (SIGSTOP); the simulator's server model is never paused (the real backend "
-                       "runs it)";
     }
     if (s.servers.postgres) {
         for (const auto& [name, value] : s.servers.postgres_config) {
@@ -122,19 +100,13 @@ std::optional<std::string> servers_skip_reason(const Scenario& s) {
                                    "real backend runs it)",
                                    name, value);
         }
-        for (size_t i = 0; i < s.faults.size(); ++i)
-            if (fault_target_of(s.faults, i) == FaultTarget::postgres &&
-                (s.faults[i].action == FaultAction::pause || s.faults[i].action == FaultAction::resume))
-                return "pauses PostgreSQL (SIGSTOP: statements wait, connections stay); the simulator's database model "
-                       "is never paused (the real backend runs it)";
     }
     return std::nullopt;
 }
 
 std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
     if (auto reason = servers_skip_reason(s)) return reason;
-    for (const auto& f : s.faults)
-        if (auto reason = idem_fault_skip_reason(f)) return reason;
+    if (auto reason = faults_skip_reason(s)) return reason;
     if (s.idem.middleware.wait_replicas > 0)
         return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
     return std::nullopt;
@@ -146,7 +118,9 @@ std::optional<std::string> sim_skip_reason(const Scenario& s) {
     // What the simulator models, by the lab's kind: the one place it decides which labs it runs
     // (run_trial then picks the trial's runner for the two kinds it does).
     switch (s.kind) {
-        case LabKind::stream: return servers_skip_reason(s);
+        case LabKind::stream:
+            if (auto reason = servers_skip_reason(s)) return reason;
+            return faults_skip_reason(s);
         case LabKind::idem_clients: return idem_clients_skip_reason(s);
         case LabKind::sessions:
             for (const auto& c : s.cases)

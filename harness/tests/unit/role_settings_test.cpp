@@ -40,6 +40,40 @@ TEST(RoleSettingsTest, every_shipped_scenario_and_mutant_round_trips_through_jso
     EXPECT_GT(checked, labs.size());
 }
 
+// A recovery mode is a row of recovery_fields(): its value reaches the role process by that row
+// alone (recovery_to_json walks the table), so each row, moved away from its value, must come back.
+TEST(RoleSettingsTest, every_recovery_row_crosses_to_the_role_process_by_the_table) {
+    for (const auto& f : recovery_fields()) {
+        RoleSettings r;
+        for (const auto& g : recovery_fields())  // every section on, so its fields travel
+            if (g.type == RecoveryField::Type::section) g.set_flag(r.recovery, true);
+        switch (f.type) {
+            case RecoveryField::Type::flag:
+            case RecoveryField::Type::section:
+                ASSERT_TRUE(f.set_flag && f.flag) << f.name << ": a flag row needs set_flag and flag";
+                f.set_flag(r.recovery, !f.flag(r.recovery));
+                break;
+            case RecoveryField::Type::number: {
+                ASSERT_TRUE(f.set_number && f.number) << f.name << ": a number row needs set_number and number";
+                const int64_t v = f.number(r.recovery);
+                f.set_number(r.recovery, v < f.max ? v + 1 : f.min);
+                ASSERT_NE(f.number(r.recovery), v) << f.name;
+                break;
+            }
+            case RecoveryField::Type::choice: {
+                ASSERT_TRUE(f.set_choice && f.choice) << f.name << ": a choice row needs set_choice and choice";
+                ASSERT_GE(f.choices.size(), 2u) << f.name;
+                const size_t i = f.choice(r.recovery);
+                f.set_choice(r.recovery, (i + 1) % f.choices.size());
+                ASSERT_NE(f.choice(r.recovery), i) << f.name;
+                break;
+            }
+        }
+        EXPECT_TRUE(through_json(r).recovery == r.recovery) << f.name << " was lost on the way: "
+                                                            << recovery_to_json(r.recovery).dump();
+    }
+}
+
 // Every field away from its default, so each one is seen crossing both ways (no shipped lab sets
 // all of them).
 TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {

@@ -374,6 +374,26 @@ TEST(SimFaultScheduleTest, postgres_labs_the_model_cannot_run_are_skipped_with_t
     EXPECT_FALSE(sim_skip_reason(test::scenario("08j-outbox-pg-restart.json")).has_value());
 }
 
+// Whether the simulator injects a fault is the fault table's word (fault/faults.cpp), the same for
+// a stream lab as for an idempotency lab: a snapshot in a stream lab is skipped with its reason,
+// not started and then refused by the sim's Control mid-trial.
+TEST(SimFaultScheduleTest, a_stream_lab_with_a_fault_the_sim_cannot_inject_is_skipped_with_the_tables_reason) {
+    Scenario s = test::scenario("08i-restart-aof.json");
+    ASSERT_FALSE(sim_skip_reason(s).has_value());
+    FaultSpec snapshot;
+    snapshot.action = FaultAction::snapshot;
+    snapshot.target = "redis";
+    snapshot.trigger.at_ms = 0;
+    s.faults.insert(s.faults.begin(), snapshot);
+    const auto reason = sim_skip_reason(s);
+    ASSERT_TRUE(reason.has_value());
+    EXPECT_NE(reason->find("no RDB model"), std::string::npos) << *reason;
+    EXPECT_EQ(*reason, *fault_sim_refusal(FaultAction::snapshot, FaultTarget::redis, false));
+    // A replica's link dropped: the stream labs' replication model has it, the idempotency labs' not.
+    EXPECT_FALSE(fault_sim_refusal(FaultAction::drop_link, FaultTarget::redis_replica, false).has_value());
+    EXPECT_TRUE(fault_sim_refusal(FaultAction::drop_link, FaultTarget::redis_replica, true).has_value());
+}
+
 }  // namespace
 }  // namespace relab
 
