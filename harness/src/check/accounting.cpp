@@ -62,6 +62,7 @@ Accounting& Accounting::operator+=(const Accounting& o) {
     redelivered += o.redelivered;
     unexpected += o.unexpected;
     stale_overwrites += o.stale_overwrites;
+    unapplied += o.unapplied;
     return *this;
 }
 
@@ -87,6 +88,7 @@ Accounting account(const std::vector<HistoryRecord>& history) {
 
     std::vector<std::string> published;             // entry ids in publish order
     std::map<std::string, int> writes;              // entry -> writes of it
+    std::map<std::string, int> applied;             // entry -> writes of it that changed a row
     std::map<EventKey, std::string> first_entry_of;  // event -> the first ok publish's entry
     for (const HistoryRecord* r : records) {
         if (r->op != Op::publish || text_field(r->data, "result") != "ok") continue;
@@ -124,8 +126,10 @@ Accounting account(const std::vector<HistoryRecord>& history) {
                     entry = it->second;
             }
             const auto it = writes.find(entry);
-            if (it != writes.end())
+            if (it != writes.end()) {
                 ++it->second;
+                if (is_applied_write(*r)) ++applied[entry];
+            }
             else if (!entry.empty())
                 flag_unexpected(entry);
             else {
@@ -146,6 +150,10 @@ Accounting account(const std::vector<HistoryRecord>& history) {
         } else {
             ++a.duplicated;
             add_example(a.duplicated_examples, entry);
+        }
+        if (n > 0 && !applied.count(entry)) {
+            ++a.unapplied;
+            add_example(a.unapplied_examples, entry);
         }
     }
     a.redelivered = static_cast<int>(redelivered.size());
@@ -179,6 +187,7 @@ std::vector<std::string> accounting_details(const Accounting& a) {
     item("redelivered after ack", a.redelivered, a.redelivered_examples);
     item("unexpected", a.unexpected, a.unexpected_examples);
     item("stale overwrite", a.stale_overwrites, a.stale_examples);
+    item("unapplied (every write refused)", a.unapplied, a.unapplied_examples);
     return out;
 }
 

@@ -16,6 +16,8 @@ namespace relab {
 //   processed_once  published entries with exactly one `write` (the job ran once; affected 0 counts:
 //                   a refused CAS still ran)
 //   duplicated      published entries with two writes or more (the job ran more than once)
+//   unapplied       published entries processed, but no write of them changed a row (every write
+//                   affected 0: a version check refused the transition; P4's skipped intermediates)
 //   lost            published entries with no write at all (never processed)
 //   redelivered     entries received again after an ack of them (the group forgot the ack)
 //   unexpected      entries received or written that no ok publish produced
@@ -30,12 +32,14 @@ struct Accounting {
     int redelivered = 0;
     int unexpected = 0;
     int stale_overwrites = 0;
+    int unapplied = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
     std::vector<std::string> redelivered_examples;
     std::vector<std::string> unexpected_examples;
     std::vector<std::string> stale_examples;
+    std::vector<std::string> unapplied_examples;
 
     // Every count is zero but published and processed_once: nothing to flag.
     bool clean() const { return duplicated == 0 && lost == 0 && redelivered == 0 && unexpected == 0 && stale_overwrites == 0; }

@@ -155,6 +155,7 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
     band("redelivered", terms.redelivered, a.redelivered);
     band("unexpected", terms.unexpected, a.unexpected);
     band("processed_once", terms.processed_once, a.processed_once);
+    band("unapplied", terms.unapplied, a.unapplied);
     for (const auto& [name, b] : terms.counts) {
         const auto value = idem_count(t.idem.counts, name);
         if (!value)

@@ -31,6 +31,9 @@ enum class Op {
     lock_acquire,
     write,
     lock_release,
+    buffer_hold,
+    buffer_release,
+    late,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -75,6 +78,13 @@ inline constexpr std::array k_ops = {
            "a consumer's state write to tmp_orders (plain or CAS) and the rows it affected"},
     OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
            "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
+    OpInfo{Op::buffer_hold, "buffer_hold", "entry event waiting_for",
+           "a consumer's reorder buffer (P3) held an event: its version is past the order's next (waiting_for)"},
+    OpInfo{Op::buffer_release, "buffer_release", "entry event reason held_ms skipped",
+           "the reorder buffer let a held event through: reason in_order (the gap was filled) or gap_timeout "
+           "(it gave up on the versions in skipped)"},
+    OpInfo{Op::late, "late", "entry event last_applied action",
+           "the reorder buffer got an event older than what it applied (it gave up on it): action drop or apply"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "

@@ -123,6 +123,7 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     a.redelivered = get<int>(j, path, "redelivered", 0);
     a.unexpected = get<int>(j, path, "unexpected", 0);
     a.stale_overwrites = get<int>(j, path, "stale_overwrites", 0);
+    a.unapplied = get<int>(j, path, "unapplied", 0);
     const std::string ex_path = path + "/examples";
     const json& ex = object_field(j, path, "examples");
     a.duplicated_examples = strings_at(ex, ex_path, "duplicated");
@@ -130,6 +131,7 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     a.redelivered_examples = strings_at(ex, ex_path, "redelivered");
     a.unexpected_examples = strings_at(ex, ex_path, "unexpected");
     a.stale_examples = strings_at(ex, ex_path, "stale_overwrites");
+    if (ex.is_object() && ex.contains("unapplied")) a.unapplied_examples = strings_at(ex, ex_path, "unapplied");
     return a;
 }
 

@@ -34,7 +34,7 @@ nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
 nlohmann::json accounting_counts_json(const Accounting& a) {
     return {{"published", a.published},     {"processed_once", a.processed_once}, {"duplicated", a.duplicated},
             {"lost", a.lost},               {"redelivered", a.redelivered},       {"unexpected", a.unexpected},
-            {"stale_overwrites", a.stale_overwrites}};
+            {"stale_overwrites", a.stale_overwrites}, {"unapplied", a.unapplied}};
 }
 
 nlohmann::json accounting_json(const Accounting& a) {
@@ -43,7 +43,8 @@ nlohmann::json accounting_json(const Accounting& a) {
                      {"lost", a.lost_examples},
                      {"redelivered", a.redelivered_examples},
                      {"unexpected", a.unexpected_examples},
-                     {"stale_overwrites", a.stale_examples}};
+                     {"stale_overwrites", a.stale_examples},
+                     {"unapplied", a.unapplied_examples}};
     return j;
 }
 

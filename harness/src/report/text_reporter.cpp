@@ -13,6 +13,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace relab {
 
@@ -45,6 +46,12 @@ struct Words {
     const char* delivery;       // p50, max, samples
     const char* skipped;
     const char* wrong_cases;    // wrong, total
+    const char* buffer_hold;    // entry, event, waiting_for
+    const char* buffer_in_order;  // entry, event, held_ms
+    const char* buffer_gap;     // entry, event, held_ms, skipped versions
+    const char* late;           // entry, event, last applied, what it did
+    const char* late_drop;
+    const char* late_apply;
 };
 
 constexpr Words k_en{
@@ -73,6 +80,12 @@ constexpr Words k_en{
     "delivery XADD → receipt: p50 {} ms, max {} ms ({} samples)",
     "skipped:",
     "→ cases with a wrong final row: {}/{}",
+    "holds {} {} in its reorder buffer (waiting for v={})",
+    "lets {} {} through in order (held {} ms)",
+    "lets {} {} through after {} ms: gave up waiting for v={}",
+    "got {} {} late (v={} already applied) → {}",
+    "dropped (acknowledged, never applied)",
+    "applied anyway",
 };
 
 constexpr Words k_vi{
@@ -101,6 +114,12 @@ constexpr Words k_vi{
     "thời gian giao XADD → nhận: p50 {} ms, max {} ms ({} mẫu)",
     "bỏ qua:",
     "→ số trường hợp có dòng cuối SAI: {}/{}",
+    "giữ {} {} trong reorder buffer (chờ v={})",
+    "cho {} {} đi tiếp đúng thứ tự (đã giữ {} ms)",
+    "cho {} {} đi tiếp sau {} ms: thôi chờ v={}",
+    "nhận {} {} muộn (đã áp v={}) → {}",
+    "bỏ đi (ACK, không áp)",
+    "vẫn áp",
 };
 
 const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
@@ -209,6 +228,25 @@ private:
             return text;
         }
         if (r.op == Op::publish) return m_show_publish ? describe_publish(r) : std::string{};
+        if (r.op == Op::buffer_hold)
+            return r.actor + " " + fmt::format(fmt::runtime(m_w.buffer_hold), field_text(d, "entry"),
+                                               event_text(event_of(d), m_several_orders), field_text(d, "waiting_for"));
+        if (r.op == Op::buffer_release) {
+            if (field_text(d, "reason") == "gap_timeout") {
+                std::vector<std::string> skipped;
+                if (d.contains("skipped") && d.at("skipped").is_array())
+                    for (const auto& v : d.at("skipped")) skipped.push_back(v.dump());
+                return r.actor + " " + fmt::format(fmt::runtime(m_w.buffer_gap), field_text(d, "entry"),
+                                                   event_text(event_of(d), m_several_orders), field_text(d, "held_ms"),
+                                                   fmt::join(skipped, ","));
+            }
+            return r.actor + " " + fmt::format(fmt::runtime(m_w.buffer_in_order), field_text(d, "entry"),
+                                               event_text(event_of(d), m_several_orders), field_text(d, "held_ms"));
+        }
+        if (r.op == Op::late)
+            return r.actor + " " + fmt::format(fmt::runtime(m_w.late), field_text(d, "entry"),
+                                               event_text(event_of(d), m_several_orders), field_text(d, "last_applied"),
+                                               field_text(d, "action") == "drop" ? m_w.late_drop : m_w.late_apply);
         // An op this reporter does not know yet: show it raw rather than hide it.
         return r.actor + " " + to_string(r.op) + (d.empty() ? std::string{} : " " + d.dump());
     }

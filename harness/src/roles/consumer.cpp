@@ -2,6 +2,8 @@
 #include "roles/roles.h"
 
 #include <algorithm>
+#include <chrono>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -42,10 +44,11 @@ public:
                     claim_round();
                     next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
                 }
+                release_timed_out();
                 auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_s.stream.key,
-                                                     m_s.stream.read_count, block);
+                                                     m_s.stream.read_count, buffer_block(block));
                 if (entries.empty()) {
-                    if (m_p.kv.exists(kStopKey)) return;
+                    if (m_held.empty() && m_p.kv.exists(kStopKey)) return;
                     continue;
                 }
                 for (const auto& e : entries) handle(e, "new");
@@ -133,7 +136,91 @@ private:
         }
         const Event ev = event_from_entry(entry);
         record(Op::receive, {{"entry", entry.id}, {"event", event_json(ev)}, {"deliveries", entry.deliveries}, {"via", via}});
+        if (m_s.buffer.enabled)
+            buffer(entry, ev);
+        else
+            apply(entry, ev);
+    }
 
+    // P3's reorder buffer: the order's next version goes through (and then whatever it held of
+    // the versions after it), a later one waits unacknowledged, an older one is late.
+    void buffer(const StreamEntry& entry, const Event& ev) {
+        int64_t& last = m_last_applied[ev.order];
+        if (ev.v == last + 1) {
+            apply(entry, ev);
+            last = ev.v;
+            release_in_order(ev.order);
+        } else if (ev.v > last + 1) {
+            record(Op::buffer_hold, {{"entry", entry.id}, {"event", event_json(ev)}, {"waiting_for", last + 1}});
+            m_held[ev.order].emplace(ev.v, Held{entry, ev, m_p.clock.now()});
+        } else {
+            const bool drop = m_s.buffer.late == BufferSpec::Late::drop;
+            record(Op::late, {{"entry", entry.id},
+                              {"event", event_json(ev)},
+                              {"last_applied", last},
+                              {"action", drop ? "drop" : "apply"}});
+            if (drop) {
+                m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
+                record(Op::ack, {{"entry", entry.id}});
+            } else {
+                apply(entry, ev);
+            }
+        }
+    }
+
+    // What the order's buffer holds from its next version on, in version order.
+    void release_in_order(int64_t order) {
+        auto held = m_held.find(order);
+        int64_t& last = m_last_applied[order];
+        while (held != m_held.end() && !held->second.empty() && held->second.begin()->first == last + 1) {
+            const Held h = held->second.begin()->second;
+            held->second.erase(held->second.begin());
+            record(Op::buffer_release, {{"entry", h.entry.id},
+                                        {"event", event_json(h.ev)},
+                                        {"reason", "in_order"},
+                                        {"held_ms", (m_p.clock.now() - h.since).count() / 1'000'000}});
+            apply(h.entry, h.ev);
+            last = h.ev.v;
+        }
+        if (held != m_held.end() && held->second.empty()) m_held.erase(held);
+    }
+
+    // With a gap timeout: an order whose oldest held event waited that long gives up on the gap.
+    void release_timed_out() {
+        if (m_s.buffer.gap_timeout_ms <= 0) return;
+        for (auto it = m_held.begin(); it != m_held.end();) {
+            const int64_t order = it->first;
+            const Held h = it->second.begin()->second;
+            ++it;  // release_in_order may erase this order's entry
+            if (m_p.clock.now() - h.since < Millis{m_s.buffer.gap_timeout_ms}) continue;
+            int64_t& last = m_last_applied[order];
+            nlohmann::json skipped = nlohmann::json::array();
+            for (int64_t v = last + 1; v < h.ev.v; ++v) skipped.push_back(v);
+            m_held[order].erase(m_held[order].begin());
+            record(Op::buffer_release, {{"entry", h.entry.id},
+                                        {"event", event_json(h.ev)},
+                                        {"reason", "gap_timeout"},
+                                        {"held_ms", (m_p.clock.now() - h.since).count() / 1'000'000},
+                                        {"skipped", skipped}});
+            apply(h.entry, h.ev);
+            last = h.ev.v;
+            release_in_order(order);
+        }
+    }
+
+    // How long the next read may block: no later than the first held event's gap timeout.
+    Millis buffer_block(Millis block) const {
+        if (m_s.buffer.gap_timeout_ms <= 0 || m_held.empty()) return block;
+        Nanos first = Nanos::max();
+        for (const auto& [order, held] : m_held) first = std::min(first, held.begin()->second.since);
+        const Nanos due = first + Millis{m_s.buffer.gap_timeout_ms};
+        const Nanos now = m_p.clock.now();
+        const Millis left = due > now ? std::chrono::ceil<Millis>(due - now) : Millis{1};
+        return std::max(Millis{1}, std::min(block, left));
+    }
+
+    // The job for one event: [lock], its cost, the write, [release], XACK.
+    void apply(const StreamEntry& entry, const Event& ev) {
         const std::string token = m_actor + ":" + entry.id;  // unique to this holder
         std::string lock_key;
         int64_t locked_ns = 0;
@@ -182,6 +269,15 @@ private:
     const RoleSettings& m_s;
     std::string m_actor;
     RolePorts& m_p;
+    // The reorder buffer (buffer.enabled): per order, the last version applied and the events
+    // held back, by version, with when each was held.
+    struct Held {
+        StreamEntry entry;
+        Event ev;
+        Nanos since;
+    };
+    std::map<int64_t, int64_t> m_last_applied;
+    std::map<int64_t, std::map<int64_t, Held>> m_held;
 };
 
 }  // namespace

@@ -15,6 +15,7 @@ RoleSettings role_settings(const Scenario& s) {
     r.consumers = s.consumers;
     r.write = s.write;
     r.lock = s.lock;
+    r.buffer = s.buffer;
     r.producer = s.producer;
     r.dispatcher = s.dispatcher;
     r.recovery = s.recovery;
@@ -167,6 +168,19 @@ LockSpec lock_from(const json& j) {
     return l;
 }
 
+const EnumName<BufferSpec::Late> kBufferLate[] = {{BufferSpec::Late::drop, "drop"}, {BufferSpec::Late::apply, "apply"}};
+
+json to(const BufferSpec& b) {
+    return {{"enabled", b.enabled}, {"gap_timeout_ms", b.gap_timeout_ms}, {"late", enum_name(b.late, kBufferLate)}};
+}
+BufferSpec buffer_from(const json& j) {
+    BufferSpec b;
+    read(j, "enabled", b.enabled);
+    read(j, "gap_timeout_ms", b.gap_timeout_ms);
+    read_enum(j, "late", b.late, kBufferLate);
+    return b;
+}
+
 json to(const PublishFailure& f) { return {{"order", f.order}, {"type", f.type}, {"attempts", f.attempts}}; }
 PublishFailure publish_failure_from(const json& j) {
     PublishFailure f;
@@ -296,6 +310,7 @@ json role_settings_to_json(const RoleSettings& r) {
             {"consumers", r.consumers},
             {"write", to(r.write)},
             {"lock", to(r.lock)},
+            {"buffer", to(r.buffer)},
             {"producer", to(r.producer)},
             {"dispatcher", to(r.dispatcher)},
             {"recovery", recovery_to_json(r.recovery)},
@@ -314,6 +329,7 @@ RoleSettings role_settings_from_json(const json& j) {
     read(j, "consumers", r.consumers);
     r.write = write_from(sub(j, "write"));
     r.lock = lock_from(sub(j, "lock"));
+    r.buffer = buffer_from(sub(j, "buffer"));
     r.producer = producer_from(sub(j, "producer"));
     r.dispatcher = dispatcher_from(sub(j, "dispatcher"));
     r.recovery = recovery_from_json(sub(j, "recovery"));

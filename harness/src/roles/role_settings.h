@@ -20,7 +20,7 @@
 namespace relab {
 
 struct RoleSettings {
-    // Stream roles: consumer and reaper (stream, job_cost_ms, write, lock, recovery), producer
+    // Stream roles: consumer and reaper (stream, job_cost_ms, write, lock, buffer, recovery), producer
     // (consumers: the start barrier, events, producer), source app and dispatcher (events, dispatcher).
     StreamSpec stream;
     std::vector<EventSpec> events;
@@ -28,6 +28,7 @@ struct RoleSettings {
     int consumers = 2;
     WriteSpec write;
     LockSpec lock;
+    BufferSpec buffer;
     ProducerSpec producer;
     DispatcherSpec dispatcher;
     RecoverySpec recovery;

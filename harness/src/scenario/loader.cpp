@@ -26,7 +26,7 @@ using namespace scenario_json;
 const std::vector<std::string> k_common_fields = {"id",   "part", "output", "title",  "title_vi",
                                                   "kind", "runs", "seed",   "expect", "documented", "group", "mutants"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
-                                                    "consumers", "write", "lock", "producer", "dispatcher",
+                                                    "consumers", "write", "lock", "buffer", "producer", "dispatcher",
                                                     "stream_line", "sim", "idem", "recovery", "faults", "servers"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
@@ -147,6 +147,14 @@ LockSpec read_lock(const Object& o) {
         if (lock.skew_min_ms > lock.skew_max_ms) r.expected(path, "[min, max] with min <= max", skew);
     }
     return lock;
+}
+
+BufferSpec read_buffer(const Object& o) {
+    BufferSpec b;
+    b.enabled = true;
+    b.gap_timeout_ms = o.opt_int("gap_timeout_ms", b.gap_timeout_ms, 0);
+    b.late = o.opt_choice("late", "drop", {"drop", "apply"}) == "drop" ? BufferSpec::Late::drop : BufferSpec::Late::apply;
+    return b;
 }
 
 // [1, 2, ...]: attempt numbers, each >= 1.
@@ -478,6 +486,7 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
     read_count_band("unexpected", "unexpected entries", t.unexpected);
     read_count_band("processed_once", "entries processed once", t.processed_once);
     read_count_band("reordered", "stale overwrites", t.reordered);
+    read_count_band("unapplied", "entries whose every write was refused", t.unapplied);
     if (o.has("counts")) {
         workload_only("counts");
         Object counts(r, o.at("counts"), o.path("counts"), k_idem_count_names);
@@ -488,6 +497,7 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
 
 const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite", "lost",           "duplicated",
                                                 "redelivered", "unexpected",      "processed_once", "reordered",
+                                                "unapplied",
                                                 "never",       "sequence",        "publish_delay_ms", "counts"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
@@ -663,6 +673,13 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source"}));
         if (top.has("lock") && !top.at("lock").is_null())
             s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
+        if (top.has("buffer") && !top.at("buffer").is_null()) {
+            s.buffer = read_buffer(Object(r, top.at("buffer"), top.path("buffer"), {"gap_timeout_ms", "late"}));
+            if (s.consumers != 1)
+                r.fail(top.path("buffer"), fmt::format("a reorder buffer orders one consumer's events; with {} consumers "
+                                                       "an order's events land in different buffers (use \"consumers\": 1)",
+                                                       s.consumers));
+        }
         if (top.has("producer"))
             s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
                                               {"backoff_ms", "backoff_multiplier", "max_attempts", "failures"}),

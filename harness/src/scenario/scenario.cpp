@@ -50,7 +50,7 @@ std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote 
 
 bool TrialTerms::empty() const {
     return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
-           !unexpected && !processed_once && !reordered && has.empty() &&
+           !unexpected && !processed_once && !reordered && !unapplied && has.empty() &&
            never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty();
 }
 
@@ -64,6 +64,7 @@ std::string TrialTerms::describe() const {
     if (unexpected) parts.push_back("unexpected " + unexpected->describe());
     if (processed_once) parts.push_back("processed once " + processed_once->describe());
     if (reordered) parts.push_back("reordered " + reordered->describe());
+    if (unapplied) parts.push_back("unapplied " + unapplied->describe());
     for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
     for (const auto& m : has) parts.push_back("has " + m.describe());
     for (const auto& m : never) parts.push_back("never " + m.describe());

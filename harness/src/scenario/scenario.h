@@ -84,6 +84,19 @@ struct LockSpec {
     bool operator==(const LockSpec&) const = default;
 };
 
+// P3, a reorder buffer in the consumer: an event is applied only when its version is the order's
+// last applied version + 1; a later one is held (not acknowledged) until the gap is filled, or
+// until it has waited gap_timeout_ms, when the buffer gives up on the gap and applies it.
+struct BufferSpec {
+    bool enabled = false;
+    int64_t gap_timeout_ms = 0;  // 0: wait for the gap forever
+    // An event older than what was applied (it arrives after the buffer gave up on it): dropped
+    // (acknowledged, never applied) or applied anyway (and the order goes back to it).
+    enum class Late { drop, apply };
+    Late late = Late::drop;
+    bool operator==(const BufferSpec&) const = default;
+};
+
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
     VersionSource version_source = VersionSource::event;
@@ -197,6 +210,7 @@ struct TrialTerms {
     std::optional<Band> unexpected;                // received or written, never published
     std::optional<Band> processed_once;            // processed exactly once
     std::optional<Band> reordered;                 // stale overwrites: older versions applied after newer ones
+    std::optional<Band> unapplied;                 // processed, but every write refused (affected 0)
     std::vector<RecordMatch> has;                  // records that must occur
     std::vector<RecordMatch> never;                // records that must not occur
     std::vector<SequenceStep> sequence;            // records that must occur in this order
@@ -310,6 +324,7 @@ struct Scenario {
     int consumers = 2;
     WriteSpec write;
     LockSpec lock;
+    BufferSpec buffer;             // P3: the consumer's reorder buffer
     ProducerSpec producer;
     DispatcherSpec dispatcher;
     // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"

@@ -183,6 +183,14 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
     expect_same_outcomes(real, sim, ids);
 }
 
+// The strategies the articles left unverified (group "beyond") whose outcome does not depend on
+// timing: the reorder buffer's three labs and P4.
+TEST_F(CrossCheckTest, beyond_deterministic_labs_end_the_same_on_both_backends) {
+    const std::vector<std::string> ids = {"p3-buffer", "p3-gap-timeout", "p3-gap-timeout-drop", "p4-state"};
+    const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
+    expect_same_outcomes(real, sim, ids);
+}
+
 // The fault labs: the same outcome, and the same story of faults and deliveries: which fault
 // fired (action, phase), and each receipt's event, how it came (new, pending, claim)
 // and its delivery count.

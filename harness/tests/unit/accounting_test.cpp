@@ -78,6 +78,25 @@ TEST(AccountingTest, a_job_that_ran_twice_is_duplicated_even_when_its_second_wri
     EXPECT_EQ(accounting_details(a), std::vector<std::string>{"duplicated 1: 1-0"});
 }
 
+// P4: an entry processed once whose only write a version check refused is unapplied; one whose
+// second write (a redelivery) changed the row is not; a lost one is lost, not unapplied.
+TEST(AccountingTest, an_entry_whose_every_write_changed_nothing_is_unapplied) {
+    const Accounting a = account({publish(1, "1-0", event(42, "created", 1)), publish(1, "1-1", event(42, "paid", 2)),
+                                  publish(1, "1-2", event(42, "shipped", 3)), publish(1, "1-3", event(43, "created", 1)),
+                                  write(3, "C1", "1-0", event(42, "created", 1), 1),
+                                  write(4, "C1", "1-2", event(42, "shipped", 3), 1),
+                                  write(5, "C2", "1-1", event(42, "paid", 2), 0),
+                                  write(6, "C2", "1-3", event(43, "created", 1), 0),
+                                  write(7, "C1", "1-3", event(43, "created", 1), 1)});
+    EXPECT_EQ(a.unapplied, 1);
+    EXPECT_EQ(a.unapplied_examples, std::vector<std::string>{"1-1"});
+    EXPECT_EQ(a.duplicated, 1);  // 1-3, written twice
+    EXPECT_EQ(a.lost, 0);
+    const Accounting lost = account({publish(1, "1-0", event(42, "created", 1))});
+    EXPECT_EQ(lost.lost, 1);
+    EXPECT_EQ(lost.unapplied, 0);
+}
+
 TEST(AccountingTest, a_published_entry_never_written_is_lost_and_a_failed_publish_is_not_owed) {
     const Accounting a =
         account({publish(1, "1-0", event(42, "created", 1)), publish(2, "", event(42, "paid", 2), "fail"),

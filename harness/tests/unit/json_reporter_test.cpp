@@ -73,12 +73,14 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                         {"redelivered", 0},
                                         {"unexpected", 0},
                                         {"stale_overwrites", 1},
+                                        {"unapplied", 0},
                                         {"examples",
                                          {{"duplicated", json::array()},
                                           {"lost", json::array()},
                                           {"redelivered", json::array()},
                                           {"unexpected", json::array()},
-                                          {"stale_overwrites", {"created overwrote paid (#42)"}}}}}));
+                                          {"stale_overwrites", {"created overwrote paid (#42)"}},
+                                          {"unapplied", json::array()}}}}));
     EXPECT_FALSE(t.contains("lost_events"));
     EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}}}));
     EXPECT_EQ(t.at("stream").at(1),
@@ -120,7 +122,8 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
                                                {"lost", 0},
                                                {"redelivered", 0},
                                                {"unexpected", 0},
-                                               {"stale_overwrites", 2}}));
+                                               {"stale_overwrites", 2},
+                                               {"unapplied", 0}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count

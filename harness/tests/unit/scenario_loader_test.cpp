@@ -101,6 +101,27 @@ TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     EXPECT_EQ(s.source, doc);
 }
 
+// P3's reorder buffer: read with its defaults, and refused where it cannot mean what it says.
+TEST(ScenarioLoaderTest, a_reorder_buffer_is_one_consumers_and_names_its_late_policy) {
+    json doc = workload_doc();
+    doc["consumers"] = 1;
+    doc["buffer"] = json::object();
+    const Scenario s = parse(doc);
+    EXPECT_TRUE(s.buffer.enabled);
+    EXPECT_EQ(s.buffer.gap_timeout_ms, 0);
+    EXPECT_EQ(s.buffer.late, BufferSpec::Late::drop);
+    doc["buffer"] = {{"gap_timeout_ms", 400}, {"late", "apply"}};
+    EXPECT_EQ(parse(doc).buffer, (BufferSpec{true, 400, BufferSpec::Late::apply}));
+    doc["buffer"]["late"] = "keep";
+    expect_error(doc, "/buffer/late", "drop");
+    doc["buffer"] = {{"gap_timeout_ms", -1}};
+    expect_error(doc, "/buffer/gap_timeout_ms", "");
+    doc["buffer"] = json::object();
+    doc["consumers"] = 2;
+    expect_error(doc, "/buffer", "\"consumers\": 1");
+    EXPECT_FALSE(parse(workload_doc()).buffer.enabled);
+}
+
 TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     Scenario s = load_scenario(k_scenarios + "/08a-baseline.json");
     EXPECT_EQ(s.file, k_scenarios + "/08a-baseline.json");

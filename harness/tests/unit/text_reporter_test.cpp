@@ -99,6 +99,7 @@ trial 1 — stream: 1792591566859-0 paid (v=2), 1792591567558-0 created (v=1)
   final status per trial: paid
   → wrong final state (not paid): 0/1
   accounting: 2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites
+    trial 1: unapplied (every write refused) 1: 1792591567558-0
   documented: 0/5 — wrong 0/5
   expectation: wrong = none → held
 ### P1 wrong: naive dispatcher   (08g-outbox.txt)
@@ -188,6 +189,7 @@ TEST(TextReporterTest, VietnameseProducerRetriesReadLikeTheArticleSection6) {
         "  status cuối từng lần: paid",
         "  → SAI trạng thái cuối (không phải paid): 0/1 lần",
         "  đối soát: 2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites",
+        "    lần 1: unapplied (every write refused) 1: 1792591567558-0",
         "  bài viết: 0/5 — SAI trạng thái cuối (không phải paid): 0/5 lần",
         "  kỳ vọng: wrong = none → đạt",
     };
