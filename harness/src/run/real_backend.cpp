@@ -249,7 +249,18 @@ ServerInfo RealBackend::server_info() const {
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();
     LabResult lab;
-    if (auto reason = idem_skip_reason(s, m_impl->features.version)) {
+    std::optional<std::string> missing;
+    for (const auto& feature : s.needs_features) {
+        const auto& f = m_impl->features;
+        const bool has = feature == "DELEX" ? f.delex : feature == "XADD IDMP" ? f.xadd_idmp : false;
+        if (!has && !missing)
+            missing = fmt::format("needs {} (Redis {}); this server is {}: run it against Redis >= {} with --redis-url "
+                                  "(docker-compose.yml's Redis 8.8)",
+                                  feature == "DELEX" ? "DELEX IFEQ" : feature, feature == "DELEX" ? "8.4" : "8.6",
+                                  f.version, feature == "DELEX" ? "8.4" : "8.6");
+    }
+    if (!missing) missing = idem_skip_reason(s, m_impl->features.version);
+    if (auto reason = missing) {
         lab.scenario = s;
         lab.skipped = true;
         lab.skip_reason = *reason;

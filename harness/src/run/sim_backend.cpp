@@ -115,6 +115,10 @@ std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
 }  // namespace
 
 std::optional<std::string> sim_skip_reason(const Scenario& s) {
+    for (const auto& feature : s.needs_features)
+        if (feature == "XADD IDMP")
+            return "needs XADD IDMP (Redis 8.6); the simulator has no IDMP model (the real backend runs it on Redis "
+                   ">= 8.6)";
     // What the simulator models, by the lab's kind: the one place it decides which labs it runs
     // (run_trial then picks the trial's runner for the two kinds it does).
     switch (s.kind) {
@@ -524,6 +528,8 @@ struct SimBackend::Impl {
     LabResult run_workload(const Scenario& s) {
         LabResult lab;
         lab.scenario = s;
+        // A lab that requires DELEX runs on a Redis 8.4 model; any other on Redis 7.0's.
+        world.kv().delex = std::find(s.needs_features.begin(), s.needs_features.end(), "DELEX") != s.needs_features.end();
         if (s.lock.enabled) lab.lock_release_method = sim::SimKv(world).delete_if_equals_method();
         const uint64_t seed = lab_seed(s, opts.seed);
         const std::vector<RoleLaunch> roles = trial_roles(s);

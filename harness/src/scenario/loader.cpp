@@ -24,7 +24,8 @@ using nlohmann::json;
 using namespace scenario_json;
 
 const std::vector<std::string> k_common_fields = {"id",   "part", "output", "title",  "title_vi",
-                                                  "kind", "runs", "seed",   "expect", "documented", "group", "mutants"};
+                                                  "kind", "runs", "seed",   "expect", "documented", "group", "mutants",
+                                                  "requires"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "buffer", "producer", "dispatcher",
                                                     "stream_line", "sim", "idem", "recovery", "faults", "servers"};
@@ -604,6 +605,16 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     s.part = slug_field(top, "part", s.id);
     s.output = slug_field(top, "output", s.id);
     s.group = slug_field(top, "group", "");
+    if (top.has("requires")) {
+        const json& list = r.array(top.at("requires"), top.path("requires"), false);
+        for (size_t i = 0; i < list.size(); ++i) {
+            const std::vector<std::string> known = {"DELEX", "XADD IDMP"};
+            if (!list[i].is_string() ||
+                std::find(known.begin(), known.end(), list[i].get<std::string>()) == known.end())
+                r.expected(child(top.path("requires"), i), "a Redis feature: " + quoted_list(known), list[i]);
+            s.needs_features.push_back(list[i].get<std::string>());
+        }
+    }
     s.title = top.req_string("title");
     s.title_vi = top.opt_string("title_vi", s.title);
     const json& kind = top.at("kind");

@@ -310,6 +310,9 @@ struct Scenario {
     std::string part;    // run_labs.sh part name: "baseline"
     std::string output;  // report file stem: "08a-baseline"
     std::string group;   // a name that selects a family of parts at once: "idem"; empty: none
+    // Redis features the lab needs ("requires": "DELEX", "XADD IDMP"): a server without one skips
+    // the lab with the reason.
+    std::vector<std::string> needs_features;
     std::string title;
     std::string title_vi;
     LabKind kind = LabKind::stream;

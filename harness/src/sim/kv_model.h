@@ -35,7 +35,10 @@ using SetResult = KvSetResult;
 
 class KvModel {
 public:
-    void clear();
+    void clear();  // every key; not the server's version
+    // The modelled server has DELEX (Redis 8.4): compare-and-delete is DELEX IFEQ, not the Lua
+    // script. The same atomic check either way; what changes is what the lab reports it used.
+    bool delex = false;
 
     SetResult set(const std::string& key, const std::string& value, const SetOptions& o, Nanos now);
     std::optional<std::string> get(const std::string& key, Nanos now);

@@ -74,7 +74,9 @@ int64_t SimKv::delete_if_equals(const std::string& key, const std::string& token
     return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); }, m_conn); });
 }
 
-std::string SimKv::delete_if_equals_method() const { return "compare-and-delete Lua script"; }
+std::string SimKv::delete_if_equals_method() const {
+    return m_world.kv().delex ? "DELEX IFEQ" : "compare-and-delete Lua script";
+}
 
 bool SimKv::exists(const std::string& key) {
     return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().exists(key, m_world.now()); }, m_conn); });

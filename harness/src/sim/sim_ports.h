@@ -43,7 +43,8 @@ private:
     SimConnection* m_conn;
 };
 
-// A Redis 7 server: compare-and-delete is the Lua script (DELEX IFEQ came with 8.4).
+// A Redis 7 server: compare-and-delete is the Lua script; DELEX IFEQ (8.4) when the lab requires
+// DELEX (KvModel::delex).
 class SimKv : public Kv {
 public:
     explicit SimKv(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}

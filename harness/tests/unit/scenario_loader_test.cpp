@@ -122,6 +122,18 @@ TEST(ScenarioLoaderTest, a_reorder_buffer_is_one_consumers_and_names_its_late_po
     EXPECT_FALSE(parse(workload_doc()).buffer.enabled);
 }
 
+// "requires" names Redis features a lab needs; anything else is refused with the known ones.
+TEST(ScenarioLoaderTest, requires_names_known_redis_features_only) {
+    json doc = workload_doc();
+    doc["requires"] = {"DELEX", "XADD IDMP"};
+    EXPECT_EQ(parse(doc).needs_features, (std::vector<std::string>{"DELEX", "XADD IDMP"}));
+    doc["requires"] = {"DELEX", "HSETEX"};
+    expect_error(doc, "/requires/1", "\"XADD IDMP\"");
+    doc["requires"] = "DELEX";
+    expect_error(doc, "/requires", "");
+    EXPECT_TRUE(parse(workload_doc()).needs_features.empty());
+}
+
 TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     Scenario s = load_scenario(k_scenarios + "/08a-baseline.json");
     EXPECT_EQ(s.file, k_scenarios + "/08a-baseline.json");

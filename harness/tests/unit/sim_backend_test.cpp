@@ -374,6 +374,24 @@ TEST(SimFaultScheduleTest, postgres_labs_the_model_cannot_run_are_skipped_with_t
     EXPECT_FALSE(sim_skip_reason(test::scenario("08j-outbox-pg-restart.json")).has_value());
 }
 
+// A lab that requires DELEX runs on a Redis 8.4 model (its releases say DELEX IFEQ, as the
+// article's did); one that requires XADD IDMP is skipped with the reason.
+TEST(SimFaultScheduleTest, a_lab_that_requires_a_redis_8_feature_gets_the_model_or_the_reason) {
+    const Scenario delex = test::scenario("beyond-delex-release.json");
+    ASSERT_FALSE(sim_skip_reason(delex).has_value());
+    const LabResult lab = test::run_sim(delex, 5);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
+    EXPECT_EQ(lab.lock_release_method, "DELEX IFEQ");
+    Scenario lua = delex;
+    lua.needs_features.clear();
+    EXPECT_EQ(test::run_sim(lua, 1).lock_release_method, "compare-and-delete Lua script");
+    Scenario idmp = delex;
+    idmp.needs_features = {"XADD IDMP"};
+    const auto why = sim_skip_reason(idmp);
+    ASSERT_TRUE(why.has_value());
+    EXPECT_NE(why->find("XADD IDMP"), std::string::npos) << *why;
+}
+
 // Whether the simulator injects a fault is the fault table's word (fault/faults.cpp), the same for
 // a stream lab as for an idempotency lab: a snapshot in a stream lab is skipped with its reason,
 // not started and then refused by the sim's Control mid-trial.
