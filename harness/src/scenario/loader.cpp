@@ -735,6 +735,15 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     }
 
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);
+    // Side effects are counted only where consumers send them: elsewhere the term could never hold.
+    if (!s.write.side_effect) {
+        if (s.expect.every_trial.side_effects_out_of_order)
+            r.fail(child(top.path("expect"), "side_effects_out_of_order"),
+                   "no side effect is sent in this lab: add \"side_effect\": true under /write");
+        if (s.expect.every_wrong_trial.side_effects_out_of_order)
+            r.fail(child(child(top.path("expect"), "every_wrong_trial"), "side_effects_out_of_order"),
+                   "no side effect is sent in this lab: add \"side_effect\": true under /write");
+    }
     if (top.has("documented"))
         s.documented = read_documented(
             Object(r, top.at("documented"), top.path("documented"), {"text", "text_vi", "wrong", "of"}));

@@ -108,11 +108,14 @@ TEST(BeyondLoaderTest, bad_absent_and_side_effect_fields_are_refused_with_their_
     expect_error(d, "/write/side_effect", "true or false");
 
     d = doc();
+    d["write"]["side_effect"] = true;
     d["expect"]["side_effects_out_of_order"] = "some";
     expect_error(d, "/expect/side_effects_out_of_order", "count");
 
     d = doc();
     d["expect"]["side_effects_out_of_order"] = {{"at_least", 1}};
+    expect_error(d, "/expect/side_effects_out_of_order", "\"side_effect\": true");
+    d["write"]["side_effect"] = true;
     EXPECT_TRUE(parse_scenario(d.dump(), "f.json").expect.every_trial.side_effects_out_of_order.has_value());
 }
 
