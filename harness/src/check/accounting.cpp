@@ -63,6 +63,8 @@ Accounting& Accounting::operator+=(const Accounting& o) {
     unexpected += o.unexpected;
     stale_overwrites += o.stale_overwrites;
     unapplied += o.unapplied;
+    side_effects += o.side_effects;
+    side_effects_out_of_order += o.side_effects_out_of_order;
     return *this;
 }
 
@@ -80,6 +82,56 @@ std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& h
             it->second = {v, type};
     }
     return out;
+}
+
+std::vector<std::string> side_effects_out_of_order(const std::vector<HistoryRecord>& history) {
+    // order -> (seq, time, type, version) of each side effect it sent
+    std::map<int64_t, std::vector<std::tuple<int64_t, int64_t, std::string, int64_t>>> sent;
+    for (const HistoryRecord* r : in_time_order(history)) {
+        if (r->op != Op::side_effect) continue;
+        const auto [order, type, v] = event_key(r->data);
+        sent[int_field(r->data, "order", order)].emplace_back(int_field(r->data, "seq"), r->t_ns, type,
+                                                              int_field(r->data, "version", v));
+    }
+    std::vector<std::string> out;
+    for (auto& [order, list] : sent) {
+        // The table's order (seq); the time it was recorded only breaks ties.
+        std::stable_sort(list.begin(), list.end(), [](const auto& a, const auto& b) {
+            return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+        });
+        for (size_t i = 1; i < list.size(); ++i) {
+            // The newest version sent so far against this one.
+            const auto newest = std::max_element(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(i),
+                                                 [](const auto& a, const auto& b) { return std::get<3>(a) < std::get<3>(b); });
+            if (std::get<3>(list[i]) < std::get<3>(*newest)) {
+                out.push_back(fmt::format("#{}: {} (v{}) sent before {} (v{})", order, std::get<2>(*newest),
+                                          std::get<3>(*newest), std::get<2>(list[i]), std::get<3>(list[i])));
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+void check_side_effects_recorded(const std::vector<HistoryRecord>& history, const std::vector<SideEffectRow>& rows) {
+    std::vector<SideEffectRow> recorded;
+    for (const HistoryRecord& r : history) {
+        if (r.op != Op::side_effect) continue;
+        const auto [order, type, v] = event_key(r.data);
+        recorded.push_back(SideEffectRow{int_field(r.data, "seq"), int_field(r.data, "order", order), type,
+                                         int_field(r.data, "version", v)});
+    }
+    std::sort(recorded.begin(), recorded.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
+    auto text = [](const SideEffectRow& x) {
+        return fmt::format("seq {} #{} {} v{}", x.seq, x.order, x.event_type, x.version);
+    };
+    for (size_t i = 0; i < std::max(recorded.size(), rows.size()); ++i) {
+        if (i < recorded.size() && i < rows.size() && recorded[i] == rows[i]) continue;
+        throw HarnessError(fmt::format(
+            "tmp_side_effects and the history disagree: the table has {}, the history {} ({} rows, {} records)",
+            i < rows.size() ? text(rows[i]) : std::string("nothing more"),
+            i < recorded.size() ? text(recorded[i]) : std::string("nothing more"), rows.size(), recorded.size()));
+    }
 }
 
 Accounting account(const std::vector<HistoryRecord>& history) {
@@ -161,14 +213,24 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     const std::vector<StaleOverwrite> stale = stale_overwrites(history);
     a.stale_overwrites = static_cast<int>(stale.size());
     for (const auto& so : stale) add_example(a.stale_examples, so.describe());
+    a.side_effects = static_cast<int>(
+        std::count_if(history.begin(), history.end(), [](const HistoryRecord& r) { return r.op == Op::side_effect; }));
+    const std::vector<std::string> inverted = side_effects_out_of_order(history);
+    a.side_effects_out_of_order = static_cast<int>(inverted.size());
+    for (const auto& what : inverted) add_example(a.side_effect_examples, what);
     return a;
 }
 
 std::string accounting_text(const Accounting& a) {
-    return fmt::format("{} published · {} processed once · {} duplicated · {} lost · {} redelivered after ack · {} "
-                       "unexpected · {}",
-                       a.published, a.processed_once, a.duplicated, a.lost, a.redelivered, a.unexpected,
-                       plural(a.stale_overwrites, "stale overwrite", "stale overwrites"));
+    std::string text =
+        fmt::format("{} published · {} processed once · {} duplicated · {} lost · {} redelivered after ack · {} "
+                    "unexpected · {}",
+                    a.published, a.processed_once, a.duplicated, a.lost, a.redelivered, a.unexpected,
+                    plural(a.stale_overwrites, "stale overwrite", "stale overwrites"));
+    if (a.side_effects > 0)
+        text += fmt::format(" · {} · {} out of version order", plural(a.side_effects, "side effect sent", "side effects sent"),
+                            plural(a.side_effects_out_of_order, "order", "orders"));
+    return text;
 }
 
 std::vector<std::string> accounting_details(const Accounting& a) {
@@ -188,6 +250,7 @@ std::vector<std::string> accounting_details(const Accounting& a) {
     item("unexpected", a.unexpected, a.unexpected_examples);
     item("stale overwrite", a.stale_overwrites, a.stale_examples);
     item("unapplied (every write refused)", a.unapplied, a.unapplied_examples);
+    item("side effects out of version order", a.side_effects_out_of_order, a.side_effect_examples);
     return out;
 }
 

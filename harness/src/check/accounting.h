@@ -24,6 +24,10 @@ namespace relab {
 //   stale_overwrites  applied writes (affected > 0) of an older event version after a newer one of the
 //                   same order, in time order
 // published = processed_once + duplicated + lost.
+// Beside them, in a lab whose consumers send side effects (write.side_effect):
+//   side_effects    side effects sent (`side_effect` records: rows of tmp_side_effects)
+//   side_effects_out_of_order  orders whose side effects, in the table's seq order, are not in
+//                   version order: a later-numbered one carries an older version than one before it
 struct Accounting {
     int published = 0;
     int processed_once = 0;
@@ -33,6 +37,8 @@ struct Accounting {
     int unexpected = 0;
     int stale_overwrites = 0;
     int unapplied = 0;
+    int side_effects = 0;
+    int side_effects_out_of_order = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
@@ -40,9 +46,13 @@ struct Accounting {
     std::vector<std::string> unexpected_examples;
     std::vector<std::string> stale_examples;
     std::vector<std::string> unapplied_examples;
+    std::vector<std::string> side_effect_examples;  // "#42: paid (v2) sent before created (v1)"
 
     // Every count is zero but published and processed_once: nothing to flag.
-    bool clean() const { return duplicated == 0 && lost == 0 && redelivered == 0 && unexpected == 0 && stale_overwrites == 0; }
+    bool clean() const {
+        return duplicated == 0 && lost == 0 && redelivered == 0 && unexpected == 0 && stale_overwrites == 0 &&
+               side_effects_out_of_order == 0;
+    }
     // Counts added; examples are a trial's own and are not summed.
     Accounting& operator+=(const Accounting& other);
     bool operator==(const Accounting&) const = default;
@@ -56,6 +66,15 @@ Accounting account(const std::vector<HistoryRecord>& history);
 
 // Applied writes of an older event after a newer one of the same order, in time order.
 std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history);
+
+// Per order whose side effects went out of version order, the first inversion in seq order:
+// "#42: paid (v2) sent before created (v1)". Orders by id.
+std::vector<std::string> side_effects_out_of_order(const std::vector<HistoryRecord>& history);
+
+// The side_effect records of a trial against the rows its tmp_side_effects holds at the end: the
+// same (seq, order, type, version), one for one. Throws HarnessError naming the first difference: a
+// side effect the history and the table disagree on is relab's failure, never a result.
+void check_side_effects_recorded(const std::vector<HistoryRecord>& history, const std::vector<SideEffectRow>& rows);
 
 // "2 published · 2 processed once · 0 duplicated · 0 lost · 1 redelivered after ack · 0 unexpected ·
 // 1 stale overwrite"

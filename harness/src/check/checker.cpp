@@ -156,6 +156,13 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
     band("unexpected", terms.unexpected, a.unexpected);
     band("processed_once", terms.processed_once, a.processed_once);
     band("unapplied", terms.unapplied, a.unapplied);
+    if (terms.side_effects_out_of_order) {
+        // Without a single side effect sent the count is not a measurement: say so.
+        if (a.side_effects == 0)
+            fail(fmt::format("side_effects_out_of_order {}: no side effect was sent", terms.side_effects_out_of_order->describe()));
+        else
+            band("side_effects_out_of_order", terms.side_effects_out_of_order, a.side_effects_out_of_order);
+    }
     for (const auto& [name, b] : terms.counts) {
         const auto value = idem_count(t.idem.counts, name);
         if (!value)

@@ -34,6 +34,7 @@ enum class Op {
     buffer_hold,
     buffer_release,
     late,
+    side_effect,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -74,8 +75,10 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version",
-           "a consumer's state write to tmp_orders (plain or CAS) and the rows it affected"},
+    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict",
+           "a consumer's state write to tmp_orders (plain, CAS, upsert or insert-then-update) and the rows it "
+           "affected; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
+           "followed"},
     OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
            "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
     OpInfo{Op::buffer_hold, "buffer_hold", "entry event waiting_for",
@@ -85,6 +88,9 @@ inline constexpr std::array k_ops = {
            "(it gave up on the versions in skipped)"},
     OpInfo{Op::late, "late", "entry event last_applied action",
            "the reorder buffer got an event older than what it applied (it gave up on it): action drop or apply"},
+    OpInfo{Op::side_effect, "side_effect", "entry event order version seq applied",
+           "a consumer sent its job's side effect (an email, a webhook) after the write, applied or not: a row of "
+           "tmp_side_effects, seq its place in the table"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "

@@ -31,6 +31,11 @@ bool Stream::create_group(const std::string&, const std::string&, const std::str
     not_supported("Stream::create_group");
 }
 
+int64_t OrderStore::send_side_effect(int64_t, const std::string&, int64_t) {
+    not_supported("OrderStore::send_side_effect");
+}
+std::vector<SideEffectRow> OrderStore::side_effects() { not_supported("OrderStore::side_effects"); }
+
 void Outbox::begin_round() { not_supported("Outbox::begin_round"); }
 void Outbox::commit_round() { not_supported("Outbox::commit_round"); }
 

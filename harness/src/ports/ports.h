@@ -142,7 +142,10 @@ public:
     virtual int64_t wait_replicas(int64_t replicas, Millis timeout);
 };
 
-enum class WriteMode { plain, cas };
+// plain: UPDATE; cas: UPDATE ... AND version < v; upsert: INSERT ... ON CONFLICT (id) DO UPDATE ...
+// WHERE tmp_orders.version < EXCLUDED.version; insert_then_update: INSERT, and on a unique
+// violation (23505) a plain UPDATE of status and version (the naive "create or update").
+enum class WriteMode { plain, cas, upsert, insert_then_update };
 
 // A state write to the consumer-side table tmp_orders.
 struct OrderWrite {
@@ -155,6 +158,20 @@ struct OrderWrite {
 struct WriteResult {
     int64_t affected = 0;
     std::string sql;  // the statement as it would be typed in psql, for the timeline
+    // upsert and insert_then_update: what happened to the row, "inserted", "updated" or "none"
+    // (refused by the version guard, or no row); empty for plain and cas.
+    std::string row_action;
+    bool insert_conflict = false;  // insert_then_update: the INSERT failed with 23505 and the UPDATE ran
+};
+
+// A row of tmp_side_effects: one side effect (an email, a webhook) a consumer sent after its job,
+// numbered by the table's bigserial in the order they were sent.
+struct SideEffectRow {
+    int64_t seq = 0;
+    int64_t order = 0;
+    std::string event_type;
+    int64_t version = 0;
+    bool operator==(const SideEffectRow&) const = default;
 };
 
 struct OrderRow {
@@ -178,6 +195,11 @@ public:
     virtual ~OrderStore() = default;
     virtual WriteResult write_state(const OrderWrite& w) = 0;
     virtual std::vector<OrderRow> rows() = 0;
+    // The job's side effect (write.side_effect): INSERT INTO tmp_side_effects ... RETURNING seq.
+    // The defaults throw std::logic_error ("... not supported by this backend").
+    virtual int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version);
+    // Every side effect sent, by seq.
+    virtual std::vector<SideEffectRow> side_effects();
 };
 
 // A row of the source system's outbox (tmp_outbox).

@@ -238,7 +238,57 @@ RealOrderStore::RealOrderStore(PgSession& s) : m_session(s) {}
 WriteResult RealOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
     out.sql = order_write_sql(w);
-    out.affected = on_store(m_session, [&] { return m_session.exec(out.sql).affected; });
+    switch (w.mode) {
+        case WriteMode::plain:
+        case WriteMode::cas: out.affected = on_store(m_session, [&] { return m_session.exec(out.sql).affected; }); break;
+        case WriteMode::upsert: {
+            // (xmax = 0) tells a row this statement inserted from one it updated.
+            const std::string sql = out.sql + " RETURNING (xmax = 0) AS inserted";
+            const SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
+            out.affected = static_cast<int64_t>(r.rows.size());
+            if (r.rows.size() > 1 || (r.rows.size() == 1 && r.rows[0].size() != 1))
+                throw PgError(sql, "", "expected at most one row of one column");
+            out.row_action = r.rows.empty() ? "none" : r.rows[0][0] == "t" ? "inserted" : "updated";
+            break;
+        }
+        case WriteMode::insert_then_update: {
+            // The naive create-or-update: the INSERT, and when the row is there already (23505) an UPDATE.
+            const SqlStepResult ins = on_store(m_session, [&] {
+                SqlStepResult r = m_session.run(out.sql);
+                if (!r.ok() && r.sqlstate != "23505") throw PgError(out.sql, r.sqlstate, r.error);
+                return r;
+            });
+            if (ins.ok()) {
+                out.affected = ins.affected;
+                out.row_action = ins.affected > 0 ? "inserted" : "none";
+                break;
+            }
+            out.insert_conflict = true;
+            const std::string update = order_fallback_update_sql(w);
+            out.affected = on_store(m_session, [&] { return m_session.exec(update).affected; });
+            out.row_action = out.affected > 0 ? "updated" : "none";
+            out.sql += "; -- ERROR 23505 unique_violation, then: " + update;
+            break;
+        }
+    }
+    return out;
+}
+
+int64_t RealOrderStore::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {
+    const std::string sql = side_effect_sql(order, event_type, version);
+    const SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
+    if (r.rows.size() != 1 || r.rows[0].size() != 1) throw PgError(sql, "", "expected one row with seq");
+    return std::stoll(r.rows[0][0]);
+}
+
+std::vector<SideEffectRow> RealOrderStore::side_effects() {
+    const std::string sql = "SELECT seq, order_id, event_type, version FROM tmp_side_effects ORDER BY seq";
+    SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
+    std::vector<SideEffectRow> out;
+    for (const auto& row : r.rows) {
+        if (row.size() != 4) throw PgError(sql, "", "expected 4 columns");
+        out.push_back(SideEffectRow{std::stoll(row[0]), std::stoll(row[1]), row[2], std::stoll(row[3])});
+    }
     return out;
 }
 
@@ -329,6 +379,12 @@ void RealOutbox::begin_round() {
 void RealOutbox::commit_round() {
     m_in_round = false;
     on_store(m_session, [&] { m_session.exec("COMMIT"); });
+}
+
+void reset_side_effects_table(PgSession& s) {
+    s.exec("CREATE TABLE IF NOT EXISTS tmp_side_effects (seq bigserial PRIMARY KEY, order_id bigint NOT NULL, "
+           "event_type text NOT NULL, version bigint NOT NULL, sent_at timestamptz NOT NULL DEFAULT clock_timestamp())");
+    s.exec("TRUNCATE tmp_side_effects RESTART IDENTITY");
 }
 
 void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows) {

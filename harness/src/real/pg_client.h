@@ -88,6 +88,8 @@ public:
     explicit RealOrderStore(PgSession& s);
     WriteResult write_state(const OrderWrite& w) override;
     std::vector<OrderRow> rows() override;
+    int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version) override;
+    std::vector<SideEffectRow> side_effects() override;
 
 private:
     PgSession& m_session;
@@ -116,6 +118,10 @@ void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows)
 
 // A string as an SQL literal: 'it''s' (standard_conforming_strings, as every server since 9.1).
 std::string sql_quote_literal(const std::string& s);
+
+// Creates tmp_side_effects if needed (seq bigserial, order_id, event_type, version, sent_at), empty
+// with seq restarting at 1. In the run's schema, dropped with it.
+void reset_side_effects_table(PgSession& s);
 
 // Creates tmp_orders if needed and resets it to the scenario's initial rows.
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial);

@@ -124,6 +124,8 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     a.unexpected = get<int>(j, path, "unexpected", 0);
     a.stale_overwrites = get<int>(j, path, "stale_overwrites", 0);
     a.unapplied = get<int>(j, path, "unapplied", 0);
+    a.side_effects = get<int>(j, path, "side_effects", 0);
+    a.side_effects_out_of_order = get<int>(j, path, "side_effects_out_of_order", 0);
     const std::string ex_path = path + "/examples";
     const json& ex = object_field(j, path, "examples");
     a.duplicated_examples = strings_at(ex, ex_path, "duplicated");
@@ -132,6 +134,8 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     a.unexpected_examples = strings_at(ex, ex_path, "unexpected");
     a.stale_examples = strings_at(ex, ex_path, "stale_overwrites");
     if (ex.is_object() && ex.contains("unapplied")) a.unapplied_examples = strings_at(ex, ex_path, "unapplied");
+    if (ex.contains("side_effects_out_of_order"))  // reports before side effects have none
+        a.side_effect_examples = strings_at(ex, ex_path, "side_effects_out_of_order");
     return a;
 }
 

@@ -37,14 +37,23 @@ nlohmann::json accounting_counts_json(const Accounting& a) {
             {"stale_overwrites", a.stale_overwrites}, {"unapplied", a.unapplied}};
 }
 
+// A lab whose consumers send side effects (write.side_effect) adds their counts; others carry none.
+void add_side_effect_counts(nlohmann::json& j, const Accounting& a) {
+    if (a.side_effects == 0) return;
+    j["side_effects"] = a.side_effects;
+    j["side_effects_out_of_order"] = a.side_effects_out_of_order;
+}
+
 nlohmann::json accounting_json(const Accounting& a) {
     nlohmann::json j = accounting_counts_json(a);
+    add_side_effect_counts(j, a);
     j["examples"] = {{"duplicated", a.duplicated_examples},
                      {"lost", a.lost_examples},
                      {"redelivered", a.redelivered_examples},
                      {"unexpected", a.unexpected_examples},
                      {"stale_overwrites", a.stale_examples},
                      {"unapplied", a.unapplied_examples}};
+    if (a.side_effects > 0) j["examples"]["side_effects_out_of_order"] = a.side_effect_examples;
     return j;
 }
 
@@ -117,7 +126,11 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"ci95", {lab.wrong_rate_low, lab.wrong_rate_high}},
         {"failing_seeds", seeds_json(lab.failing_seeds)},
         {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
-    if (is_stream_lab(lab) && !lab.trials.empty()) summary["accounting"] = accounting_counts_json(accounting_total(lab));
+    if (is_stream_lab(lab) && !lab.trials.empty()) {
+        const Accounting total = accounting_total(lab);
+        summary["accounting"] = accounting_counts_json(total);
+        add_side_effect_counts(summary["accounting"], total);
+    }
     return {{"id", s.id},
             {"title", s.title},
             {"title_vi", s.title_vi},

@@ -227,6 +227,12 @@ private:
             if (result == 0) text += std::string(" ") + m_w.lock_expired;
             return text;
         }
+        if (r.op == Op::side_effect) {
+            const nlohmann::json ev = event_of(d);
+            return fmt::format("{} sent {}'s side effect (#{} v={}) → tmp_side_effects seq {}{}", r.actor,
+                               field_text(ev, "type"), field_text(d, "order"), field_text(d, "version"),
+                               field_text(d, "seq"), d.value("applied", true) ? "" : ", its write refused");
+        }
         if (r.op == Op::publish) return m_show_publish ? describe_publish(r) : std::string{};
         if (r.op == Op::buffer_hold)
             return r.actor + " " + fmt::format(fmt::runtime(m_w.buffer_hold), field_text(d, "entry"),
@@ -311,8 +317,22 @@ private:
         std::string text = r.actor + " " + m_w.wrote + " ";
         if (m_several_orders) text += "#" + field_text(event_of(d), "order") + " ";
         text += "status=" + field_text(d, "status");
-        if (cas) text += " version=" + field_text(d, "version");
+        const std::string mode = field_text(d, "mode");
+        if (cas || mode == "upsert" || mode == "insert_then_update") text += " version=" + field_text(d, "version");
         const std::string affected = field_text(d, "affected");
+        if (mode == "upsert") {
+            const std::string action = field_text(d, "row_action");
+            text += " → INSERT … ON CONFLICT: " +
+                    (action == "none" ? "0 rows (refused: the row's version is not older)" : "row " + action);
+            return text;
+        }
+        if (mode == "insert_then_update") {
+            if (d.value("insert_conflict", false))
+                text += " → INSERT: ERROR 23505 unique_violation → UPDATE " + affected;
+            else
+                text += " → INSERT " + affected;
+            return text;
+        }
         text += " → UPDATE " + affected;
         if (cas && affected == "0") text += std::string(" ") + m_w.stale;
         return text;

@@ -115,9 +115,14 @@ private:
     // recorded and tried again on a new connection until it gets through, as a worker's retry
     // loop does (the entry stays unacknowledged meanwhile); anywhere else it ends the role.
     WriteResult write(const OrderWrite& w) {
+        return with_store_retry([&] { return m_p.orders.write_state(w); });
+    }
+
+    template <class F>
+    auto with_store_retry(F f) -> decltype(f()) {
         for (;;) {
             try {
-                return m_p.orders.write_state(w);
+                return f();
             } catch (const StoreUnavailable& e) {
                 if (!m_s.postgres_faults_scheduled) throw;
                 record(Op::error, {{"error", e.what()}, {"kind", "unavailable"}, {"server", "postgres"}});
@@ -249,8 +254,21 @@ private:
         const WriteResult res = write(w);
         nlohmann::json wd = {{"entry", entry.id}, {"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
                              {"affected", res.affected}, {"sql", res.sql}};
-        if (w.mode == WriteMode::cas) wd["version"] = w.version;
+        if (w.mode != WriteMode::plain) wd["version"] = w.version;
+        if (!res.row_action.empty()) wd["row_action"] = res.row_action;
+        if (w.mode == WriteMode::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
         record(Op::write, std::move(wd));
+        // The job's email or webhook goes out once the job is done, whatever its write did, as
+        // application code that sends it after the UPDATE does.
+        if (m_s.write.side_effect) {
+            const int64_t seq = with_store_retry([&] { return m_p.orders.send_side_effect(w.order, ev.type, ev.v); });
+            record(Op::side_effect, {{"entry", entry.id},
+                                     {"event", event_json(ev)},
+                                     {"order", w.order},
+                                     {"version", ev.v},
+                                     {"seq", seq},
+                                     {"applied", res.affected > 0}});
+        }
 
         if (m_s.lock.enabled) {
             const int64_t released = m_p.kv.delete_if_equals(lock_key, token);

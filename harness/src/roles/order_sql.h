@@ -10,6 +10,17 @@ namespace relab {
 // executes this text; the simulator records it.
 //   plain: UPDATE tmp_orders SET status = 'paid' WHERE id = 42
 //   cas:   UPDATE tmp_orders SET status = 'paid', version = 2 WHERE id = 42 AND version < 2
+//   upsert: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2) ON CONFLICT (id)
+//           DO UPDATE SET status = EXCLUDED.status, version = EXCLUDED.version
+//           WHERE tmp_orders.version < EXCLUDED.version
+//   insert_then_update: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2)
+//           (its fallback after a unique violation is order_fallback_update_sql)
 std::string order_write_sql(const OrderWrite& w);
+// insert_then_update's second statement, after its INSERT failed with 23505: a plain UPDATE of
+//   status and version, no guard: UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42
+std::string order_fallback_update_sql(const OrderWrite& w);
+// A job's side effect: INSERT INTO tmp_side_effects (order_id, event_type, version) VALUES (42,
+// 'paid', 2) RETURNING seq
+std::string side_effect_sql(int64_t order, const std::string& event_type, int64_t version);
 
 }  // namespace relab

@@ -110,7 +110,10 @@ void read_enum(const json& j, const char* name, E& out, const EnumName<E> (&name
     throw std::invalid_argument(std::string("role settings: field '") + name + "': unknown value '" + text + "'");
 }
 
-const EnumName<WriteMode> kWriteModes[] = {{WriteMode::plain, "plain"}, {WriteMode::cas, "cas"}};
+const EnumName<WriteMode> kWriteModes[] = {{WriteMode::plain, "plain"},
+                                           {WriteMode::cas, "cas"},
+                                           {WriteMode::upsert, "upsert"},
+                                           {WriteMode::insert_then_update, "insert_then_update"}};
 const EnumName<VersionSource> kVersionSources[] = {{VersionSource::event, "event"},
                                                    {VersionSource::entry_id, "entry_id"}};
 const EnumName<DispatchOrder> kDispatchOrders[] = {{DispatchOrder::naive, "naive"}, {DispatchOrder::per_key, "per_key"}};
@@ -143,12 +146,15 @@ EventSpec event_from(const json& j) {
 }
 
 json to(const WriteSpec& w) {
-    return {{"mode", enum_name(w.mode, kWriteModes)}, {"version_source", enum_name(w.version_source, kVersionSources)}};
+    return {{"mode", enum_name(w.mode, kWriteModes)},
+            {"version_source", enum_name(w.version_source, kVersionSources)},
+            {"side_effect", w.side_effect}};
 }
 WriteSpec write_from(const json& j) {
     WriteSpec w;
     read_enum(j, "mode", w.mode, kWriteModes);
     read_enum(j, "version_source", w.version_source, kVersionSources);
+    read(j, "side_effect", w.side_effect);
     return w;
 }
 

@@ -143,13 +143,13 @@ struct RealBackend::Impl {
         if (s.servers.own) own_redis = std::make_unique<LabRedis>(s.servers, servers.redis);
         if (s.servers.postgres) start_own_postgres(s);
 
-        std::vector<OrderRow> initial;
-        for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
+        const std::vector<OrderRow> initial = initial_order_rows(s);
         {
             std::unique_ptr<PgSession> own = own_pg ? std::make_unique<PgSession>(lab_pg(), schema) : nullptr;
             PgSession& trial_pg = own ? *own : *pg;
             reset_orders_table(trial_pg, initial);
             if (s.dispatcher.enabled) reset_source_tables(trial_pg, initial);
+            if (s.write.side_effect) reset_side_effects_table(trial_pg);
             // A database that has run for a while has a recent checkpoint: crash recovery then
             // replays the trial's changes, not the new database's creation (about 0.7 s more here).
             if (own) own->exec("CHECKPOINT");
@@ -184,6 +184,7 @@ struct RealBackend::Impl {
         RealStream stream(reader, ns, prefix + "reader-");
         auto entries = stream.xrange(s.stream.key);
         auto rows = store.rows();
+        if (s.write.side_effect) check_side_effects_recorded(history, store.side_effects());
         delete_keys_with_prefix(control.admin(), prefix);
         std::filesystem::remove_all(dir);
         return check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));

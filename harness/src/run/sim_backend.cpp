@@ -453,9 +453,7 @@ struct SimBackend::Impl {
     TrialOutcome run_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
         const Nanos limit = kEpoch + stream_trial_budget(s);
         auto prepare = [&] {
-            std::vector<OrderRow> initial;
-            initial.reserve(s.orders.size());
-            for (const auto& o : s.orders) initial.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
+            const std::vector<OrderRow> initial = initial_order_rows(s);
             world.orders().reset(initial);
             world.outbox().reset(initial);
             world.streams().create_group(s.stream.key, s.stream.group, "$", true);
@@ -467,6 +465,7 @@ struct SimBackend::Impl {
             });
 
         rebase_on_start(records);
+        if (s.write.side_effect) check_side_effects_recorded(records, world.orders().side_effects());
         return check_trial(s, trial, seed, std::move(records), world.orders().rows(),
                            world.streams().xrange(s.stream.key));
     }

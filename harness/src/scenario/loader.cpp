@@ -40,14 +40,27 @@ StreamSpec read_stream(const Object& o) {
     return s;
 }
 
+// true or false at `key`, `fallback` when absent.
+bool opt_true_false(const Object& o, const std::string& key, bool fallback) {
+    if (!o.has(key)) return fallback;
+    const json& v = o.at(key);
+    if (!v.is_boolean()) o.reader().expected(o.path(key), "true or false", v);
+    return v.get<bool>();
+}
+
 std::vector<OrderSpec> read_orders(const Reader& r, const json& v, const std::string& path) {
     r.array(v, path, true);
     std::vector<OrderSpec> orders;
     std::map<int64_t, std::string> seen;  // id -> path of its first occurrence
     for (size_t i = 0; i < v.size(); ++i) {
-        Object o(r, v[i], child(path, i), {"id", "initial_status", "initial_version", "expected_final"});
+        Object o(r, v[i], child(path, i), {"id", "initial_status", "initial_version", "expected_final", "absent"});
         OrderSpec spec;
         spec.id = o.req_int("id", 0);
+        spec.absent = opt_true_false(o, "absent", false);
+        for (const char* key : {"initial_status", "initial_version"})
+            if (spec.absent && o.has(key))
+                r.fail(o.path(key), std::string("an absent order has no row before the trial, so no ") + key +
+                                        "; drop it or \"absent\"");
         spec.initial_status = o.opt_string("initial_status", spec.initial_status);
         spec.initial_version = o.opt_int("initial_version", spec.initial_version, 0);
         spec.expected_final = o.opt_string("expected_final", spec.expected_final);
@@ -99,7 +112,12 @@ std::map<std::string, int64_t> read_job_cost(const Reader& r, const json& v, con
 
 WriteSpec read_write(const Object& o) {
     WriteSpec w;
-    w.mode = o.opt_choice("mode", "plain", {"plain", "cas"}) == "cas" ? WriteMode::cas : WriteMode::plain;
+    const std::string mode = o.opt_choice("mode", "plain", {"plain", "cas", "upsert", "insert_then_update"});
+    w.mode = mode == "cas"                  ? WriteMode::cas
+             : mode == "upsert"             ? WriteMode::upsert
+             : mode == "insert_then_update" ? WriteMode::insert_then_update
+                                            : WriteMode::plain;
+    w.side_effect = opt_true_false(o, "side_effect", false);
     w.version_source = o.opt_choice("version_source", "event", {"event", "entry_id"}) == "entry_id"
                            ? VersionSource::entry_id
                            : VersionSource::event;
@@ -488,6 +506,8 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
     read_count_band("processed_once", "entries processed once", t.processed_once);
     read_count_band("reordered", "stale overwrites", t.reordered);
     read_count_band("unapplied", "entries whose every write was refused", t.unapplied);
+    read_count_band("side_effects_out_of_order", "orders with side effects out of version order",
+                    t.side_effects_out_of_order);
     if (o.has("counts")) {
         workload_only("counts");
         Object counts(r, o.at("counts"), o.path("counts"), k_idem_count_names);
@@ -499,6 +519,7 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
 const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite", "lost",           "duplicated",
                                                 "redelivered", "unexpected",      "processed_once", "reordered",
                                                 "unapplied",
+                                                "side_effects_out_of_order",
                                                 "never",       "sequence",        "publish_delay_ms", "counts"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
@@ -681,7 +702,13 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
         s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
         if (top.has("write"))
-            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source"}));
+            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect"}));
+        for (size_t i = 0; i < s.orders.size(); ++i)
+            if (s.orders[i].absent && s.write.mode != WriteMode::upsert &&
+                s.write.mode != WriteMode::insert_then_update)
+                r.fail(child(child(top.path("orders"), i), "absent"),
+                       "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
+                       "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
         if (top.has("lock") && !top.at("lock").is_null())
             s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
         if (top.has("buffer") && !top.at("buffer").is_null()) {
@@ -699,6 +726,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
                                                   {"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms"}),
                                            s.events.size());
+            for (size_t i = 0; i < s.orders.size(); ++i)
+                if (s.orders[i].absent)
+                    r.fail(child(child(top.path("orders"), i), "absent"),
+                           "the dispatcher's source app updates the order's source row, which an absent order "
+                           "does not have");
             if (!s.producer.failures.empty())
                 r.fail(top.path("producer"),
                        "producer failures do not apply with a dispatcher (it replaces the producer); "
@@ -731,6 +763,15 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     }
 
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);
+    // Side effects are counted only where consumers send them: elsewhere the term could never hold.
+    if (!s.write.side_effect) {
+        if (s.expect.every_trial.side_effects_out_of_order)
+            r.fail(child(top.path("expect"), "side_effects_out_of_order"),
+                   "no side effect is sent in this lab: add \"side_effect\": true under /write");
+        if (s.expect.every_wrong_trial.side_effects_out_of_order)
+            r.fail(child(child(top.path("expect"), "every_wrong_trial"), "side_effects_out_of_order"),
+                   "no side effect is sent in this lab: add \"side_effect\": true under /write");
+    }
     if (top.has("documented"))
         s.documented = read_documented(
             Object(r, top.at("documented"), top.path("documented"), {"text", "text_vi", "wrong", "of"}));

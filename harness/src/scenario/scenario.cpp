@@ -50,7 +50,7 @@ std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote 
 
 bool TrialTerms::empty() const {
     return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
-           !unexpected && !processed_once && !reordered && !unapplied && has.empty() &&
+           !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && has.empty() &&
            never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty();
 }
 
@@ -65,6 +65,8 @@ std::string TrialTerms::describe() const {
     if (processed_once) parts.push_back("processed once " + processed_once->describe());
     if (reordered) parts.push_back("reordered " + reordered->describe());
     if (unapplied) parts.push_back("unapplied " + unapplied->describe());
+    if (side_effects_out_of_order)
+        parts.push_back("side effects out of order " + side_effects_out_of_order->describe());
     for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
     for (const auto& m : has) parts.push_back("has " + m.describe());
     for (const auto& m : never) parts.push_back("never " + m.describe());
@@ -165,10 +167,19 @@ bool is_idem(LabKind k) {
     return false;
 }
 
+std::vector<OrderRow> initial_order_rows(const Scenario& s) {
+    std::vector<OrderRow> rows;
+    for (const auto& o : s.orders)
+        if (!o.absent) rows.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
+    return rows;
+}
+
 std::string to_string(WriteMode m) {
     switch (m) {
         case WriteMode::plain: return "plain";
         case WriteMode::cas: return "cas";
+        case WriteMode::upsert: return "upsert";
+        case WriteMode::insert_then_update: return "insert_then_update";
     }
     return "unknown";
 }

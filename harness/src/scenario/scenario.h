@@ -63,6 +63,9 @@ struct OrderSpec {
     std::string initial_status = "new";
     int64_t initial_version = 0;
     std::string expected_final = "paid";  // a trial whose final status differs is wrong
+    // No row for this order before the trial ("absent": true): its first write must create it
+    // (write mode upsert or insert_then_update); initial_status and initial_version do not apply.
+    bool absent = false;
 };
 
 struct EventSpec {
@@ -100,6 +103,9 @@ struct BufferSpec {
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
     VersionSource version_source = VersionSource::event;
+    // After each job's write, applied or not, the consumer sends the event's side effect (an email,
+    // a webhook): a row of tmp_side_effects (seq bigserial, order_id, event_type, version, sent_at).
+    bool side_effect = false;
     bool operator==(const WriteSpec&) const = default;
 };
 
@@ -211,6 +217,7 @@ struct TrialTerms {
     std::optional<Band> processed_once;            // processed exactly once
     std::optional<Band> reordered;                 // stale overwrites: older versions applied after newer ones
     std::optional<Band> unapplied;                 // processed, but every write refused (affected 0)
+    std::optional<Band> side_effects_out_of_order; // orders whose side effects were not sent in version order
     std::vector<RecordMatch> has;                  // records that must occur
     std::vector<RecordMatch> never;                // records that must not occur
     std::vector<SequenceStep> sequence;            // records that must occur in this order
@@ -365,6 +372,9 @@ std::vector<Scenario> load_scenario_dir(const std::string& dir);
 // The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
 // patch does not apply or the result is not a valid scenario.
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
+
+// The rows tmp_orders holds before a trial: every order but the absent ones.
+std::vector<OrderRow> initial_order_rows(const Scenario& s);
 
 std::string to_string(WriteMode m);
 std::string to_string(VersionSource v);

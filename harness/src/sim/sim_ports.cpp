@@ -2,6 +2,8 @@
 
 #include "roles/order_sql.h"
 
+#include <fmt/format.h>
+
 namespace relab::sim {
 
 std::vector<std::string> SimStream::xadd(const std::string& stream, const std::vector<Fields>& batch) {
@@ -118,12 +120,51 @@ std::vector<PlacedOrder> SimOrderTable::orders() {
 
 WriteResult SimOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
-    out.affected = m_world.round_trip([&] {
-        return m_world.at_postgres([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); },
-                                   m_conn);
-    });
     out.sql = order_write_sql(w);
+    auto statement = [&](auto op) { return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); }); };
+    const OrderRow row{w.order, w.status, w.version};
+    switch (w.mode) {
+        case WriteMode::plain:
+        case WriteMode::cas:
+            out.affected =
+                statement([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); });
+            break;
+        case WriteMode::upsert: {
+            const StatementResult r = statement([&] { return m_world.orders().upsert_autocommit(row); });
+            if (r.failed()) throw SimError(fmt::format("upsert failed: {} {}", r.sqlstate, r.message));
+            out.affected = r.affected;
+            out.row_action = r.affected == 0 ? "none" : r.inserted ? "inserted" : "updated";
+            break;
+        }
+        case WriteMode::insert_then_update: {
+            const StatementResult ins = statement([&] { return m_world.orders().insert_autocommit(row); });
+            if (!ins.failed()) {
+                out.affected = ins.affected;
+                out.row_action = ins.affected > 0 ? "inserted" : "none";
+                break;
+            }
+            if (ins.sqlstate != "23505") throw SimError(fmt::format("INSERT failed: {} {}", ins.sqlstate, ins.message));
+            out.insert_conflict = true;
+            RowUpdate u;
+            u.id = w.order;
+            u.status = w.status;
+            u.new_version = w.version;
+            out.affected = statement([&] { return m_world.orders().update_autocommit(u); });
+            out.row_action = out.affected > 0 ? "updated" : "none";
+            out.sql += "; -- ERROR 23505 unique_violation, then: " + order_fallback_update_sql(w);
+            break;
+        }
+    }
     return out;
+}
+
+int64_t SimOrderStore::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {
+    return m_world.round_trip(
+        [&] { return m_world.at_postgres([&] { return m_world.orders().send_side_effect(order, event_type, version); }, m_conn); });
+}
+
+std::vector<SideEffectRow> SimOrderStore::side_effects() {
+    return m_world.round_trip([&] { return m_world.at_postgres([&] { return m_world.orders().side_effects(); }, m_conn); });
 }
 
 std::vector<OrderRow> SimOrderStore::rows() {

@@ -84,6 +84,8 @@ public:
     explicit SimOrderStore(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     WriteResult write_state(const OrderWrite& w) override;
     std::vector<OrderRow> rows() override;
+    int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version) override;
+    std::vector<SideEffectRow> side_effects() override;
 
 private:
     SimWorld& m_world;

@@ -20,6 +20,7 @@ void TableModel::reset(const std::vector<OrderRow>& rows) {
     m_txns.clear();
     m_next_txn = 1;
     m_commit_seq = 0;
+    m_side_effects.clear();
     for (const auto& r : rows) m_rows[r.id] = {Version{r, 0, 0}};
 }
 
@@ -169,6 +170,46 @@ StatementResult TableModel::insert(TxnId txn, const OrderRow& row) {
     return r;
 }
 
+StatementResult TableModel::upsert(TxnId txn, const OrderRow& row) {
+    Txn& t = txn_or_throw(txn, "INSERT ... ON CONFLICT");
+    if (t.state == TxnState::committed || t.state == TxnState::aborted || t.blocked_stmt)
+        throw TableModelError(fmt::format("INSERT ... ON CONFLICT in transaction {} that cannot run statements", txn));
+    if (t.state == TxnState::failed)
+        return fail(t, "25P02", "current transaction is aborted, commands ignored until end of transaction block");
+    // The arbiter index sees every row version whose creator did not abort: a committed one or this
+    // transaction's own. A row inserted by a transaction still open (PostgreSQL waits for it to end)
+    // is not modelled: the consumers' writes are autocommit statements.
+    bool exists = false;
+    TxnId open_creator = 0;
+    if (auto it = m_rows.find(row.id); it != m_rows.end())
+        for (const auto& v : it->second) {
+            if (v.xmin == 0 || v.xmin == txn) {
+                exists = true;
+                continue;
+            }
+            const TxnState st = m_txns.at(v.xmin).state;
+            if (st == TxnState::committed) exists = true;
+            if (st == TxnState::open || st == TxnState::failed) open_creator = v.xmin;
+        }
+    if (!exists && open_creator != 0)
+        throw TableModelError(fmt::format("INSERT ... ON CONFLICT of row {} inserted by open transaction {}: not modelled",
+                                          row.id, open_creator));
+    if (!exists) {
+        m_rows[row.id].push_back(Version{row, txn, 0});
+        StatementResult r;
+        r.affected = 1;
+        r.inserted = true;
+        return r;
+    }
+    RowUpdate u;
+    u.id = row.id;
+    u.status = row.status;
+    u.new_version = row.version;
+    u.version_below = row.version;
+    // ON CONFLICT DO UPDATE reads the newest committed row whatever the isolation's snapshot.
+    return run_update(txn, t, u, m_commit_seq);
+}
+
 std::vector<OrderRow> TableModel::select(TxnId txn) {
     Txn& t = txn_or_throw(txn, "SELECT");
     const uint64_t snapshot = statement_snapshot(t);
@@ -227,6 +268,39 @@ int64_t TableModel::update_autocommit(const RowUpdate& u) {
     }
     commit(txn);
     return r.affected;
+}
+
+StatementResult TableModel::insert_autocommit(const OrderRow& row) {
+    const TxnId txn = begin(Isolation::read_committed);
+    const StatementResult r = insert(txn, row);
+    if (r.failed()) {
+        rollback(txn);
+        return r;
+    }
+    commit(txn);
+    return r;
+}
+
+StatementResult TableModel::upsert_autocommit(const OrderRow& row) {
+    const TxnId txn = begin(Isolation::read_committed);
+    const StatementResult r = upsert(txn, row);
+    if (r.blocked()) {
+        rollback(txn);
+        throw TableModelError(fmt::format("autocommit upsert of row {} found it locked by open transaction {}", row.id,
+                                          r.blocked_by));
+    }
+    if (r.failed()) {
+        rollback(txn);
+        return r;
+    }
+    commit(txn);
+    return r;
+}
+
+int64_t TableModel::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {
+    const int64_t seq = static_cast<int64_t>(m_side_effects.size()) + 1;
+    m_side_effects.push_back(SideEffectRow{seq, order, event_type, version});
+    return seq;
 }
 
 std::vector<OrderRow> TableModel::rows() const {

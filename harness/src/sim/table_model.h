@@ -39,6 +39,7 @@ struct StatementResult {
     enum class Kind { done, blocked, error };
     Kind kind = Kind::done;
     int64_t affected = 0;  // done: rows changed
+    bool inserted = false; // done: an INSERT (or an upsert's insert) added the row
     TxnId blocked_by = 0;  // blocked: the transaction holding the row lock
     std::string sqlstate;  // error: "40001", "25P02", ...
     std::string message;
@@ -66,6 +67,12 @@ public:
     StatementResult resume(TxnId txn);
     // INSERT INTO t VALUES (...): 23505 when a visible or locked row has the id.
     StatementResult insert(TxnId txn, const OrderRow& row);
+    // INSERT INTO t VALUES (row) ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, version =
+    // EXCLUDED.version WHERE t.version < EXCLUDED.version: inserts when no row has the id (inserted);
+    // otherwise the guarded UPDATE (affected 0 when the row's version is not below the new one).
+    // As PostgreSQL's, the conflict check sees the newest committed row, not a REPEATABLE READ
+    // snapshot's; a row locked by an open transaction blocks it like an UPDATE.
+    StatementResult upsert(TxnId txn, const OrderRow& row);
     // Rows visible to the transaction (its snapshot, plus its own changes), by id.
     std::vector<OrderRow> select(TxnId txn);
     // COMMIT; a transaction that failed is rolled back instead, and this returns false ("ROLLBACK").
@@ -79,6 +86,14 @@ public:
     // Autocommit: BEGIN; UPDATE; COMMIT. Throws TableModelError if the row is locked (no open
     // transaction exists in a lab that only writes in autocommit).
     int64_t update_autocommit(const RowUpdate& u);
+    // Autocommit INSERT and upsert; an error (23505) is returned, the transaction rolled back.
+    StatementResult insert_autocommit(const OrderRow& row);
+    StatementResult upsert_autocommit(const OrderRow& row);
+
+    // tmp_side_effects: a job's side effect, numbered in the order it was sent (seq from 1 after
+    // reset). An autocommit INSERT ... RETURNING seq.
+    int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version);
+    const std::vector<SideEffectRow>& side_effects() const { return m_side_effects; }
     // Committed rows, by id.
     std::vector<OrderRow> rows() const;
 
@@ -114,6 +129,7 @@ private:
     std::map<TxnId, Txn> m_txns;
     TxnId m_next_txn = 1;
     uint64_t m_commit_seq = 0;
+    std::vector<SideEffectRow> m_side_effects;
 };
 
 }  // namespace relab::sim

@@ -176,6 +176,48 @@ TEST_F(CrossCheckTest, consumer_side_deterministic_labs_end_the_same_on_both_bac
     expect_same_outcomes(real, sim, ids);
 }
 
+// Issue 12's labs: the same outcome, and the same mechanism: per trial, each write's event with what
+// it did to the row (inserted, updated, none; the INSERT's unique violation), and the side effects'
+// events in the table's seq order.
+TEST_F(CrossCheckTest, beyond_labs_end_the_same_on_both_backends_by_the_same_writes_and_side_effects) {
+    const std::vector<std::string> ids = {"upsert-first-event", "upsert-naive", "s5-side-effects", "s5-side-effects-s1"};
+    const auto [real, sim] = run_both(ids, "--runs 2 --seed 7");
+    expect_same_outcomes(real, sim, ids);
+    auto mechanism = [](const json& report) {
+        std::map<std::string, std::vector<std::string>> out;
+        for (const auto& lab : report.at("labs")) {
+            std::vector<std::string> trials;
+            for (const auto& t : lab.at("trials")) {
+                std::vector<std::string> writes;
+                std::vector<std::pair<int64_t, std::string>> sent;
+                for (const auto& r : t.at("history")) {
+                    if (r.at("op") == "write")
+                        writes.push_back(fmt::format("{}:{}:{}:{}", r.at("event").at("type").get<std::string>(),
+                                                     r.value("row_action", std::string("-")),
+                                                     r.value("insert_conflict", false), r.at("affected").get<int64_t>()));
+                    if (r.at("op") == "side_effect")
+                        sent.emplace_back(r.at("seq").get<int64_t>(), r.at("event").at("type").get<std::string>());
+                }
+                std::sort(writes.begin(), writes.end());
+                std::sort(sent.begin(), sent.end());
+                std::string text = fmt::format("writes: {}; sent:", fmt::join(writes, " "));
+                for (const auto& [seq, type] : sent) text += fmt::format(" {}={}", seq, type);
+                trials.push_back(text);
+            }
+            std::sort(trials.begin(), trials.end());
+            out[lab.at("id")] = trials;
+        }
+        return out;
+    };
+    const auto a = mechanism(real);
+    const auto b = mechanism(sim);
+    for (const auto& id : ids) {
+        SCOPED_TRACE(id);
+        ASSERT_TRUE(a.count(id) && b.count(id));
+        EXPECT_EQ(a.at(id), b.at(id));
+    }
+}
+
 TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08e-reorder", "08f-p2-business", "08f-p2-entry-id", "08g-outbox-naive",
                                           "08g-outbox-per-key"};

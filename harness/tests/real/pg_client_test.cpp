@@ -351,6 +351,46 @@ TEST_F(OrderStoreTest, PlainWriteOverwritesWhateverTheVersion) {
     EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "created", 2}}));
 }
 
+TEST_F(OrderStoreTest, UpsertInsertsAMissingRowThenAppliesOnlyNewerVersions) {
+    RealOrderStore store(session());
+    reset_orders_table(session(), {});
+    const WriteResult paid = store.write_state({42, "paid", 2, WriteMode::upsert});
+    EXPECT_EQ(paid.affected, 1);
+    EXPECT_EQ(paid.row_action, "inserted");
+    const WriteResult created = store.write_state({42, "created", 1, WriteMode::upsert});
+    EXPECT_EQ(created.affected, 0);
+    EXPECT_EQ(created.row_action, "none");
+    const WriteResult shipped = store.write_state({42, "shipped", 3, WriteMode::upsert});
+    EXPECT_EQ(shipped.affected, 1);
+    EXPECT_EQ(shipped.row_action, "updated");
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "shipped", 3}}));
+}
+
+TEST_F(OrderStoreTest, InsertThenUpdateFallsBackToAPlainUpdateOnTheUniqueViolation) {
+    RealOrderStore store(session());
+    reset_orders_table(session(), {});
+    const WriteResult paid = store.write_state({42, "paid", 2, WriteMode::insert_then_update});
+    EXPECT_EQ(paid.row_action, "inserted");
+    EXPECT_FALSE(paid.insert_conflict);
+    const WriteResult created = store.write_state({42, "created", 1, WriteMode::insert_then_update});
+    EXPECT_TRUE(created.insert_conflict);  // 23505, then the UPDATE
+    EXPECT_EQ(created.affected, 1);
+    EXPECT_EQ(created.row_action, "updated");
+    EXPECT_NE(created.sql.find("23505"), std::string::npos) << created.sql;
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "created", 1}}));
+}
+
+TEST_F(OrderStoreTest, SideEffectsAreNumberedInTheOrderTheyAreSentAndResetWithTheTable) {
+    RealOrderStore store(session());
+    reset_side_effects_table(session());
+    EXPECT_EQ(store.send_side_effect(42, "paid", 2), 1);
+    EXPECT_EQ(store.send_side_effect(42, "created", 1), 2);
+    EXPECT_EQ(store.side_effects(), (std::vector<SideEffectRow>{{1, 42, "paid", 2}, {2, 42, "created", 1}}));
+    reset_side_effects_table(session());
+    EXPECT_TRUE(store.side_effects().empty());
+    EXPECT_EQ(store.send_side_effect(43, "created", 1), 1);
+}
+
 TEST_F(OrderStoreTest, ResetRestoresExactlyTheInitialRows) {
     RealOrderStore store(session());
     session().exec("INSERT INTO tmp_orders VALUES (99, 'stray', 5)");

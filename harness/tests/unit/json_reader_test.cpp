@@ -148,6 +148,21 @@ TEST(JsonReaderTest, each_trials_accounting_reads_back_even_without_its_history)
     EXPECT_EQ(j.at("labs").at(0).at("summary").at("accounting").at("duplicated"), 1);
 }
 
+TEST(JsonReaderTest, side_effect_counts_read_back_and_a_lab_without_side_effects_carries_none) {
+    RunReport run = test::sample_run();
+    EXPECT_FALSE(run_to_json(run).at("labs").at(0).at("summary").at("accounting").contains("side_effects"));
+    TrialOutcome& t2 = run.labs[0].trials[1];
+    t2.accounting.side_effects = 2;
+    t2.accounting.side_effects_out_of_order = 1;
+    t2.accounting.side_effect_examples = {"#42: paid (v2) sent before created (v1)"};
+    t2.history.clear();
+    const json j = run_to_json(run);
+    const RunReport back = run_from_json(j);
+    EXPECT_EQ(run_to_json(back), j);
+    EXPECT_EQ(back.labs[0].trials[1].accounting, t2.accounting);
+    EXPECT_EQ(j.at("labs").at(0).at("summary").at("accounting").at("side_effects_out_of_order"), 1);
+}
+
 TEST(JsonReaderTest, a_report_written_before_the_accounting_gets_one_from_its_kept_history) {
     json j = run_to_json(test::sample_run());
     for (auto& t : j["labs"][0]["trials"]) t.erase("accounting");

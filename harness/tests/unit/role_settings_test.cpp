@@ -82,7 +82,7 @@ TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     r.events = {EventSpec{7, "created", 1, 0}, EventSpec{7, "shipped", 3, 25}};
     r.job_cost_ms = {{"created", 800}, {"shipped", 5}};
     r.consumers = 5;
-    r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id};
+    r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id, true};
     r.lock = LockSpec{true, "lk:{order}", 300, 7, 1, 30};
     r.buffer = BufferSpec{true, 400, BufferSpec::Late::apply};
     r.producer = ProducerSpec{250, 3, 4, {PublishFailure{7, "created", {1, 2}}}};
@@ -112,6 +112,17 @@ TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     EXPECT_FALSE(back.idem_clients.at(0).requests.at(1).key_format.has_value());
     EXPECT_FALSE(back.idem_clients.at(0).requests.at(1).work_ms.has_value());
     EXPECT_FALSE(RoleSettings{} == r);  // the comparison sees the fields
+}
+
+TEST(RoleSettingsTest, every_write_mode_crosses_by_its_name) {
+    for (WriteMode m : {WriteMode::plain, WriteMode::cas, WriteMode::upsert, WriteMode::insert_then_update}) {
+        RoleSettings r;
+        r.write.mode = m;
+        r.write.side_effect = m == WriteMode::upsert;
+        const nlohmann::json j = role_settings_to_json(r);
+        EXPECT_EQ(j.at("write").at("mode"), to_string(m));
+        EXPECT_TRUE(through_json(r).write == r.write) << j.at("write").dump();
+    }
 }
 
 TEST(RoleSettingsTest, a_config_missing_a_field_is_refused_naming_it) {

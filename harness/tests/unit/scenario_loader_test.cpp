@@ -454,8 +454,9 @@ TEST(ScenarioLoaderTest, JobCostKeysMustBeEventTypes) {
 
 TEST(ScenarioLoaderTest, WriteModeAndVersionSource) {
     json doc = workload_doc();
-    doc["write"] = {{"mode", "upsert"}};
-    expect_error(doc, "/write/mode", "expected one of \"plain\", \"cas\", got \"upsert\"");
+    doc["write"] = {{"mode", "merge"}};
+    expect_error(doc, "/write/mode",
+                 "expected one of \"plain\", \"cas\", \"upsert\", \"insert_then_update\", got \"merge\"");
     doc["write"] = {{"version_source", "entry_id"}};
     expect_error(doc, "/write/version_source", "requires \"mode\": \"cas\"");
     doc["write"] = {{"mode", "plain"}, {"version_source", "entry_id"}};
