@@ -62,6 +62,9 @@ Accounting& Accounting::operator+=(const Accounting& o) {
     redelivered += o.redelivered;
     unexpected += o.unexpected;
     stale_overwrites += o.stale_overwrites;
+    republished += o.republished;
+    reapplied += o.reapplied;
+    skipped += o.skipped;
     return *this;
 }
 
@@ -148,6 +151,32 @@ Accounting account(const std::vector<HistoryRecord>& history) {
             add_example(a.duplicated_examples, entry);
         }
     }
+    // Per event: how many entries carried it (ok publishes), how many jobs wrote it.
+    auto event_text = [](const EventKey& k, int n) {
+        return fmt::format("#{} {} v{} ×{}", std::get<0>(k), std::get<1>(k), std::get<2>(k), n);
+    };
+    std::map<EventKey, std::set<std::string>> entries_of;
+    std::map<EventKey, int> writes_of;
+    for (const HistoryRecord* r : records) {
+        if (r->op == Op::publish && text_field(r->data, "result") == "ok" && !text_field(r->data, "entry").empty())
+            entries_of[event_key(r->data)].insert(text_field(r->data, "entry"));
+        if (r->op != Op::write) continue;
+        if (text_field(r->data, "dedupe") == "skipped")
+            ++a.skipped;
+        else
+            ++writes_of[event_key(r->data)];
+    }
+    for (const auto& [ev, entries] : entries_of)
+        if (entries.size() > 1) {
+            ++a.republished;
+            add_example(a.republished_examples, event_text(ev, static_cast<int>(entries.size())));
+        }
+    for (const auto& [ev, n] : writes_of)
+        if (n > 1) {
+            ++a.reapplied;
+            add_example(a.reapplied_examples, event_text(ev, n));
+        }
+
     a.redelivered = static_cast<int>(redelivered.size());
     a.unexpected = static_cast<int>(unexpected.size());
     const std::vector<StaleOverwrite> stale = stale_overwrites(history);
@@ -161,6 +190,18 @@ std::string accounting_text(const Accounting& a) {
                        "unexpected · {}",
                        a.published, a.processed_once, a.duplicated, a.lost, a.redelivered, a.unexpected,
                        plural(a.stale_overwrites, "stale overwrite", "stale overwrites"));
+}
+
+std::string republish_text(const Accounting& a) {
+    if (a.republished == 0 && a.reapplied == 0 && a.skipped == 0) return {};
+    auto with = [](std::string text, const std::vector<std::string>& examples) {
+        if (!examples.empty()) text += fmt::format(" ({})", fmt::join(examples, ", "));
+        return text;
+    };
+    return fmt::format("{} · {} · {}",
+                       with(plural(a.republished, "event published again", "events published again"), a.republished_examples),
+                       with(plural(a.reapplied, "event written again", "events written again"), a.reapplied_examples),
+                       plural(a.skipped, "entry skipped as a duplicate", "entries skipped as duplicates"));
 }
 
 std::vector<std::string> accounting_details(const Accounting& a) {

@@ -22,6 +22,12 @@ namespace relab {
 //   stale_overwrites  applied writes (affected > 0) of an older event version after a newer one of the
 //                   same order, in time order
 // published = processed_once + duplicated + lost.
+// Beside them, counted per event (order, type, version) rather than per entry:
+//   republished     events with ok publishes in two entries or more (an outbox row published by two
+//                   dispatchers, or again after a dispatcher's crash before its mark)
+//   reapplied       events whose write ran in two jobs or more, whichever entries carried them (a
+//                   write the consumer's dedupe skipped is not one)
+//   skipped         entries whose job the consumer's dedupe skipped: a copy of an event already applied
 struct Accounting {
     int published = 0;
     int processed_once = 0;
@@ -30,12 +36,17 @@ struct Accounting {
     int redelivered = 0;
     int unexpected = 0;
     int stale_overwrites = 0;
+    int republished = 0;
+    int reapplied = 0;
+    int skipped = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
     std::vector<std::string> redelivered_examples;
     std::vector<std::string> unexpected_examples;
     std::vector<std::string> stale_examples;
+    std::vector<std::string> republished_examples;  // "#42 created v1 ×2"
+    std::vector<std::string> reapplied_examples;
 
     // Every count is zero but published and processed_once: nothing to flag.
     bool clean() const { return duplicated == 0 && lost == 0 && redelivered == 0 && unexpected == 0 && stale_overwrites == 0; }
@@ -58,5 +69,8 @@ std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& h
 std::string accounting_text(const Accounting& a);
 // The non-zero classes with their examples, one item each: "duplicated 1: 1-0", "lost 1: 2-0", ...
 std::vector<std::string> accounting_details(const Accounting& a);
+// The per-event counts, empty when all three are 0: "2 events published again (#42 created v1 ×2, …) ·
+// 0 written again · 1 skipped as a duplicate".
+std::string republish_text(const Accounting& a);
 
 }  // namespace relab

@@ -155,6 +155,9 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
     band("redelivered", terms.redelivered, a.redelivered);
     band("unexpected", terms.unexpected, a.unexpected);
     band("processed_once", terms.processed_once, a.processed_once);
+    band("republished", terms.republished, a.republished);
+    band("reapplied", terms.reapplied, a.reapplied);
+    band("skipped", terms.skipped, a.skipped);
     for (const auto& [name, b] : terms.counts) {
         const auto value = idem_count(t.idem.counts, name);
         if (!value)

@@ -71,8 +71,9 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version",
-           "a consumer's state write to tmp_orders (plain or CAS) and the rows it affected"},
+    OpInfo{Op::write, "write", "entry event status mode affected sql version dedupe reason",
+           "a consumer's state write to tmp_orders (plain or CAS) and the rows it affected; dedupe: applied, or "
+           "skipped (reason) when tmp_inbox already had the event's (aggregate, version)"},
     OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
            "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
     OpInfo{Op::fault, "fault",

@@ -33,6 +33,9 @@ bool Stream::create_group(const std::string&, const std::string&, const std::str
 
 void Outbox::begin_round() { not_supported("Outbox::begin_round"); }
 void Outbox::commit_round() { not_supported("Outbox::commit_round"); }
+std::optional<OutboxRow> Outbox::claim_next(ClaimScope, const std::vector<int64_t>&) {
+    not_supported("Outbox::claim_next");
+}
 
 std::string to_string(KvError::Kind k) {
     switch (k) {

@@ -130,6 +130,12 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     a.redelivered_examples = strings_at(ex, ex_path, "redelivered");
     a.unexpected_examples = strings_at(ex, ex_path, "unexpected");
     a.stale_examples = strings_at(ex, ex_path, "stale_overwrites");
+    // Reports written before the per-event counts existed have none.
+    a.republished = get<int>(j, path, "republished", 0);
+    a.reapplied = get<int>(j, path, "reapplied", 0);
+    a.skipped = get<int>(j, path, "skipped", 0);
+    if (ex.is_object() && ex.contains("republished")) a.republished_examples = strings_at(ex, ex_path, "republished");
+    if (ex.is_object() && ex.contains("reapplied")) a.reapplied_examples = strings_at(ex, ex_path, "reapplied");
     return a;
 }
 

@@ -34,7 +34,8 @@ nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
 nlohmann::json accounting_counts_json(const Accounting& a) {
     return {{"published", a.published},     {"processed_once", a.processed_once}, {"duplicated", a.duplicated},
             {"lost", a.lost},               {"redelivered", a.redelivered},       {"unexpected", a.unexpected},
-            {"stale_overwrites", a.stale_overwrites}};
+            {"stale_overwrites", a.stale_overwrites}, {"republished", a.republished}, {"reapplied", a.reapplied},
+            {"skipped", a.skipped}};
 }
 
 nlohmann::json accounting_json(const Accounting& a) {
@@ -43,7 +44,9 @@ nlohmann::json accounting_json(const Accounting& a) {
                      {"lost", a.lost_examples},
                      {"redelivered", a.redelivered_examples},
                      {"unexpected", a.unexpected_examples},
-                     {"stale_overwrites", a.stale_examples}};
+                     {"stale_overwrites", a.stale_examples},
+                     {"republished", a.republished_examples},
+                     {"reapplied", a.reapplied_examples}};
     return j;
 }
 

@@ -73,11 +73,16 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                         {"redelivered", 0},
                                         {"unexpected", 0},
                                         {"stale_overwrites", 1},
+                                        {"republished", 0},
+                                        {"reapplied", 0},
+                                        {"skipped", 0},
                                         {"examples",
                                          {{"duplicated", json::array()},
                                           {"lost", json::array()},
                                           {"redelivered", json::array()},
                                           {"unexpected", json::array()},
+                                          {"republished", json::array()},
+                                          {"reapplied", json::array()},
                                           {"stale_overwrites", {"created overwrote paid (#42)"}}}}}));
     EXPECT_FALSE(t.contains("lost_events"));
     EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}}}));
@@ -120,7 +125,10 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
                                                {"lost", 0},
                                                {"redelivered", 0},
                                                {"unexpected", 0},
-                                               {"stale_overwrites", 2}}));
+                                               {"stale_overwrites", 2},
+                                               {"republished", 0},
+                                               {"reapplied", 0},
+                                               {"skipped", 0}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count
