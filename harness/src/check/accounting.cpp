@@ -65,6 +65,9 @@ Accounting& Accounting::operator+=(const Accounting& o) {
     unapplied += o.unapplied;
     side_effects += o.side_effects;
     side_effects_out_of_order += o.side_effects_out_of_order;
+    republished += o.republished;
+    reapplied += o.reapplied;
+    skipped += o.skipped;
     return *this;
 }
 
@@ -208,6 +211,32 @@ Accounting account(const std::vector<HistoryRecord>& history) {
             add_example(a.unapplied_examples, entry);
         }
     }
+    // Per event: how many entries carried it (ok publishes), how many jobs wrote it.
+    auto event_text = [](const EventKey& k, int n) {
+        return fmt::format("#{} {} v{} ×{}", std::get<0>(k), std::get<1>(k), std::get<2>(k), n);
+    };
+    std::map<EventKey, std::set<std::string>> entries_of;
+    std::map<EventKey, int> writes_of;
+    for (const HistoryRecord* r : records) {
+        if (r->op == Op::publish && text_field(r->data, "result") == "ok" && !text_field(r->data, "entry").empty())
+            entries_of[event_key(r->data)].insert(text_field(r->data, "entry"));
+        if (r->op != Op::write) continue;
+        if (text_field(r->data, "dedupe") == "skipped")
+            ++a.skipped;
+        else
+            ++writes_of[event_key(r->data)];
+    }
+    for (const auto& [ev, entries] : entries_of)
+        if (entries.size() > 1) {
+            ++a.republished;
+            add_example(a.republished_examples, event_text(ev, static_cast<int>(entries.size())));
+        }
+    for (const auto& [ev, n] : writes_of)
+        if (n > 1) {
+            ++a.reapplied;
+            add_example(a.reapplied_examples, event_text(ev, n));
+        }
+
     a.redelivered = static_cast<int>(redelivered.size());
     a.unexpected = static_cast<int>(unexpected.size());
     const std::vector<StaleOverwrite> stale = stale_overwrites(history);
@@ -231,6 +260,18 @@ std::string accounting_text(const Accounting& a) {
         text += fmt::format(" · {} · {} out of version order", plural(a.side_effects, "side effect sent", "side effects sent"),
                             plural(a.side_effects_out_of_order, "order", "orders"));
     return text;
+}
+
+std::string republish_text(const Accounting& a) {
+    if (a.republished == 0 && a.reapplied == 0 && a.skipped == 0) return {};
+    auto with = [](std::string text, const std::vector<std::string>& examples) {
+        if (!examples.empty()) text += fmt::format(" ({})", fmt::join(examples, ", "));
+        return text;
+    };
+    return fmt::format("{} · {} · {}",
+                       with(plural(a.republished, "event published again", "events published again"), a.republished_examples),
+                       with(plural(a.reapplied, "event written again", "events written again"), a.reapplied_examples),
+                       plural(a.skipped, "entry skipped as a duplicate", "entries skipped as duplicates"));
 }
 
 std::vector<std::string> accounting_details(const Accounting& a) {

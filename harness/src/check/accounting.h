@@ -28,6 +28,12 @@ namespace relab {
 //   side_effects    side effects sent (`side_effect` records: rows of tmp_side_effects)
 //   side_effects_out_of_order  orders whose side effects, in the table's seq order, are not in
 //                   version order: a later-numbered one carries an older version than one before it
+// Beside them, counted per event (order, type, version) rather than per entry:
+//   republished     events with ok publishes in two entries or more (an outbox row published by two
+//                   dispatchers, or again after a dispatcher's crash before its mark)
+//   reapplied       events whose write ran in two jobs or more, whichever entries carried them (a
+//                   write the consumer's dedupe skipped is not one)
+//   skipped         entries whose job the consumer's dedupe skipped: a copy of an event already applied
 struct Accounting {
     int published = 0;
     int processed_once = 0;
@@ -39,6 +45,9 @@ struct Accounting {
     int unapplied = 0;
     int side_effects = 0;
     int side_effects_out_of_order = 0;
+    int republished = 0;
+    int reapplied = 0;
+    int skipped = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
@@ -47,6 +56,8 @@ struct Accounting {
     std::vector<std::string> stale_examples;
     std::vector<std::string> unapplied_examples;
     std::vector<std::string> side_effect_examples;  // "#42: paid (v2) sent before created (v1)"
+    std::vector<std::string> republished_examples;  // "#42 created v1 ×2"
+    std::vector<std::string> reapplied_examples;
 
     // Every count is zero but published and processed_once: nothing to flag.
     bool clean() const {
@@ -81,5 +92,8 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
 std::string accounting_text(const Accounting& a);
 // The non-zero classes with their examples, one item each: "duplicated 1: 1-0", "lost 1: 2-0", ...
 std::vector<std::string> accounting_details(const Accounting& a);
+// The per-event counts, empty when all three are 0: "2 events published again (#42 created v1 ×2, …) ·
+// 0 written again · 1 skipped as a duplicate".
+std::string republish_text(const Accounting& a);
 
 }  // namespace relab

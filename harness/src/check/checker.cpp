@@ -163,6 +163,9 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
         else
             band("side_effects_out_of_order", terms.side_effects_out_of_order, a.side_effects_out_of_order);
     }
+    band("republished", terms.republished, a.republished);
+    band("reapplied", terms.reapplied, a.reapplied);
+    band("skipped", terms.skipped, a.skipped);
     for (const auto& [name, b] : terms.counts) {
         const auto value = idem_count(t.idem.counts, name);
         if (!value)

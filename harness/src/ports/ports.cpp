@@ -38,6 +38,9 @@ std::vector<SideEffectRow> OrderStore::side_effects() { not_supported("OrderStor
 
 void Outbox::begin_round() { not_supported("Outbox::begin_round"); }
 void Outbox::commit_round() { not_supported("Outbox::commit_round"); }
+std::optional<OutboxRow> Outbox::claim_next(ClaimScope, const std::vector<int64_t>&) {
+    not_supported("Outbox::claim_next");
+}
 
 std::string to_string(KvError::Kind k) {
     switch (k) {

@@ -153,11 +153,16 @@ struct OrderWrite {
     std::string status;
     int64_t version = 0;
     WriteMode mode = WriteMode::plain;
+    // Deduplicated by (order, event_version) through the inbox table tmp_inbox: BEGIN; INSERT INTO
+    // tmp_inbox ... ON CONFLICT DO NOTHING; the UPDATE only when the insert added the row; COMMIT.
+    bool dedupe = false;
+    int64_t event_version = 0;  // the event's business version: the inbox key with `order`
 };
 
 struct WriteResult {
     int64_t affected = 0;
     std::string sql;  // the statement as it would be typed in psql, for the timeline
+    bool duplicate = false;  // dedupe: the inbox already had (order, event_version); nothing was written
     // upsert and insert_then_update: what happened to the row, "inserted", "updated" or "none"
     // (refused by the version guard, or no row); empty for plain and cas.
     std::string row_action;
@@ -213,6 +218,11 @@ struct OutboxRow {
 
 enum class OutboxOrder { by_id, by_aggregate_then_id };
 
+// What one claim may take (Outbox::claim_next): any unpublished row, or only an aggregate's first
+// unpublished row (per-key exclusion: while another dispatcher holds an aggregate's first row, the
+// rows behind it are no one's to take).
+enum class ClaimScope { row, aggregate_head };
+
 // The source system's side in PostgreSQL: tmp_src_orders and tmp_outbox.
 class Outbox {
 public:
@@ -228,6 +238,12 @@ public:
     // all when the connection is lost first. The defaults throw std::logic_error.
     virtual void begin_round();
     virtual void commit_round();
+    // Inside begin_round()'s transaction: the first unpublished row by id that no other open
+    // transaction has locked, locked until commit_round() (SELECT ... ORDER BY id LIMIT 1 FOR UPDATE
+    // SKIP LOCKED). ClaimScope::aggregate_head takes only rows with no earlier unpublished row of
+    // their aggregate. Passed over: rows whose id (row) or aggregate (aggregate_head) is in `skip`.
+    // nullopt: nothing to claim now. The default throws std::logic_error.
+    virtual std::optional<OutboxRow> claim_next(ClaimScope scope, const std::vector<int64_t>& skip);
 };
 
 // A row of the idempotency labs' orders table: one per order the business logic placed.

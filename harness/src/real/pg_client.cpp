@@ -238,6 +238,30 @@ RealOrderStore::RealOrderStore(PgSession& s) : m_session(s) {}
 WriteResult RealOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
     out.sql = order_write_sql(w);
+    if (w.dedupe) {  // plain or CAS (the loader refuses the inbox with the other modes)
+        // The inbox row and the state change commit together: an event is applied once, whatever
+        // number of times it was published.
+        const std::string inbox = fmt::format(
+            "INSERT INTO tmp_inbox (aggregate_id, version) VALUES ({}, {}) ON CONFLICT DO NOTHING", w.order, w.event_version);
+        on_store(m_session, [&] {
+            m_session.exec("BEGIN");
+            try {
+                if (m_session.exec(inbox).affected == 0) {
+                    m_session.exec("ROLLBACK");
+                    out.duplicate = true;
+                    out.affected = 0;
+                    return;
+                }
+                out.affected = m_session.exec(out.sql).affected;
+                m_session.exec("COMMIT");
+            } catch (const PgError& e) {
+                if (!is_connection_failure(e)) m_session.run("ROLLBACK");
+                throw;
+            }
+        });
+        out.sql = out.duplicate ? inbox + " → INSERT 0 0; ROLLBACK" : inbox + "; " + out.sql;
+        return out;
+    }
     switch (w.mode) {
         case WriteMode::plain:
         case WriteMode::cas: out.affected = on_store(m_session, [&] { return m_session.exec(out.sql).affected; }); break;
@@ -305,6 +329,12 @@ std::vector<OrderRow> RealOrderStore::rows() {
 }
 
 std::string sql_quote_literal(const std::string& s) { return quote_literal(s); }
+
+void reset_inbox_table(PgSession& s) {
+    s.exec("CREATE TABLE IF NOT EXISTS tmp_inbox (aggregate_id bigint NOT NULL, version bigint NOT NULL, "
+           "PRIMARY KEY (aggregate_id, version))");
+    s.exec("DELETE FROM tmp_inbox");
+}
 
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial) {
     s.exec("CREATE TABLE IF NOT EXISTS tmp_orders (id bigint PRIMARY KEY, status text NOT NULL, version bigint NOT NULL)");
@@ -385,6 +415,25 @@ void reset_side_effects_table(PgSession& s) {
     s.exec("CREATE TABLE IF NOT EXISTS tmp_side_effects (seq bigserial PRIMARY KEY, order_id bigint NOT NULL, "
            "event_type text NOT NULL, version bigint NOT NULL, sent_at timestamptz NOT NULL DEFAULT clock_timestamp())");
     s.exec("TRUNCATE tmp_side_effects RESTART IDENTITY");
+}
+
+std::string outbox_claim_sql(ClaimScope scope, const std::vector<int64_t>& skip) {
+    std::string sql = "SELECT id, aggregate_id, type, version, attempts FROM tmp_outbox o WHERE published_at IS NULL";
+    if (scope == ClaimScope::aggregate_head)
+        sql += " AND NOT EXISTS (SELECT 1 FROM tmp_outbox e WHERE e.aggregate_id = o.aggregate_id "
+               "AND e.published_at IS NULL AND e.id < o.id)";
+    if (!skip.empty())
+        sql += fmt::format(" AND {} NOT IN ({})", scope == ClaimScope::aggregate_head ? "aggregate_id" : "id",
+                           fmt::join(skip, ", "));
+    return sql + " ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+}
+
+std::optional<OutboxRow> RealOutbox::claim_next(ClaimScope scope, const std::vector<int64_t>& skip) {
+    if (!m_in_round) throw std::logic_error("RealOutbox::claim_next outside begin_round()");
+    const auto r = on_store(m_session, [&] { return m_session.exec(outbox_claim_sql(scope, skip)); });
+    if (r.rows.empty()) return std::nullopt;
+    const auto& row = r.rows.front();
+    return OutboxRow{std::stoll(row[0]), std::stoll(row[1]), row[2], std::stoll(row[3]), std::stoi(row[4])};
 }
 
 void reset_source_tables(PgSession& s, const std::vector<OrderRow>& source_rows) {

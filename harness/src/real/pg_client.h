@@ -106,6 +106,7 @@ public:
     void count_failed_attempt(int64_t id) override;
     void begin_round() override;
     void commit_round() override;
+    std::optional<OutboxRow> claim_next(ClaimScope scope, const std::vector<int64_t>& skip) override;
 
 private:
     PgSession& m_session;
@@ -125,5 +126,12 @@ void reset_side_effects_table(PgSession& s);
 
 // Creates tmp_orders if needed and resets it to the scenario's initial rows.
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial);
+
+// Creates the consumer's inbox tmp_inbox (aggregate_id, version) if needed, empty: the events a
+// deduplicating consumer (write.dedupe) has applied.
+void reset_inbox_table(PgSession& s);
+
+// The claim of RealOutbox::claim_next as SQL (for the tests and the report).
+std::string outbox_claim_sql(ClaimScope scope, const std::vector<int64_t>& skip);
 
 }  // namespace relab

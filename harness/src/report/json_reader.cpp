@@ -136,6 +136,12 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     if (ex.is_object() && ex.contains("unapplied")) a.unapplied_examples = strings_at(ex, ex_path, "unapplied");
     if (ex.contains("side_effects_out_of_order"))  // reports before side effects have none
         a.side_effect_examples = strings_at(ex, ex_path, "side_effects_out_of_order");
+    // Reports written before the per-event counts existed have none.
+    a.republished = get<int>(j, path, "republished", 0);
+    a.reapplied = get<int>(j, path, "reapplied", 0);
+    a.skipped = get<int>(j, path, "skipped", 0);
+    if (ex.is_object() && ex.contains("republished")) a.republished_examples = strings_at(ex, ex_path, "republished");
+    if (ex.is_object() && ex.contains("reapplied")) a.reapplied_examples = strings_at(ex, ex_path, "reapplied");
     return a;
 }
 

@@ -34,7 +34,8 @@ nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
 nlohmann::json accounting_counts_json(const Accounting& a) {
     return {{"published", a.published},     {"processed_once", a.processed_once}, {"duplicated", a.duplicated},
             {"lost", a.lost},               {"redelivered", a.redelivered},       {"unexpected", a.unexpected},
-            {"stale_overwrites", a.stale_overwrites}, {"unapplied", a.unapplied}};
+            {"stale_overwrites", a.stale_overwrites}, {"unapplied", a.unapplied}, {"republished", a.republished}, {"reapplied", a.reapplied},
+            {"skipped", a.skipped}};
 }
 
 // A lab whose consumers send side effects (write.side_effect) adds their counts; others carry none.
@@ -52,7 +53,9 @@ nlohmann::json accounting_json(const Accounting& a) {
                      {"redelivered", a.redelivered_examples},
                      {"unexpected", a.unexpected_examples},
                      {"stale_overwrites", a.stale_examples},
-                     {"unapplied", a.unapplied_examples}};
+                     {"unapplied", a.unapplied_examples},
+                     {"republished", a.republished_examples},
+                     {"reapplied", a.reapplied_examples}};
     if (a.side_effects > 0) j["examples"]["side_effects_out_of_order"] = a.side_effect_examples;
     return j;
 }

@@ -602,6 +602,14 @@ private:
         if (lab.trials.empty()) return;
         out << "  " << pick(m_opts.lang, "accounting:", "đối soát:") << ' ' << accounting_text(accounting_total(lab))
             << '\n';
+        // Per event: the same event in several entries (republished), written by several jobs,
+        // copies the consumer's dedupe skipped; trial 1's examples.
+        Accounting per_event = accounting_total(lab);
+        per_event.republished_examples = lab.trials.front().accounting.republished_examples;
+        per_event.reapplied_examples = lab.trials.front().accounting.reapplied_examples;
+        if (const std::string text = republish_text(per_event); !text.empty())
+            out << "  " << pick(m_opts.lang, "per event:", "theo sự kiện:") << ' ' << text
+                << pick(m_opts.lang, " (examples from trial 1)", " (ví dụ từ lần 1)") << '\n';
         size_t flagged = 0;
         for (const auto& t : lab.trials) {
             const auto details = accounting_details(t.accounting);
@@ -654,11 +662,21 @@ private:
         }
         const bool naive = s.dispatcher.ordering == DispatchOrder::naive;
         const bool one_transaction = s.dispatcher.mark == DispatchMark::round;
-        out << fmt::format("dispatcher {}: {}SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE published_at IS "
-                           "NULL ORDER BY {}{}\n",
-                           naive ? "naive" : "perkey", one_transaction ? "each round BEGIN; " : "",
-                           naive ? "id" : "aggregate_id, id",
-                           one_transaction ? " FOR UPDATE; XADD + UPDATE per row; COMMIT" : "");
+        const bool claims = s.dispatcher.claim == DispatchClaim::skip_locked;
+        const std::string dispatchers = s.dispatcher.count > 1 ? fmt::format("{} dispatchers", s.dispatcher.count) : "dispatcher";
+        if (claims)
+            out << fmt::format("{} {}: per row BEGIN; SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE "
+                               "published_at IS NULL{} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED; XADD; UPDATE; COMMIT\n",
+                               dispatchers, naive ? "naive" : "perkey",
+                               naive ? "" : " AND no earlier unpublished row of its aggregate");
+        else
+            out << fmt::format("{} {}: {}SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE published_at IS "
+                               "NULL ORDER BY {}{}\n",
+                               dispatchers, naive ? "naive" : "perkey", one_transaction ? "each round BEGIN; " : "",
+                               naive ? "id" : "aggregate_id, id",
+                               one_transaction ? " FOR UPDATE; XADD + UPDATE per row; COMMIT" : "");
+        // Several dispatchers: each line names its dispatcher.
+        auto by = [&](const HistoryRecord& r) { return s.dispatcher.count > 1 ? r.actor + " " : std::string{}; };
         for (const auto& r : t.history) {
             // The nemesis's faults and the dispatcher's errors between its rounds.
             if (r.op == Op::fault && r.actor == "nemesis") {
@@ -670,8 +688,8 @@ private:
                                                      : " → FAILED: " + field_text(r.data, "error"));
                 continue;
             }
-            if (r.op == Op::error && r.actor == "dispatcher") {
-                out << fmt::format("  {} {} {}  ERROR {} → {}\n", pick(lang, "round", "vòng"), field_text(r.data, "round"),
+            if (r.op == Op::error && r.actor.rfind("dispatcher", 0) == 0) {
+                out << fmt::format("  {}{} {} {}  ERROR {} → {}\n", by(r), pick(lang, "round", "vòng"), field_text(r.data, "round"),
                                    time_text(r.t_ns), field_text(r.data, "error"),
                                    one_transaction ? pick(lang, "the round's uncommitted marks are gone; a new round",
                                                           "các đánh dấu chưa commit của vòng mất; chạy vòng mới")
@@ -691,7 +709,7 @@ private:
                 verdict = fmt::format(fmt::runtime(pick(lang, "WAIT (an earlier entry of #{} is not published)",
                                                         "CHỜ (entry trước của #{} chưa publish được)")),
                                       field_text(ev, "order"));
-            out << fmt::format("  {} {} {}  outbox.id={} #{} {:<7} → {}\n", pick(lang, "round", "vòng"),
+            out << fmt::format("  {}{} {} {}  outbox.id={} #{} {:<7} → {}\n", by(r), pick(lang, "round", "vòng"),
                                field_text(r.data, "round"), time_text(r.t_ns), field_text(r.data, "outbox_id"),
                                field_text(ev, "order"), field_text(ev, "type"), verdict);
         }

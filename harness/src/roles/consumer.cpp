@@ -251,12 +251,20 @@ private:
         w.status = ev.type;
         w.mode = m_s.write.mode;
         w.version = m_s.write.version_source == VersionSource::entry_id ? entry_id_as_version(entry.id) : ev.v;
+        w.dedupe = m_s.write.dedupe == WriteDedupe::aggregate_version;
+        w.event_version = ev.v;
         const WriteResult res = write(w);
         nlohmann::json wd = {{"entry", entry.id}, {"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
                              {"affected", res.affected}, {"sql", res.sql}};
         if (w.mode != WriteMode::plain) wd["version"] = w.version;
         if (!res.row_action.empty()) wd["row_action"] = res.row_action;
         if (w.mode == WriteMode::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
+        if (w.dedupe) {
+            // The job ran and decided: applied, or skipped as a copy of an event already applied.
+            wd["dedupe"] = res.duplicate ? "skipped" : "applied";
+            if (res.duplicate)
+                wd["reason"] = fmt::format("duplicate: ({}, v{}) is already in tmp_inbox", ev.order, ev.v);
+        }
         record(Op::write, std::move(wd));
         // The job's email or webhook goes out once the job is done, whatever its write did, as
         // application code that sends it after the UPDATE does.

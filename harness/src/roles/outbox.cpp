@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "roles/event.h"
@@ -43,15 +44,76 @@ void run_source_app(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
     p.kv.set_nx_px(kSourceDoneKey, "1", Millis{3600'000});
 }
 
-void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
+namespace {
+
+// claim skip_locked: one row per transaction, held across its XADD and its mark, so that no other
+// dispatcher takes it (or, per key, any later row of its aggregate) meanwhile. A round claims rows
+// until none is left to it; the aggregates (per key) or rows (naive) whose publish failed wait for
+// the next round, poll_ms later. Ends once the outbox has no unpublished row.
+void run_claiming_dispatcher(const RoleSettings& s, const std::string& actor, RolePorts& p) {
+    const DispatcherSpec& d = s.dispatcher;
+    const ClaimScope scope = d.ordering == DispatchOrder::naive ? ClaimScope::row : ClaimScope::aggregate_head;
+    const OutboxOrder order = d.ordering == DispatchOrder::naive ? OutboxOrder::by_id : OutboxOrder::by_aggregate_then_id;
+    int round = 0;
+    for (int counted = 0; counted < d.max_rounds;) {
+        ++round;
+        try {
+            std::vector<int64_t> failed;  // per key: aggregates; naive: row ids
+            for (;;) {
+                p.outbox.begin_round();
+                const std::optional<OutboxRow> row = p.outbox.claim_next(scope, failed);
+                if (!row) {
+                    p.outbox.commit_round();  // nothing claimed: an empty transaction ends
+                    break;
+                }
+                const Event ev{row->aggregate_id, row->type, row->version};
+                const int attempt = row->attempts + 1;
+                nlohmann::json data = {{"round", round}, {"outbox_id", row->id}, {"event", event_json(ev)}, {"attempt", attempt}};
+                const Nanos t = p.clock.now();
+                if (row_fails(d, row->id, attempt)) {
+                    p.outbox.count_failed_attempt(row->id);
+                    p.outbox.commit_round();
+                    data["result"] = "fail";
+                    data["reason"] = "simulated publish failure";
+                    p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
+                    failed.push_back(scope == ClaimScope::row ? row->id : row->aggregate_id);
+                    continue;
+                }
+                const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+                data["result"] = "ok";
+                data["entry"] = ids.at(0);
+                p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
+                if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
+                p.outbox.mark_published(row->id, ids.at(0));
+                p.outbox.commit_round();  // the mark, and the row's lock released
+            }
+            ++counted;
+            // Done once nothing is left unpublished (rows another dispatcher holds are not).
+            if (p.outbox.unpublished(order).empty()) return;
+        } catch (const StoreUnavailable& e) {
+            if (!s.postgres_faults_scheduled) throw;
+            p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::error,
+                                           {{"round", round}, {"error", e.what()}, {"kind", "unavailable"},
+                                            {"server", "postgres"}}});
+            p.clock.sleep_for(kRetryAfterRedisError);
+            continue;
+        }
+        p.clock.sleep_for(Millis{d.poll_ms});
+    }
+}
+
+}  // namespace
+
+void run_dispatcher(const RoleSettings& s, const std::string& actor, RolePorts& p, Millis barrier_timeout) {
     const DispatcherSpec& d = s.dispatcher;
     const OutboxOrder order = d.ordering == DispatchOrder::naive ? OutboxOrder::by_id : OutboxOrder::by_aggregate_then_id;
     // Starts once the source app has committed its changes, like the article's dispatcher.
     const Nanos give_up = p.clock.now() + barrier_timeout;
     while (!p.kv.exists(kSourceDoneKey)) {
-        if (p.clock.now() > give_up) throw std::runtime_error("dispatcher: the source app never finished");
+        if (p.clock.now() > give_up) throw std::runtime_error(actor + ": the source app never finished");
         p.clock.sleep_for(Millis{1});
     }
+    if (d.claim == DispatchClaim::skip_locked) return run_claiming_dispatcher(s, actor, p);
     const bool in_transaction = d.mark == DispatchMark::round;
     int round = 0;
     for (int counted = 0; counted < d.max_rounds;) {
@@ -65,7 +127,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
                 nlohmann::json data = {{"round", round}, {"outbox_id", row.id}, {"event", event_json(ev)}};
                 if (d.ordering == DispatchOrder::per_key && blocked.count(row.aggregate_id)) {
                     data["result"] = "wait";
-                    p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", Op::publish, std::move(data)});
+                    p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::publish, std::move(data)});
                     held_back = true;
                     continue;
                 }
@@ -76,7 +138,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
                     p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
                     data["result"] = "fail";
                     data["reason"] = "simulated publish failure";
-                    p.history.record(HistoryRecord{0, t.count(), "dispatcher", Op::publish, std::move(data)});
+                    p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
                     blocked.insert(row.aggregate_id);
                     held_back = true;
                     continue;
@@ -85,7 +147,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
                 // In the stream from here on, whatever becomes of the row's mark.
                 data["result"] = "ok";
                 data["entry"] = ids.at(0);
-                p.history.record(HistoryRecord{0, t.count(), "dispatcher", Op::publish, std::move(data)});
+                p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
                 if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
                 p.outbox.mark_published(row.id, ids.at(0));
             }
@@ -94,7 +156,7 @@ void run_dispatcher(const RoleSettings& s, RolePorts& p, Millis barrier_timeout)
             // A lab that faults its PostgreSQL: the round's uncommitted marks are gone with the
             // connection; a new round, on a new connection, reads what is still unpublished.
             if (!s.postgres_faults_scheduled) throw;
-            p.history.record(HistoryRecord{0, p.clock.now().count(), "dispatcher", Op::error,
+            p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::error,
                                            {{"round", round}, {"error", e.what()}, {"kind", "unavailable"},
                                             {"server", "postgres"}}});
             p.clock.sleep_for(kRetryAfterRedisError);

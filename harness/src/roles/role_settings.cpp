@@ -118,6 +118,10 @@ const EnumName<VersionSource> kVersionSources[] = {{VersionSource::event, "event
                                                    {VersionSource::entry_id, "entry_id"}};
 const EnumName<DispatchOrder> kDispatchOrders[] = {{DispatchOrder::naive, "naive"}, {DispatchOrder::per_key, "per_key"}};
 const EnumName<DispatchMark> kDispatchMarks[] = {{DispatchMark::row, "row"}, {DispatchMark::round, "round"}};
+const EnumName<DispatchClaim> kDispatchClaims[] = {{DispatchClaim::none, "none"},
+                                                   {DispatchClaim::skip_locked, "skip_locked"}};
+const EnumName<WriteDedupe> kWriteDedupes[] = {{WriteDedupe::none, "none"},
+                                               {WriteDedupe::aggregate_version, "aggregate_version"}};
 const EnumName<StoreOutages> kStoreOutages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
                                                 {StoreOutages::scheduled, "scheduled"}};
 
@@ -148,13 +152,15 @@ EventSpec event_from(const json& j) {
 json to(const WriteSpec& w) {
     return {{"mode", enum_name(w.mode, kWriteModes)},
             {"version_source", enum_name(w.version_source, kVersionSources)},
-            {"side_effect", w.side_effect}};
+            {"side_effect", w.side_effect},
+            {"dedupe", enum_name(w.dedupe, kWriteDedupes)}};
 }
 WriteSpec write_from(const json& j) {
     WriteSpec w;
     read_enum(j, "mode", w.mode, kWriteModes);
     read_enum(j, "version_source", w.version_source, kVersionSources);
     read(j, "side_effect", w.side_effect);
+    read_enum(j, "dedupe", w.dedupe, kWriteDedupes);
     return w;
 }
 
@@ -226,7 +232,9 @@ json to(const DispatcherSpec& d) {
             {"max_rounds", d.max_rounds},
             {"failures", array_of(d.failures, [](const OutboxFailure& f) { return to(f); })},
             {"mark", enum_name(d.mark, kDispatchMarks)},
-            {"publish_ms", d.publish_ms}};
+            {"publish_ms", d.publish_ms},
+            {"count", d.count},
+            {"claim", enum_name(d.claim, kDispatchClaims)}};
 }
 DispatcherSpec dispatcher_from(const json& j) {
     DispatcherSpec d;
@@ -237,6 +245,8 @@ DispatcherSpec dispatcher_from(const json& j) {
     read_array(j, "failures", d.failures, outbox_failure_from);
     read_enum(j, "mark", d.mark, kDispatchMarks);
     read(j, "publish_ms", d.publish_ms);
+    read(j, "count", d.count);
+    read_enum(j, "claim", d.claim, kDispatchClaims);
     return d;
 }
 

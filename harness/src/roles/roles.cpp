@@ -23,7 +23,7 @@ std::vector<RoleLaunch> trial_roles(const Scenario& s) {
     if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) out.push_back({"reaper", "reaper"});
     if (s.dispatcher.enabled) {
         out.push_back({"source", "app"});
-        out.push_back({"dispatcher", "dispatcher"});
+        for (const auto& d : dispatcher_actors(s.dispatcher)) out.push_back({"dispatcher", d});
     } else {
         out.push_back({"producer", "producer"});
     }
@@ -45,7 +45,7 @@ void run_role(const std::string& role, const std::string& actor, const RoleSetti
     else if (role == "source")
         run_source_app(s, ports, barrier_timeout);
     else if (role == "dispatcher")
-        run_dispatcher(s, ports, barrier_timeout);
+        run_dispatcher(s, actor, ports, barrier_timeout);
     else if (role == "idem_client")
         run_idem_client(s, actor, ports, barrier_timeout);
     else

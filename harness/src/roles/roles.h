@@ -31,8 +31,10 @@ void run_producer(const RoleSettings& s, RolePorts& ports, Millis barrier_timeou
 // transaction. Records the trial origin ("start") after the start barrier.
 void run_source_app(const RoleSettings& s, RolePorts& ports, Millis barrier_timeout);
 
-// Polls the outbox every poll_ms and publishes in the scenario's ordering until it is empty.
-void run_dispatcher(const RoleSettings& s, RolePorts& ports, Millis barrier_timeout);
+// Polls the outbox every poll_ms and publishes in the scenario's ordering until it is empty; with
+// claim skip_locked, claims one row per transaction (held across its XADD and its mark) so that
+// several dispatchers (actor: dispatcher1..N) never publish the same row.
+void run_dispatcher(const RoleSettings& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout);
 
 std::string lock_key_for(const LockSpec& lock, int64_t order);
 

@@ -148,6 +148,7 @@ struct RealBackend::Impl {
             std::unique_ptr<PgSession> own = own_pg ? std::make_unique<PgSession>(lab_pg(), schema) : nullptr;
             PgSession& trial_pg = own ? *own : *pg;
             reset_orders_table(trial_pg, initial);
+            if (s.write.dedupe != WriteDedupe::none) reset_inbox_table(trial_pg);
             if (s.dispatcher.enabled) reset_source_tables(trial_pg, initial);
             if (s.write.side_effect) reset_side_effects_table(trial_pg);
             // A database that has run for a while has a recent checkpoint: crash recovery then

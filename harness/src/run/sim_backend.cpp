@@ -234,7 +234,10 @@ struct SimBackend::Impl {
                    uint64_t seed)
             : m_impl(impl), m_s(s), m_roles(roles), m_fibers(std::move(fibers)), m_killed(roles.size(), false),
               m_seed(seed) {
-            for (size_t i = 0; i < roles.size(); ++i) m_conns.push_back(&m_impl.actors.at(i)->redis);
+            for (size_t i = 0; i < roles.size(); ++i) {
+                m_conns.push_back(&m_impl.actors.at(i)->redis);
+                m_pg_conns.push_back(&m_impl.actors.at(i)->pg);
+            }
         }
 
         Nanos now() override { return m_impl.world.now(); }
@@ -286,6 +289,8 @@ struct SimBackend::Impl {
             const size_t i = index(actor);
             m_impl.world.scheduler().kill(m_fibers[i]);
             m_impl.world.drop_fiber(m_fibers[i]);
+            // Its PostgreSQL connection closes with it: an open transaction (an outbox claim) is gone.
+            m_pg_conns[i]->open = false;
             m_killed[i] = true;
         }
         void pause(const std::string& actor) override {
@@ -388,6 +393,7 @@ struct SimBackend::Impl {
             m_impl.world.open_connection(ports.redis);
             m_impl.world.open_postgres_connection(ports.pg);
             m_conns[i] = &ports.redis;
+            m_pg_conns[i] = &ports.pg;
             m_impl.restarted.push_back(std::move(a));
             const RoleSettings& settings = m_impl.settings;
             m_fibers[i] = m_impl.world.scheduler().spawn(
@@ -428,7 +434,8 @@ struct SimBackend::Impl {
         const std::vector<RoleLaunch>& m_roles;
         std::vector<FiberId> m_fibers;
         std::vector<bool> m_killed;
-        std::vector<sim::SimConnection*> m_conns;  // each role's current Redis connection
+        std::vector<sim::SimConnection*> m_conns;     // each role's current Redis connection
+        std::vector<sim::SimConnection*> m_pg_conns;  // and its PostgreSQL one
         uint64_t m_seed;
         int m_restarts = 0;
         size_t m_seen = 0;

@@ -121,6 +121,9 @@ WriteSpec read_write(const Object& o) {
     w.version_source = o.opt_choice("version_source", "event", {"event", "entry_id"}) == "entry_id"
                            ? VersionSource::entry_id
                            : VersionSource::event;
+    w.dedupe = o.opt_choice("dedupe", "none", {"none", "aggregate_version"}) == "aggregate_version"
+                   ? WriteDedupe::aggregate_version
+                   : WriteDedupe::none;
     if (w.version_source == VersionSource::entry_id && w.mode != WriteMode::cas)
         o.reader().fail(o.path("version_source"),
                         "\"entry_id\" is a CAS version and requires \"mode\": \"cas\", got mode \"" +
@@ -224,6 +227,12 @@ DispatcherSpec read_dispatcher(const Object& o, size_t outbox_rows) {
     d.max_rounds = static_cast<int>(o.opt_int("max_rounds", d.max_rounds, 1, 100000));
     d.mark = o.opt_choice("mark", "row", {"row", "round"}) == "round" ? DispatchMark::round : DispatchMark::row;
     d.publish_ms = o.opt_int("publish_ms", d.publish_ms, 0, 60000);
+    d.count = static_cast<int>(o.opt_int("count", d.count, 1, 8));
+    d.claim = o.opt_choice("claim", "none", {"none", "skip_locked"}) == "skip_locked" ? DispatchClaim::skip_locked
+                                                                                      : DispatchClaim::none;
+    if (d.claim == DispatchClaim::skip_locked && d.mark == DispatchMark::round)
+        r.fail(o.path("mark"), "\"skip_locked\" claims each row in its own transaction, held across its XADD and its "
+                               "mark; \"round\" (one transaction per round) does not apply");
     if (o.has("failures")) {
         const json& list = r.array(o.at("failures"), o.path("failures"), false);
         for (size_t i = 0; i < list.size(); ++i) {
@@ -508,6 +517,9 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
     read_count_band("unapplied", "entries whose every write was refused", t.unapplied);
     read_count_band("side_effects_out_of_order", "orders with side effects out of version order",
                     t.side_effects_out_of_order);
+    read_count_band("republished", "events published again", t.republished);
+    read_count_band("reapplied", "events written again", t.reapplied);
+    read_count_band("skipped", "entries skipped as duplicates", t.skipped);
     if (o.has("counts")) {
         workload_only("counts");
         Object counts(r, o.at("counts"), o.path("counts"), k_idem_count_names);
@@ -520,7 +532,8 @@ const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite"
                                                 "redelivered", "unexpected",      "processed_once", "reordered",
                                                 "unapplied",
                                                 "side_effects_out_of_order",
-                                                "never",       "sequence",        "publish_delay_ms", "counts"};
+                                                "never",       "sequence",        "publish_delay_ms", "counts",
+                                                "republished", "reapplied",       "skipped"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
@@ -702,13 +715,16 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
         s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
         if (top.has("write"))
-            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect"}));
+            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe"}));
         for (size_t i = 0; i < s.orders.size(); ++i)
             if (s.orders[i].absent && s.write.mode != WriteMode::upsert &&
                 s.write.mode != WriteMode::insert_then_update)
                 r.fail(child(child(top.path("orders"), i), "absent"),
                        "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
                        "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
+        if (s.write.dedupe != WriteDedupe::none && s.write.mode != WriteMode::plain && s.write.mode != WriteMode::cas)
+            r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
+                                                           to_string(s.write.mode) + "\"");
         if (top.has("lock") && !top.at("lock").is_null())
             s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
         if (top.has("buffer") && !top.at("buffer").is_null()) {
@@ -724,7 +740,8 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                                        s.events);
         if (top.has("dispatcher") && !top.at("dispatcher").is_null()) {
             s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
-                                                  {"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms"}),
+                                                  {"ordering", "poll_ms", "max_rounds", "failures", "mark",
+                                                   "publish_ms", "count", "claim"}),
                                            s.events.size());
             for (size_t i = 0; i < s.orders.size(); ++i)
                 if (s.orders[i].absent)
@@ -751,7 +768,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) actors.push_back("reaper");
             if (s.dispatcher.enabled) {
                 actors.push_back("app");
-                actors.push_back("dispatcher");
+                for (const auto& d : dispatcher_actors(s.dispatcher)) actors.push_back(d);
             } else {
                 actors.push_back("producer");
             }

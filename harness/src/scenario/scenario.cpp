@@ -50,7 +50,7 @@ std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote 
 
 bool TrialTerms::empty() const {
     return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
-           !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && has.empty() &&
+           !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && !republished && !reapplied && !skipped && has.empty() &&
            never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty();
 }
 
@@ -67,6 +67,9 @@ std::string TrialTerms::describe() const {
     if (unapplied) parts.push_back("unapplied " + unapplied->describe());
     if (side_effects_out_of_order)
         parts.push_back("side effects out of order " + side_effects_out_of_order->describe());
+    if (republished) parts.push_back("republished " + republished->describe());
+    if (reapplied) parts.push_back("reapplied " + reapplied->describe());
+    if (skipped) parts.push_back("skipped " + skipped->describe());
     for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
     for (const auto& m : has) parts.push_back("has " + m.describe());
     for (const auto& m : never) parts.push_back("never " + m.describe());
@@ -201,5 +204,16 @@ std::string to_string(DispatchOrder o) {
 }
 
 std::string to_string(DispatchMark m) { return m == DispatchMark::round ? "round" : "row"; }
+
+std::string to_string(DispatchClaim c) { return c == DispatchClaim::skip_locked ? "skip_locked" : "none"; }
+
+std::string to_string(WriteDedupe d) { return d == WriteDedupe::aggregate_version ? "aggregate_version" : "none"; }
+
+std::vector<std::string> dispatcher_actors(const DispatcherSpec& d) {
+    if (d.count <= 1) return {"dispatcher"};
+    std::vector<std::string> out;
+    for (int i = 1; i <= d.count; ++i) out.push_back("dispatcher" + std::to_string(i));
+    return out;
+}
 
 }  // namespace relab

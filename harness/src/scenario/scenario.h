@@ -100,12 +100,20 @@ struct BufferSpec {
     bool operator==(const BufferSpec&) const = default;
 };
 
+// Whether the consumer deduplicates the events it applies.
+enum class WriteDedupe {
+    none,               // every entry's write is applied
+    aggregate_version,  // an inbox table keyed by (aggregate, version): INSERT ... ON CONFLICT DO NOTHING in
+                        // the write's transaction; an event already applied is skipped (a republished row)
+};
+
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
     VersionSource version_source = VersionSource::event;
     // After each job's write, applied or not, the consumer sends the event's side effect (an email,
     // a webhook): a row of tmp_side_effects (seq bigserial, order_id, event_type, version, sent_at).
     bool side_effect = false;
+    WriteDedupe dedupe = WriteDedupe::none;
     bool operator==(const WriteSpec&) const = default;
 };
 
@@ -140,6 +148,14 @@ enum class DispatchMark {
             // UPDATE; COMMIT): a crash before the COMMIT loses every mark of the round
 };
 
+// How several dispatchers share the outbox.
+enum class DispatchClaim {
+    none,         // each reads every unpublished row and publishes it: no exclusion between dispatchers
+    skip_locked,  // each row is claimed in its own transaction (SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED, held
+                  // across the XADD and the mark): per_key claims only an aggregate's first unpublished row,
+                  // naive any unpublished row (row-level exclusion only)
+};
+
 // Which publish attempts of one outbox row fail.
 struct OutboxFailure {
     int64_t outbox_id = 0;
@@ -158,6 +174,8 @@ struct DispatcherSpec {
     std::vector<OutboxFailure> failures;
     DispatchMark mark = DispatchMark::row;
     int64_t publish_ms = 0;  // each publish's time after its XADD, before its mark (a broker's confirm)
+    int count = 1;           // dispatchers polling the same outbox: actor "dispatcher", or dispatcher1..N
+    DispatchClaim claim = DispatchClaim::none;
     bool operator==(const DispatcherSpec&) const = default;
 };
 
@@ -218,6 +236,10 @@ struct TrialTerms {
     std::optional<Band> reordered;                 // stale overwrites: older versions applied after newer ones
     std::optional<Band> unapplied;                 // processed, but every write refused (affected 0)
     std::optional<Band> side_effects_out_of_order; // orders whose side effects were not sent in version order
+    // Per event (order, type, version), the accounting's per-event counts:
+    std::optional<Band> republished;               // events published (ok) in two entries or more
+    std::optional<Band> reapplied;                 // events written by two jobs or more (dedupe skips are not)
+    std::optional<Band> skipped;                   // entries the consumer's dedupe skipped as duplicates
     std::vector<RecordMatch> has;                  // records that must occur
     std::vector<RecordMatch> never;                // records that must not occur
     std::vector<SequenceStep> sequence;            // records that must occur in this order
@@ -380,5 +402,10 @@ std::string to_string(WriteMode m);
 std::string to_string(VersionSource v);
 std::string to_string(DispatchOrder o);
 std::string to_string(DispatchMark m);
+std::string to_string(DispatchClaim c);  // "none" | "skip_locked"
+std::string to_string(WriteDedupe d);    // "none" | "aggregate_version"
+// The dispatchers' actor names: "dispatcher" for one (the existing labs' histories), else
+// "dispatcher1".."dispatcherN".
+std::vector<std::string> dispatcher_actors(const DispatcherSpec& d);
 
 }  // namespace relab

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,19 @@ public:
     void mark_published(int64_t id, const std::string& entry_id, Nanos now);
     void count_failed_attempt(int64_t id);
 
+    // SELECT ... ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED by the transaction `owner`: the first
+    // unpublished row (aggregate_head: only an aggregate's first unpublished row) that no other
+    // live transaction has locked, and whose id (row) or aggregate (aggregate_head) is not in
+    // `skip`; it is locked for `owner` until release(owner). An aggregate whose first row another
+    // holds has nothing to claim. `live` says whether a lock holder's transaction is still open (its
+    // connection not lost): a dead holder's locks are gone, as PostgreSQL aborts its transaction.
+    std::optional<OutboxRow> claim(ClaimScope scope, const std::vector<int64_t>& skip, const void* owner,
+                                   const std::function<bool(const void*)>& live);
+    // The holder's COMMIT or ROLLBACK: its row locks are released.
+    void release(const void* owner);
+    // Who holds row `id`'s lock (live or not), or nullptr.
+    const void* lock_holder(int64_t id) const;
+
     struct Row {
         OutboxRow row;
         std::optional<Nanos> published_at;
@@ -39,6 +53,7 @@ private:
 
     std::map<int64_t, OrderRow> m_source;
     std::vector<Row> m_outbox;  // by id: row i has id i + 1
+    std::map<int64_t, const void*> m_locks;  // row id -> the transaction holding its FOR UPDATE lock
 };
 
 }  // namespace relab::sim

@@ -121,6 +121,31 @@ std::vector<PlacedOrder> SimOrderTable::orders() {
 WriteResult SimOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;
     out.sql = order_write_sql(w);
+    if (w.dedupe) {  // plain or CAS (the loader refuses the inbox with the other modes)
+        // As RealOrderStore: BEGIN; INSERT INTO tmp_inbox ... ON CONFLICT DO NOTHING; UPDATE; COMMIT,
+        // taking effect at once at the COMMIT (a second copy of the event finds the inbox row there).
+        const std::string inbox =
+            fmt::format("INSERT INTO tmp_inbox (aggregate_id, version) VALUES ({}, {}) ON CONFLICT DO NOTHING", w.order,
+                        w.event_version);
+        for (int i = 0; i < 2; ++i) m_world.round_trip([&] { m_world.at_postgres([] {}, m_conn); });  // BEGIN, INSERT
+        const bool applied = m_world.round_trip([&] {
+            return m_world.at_postgres(
+                [&] {
+                    if (!m_world.inbox().emplace(w.order, w.event_version).second) return false;
+                    out.affected = m_world.orders().update_autocommit(RowUpdate::from_order_write(w));
+                    return true;
+                },
+                m_conn);
+        });
+        if (applied) {
+            m_world.round_trip([&] { m_world.at_postgres([] {}, m_conn); });  // COMMIT
+            out.sql = inbox + "; " + out.sql;
+        } else {
+            out.duplicate = true;
+            out.sql = inbox + " → INSERT 0 0; ROLLBACK";
+        }
+        return out;
+    }
     auto statement = [&](auto op) { return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); }); };
     const OrderRow row{w.order, w.status, w.version};
     switch (w.mode) {
@@ -193,6 +218,7 @@ void SimOutbox::count_failed_attempt(int64_t id) {
 void SimOutbox::begin_round() {
     m_in_round = false;  // a round whose connection was lost left nothing behind
     m_round_marks.clear();
+    m_world.outbox().release(owner());
     statement([] {});
     m_in_round = true;
 }
@@ -206,8 +232,19 @@ void SimOutbox::commit_round() {
             else
                 m_world.outbox().mark_published(id, entry, m_world.now());
         }
+        m_world.outbox().release(owner());
     });
     m_round_marks.clear();
+}
+
+std::optional<OutboxRow> SimOutbox::claim_next(ClaimScope scope, const std::vector<int64_t>& skip) {
+    if (!m_in_round || !m_conn) throw std::logic_error("SimOutbox::claim_next outside begin_round() or without a connection");
+    return statement([&] {
+        // Every holder is a role's PostgreSQL connection: its transaction lives as long as it does.
+        return m_world.outbox().claim(scope, skip, owner(), [this](const void* holder) {
+            return m_world.postgres_connection_live(*static_cast<const SimConnection*>(holder));
+        });
+    });
 }
 
 }  // namespace relab::sim

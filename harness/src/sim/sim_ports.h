@@ -105,8 +105,11 @@ public:
     void count_failed_attempt(int64_t id) override;
     void begin_round() override;
     void commit_round() override;
+    std::optional<OutboxRow> claim_next(ClaimScope scope, const std::vector<int64_t>& skip) override;
 
 private:
+    // The lock owner of this connection's transaction in the outbox model.
+    const void* owner() const { return m_conn; }
     // One statement: a round trip, at the PostgreSQL model.
     template <class Op>
     auto statement(Op op) -> decltype(op()) {

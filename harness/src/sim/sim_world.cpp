@@ -46,6 +46,7 @@ void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed
     m_kv.clear();
     m_orders.reset({});
     m_outbox.reset({});
+    m_inbox.clear();
     m_placed_orders.reset(false);
     m_blocked.clear();
     m_barriers.clear();

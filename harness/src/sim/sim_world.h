@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <exception>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -65,6 +66,13 @@ public:
     KvModel& kv() { return m_kv; }
     TableModel& orders() { return m_orders; }
     OutboxModel& outbox() { return m_outbox; }
+    // The deduplicating consumer's tmp_inbox: the (aggregate, version) pairs it has applied.
+    std::set<std::pair<int64_t, int64_t>>& inbox() { return m_inbox; }
+    // A transaction on `conn` is still open at the server: the connection is open on this
+    // incarnation of a running PostgreSQL (a killed role's or server's connections are not).
+    bool postgres_connection_live(const SimConnection& conn) const {
+        return m_pg_up && conn.open && conn.epoch == m_pg_epoch;
+    }
     // The idempotency labs' orders table (reset empty, without layer 4).
     PlacedOrdersModel& placed_orders() { return m_placed_orders; }
 
@@ -166,6 +174,7 @@ private:
     KvModel m_kv;
     TableModel m_orders;
     OutboxModel m_outbox;
+    std::set<std::pair<int64_t, int64_t>> m_inbox;
     PlacedOrdersModel m_placed_orders;
     std::vector<std::pair<uint64_t, BlockedRead*>> m_blocked;  // ticket -> the parked call
     std::vector<std::pair<uint64_t, BarrierWait*>> m_barriers;  // id -> the waiting call

@@ -233,6 +233,26 @@ TEST_F(CrossCheckTest, beyond_deterministic_labs_end_the_same_on_both_backends) 
     expect_same_outcomes(real, sim, ids);
 }
 
+// The beyond labs (several dispatchers, a dispatcher killed before its mark): the same outcome,
+// and per trial the same per-event counts: events published again, written again, skipped.
+TEST_F(CrossCheckTest, beyond_outbox_labs_end_the_same_on_both_backends) {
+    const std::vector<std::string> ids = {"outbox-multi-naive", "outbox-multi-per-key",
+                                          "outbox-dispatcher-crash"};
+    const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
+    expect_same_outcomes(real, sim, ids);
+    auto per_event = [](const json& report, const std::string& id) {
+        for (const auto& lab : report.at("labs"))
+            if (lab.at("id") == id) {
+                const json& a = lab.at("trials").at(0).at("accounting");
+                return fmt::format("republished {} reapplied {} skipped {}", a.at("republished").get<int>(),
+                                   a.at("reapplied").get<int>(), a.at("skipped").get<int>());
+            }
+        return std::string("(lab missing)");
+    };
+    for (const auto& id : ids) EXPECT_EQ(per_event(real, id), per_event(sim, id)) << id;
+    EXPECT_EQ(per_event(sim, "outbox-dispatcher-crash"), "republished 1 reapplied 0 skipped 1");
+}
+
 // The fault labs: the same outcome, and the same story of faults and deliveries: which fault
 // fired (action, phase), and each receipt's event, how it came (new, pending, claim)
 // and its delivery count.

@@ -74,13 +74,18 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                         {"unexpected", 0},
                                         {"stale_overwrites", 1},
                                         {"unapplied", 0},
+                                        {"republished", 0},
+                                        {"reapplied", 0},
+                                        {"skipped", 0},
                                         {"examples",
                                          {{"duplicated", json::array()},
                                           {"lost", json::array()},
                                           {"redelivered", json::array()},
                                           {"unexpected", json::array()},
                                           {"stale_overwrites", {"created overwrote paid (#42)"}},
-                                          {"unapplied", json::array()}}}}));
+                                          {"unapplied", json::array()},
+                                          {"republished", json::array()},
+                                          {"reapplied", json::array()}}}}));
     EXPECT_FALSE(t.contains("lost_events"));
     EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}}}));
     EXPECT_EQ(t.at("stream").at(1),
@@ -123,7 +128,10 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
                                                {"redelivered", 0},
                                                {"unexpected", 0},
                                                {"stale_overwrites", 2},
-                                               {"unapplied", 0}}));
+                                               {"unapplied", 0},
+                                               {"republished", 0},
+                                               {"reapplied", 0},
+                                               {"skipped", 0}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count

@@ -123,7 +123,7 @@ Scenario two_orders(DispatchOrder ordering, std::vector<OutboxFailure> failures)
 
 void run_outbox(Harness& h, const Scenario& s) {
     run_source_app(role_settings(s), h.ports, Millis{1000});
-    run_dispatcher(role_settings(s), h.ports, Millis{1000});
+    run_dispatcher(role_settings(s), "dispatcher", h.ports, Millis{1000});
 }
 
 TEST(DispatcherTest, naive_dispatcher_lets_later_rows_of_the_same_order_overtake_a_failed_one) {

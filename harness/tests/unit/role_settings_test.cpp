@@ -82,11 +82,12 @@ TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     r.events = {EventSpec{7, "created", 1, 0}, EventSpec{7, "shipped", 3, 25}};
     r.job_cost_ms = {{"created", 800}, {"shipped", 5}};
     r.consumers = 5;
-    r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id, true};
+    r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id, true, WriteDedupe::aggregate_version};
     r.lock = LockSpec{true, "lk:{order}", 300, 7, 1, 30};
     r.buffer = BufferSpec{true, 400, BufferSpec::Late::apply};
     r.producer = ProducerSpec{250, 3, 4, {PublishFailure{7, "created", {1, 2}}}};
-    r.dispatcher = DispatcherSpec{true, DispatchOrder::naive, 50, 9, {OutboxFailure{2, {1, 3}}}, DispatchMark::round, 7};
+    r.dispatcher = DispatcherSpec{true, DispatchOrder::naive, 50, 9, {OutboxFailure{2, {1, 3}}}, DispatchMark::round, 7,
+                                  3, DispatchClaim::skip_locked};
     r.recovery.pending_first = true;
     r.recovery.recreate_group = true;
     r.recovery.autoclaim = {true, 300, 40, 2, false};
