@@ -274,6 +274,19 @@ std::string republish_text(const Accounting& a) {
                        plural(a.skipped, "entry skipped as a duplicate", "entries skipped as duplicates"));
 }
 
+std::string accounting_more_text(const Accounting& a) {
+    std::vector<std::string> parts;
+    if (a.unapplied > 0) parts.push_back(fmt::format("{} unapplied", a.unapplied));
+    if (a.republished > 0) parts.push_back(plural(a.republished, "event published again", "events published again"));
+    if (a.reapplied > 0) parts.push_back(plural(a.reapplied, "event written again", "events written again"));
+    if (a.skipped > 0) parts.push_back(fmt::format("{} skipped as {}", a.skipped, a.skipped == 1 ? "a duplicate" : "duplicates"));
+    if (a.side_effects > 0)
+        parts.push_back(fmt::format("{}, {} out of version order",
+                                    plural(a.side_effects, "side effect sent", "side effects sent"),
+                                    plural(a.side_effects_out_of_order, "order", "orders")));
+    return fmt::format("{}", fmt::join(parts, " · "));
+}
+
 std::vector<std::string> accounting_details(const Accounting& a) {
     std::vector<std::string> out;
     auto item = [&](const char* what, int n, const std::vector<std::string>& examples) {

@@ -92,6 +92,10 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
 std::string accounting_text(const Accounting& a);
 // The non-zero classes with their examples, one item each: "duplicated 1: 1-0", "lost 1: 2-0", ...
 std::vector<std::string> accounting_details(const Accounting& a);
+// The counts beyond the entry classes, those that are not zero, for a report's last column:
+// "1 unapplied · 4 events published again · 1 skipped as a duplicate · 2 side effects sent, 1
+// order out of version order"; empty when all are zero.
+std::string accounting_more_text(const Accounting& a);
 // The per-event counts, empty when all three are 0: "2 events published again (#42 created v1 ×2, …) ·
 // 0 written again · 1 skipped as a duplicate".
 std::string republish_text(const Accounting& a);

@@ -820,7 +820,7 @@ private:
         if (lab.trials.empty()) return;
         out << "<div class=\"accounting\"><h3>accounting</h3>\n<table class=\"counts accounting\">\n<thead><tr><th></th>"
                "<th>published</th><th>processed once</th><th>duplicated</th><th>lost</th><th>redelivered after ack</th>"
-               "<th>unexpected</th><th>stale overwrites</th><th>examples</th></tr></thead>\n<tbody>\n";
+               "<th>unexpected</th><th>stale overwrites</th><th>more</th><th>examples</th></tr></thead>\n<tbody>\n";
         auto row = [&](const std::string& name, const Accounting& a, const char* cls, bool with_examples) {
             auto cell = [&](int n, bool flags) {
                 return fmt::format("<td{}>{}</td>", flags && n > 0 ? " class=\"bad\"" : "", n);
@@ -831,6 +831,7 @@ private:
             out << "<tr" << cls << "><th>" << esc(name) << "</th>" << cell(a.published, false)
                 << cell(a.processed_once, false) << cell(a.duplicated, true) << cell(a.lost, true)
                 << cell(a.redelivered, true) << cell(a.unexpected, true) << cell(a.stale_overwrites, true) << "<td>"
+                << esc(accounting_more_text(a)) << "</td><td>"
                 << (examples.empty() ? "" : "<code>" + esc(examples) + "</code>") << "</td></tr>\n";
         };
         const bool every_trial = lab.trials.size() <= k_count_rows;
@@ -844,7 +845,7 @@ private:
             }
         }
         if (!every_trial && flagged > shown)
-            out << fmt::format("<tr><th colspan=\"9\">… {} other trials with something to flag, counted in the total</th></tr>\n",
+            out << fmt::format("<tr><th colspan=\"10\">… {} other trials with something to flag, counted in the total</th></tr>\n",
                                flagged - shown);
         if (lab.trials.size() > 1)
             row(fmt::format("all {} trials", lab.trials.size()), accounting_total(lab), " class=\"total\"", false);

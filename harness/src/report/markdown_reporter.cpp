@@ -127,14 +127,14 @@ private:
             if (!is_stream_lab(lab) || lab.skipped || lab.trials.empty()) continue;
             if (!heading)
                 out << "\n### Accounting: every published entry followed to its jobs\n\n| lab | trials | published | "
-                       "processed once | duplicated | lost | redelivered after ack | unexpected | stale overwrites |\n"
-                       "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+                       "processed once | duplicated | lost | redelivered after ack | unexpected | stale overwrites | more |\n"
+                       "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
             heading = true;
             const Accounting a = accounting_total(lab);
             auto flag = [](int n) { return n > 0 ? fmt::format("**{}**", n) : std::to_string(n); };
-            out << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} |\n", lab.scenario.id, lab.trials.size(),
-                               a.published, a.processed_once, flag(a.duplicated), flag(a.lost), flag(a.redelivered),
-                               flag(a.unexpected), flag(a.stale_overwrites));
+            out << fmt::format("| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", lab.scenario.id,
+                               lab.trials.size(), a.published, a.processed_once, flag(a.duplicated), flag(a.lost),
+                               flag(a.redelivered), flag(a.unexpected), flag(a.stale_overwrites), accounting_more_text(a));
         }
     }
 

@@ -289,6 +289,14 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
             if (result != "ok") m.label = result;
         } else {
             m.kind = TimelineMarker::Kind::other;
+            // The reorder buffer's decisions, named on the marker.
+            if (r->op == Op::buffer_hold) m.label = "hold, waiting for v=" + text_of(member(d, "waiting_for"));
+            if (r->op == Op::buffer_release)
+                m.label = text_of(member(d, "reason")) == "gap_timeout" ? "gap timeout: let through" : "let through";
+            if (r->op == Op::late) {
+                m.label = "late → " + text_of(member(d, "action"));
+                m.bad = text_of(member(d, "action")) == "apply";
+            }
         }
         tl.markers.push_back(std::move(m));
     }

@@ -39,12 +39,12 @@ TEST(MarkdownReporterTest, one_row_per_lab_with_documented_beside_measured) {
         "### Accounting: every published entry followed to its jobs\n"
         "\n"
         "| lab | trials | published | processed once | duplicated | lost | redelivered after ack | unexpected | stale "
-        "overwrites |\n"
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
-        "| `08a-baseline` | 2 | 4 | 4 | 0 | 0 | 0 | 0 | **2** |\n"
-        "| `08c-s4a` | 3 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |\n"
-        "| `08f-p2` | 1 | 2 | 2 | 0 | 0 | 0 | 0 | 0 |\n"
-        "| `08g-p1-naive` | 2 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |\n";
+        "overwrites | more |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n"
+        "| `08a-baseline` | 2 | 4 | 4 | 0 | 0 | 0 | 0 | **2** |  |\n"
+        "| `08c-s4a` | 3 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |  |\n"
+        "| `08f-p2` | 1 | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 1 unapplied |\n"
+        "| `08g-p1-naive` | 2 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |  |\n";
     EXPECT_EQ(render(test::sample_run()), expected);
 }
 
@@ -155,7 +155,7 @@ TEST(MarkdownReporterTest, an_all_held_run_has_no_broken_section) {
     EXPECT_EQ(md.find("### Simulated"), std::string::npos);
     EXPECT_EQ(md.find("### Idempotency"), std::string::npos);
     EXPECT_NE(md.find("\n### Accounting: every published entry followed to its jobs\n"), std::string::npos);
-    EXPECT_NE(md.find("| `08a-baseline` | 2 | 4 | 4 | 0 | 0 | 0 | 0 | **2** |\n"), std::string::npos) << md;
+    EXPECT_NE(md.find("| `08a-baseline` | 2 | 4 | 4 | 0 | 0 | 0 | 0 | **2** |  |\n"), std::string::npos) << md;
 }
 
 }  // namespace

@@ -134,6 +134,18 @@ TEST(ScenarioLoaderTest, requires_names_known_redis_features_only) {
     EXPECT_TRUE(parse(workload_doc()).needs_features.empty());
 }
 
+// The inbox dedupe wraps a plain or CAS UPDATE in its transaction; an upsert's INSERT would
+// abort it on a conflict, so the two are refused together.
+TEST(ScenarioLoaderTest, the_inbox_dedupe_is_refused_with_the_row_creating_write_modes) {
+    json doc = workload_doc();
+    doc["write"] = {{"mode", "cas"}, {"dedupe", "aggregate_version"}};
+    EXPECT_EQ(parse(doc).write.dedupe, WriteDedupe::aggregate_version);
+    for (const char* mode : {"upsert", "insert_then_update"}) {
+        doc["write"]["mode"] = mode;
+        expect_error(doc, "/write/dedupe", "plain or CAS");
+    }
+}
+
 TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     Scenario s = load_scenario(k_scenarios + "/08a-baseline.json");
     EXPECT_EQ(s.file, k_scenarios + "/08a-baseline.json");
