@@ -16,6 +16,41 @@ bool row_fails(const DispatcherSpec& spec, int64_t outbox_id, int attempt) {
     return false;
 }
 
+// One attempt to publish an outbox row, for both dispatchers: a scheduled failure is recorded
+// (the row stays, its attempts counted); else the XADD, its record, the scenario's pause before
+// the mark, and the mark. `data` already names the round, row, event and attempt. Returns whether
+// the row went out.
+bool publish_row(const DispatcherSpec& d, const std::string& stream, const std::string& actor, RolePorts& p,
+                 const OutboxRow& row, nlohmann::json data) {
+    const Event ev{row.aggregate_id, row.type, row.version};
+    const int attempt = row.attempts + 1;
+    const Nanos t = p.clock.now();
+    if (row_fails(d, row.id, attempt)) {
+        p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
+        data["result"] = "fail";
+        data["reason"] = "simulated publish failure";
+        p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
+        return false;
+    }
+    const auto ids = p.stream.xadd(stream, {event_fields(ev)});
+    // In the stream from here on, whatever becomes of the row's mark.
+    data["result"] = "ok";
+    data["entry"] = ids.at(0);
+    p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
+    if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
+    p.outbox.mark_published(row.id, ids.at(0));
+    return true;
+}
+
+// A lab that faults its PostgreSQL (the caller rethrows anywhere else): the round's uncommitted
+// marks are gone with the connection; the error is recorded, and after a pause a new round, on a
+// new connection, reads what is still unpublished.
+void ride_out_store_error(const std::string& actor, RolePorts& p, int round, const StoreUnavailable& e) {
+    p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::error,
+                                   {{"round", round}, {"error", e.what()}, {"kind", "unavailable"}, {"server", "postgres"}}});
+    p.clock.sleep_for(kRetryAfterRedisError);
+}
+
 }  // namespace
 
 void run_source_app(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
@@ -66,36 +101,20 @@ void run_claiming_dispatcher(const RoleSettings& s, const std::string& actor, Ro
                     p.outbox.commit_round();  // nothing claimed: an empty transaction ends
                     break;
                 }
-                const Event ev{row->aggregate_id, row->type, row->version};
-                const int attempt = row->attempts + 1;
-                nlohmann::json data = {{"round", round}, {"outbox_id", row->id}, {"event", event_json(ev)}, {"attempt", attempt}};
-                const Nanos t = p.clock.now();
-                if (row_fails(d, row->id, attempt)) {
-                    p.outbox.count_failed_attempt(row->id);
-                    p.outbox.commit_round();
-                    data["result"] = "fail";
-                    data["reason"] = "simulated publish failure";
-                    p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
-                    failed.push_back(scope == ClaimScope::row ? row->id : row->aggregate_id);
-                    continue;
-                }
-                const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
-                data["result"] = "ok";
-                data["entry"] = ids.at(0);
-                p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
-                if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
-                p.outbox.mark_published(row->id, ids.at(0));
-                p.outbox.commit_round();  // the mark, and the row's lock released
+                const nlohmann::json data = {{"round", round},
+                                             {"outbox_id", row->id},
+                                             {"event", event_json(Event{row->aggregate_id, row->type, row->version})},
+                                             {"attempt", row->attempts + 1}};
+                const bool published = publish_row(d, s.stream.key, actor, p, *row, data);
+                p.outbox.commit_round();  // the mark or the failed attempt, and the row's lock released
+                if (!published) failed.push_back(scope == ClaimScope::row ? row->id : row->aggregate_id);
             }
             ++counted;
             // Done once nothing is left unpublished (rows another dispatcher holds are not).
             if (p.outbox.unpublished(order).empty()) return;
         } catch (const StoreUnavailable& e) {
             if (!s.postgres_faults_scheduled) throw;
-            p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::error,
-                                           {{"round", round}, {"error", e.what()}, {"kind", "unavailable"},
-                                            {"server", "postgres"}}});
-            p.clock.sleep_for(kRetryAfterRedisError);
+            ride_out_store_error(actor, p, round, e);
             continue;
         }
         p.clock.sleep_for(Millis{d.poll_ms});
@@ -131,35 +150,16 @@ void run_dispatcher(const RoleSettings& s, const std::string& actor, RolePorts& 
                     held_back = true;
                     continue;
                 }
-                const int attempt = row.attempts + 1;
-                data["attempt"] = attempt;
-                const Nanos t = p.clock.now();
-                if (row_fails(d, row.id, attempt)) {
-                    p.outbox.count_failed_attempt(row.id);  // the row stays in the outbox
-                    data["result"] = "fail";
-                    data["reason"] = "simulated publish failure";
-                    p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
+                data["attempt"] = row.attempts + 1;
+                if (!publish_row(d, s.stream.key, actor, p, row, std::move(data))) {
                     blocked.insert(row.aggregate_id);
                     held_back = true;
-                    continue;
                 }
-                const auto ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
-                // In the stream from here on, whatever becomes of the row's mark.
-                data["result"] = "ok";
-                data["entry"] = ids.at(0);
-                p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
-                if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
-                p.outbox.mark_published(row.id, ids.at(0));
             }
             if (in_transaction) p.outbox.commit_round();
         } catch (const StoreUnavailable& e) {
-            // A lab that faults its PostgreSQL: the round's uncommitted marks are gone with the
-            // connection; a new round, on a new connection, reads what is still unpublished.
             if (!s.postgres_faults_scheduled) throw;
-            p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::error,
-                                           {{"round", round}, {"error", e.what()}, {"kind", "unavailable"},
-                                            {"server", "postgres"}}});
-            p.clock.sleep_for(kRetryAfterRedisError);
+            ride_out_store_error(actor, p, round, e);
             continue;  // not counted against max_rounds
         }
         ++counted;
