@@ -503,6 +503,14 @@ TEST_F(ReportSimIdemTest, headless_chromium_draws_a_lane_per_client_and_the_dupl
 TEST(ReportBrokenLabTest, a_broken_expectation_reaches_junit_and_summary_and_fails_relab_report) {
     const fs::path dir = fs::temp_directory_path() / fmt::format("relab-report-broken-test-{}", getpid());
     fs::remove_all(dir);
+    // Removed however the test ends: a failed ASSERT returns early.
+    const struct RemoveAll {
+        fs::path p;
+        ~RemoveAll() {
+            std::error_code ec;
+            fs::remove_all(p, ec);
+        }
+    } remove_dir{dir};
     fs::create_directories(dir / "out");
     fs::create_directories(dir / "tmp");
     json s = json::parse(slurp(fs::path(RELAB_SOURCE_DIR) / "scenarios" / "08a-baseline.json"), nullptr, true, true);
@@ -563,7 +571,6 @@ TEST(ReportBrokenLabTest, a_broken_expectation_reaches_junit_and_summary_and_fai
             EXPECT_EQ(slurp(f.path()).find("08a-expect-none"), std::string::npos) << f.path();
         }
     }
-    fs::remove_all(dir);
 }
 
 }  // namespace
