@@ -31,16 +31,6 @@ json outbox_doc() {
     })");
 }
 
-ScenarioError error_of(const json& doc) {
-    try {
-        parse_scenario(doc.dump(), "f.json");
-    } catch (const ScenarioError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "accepted: " << doc.dump();
-    return ScenarioError("", "", "");
-}
-
 TEST(BeyondOutboxLoaderTest, one_dispatcher_keeps_its_name_and_several_are_numbered) {
     json doc = outbox_doc();
     Scenario one = parse_scenario(doc.dump(), "f.json");
@@ -78,7 +68,7 @@ TEST(BeyondOutboxLoaderTest, bad_counts_claims_and_dedupes_are_refused_with_thei
     for (const auto& c : cases) {
         json doc = outbox_doc();
         doc[json::json_pointer(c.pointer)] = c.value;
-        const ScenarioError e = error_of(doc);
+        const ScenarioError e = test::load_error(doc);
         EXPECT_EQ(e.json_path(), c.path) << e.what();
         EXPECT_NE(e.reason().find(c.reason), std::string::npos) << e.what();
     }
@@ -86,13 +76,13 @@ TEST(BeyondOutboxLoaderTest, bad_counts_claims_and_dedupes_are_refused_with_thei
     json doc = outbox_doc();
     doc["dispatcher"]["claim"] = "skip_locked";
     doc["dispatcher"]["mark"] = "round";
-    const ScenarioError e = error_of(doc);
+    const ScenarioError e = test::load_error(doc);
     EXPECT_EQ(e.json_path(), "/dispatcher/mark") << e.what();
     // Faults may name the numbered dispatchers, not "dispatcher", once there are several.
     doc = outbox_doc();
     doc["dispatcher"]["count"] = 2;
     doc["faults"] = json::array({{{"action", "kill"}, {"target", "dispatcher"}, {"at_ms", 10}}});
-    EXPECT_EQ(error_of(doc).json_path(), "/faults/0/target");
+    EXPECT_EQ(test::load_error(doc).json_path(), "/faults/0/target");
     doc["faults"][0]["target"] = "dispatcher2";
     EXPECT_NO_THROW(parse_scenario(doc.dump(), "f.json"));
 }
@@ -109,7 +99,7 @@ TEST(BeyondOutboxLoaderTest, the_per_event_terms_are_read_as_bands) {
     EXPECT_TRUE(s.expect.every_trial.reapplied->contains(0));
     EXPECT_FALSE(s.expect.every_trial.skipped->contains(0));
     doc["expect"]["republished"] = "twice";
-    EXPECT_EQ(error_of(doc).json_path(), "/expect/republished");
+    EXPECT_EQ(test::load_error(doc).json_path(), "/expect/republished");
 }
 
 // Four rows: 42 created, 43 created, 42 paid, 43 paid (ids 1..4).

@@ -11,6 +11,7 @@
 #include "roles/order_sql.h"
 #include "scenario/scenario.h"
 #include "sim/table_model.h"
+#include "sim_fixture.h"
 
 namespace relab {
 namespace {
@@ -26,23 +27,6 @@ json doc() {
         "write": { "mode": "upsert" },
         "expect": { "wrong": "none" }
     })");
-}
-
-std::optional<ScenarioError> error_of(const json& d) {
-    try {
-        parse_scenario(d.dump(), "f.json");
-    } catch (const ScenarioError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "accepted: " << d.dump();
-    return std::nullopt;
-}
-
-void expect_error(const json& d, const std::string& path, const std::string& reason_part) {
-    const auto e = error_of(d);
-    ASSERT_TRUE(e.has_value());
-    EXPECT_EQ(e->json_path(), path) << e->what();
-    EXPECT_NE(e->reason().find(reason_part), std::string::npos) << e->what();
 }
 
 HistoryRecord rec(int64_t t_ns, const std::string& actor, Op op, json data) {
@@ -89,32 +73,32 @@ TEST(BeyondLoaderTest, an_absent_order_has_no_initial_row_and_the_new_write_mode
 TEST(BeyondLoaderTest, bad_absent_and_side_effect_fields_are_refused_with_their_path) {
     json d = doc();
     d["orders"][0]["absent"] = "yes";
-    expect_error(d, "/orders/0/absent", "true or false");
+    test::expect_load_error(d, "/orders/0/absent", "true or false");
 
     d = doc();
     d["orders"][0]["initial_status"] = "new";
-    expect_error(d, "/orders/0/initial_status", "absent order has no row");
+    test::expect_load_error(d, "/orders/0/initial_status", "absent order has no row");
 
     d = doc();
     d["write"]["mode"] = "cas";  // an UPDATE never creates the row
-    expect_error(d, "/orders/0/absent", "\"upsert\"");
+    test::expect_load_error(d, "/orders/0/absent", "\"upsert\"");
 
     d = doc();
     d["write"]["mode"] = "merge";
-    expect_error(d, "/write/mode", "insert_then_update");
+    test::expect_load_error(d, "/write/mode", "insert_then_update");
 
     d = doc();
     d["write"]["side_effect"] = 1;
-    expect_error(d, "/write/side_effect", "true or false");
+    test::expect_load_error(d, "/write/side_effect", "true or false");
 
     d = doc();
     d["write"]["side_effect"] = true;
     d["expect"]["side_effects_out_of_order"] = "some";
-    expect_error(d, "/expect/side_effects_out_of_order", "count");
+    test::expect_load_error(d, "/expect/side_effects_out_of_order", "count");
 
     d = doc();
     d["expect"]["side_effects_out_of_order"] = {{"at_least", 1}};
-    expect_error(d, "/expect/side_effects_out_of_order", "\"side_effect\": true");
+    test::expect_load_error(d, "/expect/side_effects_out_of_order", "\"side_effect\": true");
     d["write"]["side_effect"] = true;
     EXPECT_TRUE(parse_scenario(d.dump(), "f.json").expect.every_trial.side_effects_out_of_order.has_value());
 }

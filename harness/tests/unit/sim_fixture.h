@@ -5,6 +5,7 @@
 #include <sstream>
 #include <string>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "run/sim_backend.h"
@@ -30,6 +31,24 @@ inline LabResult run_sim(const Scenario& s, int trials) {
     SimOptions o;
     o.trials = trials;
     return SimBackend(o).run(s);
+}
+
+// The error the loader raises for `doc` (as file "f.json"); fails the test when it is accepted.
+inline ScenarioError load_error(const nlohmann::json& doc) {
+    try {
+        parse_scenario(doc.dump(), "f.json");
+    } catch (const ScenarioError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "accepted: " << doc.dump();
+    return ScenarioError("", "", "");
+}
+
+// The loader refuses `doc` at exactly `path`, with a reason that contains `reason_part`.
+inline void expect_load_error(const nlohmann::json& doc, const std::string& path, const std::string& reason_part) {
+    const ScenarioError e = load_error(doc);
+    EXPECT_EQ(e.json_path(), path) << e.what();
+    EXPECT_NE(e.reason().find(reason_part), std::string::npos) << e.what();
 }
 
 }  // namespace relab::test
