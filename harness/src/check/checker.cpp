@@ -185,11 +185,13 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
         // bound takes the earliest record that also keeps the bound.
         size_t from = 0;
         std::vector<int64_t> at_ns;  // when each matched step happened
+        std::vector<size_t> at_index;  // which record each matched step is
         for (size_t k = 0; k < terms.sequence.size(); ++k) {
             const SequenceStep& step = terms.sequence[k];
             const size_t base = step.from_step > 0 ? static_cast<size_t>(step.from_step) : k;  // 1-based
             std::optional<size_t> found;
             std::optional<int64_t> nearest_gap;
+            std::optional<std::string> differs;  // the first match whose same_as fields differ
             for (size_t i = from; i < t.history.size(); ++i) {
                 const HistoryRecord& r = t.history[i];
                 if (!matches(step.match, r)) continue;
@@ -198,14 +200,34 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
                     if (!nearest_gap) nearest_gap = gap;
                     if (!step.gap_ms->contains(gap)) continue;
                 }
+                if (step.same_as_step > 0) {
+                    const HistoryRecord& earlier = t.history[at_index[static_cast<size_t>(step.same_as_step) - 1]];
+                    std::optional<std::string> why;
+                    for (const auto& f : step.same_fields) {
+                        const auto mine = r.data.contains(f) ? r.data.at(f).dump() : std::string{"(none)"};
+                        const auto theirs = earlier.data.contains(f) ? earlier.data.at(f).dump() : std::string{"(none)"};
+                        if (mine != theirs) {
+                            why = fmt::format("its {} {} differs from step {}'s {}", f, mine, step.same_as_step, theirs);
+                            break;
+                        }
+                    }
+                    if (why) {
+                        if (!differs) differs = why;
+                        continue;
+                    }
+                }
                 found = i;
                 break;
             }
             if (!found) {
-                const std::string bound =
+                std::string bound =
                     step.gap_ms ? fmt::format(", {} ms after step {}", step.gap_ms->describe(), base) : std::string{};
+                if (step.same_as_step > 0)
+                    bound += fmt::format(" (same {} as step {})", fmt::join(step.same_fields, ", "), step.same_as_step);
                 std::string why;
-                if (nearest_gap)
+                if (differs)
+                    why = *differs;
+                else if (nearest_gap)
                     why = fmt::format("came {} ms after step {}", *nearest_gap, base);
                 else
                     why = k == 0 ? "never happened" : fmt::format("never followed step {}", k);
@@ -213,6 +235,7 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
                 break;
             }
             at_ns.push_back(t.history[*found].t_ns);
+            at_index.push_back(*found);
             from = *found + 1;
         }
     }

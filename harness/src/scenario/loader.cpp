@@ -455,7 +455,7 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
         const json& list = r.array(o.at("sequence"), o.path("sequence"), true);
         for (size_t i = 0; i < list.size(); ++i) {
             const Object step(r, list[i], child(o.path("sequence"), i),
-                              {"op", "actor", "fields", "bands", "gap_ms", "from_step"});
+                              {"op", "actor", "fields", "bands", "gap_ms", "from_step", "same_as"});
             SequenceStep s;
             s.match = read_match(step);
             if (step.has("gap_ms")) {
@@ -464,6 +464,13 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
                 s.from_step = static_cast<int>(step.opt_int("from_step", 0, 1, static_cast<int64_t>(i)));
             } else if (step.has("from_step")) {
                 r.fail(step.path("from_step"), "from_step needs gap_ms: it names the step the gap counts from");
+            }
+            if (step.has("same_as")) {
+                if (i == 0) r.fail(step.path("same_as"), "the first step has no earlier step to be the same as");
+                const Object same(r, step.at("same_as"), step.path("same_as"), {"step", "fields"});
+                s.same_as_step = static_cast<int>(same.req_int("step", 1, static_cast<int64_t>(i)));
+                s.same_fields = r.strings(same.at("fields"), same.path("fields"));
+                if (s.same_fields.empty()) r.fail(same.path("fields"), "name at least one field, e.g. [\"entry\"]");
             }
             t.sequence.push_back(std::move(s));
         }

@@ -80,7 +80,10 @@ std::string TrialTerms::describe() const {
                             (!step.gap_ms ? std::string{}
                              : step.from_step > 0
                                  ? fmt::format(" ({} ms after step {})", step.gap_ms->describe(), step.from_step)
-                                 : " (" + step.gap_ms->describe() + " ms later)"));
+                                 : " (" + step.gap_ms->describe() + " ms later)") +
+                            (step.same_as_step > 0 ? fmt::format(" (same {} as step {})", fmt::join(step.same_fields, ", "),
+                                                                 step.same_as_step)
+                                                   : std::string{}));
         parts.push_back("in order: " + fmt::format("{}", fmt::join(steps, " → ")));
     }
     if (!stream.empty()) parts.push_back(fmt::format("stream order {}", fmt::join(stream, " ")));

@@ -220,6 +220,10 @@ struct SequenceStep {
     RecordMatch match;
     std::optional<Band> gap_ms;
     int from_step = 0;  // 1-based index of the earlier step gap_ms counts from; 0: the previous step
+    // The record must carry the same value in these fields as the record an earlier step matched:
+    // {"step": 1, "fields": ["entry"]} is "the claimed entry is the very entry step 1 received".
+    int same_as_step = 0;  // 1-based; 0: no such term
+    std::vector<std::string> same_fields;
 };
 
 // What a trial must show, stated as the mechanism the article claims, not only as a count. Every

@@ -100,6 +100,26 @@ TEST(ExpectationTest, SequenceGapCountsFromTheNamedStep) {
               std::vector<std::string>{"sequence step 3 (answer with code=201, >= 1500 ms after step 1) never followed step 2"});
 }
 
+// Article 000 says an entry's ID "changes on every claim": the claimed entry must be the very
+// entry the dead consumer received (same ID), delivered a second time.
+TEST(ExpectationTest, SequenceStepSameAsAnEarlierStepsFields) {
+    const Scenario s = lab(R"({"wrong": "none", "sequence": [
+        {"op": "receive", "fields": {"via": "new", "event": {"type": "created"}}},
+        {"op": "receive", "fields": {"via": "claim", "deliveries": 2}, "same_as": {"step": 1, "fields": ["entry"]}}]})");
+    EXPECT_NE(s.expect.describe().find("(same entry as step 1)"), std::string::npos) << s.expect.describe();
+    const auto first = rec(0, "C1", Op::receive, {{"entry", "5-0"}, {"via", "new"}, {"event", event("created", 1)}});
+    const auto claimed = [](const std::string& id) {
+        return rec(1100, "reaper", Op::receive, {{"entry", id}, {"via", "claim"}, {"deliveries", 2}});
+    };
+    EXPECT_TRUE(trial(s, {first, claimed("5-0")}, "paid").unmet.empty());
+    // A claim that handed out a new ID (what the article claims) is named, with both IDs.
+    EXPECT_EQ(trial(s, {first, claimed("9-0")}, "paid").unmet,
+              std::vector<std::string>{"sequence step 2 (receive with deliveries=2, via=claim (same entry as step 1)) "
+                                       "its entry \"9-0\" differs from step 1's \"5-0\""});
+    // The first matching record with the same ID counts, even after one with another ID.
+    EXPECT_TRUE(trial(s, {first, claimed("9-0"), claimed("5-0")}, "paid").unmet.empty());
+}
+
 TEST(ExpectationTest, RecordBandsNeverAndActor) {
     const Scenario s = lab(R"({"wrong": "none",
         "every_trial_has": [{"op": "fault", "fields": {"action": "flood", "idem_keys_after": 1},
