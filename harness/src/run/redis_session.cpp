@@ -6,8 +6,17 @@
 #include <regex>
 #include <set>
 #include <stdexcept>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
 
 #include <fmt/format.h>
+
+#include "real/child_process.h"
 
 namespace relab {
 
@@ -46,6 +55,65 @@ void strip(RedisReply& r, const std::string& prefix) {
 bool reply_matches(const RedisReply& reply, const std::string& expected) {
     if (reply.to_string() == expected) return true;
     return reply.type == RedisReply::Type::string && reply.str == expected;
+}
+
+// What redis-cli prints for argv against the endpoint (its default, non-raw output, as in the
+// article's transcripts), without the trailing newline. The password goes in REDISCLI_AUTH, never
+// on the command line.
+std::string run_redis_cli(const RedisEndpoint& ep, const std::vector<std::string>& argv) {
+    if (!find_on_path("redis-cli"))
+        throw EnvironmentError("redis-cli is not on PATH: install it (apt-get install -y redis-tools) to run a step "
+                               "with \"via\": \"redis-cli\"");
+    char path[] = "/tmp/relab-redis-cli-XXXXXX";
+    const int fd = mkstemp(path);
+    if (fd < 0) throw EnvironmentError(std::string("cannot create a temp file for redis-cli's output in /tmp: ") + std::strerror(errno));
+    close(fd);
+    struct Remove {
+        const char* p;
+        ~Remove() { std::remove(p); }
+    } remove{path};
+    ChildOptions o;
+    o.exe = "redis-cli";
+    o.args = {"-h", ep.host, "-p", std::to_string(ep.port), "-n", std::to_string(ep.db), "--no-raw"};
+    o.args.insert(o.args.end(), argv.begin(), argv.end());
+    o.stdout_path = path;
+    o.stderr_path = path;
+    if (!ep.password.empty()) o.env["REDISCLI_AUTH"] = ep.password;
+    ChildProcess cli(o);
+    if (!cli.wait_for(std::chrono::seconds(10))) {
+        cli.terminate();
+        throw EnvironmentError("redis-cli did not answer within 10 s: is the server reachable?");
+    }
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::string out = text.str();
+    while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+    if (cli.exit_code().value_or(-1) != 0 && out.empty())
+        throw EnvironmentError(fmt::format("redis-cli exited with status {} and printed nothing", cli.exit_code().value_or(-1)));
+    return out;
+}
+
+// A step run through redis-cli: its printed output against the step's expectations.
+std::string check_cli_output(const RedisStep& step, const std::string& printed) {
+    static const std::string error_mark = "(error) ";
+    const bool is_error = printed.rfind(error_mark, 0) == 0;
+    if (step.expect_error) {
+        if (!is_error || printed.compare(error_mark.size(), step.expect_error->size(), *step.expect_error) != 0)
+            return fmt::format("expected redis-cli to print an error starting with {}, it printed {}", *step.expect_error, printed);
+        return {};
+    }
+    if (is_error) return "unexpected error: " + printed.substr(error_mark.size());
+    if (step.expect_reply && printed != *step.expect_reply)
+        return fmt::format("expected redis-cli to print {}, it printed {}", *step.expect_reply, printed);
+    if (step.expect_min || step.expect_max) {
+        static const std::string int_mark = "(integer) ";
+        if (printed.rfind(int_mark, 0) != 0) return "expected an integer reply, redis-cli printed " + printed;
+        const int64_t n = std::stoll(printed.substr(int_mark.size()));
+        if (step.expect_min && n < *step.expect_min) return fmt::format("expected at least {}, got {}", *step.expect_min, n);
+        if (step.expect_max && n > *step.expect_max) return fmt::format("expected at most {}, got {}", *step.expect_max, n);
+    }
+    return {};
 }
 
 }  // namespace
@@ -185,6 +253,21 @@ StepOutcome RedisSession::run(const std::string& session, const RedisStep& step)
             out.failure = why;
             return out;
         }
+        if (step.via_redis_cli) {
+            out.sql = "redis-cli " + out.sql;
+            std::string printed = run_redis_cli(m_impl->target.endpoint, m_impl->namespaced(argv));
+            out.duration_us =
+                std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
+            if (const auto& prefix = m_impl->target.prefix; !prefix.empty())
+                for (size_t pos; (pos = printed.find(prefix)) != std::string::npos;) printed.erase(pos, prefix.size());
+            if (printed.rfind("(error) ", 0) == 0)
+                out.error = printed.substr(8);
+            else
+                out.tag = printed;
+            out.failure = check_cli_output(step, printed);
+            out.ok = out.failure.empty();
+            return out;
+        }
         RedisReply reply = without_prefix(m_impl->client.command(m_impl->namespaced(argv)), m_impl->target.prefix);
         out.duration_us =
             std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count();
@@ -193,6 +276,8 @@ StepOutcome RedisSession::run(const std::string& session, const RedisStep& step)
         else
             out.tag = reply.to_string();
         out.failure = check_redis_reply(step, reply);
+    } catch (const EnvironmentError&) {
+        throw;  // redis-cli missing or silent: the step cannot be judged, the run is an error
     } catch (const std::exception& e) {
         out.error = e.what();
         out.failure = std::string("unexpected error: ") + e.what();

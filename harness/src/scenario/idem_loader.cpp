@@ -252,7 +252,7 @@ IdemServers read_servers(const Object& o) {
 SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path) {
     Object o(r, v, path,
              {"at_ms", "redis", "expect_reply", "expect_error", "expect_integer", "documented", "note", "note_vi",
-              "project"});
+              "project", "via"});
     SessionStep step;
     step.at_ms = o.opt_int("at_ms", -1, 0);
     RedisStep rs;
@@ -270,6 +270,11 @@ SessionStep read_redis_step(const Reader& r, const json& v, const std::string& p
             r.expected(range.path(), "an object with \"min\" and/or \"max\"", o.at("expect_integer"));
         if (rs.expect_min && rs.expect_max && *rs.expect_min > *rs.expect_max)
             r.fail(range.path("max"), fmt::format("expected max >= min ({}), got {}", *rs.expect_min, *rs.expect_max));
+    }
+    if (o.has("via")) {
+        const std::string via = o.req_string("via");
+        if (via != "redis-cli") r.fail(o.path("via"), "unknown; the one value is \"redis-cli\" (run the command through the redis-cli binary and compare what it prints)");
+        rs.via_redis_cli = true;
     }
     read_documented(o, rs);
     if (o.has("project"))

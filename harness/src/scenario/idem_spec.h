@@ -36,6 +36,9 @@ struct RedisStep {
     std::string note;                         // why this machine's reply differs, printed under it
     std::string note_vi;
     std::optional<MemoryProjection> project;
+    // "via": "redis-cli": the command runs through the redis-cli binary itself and its printed
+    // output is what expect_reply is compared with (what the article's reader would see).
+    bool via_redis_cli = false;
 };
 
 // When a client resends a request after no (or a failed) answer. An answer whose body says a

@@ -130,6 +130,16 @@ TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
     json bad = doc;
     bad["cases"][0]["sessions"][0]["steps"][0]["expect_error"] = "WRONGTYPE";
     EXPECT_NE(error_of(bad).find("cannot both expect a reply and an error"), std::string::npos);
+
+    // "via": "redis-cli" runs the step through the redis-cli binary; nothing else is accepted.
+    EXPECT_FALSE(step.redis->via_redis_cli);
+    json cli = doc;
+    cli["cases"][0]["sessions"][0]["steps"][0]["via"] = "redis-cli";
+    EXPECT_TRUE(parse_scenario(cli.dump(), "t.json").cases.at(0).sessions.at(0).steps.at(0).redis->via_redis_cli);
+    cli["cases"][0]["sessions"][0]["steps"][0]["via"] = "phpredis";
+    EXPECT_NE(error_of(cli).find("/cases/0/sessions/0/steps/0/via: unknown; the one value is \"redis-cli\""),
+              std::string::npos)
+        << error_of(cli);
 }
 
 HistoryRecord answer(const std::string& request, int64_t user, int attempt, int code, const std::string& body,
