@@ -297,8 +297,10 @@ public:
         const std::vector<std::string> keys = before.at("keys");
         if (f.spec->action == FaultAction::observe) {
             std::string text;
-            for (const auto& k : keys_due(f)) {
+            const auto due = keys_due(f);
+            for (const auto& k : due) {
                 const int64_t pttl = m_c.pttl_ms(k);
+                if (due.size() == 1) d["pttl_ms"] = pttl;  // one key: its TTL left, for an expectation's band
                 text += fmt::format("{}{} → {}", text.empty() ? "" : "; ", k,
                                     pttl == -2 ? std::string("absent") : fmt::format("TTL {} s", pttl < 0 ? pttl : (pttl + 500) / 1000));
             }
