@@ -94,6 +94,7 @@ struct FaultSpec {
     // flood: how much to write, in values of value_bytes.
     int64_t bytes = 0;
     int64_t value_bytes = 1024;
+    int64_t db = -1;  // flood: the database the cache keys go to (SELECT); -1: the lab's own
     // What the article documented for this fault, shown beside the figure relab measures.
     std::string documented;
 };

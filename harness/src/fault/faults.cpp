@@ -284,7 +284,7 @@ nlohmann::json apply_fault(const FaultSpec& f, const std::string& target, Contro
         }
         case FaultAction::failover: return c.failover(target);
         case FaultAction::drop_link: return c.drop_link(target);
-        case FaultAction::flood: return c.flood(target, f.bytes, f.value_bytes);
+        case FaultAction::flood: return c.flood(target, f.bytes, f.value_bytes, f.db);
         case FaultAction::snapshot: return c.snapshot(target);
         case FaultAction::observe: {
             nlohmann::json d = c.describe(target);

@@ -49,7 +49,8 @@ public:
     virtual nlohmann::json drop_link(const std::string& server) = 0;
     // Writes `bytes` of cache keys into the server in values of `value_bytes` (a peak of cache
     // traffic): evicted_keys, oom_errors, the memory policy.
-    virtual nlohmann::json flood(const std::string& server, int64_t bytes, int64_t value_bytes) = 0;
+    // db >= 0: the keys go to that database of the same instance (SELECT db), not the lab's own.
+    virtual nlohmann::json flood(const std::string& server, int64_t bytes, int64_t value_bytes, int64_t db) = 0;
     // BGSAVE, and waits for it to finish.
     virtual nlohmann::json snapshot(const std::string& server) = 0;
     // The server as it is now: "keys" (DBSIZE) and "persistence" ("appendonly yes" / "no").

@@ -92,7 +92,7 @@ inline constexpr std::array k_ops = {
            "a consumer sent its job's side effect (an email, a webhook) after the write, applied or not: a row of "
            "tmp_side_effects, seq its place in the table"},
     OpInfo{Op::fault, "fault",
-           "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy keys "
+           "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
            "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped",
            "a fault: the nemesis's invoke / ok / fail of a scheduled action, and what it did (the figures it "

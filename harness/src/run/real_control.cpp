@@ -361,8 +361,15 @@ nlohmann::json RealControl::drop_link(const std::string& target) {
                                  every_role ? std::string("the trial's roles") : target)}};
 }
 
-nlohmann::json RealControl::flood(const std::string&, int64_t bytes, int64_t value_bytes) {
-    RedisClient& a = m->client();
+nlohmann::json RealControl::flood(const std::string&, int64_t bytes, int64_t value_bytes, int64_t db) {
+    // Another database of the same instance: its own connection, so the control's stays where it is.
+    std::optional<RedisClient> other;
+    if (db >= 0 && db != m->primary().db) {
+        RedisEndpoint ep = m->primary();
+        ep.db = static_cast<int>(db);
+        other.emplace(ep);
+    }
+    RedisClient& a = other ? *other : m->client();
     const int64_t evicted_before = info_int(a, "stats", "evicted_keys");
     const int64_t n = std::max<int64_t>(1, bytes / value_bytes);
     const std::string value(static_cast<size_t>(value_bytes), 'c');
@@ -390,11 +397,14 @@ nlohmann::json RealControl::flood(const std::string&, int64_t bytes, int64_t val
     const int64_t evicted = info_int(a, "stats", "evicted_keys") - evicted_before;
     const auto memory = info_section(a, "memory");
     const std::string policy = field(memory, "maxmemory_policy");
+    const int64_t flood_db = other ? db : m->primary().db;
     return {{"evicted_keys", evicted},
             {"oom_errors", oom},
             {"policy", policy},
-            {"text", fmt::format("flood: {} cache keys × {} B = {} (maxmemory {}, {}) → evicted_keys +{}, OOM errors {}{}",
+            {"db", flood_db},
+            {"text", fmt::format("flood: {} cache keys × {} B = {}{} (maxmemory {}, {}) → evicted_keys +{}, OOM errors {}{}",
                                  with_thousands(n), value_bytes, mb(n * value_bytes),
+                                 other ? fmt::format(" into DB {}", db) : std::string{},
                                  mb(int_field(memory, "maxmemory")), policy, with_thousands(evicted),
                                  with_thousands(oom), first_error.empty() ? "" : " (" + first_error + ")")}};
 }

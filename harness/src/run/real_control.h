@@ -56,7 +56,7 @@ public:
     bool paused(const std::string& actor) override;
     nlohmann::json failover(const std::string& server) override;
     nlohmann::json drop_link(const std::string& server) override;
-    nlohmann::json flood(const std::string& server, int64_t bytes, int64_t value_bytes) override;
+    nlohmann::json flood(const std::string& server, int64_t bytes, int64_t value_bytes, int64_t db) override;
     nlohmann::json snapshot(const std::string& server) override;
     nlohmann::json describe(const std::string& server) override;
     bool drained() override;

@@ -328,7 +328,7 @@ struct SimBackend::Impl {
                                          target == "clients" ? std::string("the trial's roles") : target)}};
         }
         // sim_skip_reason keeps labs with these away from the simulator.
-        nlohmann::json flood(const std::string&, int64_t, int64_t) override {
+        nlohmann::json flood(const std::string&, int64_t, int64_t, int64_t) override {
             throw std::logic_error("the simulator has no memory model to flood");
         }
         nlohmann::json snapshot(const std::string&) override {

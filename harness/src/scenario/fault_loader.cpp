@@ -84,7 +84,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "note",
-                        "note_vi", "name", "bytes", "value_bytes", "documented"});
+                        "note_vi", "name", "bytes", "value_bytes", "db", "documented"});
         FaultSpec f;
         const json& action = o.at("action");
         const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
@@ -100,8 +100,9 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
         if (f.action == FaultAction::flood) {
             f.bytes = o.req_int("bytes", 1);
             f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
+            f.db = o.opt_int("db", -1, 0, 15);
         } else {
-            for (const char* key : {"bytes", "value_bytes"})
+            for (const char* key : {"bytes", "value_bytes", "db"})
                 if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
         }
 
