@@ -49,6 +49,7 @@ enum class FaultTarget {
     role,           // a role's process: "C1", "producer", "dispatcher", ...; "matched"
     redis,          // the lab's own redis-server (the primary)
     redis_replica,  // its replica ("redis-replica")
+    redis_cache,    // a separate instance for the cache ("redis-cache"; "servers": {"cache": {...}})
     postgres,       // the lab's own PostgreSQL ("servers": {"postgres": {...}})
     clients,        // every Redis connection of the trial's roles ("clients")
 };

@@ -69,7 +69,7 @@ const ActionRow k_actions[] = {
     {FaultAction::failover, "failover", true, {{T::redis, O::redis, nullptr, kSimNoIdemReplica}}, "redis-replica"},
     {FaultAction::drop_link, "drop_link", true,
      {{T::redis_replica, O::redis, nullptr, kSimNoIdemReplica}, {T::clients, O::redis}, {T::role, O::redis}}},
-    {FaultAction::flood, "flood", false, {{T::redis, O::none, kSimNoMemory}}},
+    {FaultAction::flood, "flood", false, {{T::redis, O::none, kSimNoMemory}, {T::redis_cache, O::none, kSimNoMemory}}},
     {FaultAction::snapshot, "snapshot", false, {{T::redis, O::none, kSimNoRdb}}},
     {FaultAction::observe, "observe", false, {{T::redis}}},
 };
@@ -89,6 +89,7 @@ const TargetRow* target_row(FaultAction a, FaultTarget t) {
 const std::pair<FaultTarget, const char*> k_target_names[] = {
     {FaultTarget::redis, "redis"},
     {FaultTarget::redis_replica, "redis-replica"},
+    {FaultTarget::redis_cache, "redis-cache"},
     {FaultTarget::postgres, "postgres"},
     {FaultTarget::clients, "clients"},
 };
@@ -222,7 +223,9 @@ bool disrupts(FaultAction a) { return row_of(a).disrupts; }
 
 namespace {
 
-bool is_server(const std::string& target) { return target == "redis" || target == "redis-replica"; }
+bool is_server(const std::string& target) {
+    return target == "redis" || target == "redis-replica" || target == "redis-cache";
+}
 
 nlohmann::json text(std::string s) { return {{"text", std::move(s)}}; }
 

@@ -69,6 +69,11 @@ public:
         o.config = servers.redis_config;
         m_primary = std::make_unique<EmbeddedRedis>(o);
         m_primary_ep = m_primary->endpoint();
+        if (servers.cache) {
+            RedisOptions c;
+            c.config = servers.cache_config;
+            m_cache = std::make_unique<EmbeddedRedis>(c);
+        }
         if (!servers.replica) return;
         RedisOptions r = o;
         r.config["replicaof"] = fmt::format("127.0.0.1 {}", m_primary_ep.port);
@@ -89,6 +94,11 @@ public:
     LabRedis& operator=(const LabRedis&) = delete;
 
     const RedisEndpoint& primary() const { return m_primary_ep; }
+    // The cache's own instance ("servers": {"cache": {...}}).
+    RedisEndpoint cache() const {
+        if (!m_cache) throw std::logic_error("this lab has no cache instance");
+        return m_cache->endpoint();
+    }
     // The sentinels clients ask for the primary; null when the lab has no replica.
     const SentinelSet* sentinels() const { return m_sentinels.get(); }
     SentinelSet* sentinel_set_or_null() { return m_sentinels.get(); }
@@ -176,6 +186,7 @@ private:
     std::unique_ptr<EmbeddedRedis> m_primary;
     std::unique_ptr<EmbeddedRedis> m_replica;
     std::unique_ptr<EmbeddedRedis> m_dead_primary;
+    std::unique_ptr<EmbeddedRedis> m_cache;
     std::unique_ptr<SentinelSet> m_sentinels;
     bool m_paused = false;
 };

@@ -361,12 +361,14 @@ nlohmann::json RealControl::drop_link(const std::string& target) {
                                  every_role ? std::string("the trial's roles") : target)}};
 }
 
-nlohmann::json RealControl::flood(const std::string&, int64_t bytes, int64_t value_bytes, int64_t db) {
-    // Another database of the same instance: its own connection, so the control's stays where it is.
+nlohmann::json RealControl::flood(const std::string& target, int64_t bytes, int64_t value_bytes, int64_t db) {
+    // The cache's own instance, or another database of the same instance: a connection of its own,
+    // so the control's stays where it is.
+    const bool cache_instance = target == "redis-cache";
     std::optional<RedisClient> other;
-    if (db >= 0 && db != m->primary().db) {
-        RedisEndpoint ep = m->primary();
-        ep.db = static_cast<int>(db);
+    if (cache_instance || (db >= 0 && db != m->primary().db)) {
+        RedisEndpoint ep = cache_instance ? m->server().cache() : m->primary();
+        if (db >= 0) ep.db = static_cast<int>(db);
         other.emplace(ep);
     }
     RedisClient& a = other ? *other : m->client();
@@ -397,14 +399,17 @@ nlohmann::json RealControl::flood(const std::string&, int64_t bytes, int64_t val
     const int64_t evicted = info_int(a, "stats", "evicted_keys") - evicted_before;
     const auto memory = info_section(a, "memory");
     const std::string policy = field(memory, "maxmemory_policy");
-    const int64_t flood_db = other ? db : m->primary().db;
-    return {{"evicted_keys", evicted},
+    const int64_t flood_db = db >= 0 ? db : 0;
+    return {{"target", target},
+            {"evicted_keys", evicted},
             {"oom_errors", oom},
             {"policy", policy},
             {"db", flood_db},
             {"text", fmt::format("flood: {} cache keys × {} B = {}{} (maxmemory {}, {}) → evicted_keys +{}, OOM errors {}{}",
                                  with_thousands(n), value_bytes, mb(n * value_bytes),
-                                 other ? fmt::format(" into DB {}", db) : std::string{},
+                                 cache_instance ? std::string(" into the cache's own instance")
+                                 : other        ? fmt::format(" into DB {}", db)
+                                                : std::string{},
                                  mb(int_field(memory, "maxmemory")), policy, with_thousands(evicted),
                                  with_thousands(oom), first_error.empty() ? "" : " (" + first_error + ")")}};
 }

@@ -257,7 +257,9 @@ private:
     Nemesis m_nemesis;
 };
 
-bool is_server(const std::string& target) { return target == "redis" || target == "redis-replica"; }
+bool is_server(const std::string& target) {
+    return target == "redis" || target == "redis-replica" || target == "redis-cache";
+}
 
 // The idempotency labs' view of a fault: which of the keys the clients had written by then exist
 // before and after a server fault, the key a killed client left behind, the keys' TTLs.
@@ -267,8 +269,10 @@ public:
 
     nlohmann::json before(const FaultState& f) override {
         const FaultAction a = f.spec->action;
-        if (f.target == "redis" && (a == FaultAction::restart || a == FaultAction::failover ||
-                                    a == FaultAction::flood || a == FaultAction::observe))
+        // A flood of the cache's own instance: the idempotency keys it must not touch are the primary's.
+        if ((f.target == "redis" || (f.target == "redis-cache" && a == FaultAction::flood)) &&
+            (a == FaultAction::restart || a == FaultAction::failover || a == FaultAction::flood ||
+             a == FaultAction::observe))
             return {{"keys", m_c.present(keys_due(f))}};
         if (a == FaultAction::kill && !is_server(f.target)) {
             // The key of the client's last claim (a trigger "after its claim" has seen it).

@@ -59,6 +59,7 @@ void read_recovery_fields(const Reader& r, const json& v, const std::string& pat
 std::string how_to_get(const std::string& target) {
     if (target == "redis") return "give the lab \"servers\": {\"redis\": {...}}";
     if (target == "redis-replica") return "give the lab \"servers\": {\"replica\": true}";
+    if (target == "redis-cache") return "give the lab \"servers\": {\"cache\": {...}}";
     if (target == "postgres") return "give the lab \"servers\": {\"postgres\": {...}}";
     return "";
 }

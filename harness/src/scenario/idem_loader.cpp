@@ -238,6 +238,13 @@ IdemServers read_servers(const Object& o) {
             s.redis_config[name] = r.string(value, child(o.path("redis"), name), false);
     }
     s.replica = opt_bool(o, "replica", false);
+    if (o.has("cache")) {
+        const json& cfg = o.at("cache");
+        if (!cfg.is_object()) r.expected(o.path("cache"), "an object of the cache redis-server's settings (name: value)", cfg);
+        s.cache = true;
+        for (const auto& [name, value] : cfg.items())
+            s.cache_config[name] = r.string(value, child(o.path("cache"), name), false);
+    }
     if (o.has("postgres")) {
         const json& cfg = o.at("postgres");
         if (!cfg.is_object()) r.expected(o.path("postgres"), "an object of PostgreSQL settings (name: value)", cfg);

@@ -695,12 +695,13 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                     r.fail(top.path(key), "applies to stream labs and idempotency labs with clients; a benchmark or "
                                           "a cluster lab starts its own servers and schedules no fault");
         if (top.has("servers"))
-            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica"}));
+            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "cache"}));
         if (top.has("faults")) {
             std::vector<std::string> actors;
             for (const auto& c : s.idem.clients) actors.push_back(c.name);
             if (s.servers.own) actors.push_back("redis");
             if (s.servers.replica) actors.push_back("redis-replica");
+            if (s.servers.cache) actors.push_back("redis-cache");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
         }
         const auto& clients = s.idem.clients;

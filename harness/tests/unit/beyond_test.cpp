@@ -46,6 +46,41 @@ HistoryRecord side_effect(int64_t t_ns, int64_t seq, int64_t order, const std::s
                 {"applied", true}});
 }
 
+// The articles' eviction claims: a flood into another database of the same instance ("db"), and
+// into the cache's own instance ("redis-cache", which "servers": {"cache": {...}} starts).
+json eviction_doc() {
+    return json::parse(R"({
+        "id": "e", "title": "T", "kind": "workload",
+        "idem": { "clients": [ { "name": "A", "requests": [ { "client_key": "k", "at_ms": [0, 3500] } ] } ] },
+        "servers": { "redis": { "maxmemory-policy": "noeviction" }, "cache": { "maxmemory": "3mb" } },
+        "faults": [ { "action": "flood", "target": "redis-cache", "at_ms": 2200, "bytes": 8000000, "db": 1 } ],
+        "expect": { "wrong": "none" }
+    })");
+}
+
+TEST(ClaimsLoaderTest, a_flood_names_its_database_and_may_hit_the_caches_own_instance) {
+    const Scenario s = parse_scenario(eviction_doc().dump(), "e.json");
+    ASSERT_TRUE(s.servers.cache);
+    EXPECT_EQ(s.servers.cache_config.at("maxmemory"), "3mb");
+    ASSERT_EQ(s.faults.size(), 1u);
+    EXPECT_EQ(s.faults[0].target, "redis-cache");
+    EXPECT_EQ(s.faults[0].db, 1);
+
+    json no_cache = eviction_doc();
+    no_cache["servers"].erase("cache");
+    test::expect_load_error(no_cache, "/faults/0/target", "\"cache\"");
+    json bad_db = eviction_doc();
+    bad_db["faults"][0]["db"] = 16;
+    test::expect_load_error(bad_db, "/faults/0/db", "");
+    json db_elsewhere = eviction_doc();
+    db_elsewhere["faults"][0] = json::parse(R"({"action": "observe", "target": "redis", "at_ms": 100, "db": 1})");
+    test::expect_load_error(db_elsewhere, "/faults/0/db", "applies to a flood only");
+    // The cache's instance is a flood's target only: nothing else may restart or kill it.
+    json restart_cache = eviction_doc();
+    restart_cache["faults"][0] = json::parse(R"({"action": "restart", "target": "redis-cache", "at_ms": 100})");
+    test::expect_load_error(restart_cache, "/faults/0/target", "");
+}
+
 }  // namespace
 
 TEST(BeyondLoaderTest, an_absent_order_has_no_initial_row_and_the_new_write_modes_load) {
