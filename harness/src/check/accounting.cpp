@@ -35,6 +35,14 @@ EventKey event_key(const json& data) {
     return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
 }
 
+// The entry a record names: its ID, with its stream before it when the record names one (S2's
+// shards: two streams can hand out the same ID, "orders:{1} 1792591449272-0").
+std::string entry_key(const json& data) {
+    const std::string id = text_field(data, "entry");
+    const std::string stream = text_field(data, "stream");
+    return id.empty() || stream.empty() ? id : stream + " " + id;
+}
+
 bool is_applied_write(const HistoryRecord& r) { return r.op == Op::write && int_field(r.data, "affected") > 0; }
 
 std::vector<const HistoryRecord*> in_time_order(const std::vector<HistoryRecord>& history) {
@@ -147,7 +155,7 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     std::map<EventKey, std::string> first_entry_of;  // event -> the first ok publish's entry
     for (const HistoryRecord* r : records) {
         if (r->op != Op::publish || text_field(r->data, "result") != "ok") continue;
-        const std::string entry = text_field(r->data, "entry");
+        const std::string entry = entry_key(r->data);
         if (entry.empty() || writes.count(entry)) continue;
         writes[entry] = 0;
         published.push_back(entry);
@@ -161,15 +169,15 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     };
     for (const HistoryRecord* r : records) {
         if (r->op == Op::receive) {
-            const std::string entry = text_field(r->data, "entry");
+            const std::string entry = entry_key(r->data);
             last_received[r->actor] = {entry, event_key(r->data)};
             if (!writes.count(entry)) flag_unexpected(entry.empty() ? "(receive without an entry id)" : entry);
             if (acked.count(entry) && redelivered.insert(entry).second) add_example(a.redelivered_examples, entry);
         } else if (r->op == Op::ack) {
-            const std::string entry = text_field(r->data, "entry");
+            const std::string entry = entry_key(r->data);
             if (!entry.empty()) acked.insert(entry);
         } else if (r->op == Op::write) {
-            std::string entry = text_field(r->data, "entry");
+            std::string entry = entry_key(r->data);
             if (entry.empty()) {
                 // An older history: the write names its event only. It is the job of the entry its
                 // actor received last, when that was this event; else the event's first publish.
@@ -218,8 +226,8 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     std::map<EventKey, std::set<std::string>> entries_of;
     std::map<EventKey, int> writes_of;
     for (const HistoryRecord* r : records) {
-        if (r->op == Op::publish && text_field(r->data, "result") == "ok" && !text_field(r->data, "entry").empty())
-            entries_of[event_key(r->data)].insert(text_field(r->data, "entry"));
+        if (r->op == Op::publish && text_field(r->data, "result") == "ok" && !entry_key(r->data).empty())
+            entries_of[event_key(r->data)].insert(entry_key(r->data));
         if (r->op != Op::write) continue;
         if (text_field(r->data, "dedupe") == "skipped")
             ++a.skipped;

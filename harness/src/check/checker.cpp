@@ -335,7 +335,7 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
         std::stable_sort(sorted.begin(), sorted.end(),
                          [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
         for (const auto* r : sorted)
-            if (is_ok_publish(*r)) published_ns.emplace(text_field(r->data, "entry"), r->t_ns);
+            if (is_ok_publish(*r)) published_ns.emplace(text_field(r->data, "stream") + " " + text_field(r->data, "entry"), r->t_ns);
         // Whether `actor` sat blocked in XREADGROUP from the publish at pub_ns until it received
         // the entry at recv_ns: its last record before pub_ns is none or an ack, and it recorded
         // nothing in between. A consumer busy with a job picks an entry up late; that is
@@ -351,7 +351,7 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
         };
         for (const auto* r : sorted) {
             if (r->op != Op::receive) continue;
-            const std::string entry = text_field(r->data, "entry");
+            const std::string entry = text_field(r->data, "stream") + " " + text_field(r->data, "entry");
             auto pub = published_ns.find(entry);
             // Only the first receipt is delivery; later ones are redeliveries.
             if (pub == published_ns.end() || !counted.insert(entry).second) continue;

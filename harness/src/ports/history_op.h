@@ -35,6 +35,7 @@ enum class Op {
     buffer_release,
     late,
     side_effect,
+    reshard,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -59,13 +60,13 @@ struct OpInfo {
 inline constexpr std::array k_ops = {
     OpInfo{Op::start, "start", "",
            "the trial's origin (the producer, source app or runner after the start barrier); times count from it"},
-    OpInfo{Op::publish, "publish", "event attempt result reason retry_in_ms entry round outbox_id",
+    OpInfo{Op::publish, "publish", "event attempt result reason retry_in_ms entry round outbox_id stream shard",
            "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait"},
     OpInfo{Op::outbox_insert, "outbox_insert", "outbox_id event",
            "the source app committed a state change and its outbox row in one transaction"},
-    OpInfo{Op::receive, "receive", "entry event deliveries via deleted",
+    OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream",
            "a consumer got a stream entry (via new, pending or claim); deleted: the entry was gone"},
-    OpInfo{Op::ack, "ack", "entry", "a consumer XACKed an entry: its job is over"},
+    OpInfo{Op::ack, "ack", "entry stream", "a consumer XACKed an entry: its job is over"},
     OpInfo{Op::claim, "claim", "claimed deleted min_idle_ms key previous decision ttl_ms error error_class",
            "stream: XAUTOCLAIM took over idle pending entries; idempotency: the middleware's SET NX GET claim of a key"},
     OpInfo{Op::error, "error", "error kind server round",
@@ -75,7 +76,7 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason",
+    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason stream",
            "a consumer's state write to tmp_orders (plain, CAS, upsert or insert-then-update) and the rows it "
            "affected; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
            "followed; dedupe: applied, or skipped (reason) when tmp_inbox already had the event's (aggregate, version)"},
@@ -91,6 +92,9 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::side_effect, "side_effect", "entry event order version seq applied",
            "a consumer sent its job's side effect (an email, a webhook) after the write, applied or not: a row of "
            "tmp_side_effects, seq its place in the table"},
+    OpInfo{Op::reshard, "reshard", "from to at_event drain waited_ms moved_orders",
+           "S2's router changed its number of shards from `from` to `to` before event at_event (1-based); with "
+           "drain, after waiting waited_ms for every shard to drain; moved_orders: orders whose shard changed"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
@@ -100,7 +104,7 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::observe, "observe",
            "text key pttl_ms step masters cluster_state pair slots nodes same_slot same_node reply error_code load "
            "claims first "
-           "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct",
+           "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct streams",
            "relab's own observation of the servers (a key a killed client left, a cluster's slots, a benchmark step)"},
     OpInfo{Op::figure, "figure", "name value unit tool ops_per_s fsync documented",
            "a measured figure of the benchmark (name, value, unit, the tool that measured it)"},

@@ -31,6 +31,8 @@ bool Stream::create_group(const std::string&, const std::string&, const std::str
     not_supported("Stream::create_group");
 }
 
+bool Stream::group_drained(const std::string&, const std::string&) { not_supported("Stream::group_drained"); }
+
 int64_t OrderStore::send_side_effect(int64_t, const std::string&, int64_t) {
     not_supported("OrderStore::send_side_effect");
 }

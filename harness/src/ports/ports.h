@@ -75,6 +75,10 @@ public:
                                    Millis min_idle, const std::string& start, int count);
     // XGROUP CREATE stream group start MKSTREAM: false when the group exists (BUSYGROUP).
     virtual bool create_group(const std::string& stream, const std::string& group, const std::string& start);
+    // Every entry now in the stream delivered to the group and acknowledged (XINFO GROUPS: pending
+    // 0, last-delivered-id at the stream's last entry); a missing stream has nothing left. What
+    // S2's draining router waits for before it reshards.
+    virtual bool group_drained(const std::string& stream, const std::string& group);
     virtual void xack(const std::string& stream, const std::string& group, const std::string& id) = 0;
     virtual std::vector<StreamEntry> xrange(const std::string& stream) = 0;
     // Start barrier: returns once `readers` consumers of this trial are blocked in XREADGROUP.

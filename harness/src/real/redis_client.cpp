@@ -572,23 +572,51 @@ std::vector<StreamEntry> RealStream::xrange(const std::string& stream) {
     return parse_entries(m_client.call(argv), argv);
 }
 
+int RealStream::blocked_readers() {
+    RedisReply list = m_client.call({"CLIENT", "LIST"});
+    int blocked = 0;
+    std::istringstream lines(list.str);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream fields(line);
+        bool ours = false, reading = false, is_blocked = false;
+        for (std::string field; fields >> field;) {
+            if (starts_with(field, "name=")) ours = starts_with(field.substr(5), m_barrier_prefix);
+            else if (field == "cmd=xreadgroup") reading = true;
+            else if (starts_with(field, "flags=")) is_blocked = field.find('b', 6) != std::string::npos;
+        }
+        if (ours && reading && is_blocked) ++blocked;
+    }
+    return blocked;
+}
+
+bool RealStream::group_drained(const std::string& stream, const std::string& group) {
+    const std::string key = m_ns.key(stream);
+    if (m_client.call({"EXISTS", key}).integer == 0) return true;
+    const RedisReply last = m_client.call({"XREVRANGE", key, "+", "-", "COUNT", "1"});
+    const RedisReply groups = m_client.call({"XINFO", "GROUPS", key});
+    for (const RedisReply& g : groups.elements) {
+        const RedisReply* name = nullptr;
+        const RedisReply* pending = nullptr;
+        const RedisReply* delivered = nullptr;
+        for (size_t i = 0; i + 1 < g.elements.size(); i += 2) {
+            const std::string& f = g.elements[i].str;
+            if (f == "name") name = &g.elements[i + 1];
+            else if (f == "pending") pending = &g.elements[i + 1];
+            else if (f == "last-delivered-id") delivered = &g.elements[i + 1];
+        }
+        if (!name || name->str != group) continue;
+        if (!pending || pending->integer != 0) return false;
+        return last.elements.empty() ||
+               (delivered && !last.elements[0].elements.empty() && delivered->str == last.elements[0].elements[0].str);
+    }
+    return false;  // no such group (yet): not drained
+}
+
 void RealStream::wait_readers_blocked(int readers, Millis timeout) {
     const auto start = std::chrono::steady_clock::now();
     for (;;) {
         throw_if_interrupted();
-        RedisReply list = m_client.call({"CLIENT", "LIST"});
-        int blocked = 0;
-        std::istringstream lines(list.str);
-        for (std::string line; std::getline(lines, line);) {
-            std::istringstream fields(line);
-            bool ours = false, reading = false, is_blocked = false;
-            for (std::string field; fields >> field;) {
-                if (starts_with(field, "name=")) ours = starts_with(field.substr(5), m_barrier_prefix);
-                else if (field == "cmd=xreadgroup") reading = true;
-                else if (starts_with(field, "flags=")) is_blocked = field.find('b', 6) != std::string::npos;
-            }
-            if (ours && reading && is_blocked) ++blocked;
-        }
+        const int blocked = blocked_readers();
         if (blocked >= readers) return;
         auto waited = std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - start);
         if (waited >= timeout)

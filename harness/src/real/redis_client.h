@@ -117,7 +117,10 @@ public:
     bool create_group(const std::string& stream, const std::string& group, const std::string& start) override;
     void xack(const std::string& stream, const std::string& group, const std::string& id) override;
     std::vector<StreamEntry> xrange(const std::string& stream) override;
+    bool group_drained(const std::string& stream, const std::string& group) override;
     void wait_readers_blocked(int readers, Millis timeout) override;
+    // Blocked XREADGROUPs on this server by connections named "<barrier_prefix>...": the barrier's count.
+    int blocked_readers();
 
 private:
     // The group's delivery count of each entry (XPENDING over their ID range).

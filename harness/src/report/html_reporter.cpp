@@ -13,6 +13,7 @@
 #include "report/idem_facts.h"
 #include "report/idem_text.h"
 #include "report/lab_summary.h"
+#include "report/shard_facts.h"
 #include "report/reporter.h"
 #include "report/timeline.h"
 
@@ -925,8 +926,12 @@ private:
         out << "</div>\n";
     }
 
-    void write_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) {
-        if (is_sim(lab) && t.history.empty()) return;  // a long simulated run keeps few histories
+    void write_trial(const LabResult& lab, const TrialOutcome& whole, std::ostream& out) {
+        if (is_sim(lab) && whole.history.empty()) return;  // a long simulated run keeps few histories
+        // S2: hundreds of orders; the lanes show the orders that ended wrong (or the first one).
+        const bool sharded = lab.scenario.shard.enabled;
+        const TrialOutcome focused = sharded ? shard_focus(lab.scenario, whole) : TrialOutcome{};
+        const TrialOutcome& t = sharded ? focused : whole;
         const bool several_orders = lab.scenario.orders.size() > 1;
         const bool idem = is_idem(lab.scenario.kind);
         const Timeline tl = idem ? idem_trial_timeline(t) : trial_timeline(t, several_orders);
@@ -938,6 +943,9 @@ private:
         if (t.wrong) caption += " <span class=\"badge broken\">wrong</span>";
         if (idem)
             caption += " — " + esc(idem_counts_brief(t.idem.counts));
+        else if (sharded)
+            caption += " — " + esc(shard_facts_text(shard_facts(lab.scenario, whole), lab.scenario.orders.size())) +
+                       "<br>timeline: the first orders that ended wrong (or the first order), their events on each shard";
         else
             caption += " — stream: " + esc(stream_text(t, several_orders));
         if (is_sim(lab) && !lab.replay_seed)

@@ -5,6 +5,7 @@
 #include "ports/seed_text.h"
 #include "report/idem_json.h"
 #include "report/lab_summary.h"
+#include "report/shard_facts.h"
 
 namespace relab {
 
@@ -133,6 +134,14 @@ nlohmann::json lab_json(const LabResult& lab) {
         const Accounting total = accounting_total(lab);
         summary["accounting"] = accounting_counts_json(total);
         add_side_effect_counts(summary["accounting"], total);
+    }
+    // S2 (and S1 as one shard): events processed per second, from the trials' histories; orders
+    // that ended wrong, per trial.
+    if (s.shard.enabled) {
+        if (const auto eps = mean_throughput(lab)) summary["throughput_eps"] = *eps;
+        nlohmann::json per_trial = nlohmann::json::array();
+        for (const auto& t : lab.trials) per_trial.push_back(t.wrong_orders.size());
+        summary["wrong_orders"] = per_trial;
     }
     return {{"id", s.id},
             {"title", s.title},

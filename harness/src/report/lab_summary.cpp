@@ -1,4 +1,5 @@
 #include "report/lab_summary.h"
+#include "report/shard_facts.h"
 
 #include <sstream>
 
@@ -93,9 +94,24 @@ std::string measured_cell_text(const LabResult& lab) {
     std::string text = measured_text(lab);
     if (text.empty()) return text;
     if (is_idem_workload(lab)) text += ": " + idem_counts_brief(idem_total(lab));
+    if (lab.scenario.shard.enabled) text += "; " + shard_brief(lab);
     if (is_sim(lab) && !lab.replay_seed)
         text += fmt::format(" ({:.1f}%, 95% CI {:.1f}–{:.1f}%)", 100 * lab.wrong_rate, 100 * lab.wrong_rate_low,
                             100 * lab.wrong_rate_high);
+    return text;
+}
+
+std::string shard_brief(const LabResult& lab) {
+    // Orders that ended wrong, per trial (min–max), and the throughput.
+    int lo = -1, hi = 0;
+    for (const auto& t : lab.trials) {
+        const int n = static_cast<int>(t.wrong_orders.size());
+        lo = lo < 0 ? n : std::min(lo, n);
+        hi = std::max(hi, n);
+    }
+    std::string text = lo == hi ? fmt::format("{} of {} orders wrong per trial", std::max(lo, 0), lab.scenario.orders.size())
+                                : fmt::format("{}–{} of {} orders wrong per trial", lo, hi, lab.scenario.orders.size());
+    if (const auto eps = mean_throughput(lab)) text += fmt::format(", {:.0f} events/s", *eps);
     return text;
 }
 

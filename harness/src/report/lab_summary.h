@@ -47,6 +47,8 @@ const TrialOutcome* trial_of_seed(const LabResult& lab, uint64_t seed);
 // for an idempotency workload its orders and duplicates: "474/2000 (23.7%, 95% CI 21.9–25.6%)",
 // "1/1: 150 orders, 50 duplicates".
 std::string measured_cell_text(const LabResult& lab);
+// S2's sharded labs: "3–12 of 200 orders wrong per trial, 739 events/s".
+std::string shard_brief(const LabResult& lab);
 
 // A stream lab: a workload that publishes to a stream and consumes it (not an idempotency lab, not
 // scripted sessions). Its trials have an accounting.

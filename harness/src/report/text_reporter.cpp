@@ -6,6 +6,7 @@
 #include "ports/seed_text.h"
 #include "report/idem_text.h"
 #include "report/lab_summary.h"
+#include "report/shard_facts.h"
 
 #include <algorithm>
 #include <cmath>
@@ -551,6 +552,21 @@ private:
             if (t->history.empty()) continue;
             out << m_w.trial << ' ' << t->trial;
             if (lab.backend == "sim") out << " (seed " << seed_text(t->seed) << ")";
+            if (s.shard.enabled) {
+                // S2: hundreds of entries; the shards' counts, the reshard and the wrong orders, then
+                // the timeline of the orders that explain the trial.
+                const ShardTrialFacts f = shard_facts(s, *t);
+                out << " — " << shard_facts_text(f, s.orders.size()) << '\n';
+                if (!f.shard_map.empty()) out << "  " << fmt::format("{}", fmt::join(f.shard_map, ", ")) << '\n';
+                const TrialOutcome focus = shard_focus(s, *t);
+                out << "  " << pick(m_opts.lang, "timeline of ", "timeline của ")
+                    << (f.wrong_orders.empty() ? pick(m_opts.lang, "the first order", "đơn đầu tiên")
+                                               : pick(m_opts.lang, "the first orders that ended wrong",
+                                                      "các đơn sai đầu tiên"))
+                    << ":\n";
+                TimelinePrinter(m_w, lab, focus).print(out);
+                continue;
+            }
             if (s.stream_line == "xrange") {
                 // As the article's producer-side labs print it: XRANGE orders - + : id paid(v=2)  ...
                 out << " — XRANGE " << s.stream.key << " - + :";
@@ -574,7 +590,12 @@ private:
 
         out << "  " << m_w.final_status;
         const size_t shown = std::min(lab.trials.size(), k_statuses_shown);
-        for (size_t i = 0; i < shown; ++i)
+        if (s.shard.enabled)  // hundreds of orders: how many ended right, per trial
+            for (size_t i = 0; i < shown; ++i)
+                out << (i == 0 ? " " : " | ")
+                    << fmt::format("{}/{} {}", s.orders.size() - lab.trials[i].wrong_orders.size(), s.orders.size(),
+                                   expected_final(s));
+        for (size_t i = 0; i < shown && !s.shard.enabled; ++i)
             out << (i == 0 ? " " : several_orders ? " | " : " ") << trial_status_text(m_w, s, lab.trials[i]);
         if (shown < lab.trials.size())
             out << fmt::format(fmt::runtime(pick(m_opts.lang, " … ({} more)", " … (thêm {} lần)")),
@@ -582,6 +603,12 @@ private:
         out << '\n';
         out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(s), lab.wrong, lab.total) << '\n';
         report_accounting(lab, out);
+        if (s.shard.enabled)
+            if (const auto eps = mean_throughput(lab))
+                out << "  " << fmt::format(fmt::runtime(pick(m_opts.lang, "throughput: {:.0f} events/s (mean over the trials with a timeline)",
+                                                              "throughput: {:.0f} event/s (trung bình các lần có timeline)")),
+                                           *eps)
+                    << '\n';
         if (lab.backend == "sim") report_wrong_rate(lab, out);
         report_verdict(lab, out);
         if (!lab.lock_release_method.empty()) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -21,7 +22,8 @@ namespace {
 
 class Consumer {
 public:
-    Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p) : m_s(s), m_actor(actor), m_p(p) {}
+    Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p)
+        : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)) {}
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
     void run() {
@@ -35,7 +37,7 @@ public:
             try {
                 // A restarted worker: what it was given before it died comes back first (XREADGROUP ... 0).
                 while (!pending_done) {
-                    auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_s.stream.key,
+                    auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_key,
                                                                  m_s.stream.read_count);
                     if (entries.empty()) pending_done = true;
                     for (const auto& e : entries) handle(e, "pending");
@@ -45,7 +47,7 @@ public:
                     next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
                 }
                 release_timed_out();
-                auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_s.stream.key,
+                auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_key,
                                                      m_s.stream.read_count, buffer_block(block));
                 if (entries.empty()) {
                     if (m_held.empty() && m_p.kv.exists(kStopKey)) return;
@@ -72,7 +74,18 @@ public:
     }
 
 private:
+    // S2: consumer Ck reads shard k-1's stream alone; otherwise every consumer reads the lab's stream.
+    static std::string stream_key_of(const RoleSettings& s, const std::string& actor) {
+        if (!s.shard.enabled) return s.stream.key;
+        int k = 0;
+        if (actor.size() < 2 || actor[0] != 'C' || (k = std::atoi(actor.c_str() + 1)) < 1 || k > s.shard.shard_count())
+            throw std::invalid_argument(fmt::format("a sharded lab's consumers are C1..C{}, not {}", s.shard.shard_count(), actor));
+        return shard_stream_key(s.shard, k - 1);
+    }
+
     void record(Op op, nlohmann::json data) {
+        // With several streams an entry ID names an entry only with its stream.
+        if (m_s.shard.enabled && (op == Op::receive || op == Op::ack || op == Op::write)) data["stream"] = m_key;
         m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_actor, op, std::move(data)});
     }
 
@@ -81,7 +94,7 @@ private:
         const auto& ac = m_s.recovery.autoclaim;
         std::string cursor = "0-0";
         do {
-            auto r = m_p.stream.xautoclaim(m_s.stream.key, m_s.stream.group, m_actor, Millis{ac.min_idle_ms}, cursor,
+            auto r = m_p.stream.xautoclaim(m_key, m_s.stream.group, m_actor, Millis{ac.min_idle_ms}, cursor,
                                            ac.count);
             if (!r.claimed.empty() || !r.deleted.empty()) {
                 nlohmann::json ids = nlohmann::json::array();
@@ -102,7 +115,7 @@ private:
         record(Op::error, {{"error", what}, {"kind", to_string(e.kind())}});
         if (m_s.recovery.recreate_group && what.find("NOGROUP") != std::string::npos) {
             try {
-                if (m_p.stream.create_group(m_s.stream.key, m_s.stream.group, "0"))
+                if (m_p.stream.create_group(m_key, m_s.stream.group, "0"))
                     record(Op::group_created, {{"group", m_s.stream.group}, {"start", "0"}});
             } catch (const KvError&) {
                 // the server went away again: the next error brings us back here
@@ -135,7 +148,7 @@ private:
         if (entry.fields.empty()) {
             // Pending, but deleted from the stream meanwhile: nothing to process.
             record(Op::receive, {{"entry", entry.id}, {"deliveries", entry.deliveries}, {"via", via}, {"deleted", true}});
-            m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
+            m_p.stream.xack(m_key, m_s.stream.group, entry.id);
             record(Op::ack, {{"entry", entry.id}});
             return;
         }
@@ -165,7 +178,7 @@ private:
                               {"last_applied", last},
                               {"action", drop ? "drop" : "apply"}});
             if (drop) {
-                m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
+                m_p.stream.xack(m_key, m_s.stream.group, entry.id);
                 record(Op::ack, {{"entry", entry.id}});
             } else {
                 apply(entry, ev);
@@ -288,13 +301,14 @@ private:
                                     {"held_ms", (m_p.clock.now().count() - locked_ns) / 1'000'000},
                                     {"ttl_ms", m_s.lock.ttl_ms}});
         }
-        m_p.stream.xack(m_s.stream.key, m_s.stream.group, entry.id);
+        m_p.stream.xack(m_key, m_s.stream.group, entry.id);
         record(Op::ack, {{"entry", entry.id}});
     }
 
     const RoleSettings& m_s;
     std::string m_actor;
     RolePorts& m_p;
+    std::string m_key;  // the stream this consumer reads
     // The reorder buffer (buffer.enabled): per order, the last version applied and the events
     // held back, by version, with when each was held.
     struct Held {

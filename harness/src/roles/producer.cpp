@@ -2,6 +2,7 @@
 #include "roles/roles.h"
 
 #include <algorithm>
+#include <set>
 #include <vector>
 
 namespace relab {
@@ -40,12 +41,46 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     auto later = [](const Pending& a, const Pending& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; };
     std::make_heap(queue.begin(), queue.end(), later);
 
+    // S2: the router's number of shards, and the events it has put in a stream so far.
+    const ShardSpec& shard = s.shard;
+    int shards = shard.streams;
+    int64_t routed = 0;
+    bool resharded = false;
+    // "N goes to N+1": from the next event on, hash % to; with drain, only once every shard's group
+    // has delivered and acknowledged everything it was given.
+    auto reshard = [&] {
+        const Nanos asked = p.clock.now();
+        if (shard.drain) {
+            for (;;) {
+                bool all = true;
+                for (int i = 0; i < shards && all; ++i)
+                    all = p.stream.group_drained(shard_stream_key(shard, i), s.stream.group);
+                if (all) break;
+                p.clock.sleep_for(Millis{shard.drain_poll_ms});
+            }
+        }
+        std::set<int64_t> orders, moved;
+        for (const auto& e : s.events) orders.insert(e.order);
+        for (int64_t o : orders)
+            if (shard_of(shard, o, 0, shards) != shard_of(shard, o, 0, shard.reshard_to)) moved.insert(o);
+        p.history.record(HistoryRecord{0, p.clock.now().count(), "producer", Op::reshard,
+                                       {{"from", shards},
+                                        {"to", shard.reshard_to},
+                                        {"at_event", routed + 1},
+                                        {"drain", shard.drain},
+                                        {"waited_ms", (p.clock.now() - asked).count() / 1'000'000},
+                                        {"moved_orders", moved.size()}}});
+        shards = shard.reshard_to;
+        resharded = true;
+    };
+
     while (!queue.empty()) {
         std::pop_heap(queue.begin(), queue.end(), later);
         Pending next = queue.back();
         queue.pop_back();
         const Nanos wait = next.due - p.clock.now();
         if (wait.count() > 0) p.clock.sleep_for(wait);
+        if (shard.enabled && shard.reshard_to > 0 && !resharded && routed >= shard.reshard_after_events) reshard();
 
         const EventSpec& spec = *next.event;
         const Event ev{spec.order, spec.type, spec.version};
@@ -71,9 +106,16 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
             fail("simulated network blip", next.first_try + Millis{backoff});
             continue;
         }
+        std::string key = s.stream.key;
+        if (shard.enabled) {
+            const int i = shard_of(shard, ev.order, routed, shards);
+            key = shard_stream_key(shard, i);
+            data["stream"] = key;
+            data["shard"] = i;
+        }
         std::vector<std::string> ids;
         try {
-            ids = p.stream.xadd(s.stream.key, {event_fields(ev)});
+            ids = p.stream.xadd(key, {event_fields(ev)});
         } catch (const KvError& e) {
             // The lab's Redis fault: the publish failed for real; tried again shortly.
             if (e.kind() == KvError::Kind::unexpected || !s.redis_faults_scheduled) throw;
@@ -82,6 +124,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         }
         data["result"] = "ok";
         data["entry"] = ids.at(0);
+        ++routed;
         p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
     }
 }

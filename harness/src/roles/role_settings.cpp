@@ -18,6 +18,7 @@ RoleSettings role_settings(const Scenario& s) {
     r.buffer = s.buffer;
     r.producer = s.producer;
     r.dispatcher = s.dispatcher;
+    r.shard = s.shard;
     r.recovery = s.recovery;
     r.redis_faults_scheduled = redis_faults_scheduled(s);
     r.postgres_faults_scheduled = postgres_faults_scheduled(s);
@@ -182,6 +183,27 @@ LockSpec lock_from(const json& j) {
 
 const EnumName<BufferSpec::Late> kBufferLate[] = {{BufferSpec::Late::drop, "drop"}, {BufferSpec::Late::apply, "apply"}};
 
+const EnumName<ShardSpec::By> kShardBy[] = {{ShardSpec::By::order, "order"}, {ShardSpec::By::round_robin, "round_robin"}};
+
+json to(const ShardSpec& s) {
+    return {{"enabled", s.enabled},         {"streams", s.streams},
+            {"key_format", s.key_format},   {"by", enum_name(s.by, kShardBy)},
+            {"reshard_to", s.reshard_to},   {"reshard_after_events", s.reshard_after_events},
+            {"drain", s.drain},             {"drain_poll_ms", s.drain_poll_ms}};
+}
+ShardSpec shard_from(const json& j) {
+    ShardSpec s;
+    read(j, "enabled", s.enabled);
+    read(j, "streams", s.streams);
+    read(j, "key_format", s.key_format);
+    read_enum(j, "by", s.by, kShardBy);
+    read(j, "reshard_to", s.reshard_to);
+    read(j, "reshard_after_events", s.reshard_after_events);
+    read(j, "drain", s.drain);
+    read(j, "drain_poll_ms", s.drain_poll_ms);
+    return s;
+}
+
 json to(const BufferSpec& b) {
     return {{"enabled", b.enabled}, {"gap_timeout_ms", b.gap_timeout_ms}, {"late", enum_name(b.late, kBufferLate)}};
 }
@@ -329,6 +351,7 @@ json role_settings_to_json(const RoleSettings& r) {
             {"buffer", to(r.buffer)},
             {"producer", to(r.producer)},
             {"dispatcher", to(r.dispatcher)},
+            {"shard", to(r.shard)},
             {"recovery", recovery_to_json(r.recovery)},
             {"redis_faults_scheduled", r.redis_faults_scheduled},
             {"postgres_faults_scheduled", r.postgres_faults_scheduled},
@@ -348,6 +371,7 @@ RoleSettings role_settings_from_json(const json& j) {
     r.buffer = buffer_from(sub(j, "buffer"));
     r.producer = producer_from(sub(j, "producer"));
     r.dispatcher = dispatcher_from(sub(j, "dispatcher"));
+    r.shard = shard_from(sub(j, "shard"));
     r.recovery = recovery_from_json(sub(j, "recovery"));
     read(j, "redis_faults_scheduled", r.redis_faults_scheduled);
     read(j, "postgres_faults_scheduled", r.postgres_faults_scheduled);

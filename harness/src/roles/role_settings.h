@@ -31,6 +31,7 @@ struct RoleSettings {
     BufferSpec buffer;
     ProducerSpec producer;
     DispatcherSpec dispatcher;
+    ShardSpec shard;  // S2: the producer routes by it, consumer Ck reads shard k-1
     RecoverySpec recovery;
     // The lab schedules a fault of its Redis server or of the roles' Redis connections (the fault
     // target table's outage, fault/faults.cpp): stream roles ride out Redis errors.

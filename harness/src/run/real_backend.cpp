@@ -14,6 +14,9 @@
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
 #include "real/child_process.h"
+#include "real/cluster_link.h"
+#include "real/cluster_slot.h"
+#include "real/redis_cluster.h"
 #include "real/interrupt.h"
 #include "real/lab_redis.h"
 #include "real/pg_client.h"
@@ -89,6 +92,9 @@ struct RealBackend::Impl {
     // The lab's own PostgreSQL (s.servers.postgres: a fault target) while a trial runs; the run's
     // server is never faulted.
     std::unique_ptr<EmbeddedPostgres> own_pg;
+    // S2's sharded labs: a 3-master Redis Cluster of the lab's own, formed once for all its trials
+    // (forming takes over 2 s); every trial's keys are under its own prefix and removed after it.
+    std::unique_ptr<EmbeddedRedisCluster> cluster;
     PgEndpoint lab_pg() const { return own_pg ? own_pg->endpoint() : servers.pg; }
 
     void start_own_postgres(const Scenario& s) {
@@ -117,6 +123,7 @@ struct RealBackend::Impl {
             c.redis_sentinels = own_redis->sentinels()->endpoints();
             c.redis_master_name = own_redis->sentinels()->master_name();
         }
+        if (cluster) c.redis_cluster = cluster->endpoints();
         c.pg = lab_pg();
         c.schema = schema;
         c.key_prefix = prefix;
@@ -157,8 +164,35 @@ struct RealBackend::Impl {
         }
         // Consumers first, the publishing role last: it waits at the start barrier for them.
         const std::vector<RoleLaunch> roles = trial_roles(s);
-        RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get()});
-        control.admin().call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
+        RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
+                                             cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}});
+        // S2: whatever happens below, the trial's keys go from every node of the cluster.
+        struct ClusterKeysGone {
+            Impl& impl;
+            std::string prefix;
+            ~ClusterKeysGone() {
+                if (!impl.cluster) return;
+                for (const auto& ep : impl.cluster->endpoints()) try {
+                        RedisClient c(ep);
+                        delete_keys_with_prefix(c, prefix);
+                    } catch (...) {
+                    }
+            }
+        } cluster_keys_gone{*this, prefix};
+        // Where each shard's stream lives: its hash tag's slot and the master that owns it.
+        nlohmann::json shard_map = nlohmann::json::array();
+        std::string shard_text;
+        if (cluster) {
+            for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+                const std::string real = ns.key(key);
+                control.cluster().call(real, {"XGROUP", "CREATE", real, s.stream.group, "$", "MKSTREAM"});
+                const std::string node = control.cluster().owner_address(real);
+                shard_map.push_back({{"stream", key}, {"slot", key_slot(real)}, {"node", node}});
+                shard_text += fmt::format("{}{} → slot {} on {}", shard_text.empty() ? "" : ", ", key, key_slot(real), node);
+            }
+        } else {
+            control.admin().call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
+        }
         const RoleSettings settings = role_settings(s);  // resolved once; every role process gets it
         uint64_t index = 0;
         for (const auto& launch : roles) {
@@ -172,6 +206,11 @@ struct RealBackend::Impl {
 
         std::vector<HistoryRecord> history = control.history();
         rebase_on_start(history);
+        if (cluster)
+            history.push_back(HistoryRecord{trial, 0, "relab", Op::observe,
+                                            {{"text", "shards on the Redis Cluster: " + shard_text},
+                                             {"masters", cluster->size()},
+                                             {"streams", shard_map}}});
 
         // The lab's PostgreSQL as its last fault left it: the final rows are what it committed.
         std::unique_ptr<PgSession> own;
@@ -181,12 +220,21 @@ struct RealBackend::Impl {
             own = std::make_unique<PgSession>(lab_pg(), schema);
         }
         RealOrderStore store(own ? *own : *pg);
-        RedisClient reader(lab_redis());
-        RealStream stream(reader, ns, prefix + "reader-");
-        auto entries = stream.xrange(s.stream.key);
+        std::vector<StreamEntry> entries;
+        if (cluster) {
+            ClusterStream stream(control.cluster());
+            for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+                auto part = stream.xrange(key);
+                entries.insert(entries.end(), part.begin(), part.end());
+            }
+        } else {
+            RedisClient reader(lab_redis());
+            RealStream stream(reader, ns, prefix + "reader-");
+            entries = stream.xrange(s.stream.key);
+        }
         auto rows = store.rows();
         if (s.write.side_effect) check_side_effects_recorded(history, store.side_effects());
-        delete_keys_with_prefix(control.admin(), prefix);
+        if (!cluster) delete_keys_with_prefix(control.admin(), prefix);
         std::filesystem::remove_all(dir);
         return check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));
     }
@@ -196,6 +244,20 @@ struct RealBackend::Impl {
         lab.scenario = s;
         const uint64_t seed = lab_seed(s, opts.seed);
         const int runs = opts.runs.value_or(s.runs);
+        // The cluster goes when the lab ends, however it ends.
+        struct ClusterGone {
+            Impl& impl;
+            ~ClusterGone() { impl.cluster.reset(); }
+        } cluster_gone{*this};
+        if (s.shard.enabled) {
+            try {
+                cluster = std::make_unique<EmbeddedRedisCluster>(RedisClusterOptions{});
+            } catch (const EnvironmentError& e) {
+                throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
+                                                   "not be formed: {}",
+                                                   s.id, e.what()));
+            }
+        }
         if (s.lock.enabled) {
             RedisNamespace ns{run_prefix()};
             RealKv kv(admin, ns, features.delex);

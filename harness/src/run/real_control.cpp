@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "history/file_history.h"
+#include "real/cluster_link.h"
 #include "real/child_process.h"
 #include "real/interrupt.h"
 #include "real/lab_redis.h"
@@ -61,6 +62,7 @@ struct RealControl::Impl {
     std::vector<Role> roles;
     std::vector<HistoryRecord> own_records;
     std::unique_ptr<RedisClient> admin;
+    std::unique_ptr<ClusterRouter> cluster_router;
     bool redis_down = false;
     bool redis_paused = false;
     bool replica_paused = false;
@@ -123,8 +125,19 @@ struct RealControl::Impl {
     // Every entry now in the stream delivered and acknowledged. A stream that is gone (a server
     // restarted without persistence, nothing added since) has nothing left to deliver; a group
     // that is gone may yet be created again by the consumers, so it is not drained.
+    ClusterRouter& cluster() {
+        if (env.cluster.empty()) throw std::logic_error("this lab has no Redis Cluster");
+        if (!cluster_router) cluster_router = std::make_unique<ClusterRouter>(env.cluster, ns, env.prefix);
+        return *cluster_router;
+    }
     bool group_drained() {
         const Scenario& s = env.s;
+        if (!env.cluster.empty()) {
+            ClusterStream streams(cluster());
+            for (const auto& key : lab_stream_keys(s.stream, s.shard))
+                if (!streams.group_drained(key, s.stream.group)) return false;
+            return true;
+        }
         RedisClient& a = client();
         if (a.call({"EXISTS", ns.key(s.stream.key)}).integer == 0) return true;
         const auto last = a.call({"XREVRANGE", ns.key(s.stream.key), "+", "-", "COUNT", "1"});
@@ -166,6 +179,8 @@ void RealControl::add(const RoleLaunch& launch, RoleConfig config) {
 }
 
 RedisClient& RealControl::admin() { return m->client(); }
+
+ClusterRouter& RealControl::cluster() { return m->cluster(); }
 
 Nanos RealControl::now() { return std::chrono::duration_cast<Nanos>(SteadyClock::now().time_since_epoch()); }
 
@@ -453,15 +468,28 @@ bool RealControl::drained() {
     }
 }
 
-void RealControl::raise_stop() { m->client().call({"SET", m->ns.key(kStopKey), "1"}); }
+void RealControl::raise_stop() {
+    const std::string key = m->ns.key(kStopKey);
+    if (!m->env.cluster.empty())
+        m->cluster().call(key, {"SET", key, "1"});
+    else
+        m->client().call({"SET", key, "1"});
+}
 
 void RealControl::unblock_readers() {
-    RedisClient& a = m->client();
+    if (!m->env.cluster.empty()) {
+        for (ClusterRouter::Node* n : m->cluster().nodes()) unblock_named(*n->client, m->env.prefix);
+        return;
+    }
+    unblock_named(m->client(), m->env.prefix);
+}
+
+void RealControl::unblock_named(RedisClient& a, const std::string& prefix) {
     const auto list = a.call({"CLIENT", "LIST"});
     std::istringstream lines(list.str);
     std::string line;
     while (std::getline(lines, line)) {
-        const auto name_at = line.find(" name=" + m->env.prefix);
+        const auto name_at = line.find(" name=" + prefix);
         const auto id_at = line.find("id=");
         if (name_at == std::string::npos || id_at != 0) continue;
         const std::string id = line.substr(3, line.find(' ') - 3);

@@ -17,6 +17,7 @@
 namespace relab {
 
 class LabRedis;
+class ClusterRouter;
 class EmbeddedPostgres;
 
 class RealControl : public Control {
@@ -29,6 +30,8 @@ public:
         LabRedis* own = nullptr;  // the lab's own servers; null: the run's server, never faulted
         RedisEndpoint run_redis;  // the run's server
         EmbeddedPostgres* own_pg = nullptr;  // the lab's own PostgreSQL ("postgres"); null: none to fault
+        // S2: the nodes of the lab's Redis Cluster, where its shard streams live; empty: none.
+        std::vector<RedisEndpoint> cluster{};
     };
     explicit RealControl(Env env);
     ~RealControl() override;
@@ -37,6 +40,8 @@ public:
     void add(const RoleLaunch& launch, RoleConfig config);
     // A client of the lab's current primary (again after a restart or a failover).
     RedisClient& admin();
+    // S2: the harness's own router over the lab's Redis Cluster (keys under the trial's prefix).
+    ClusterRouter& cluster();
     // Every role's history file and the supervisor's records, unsorted (the checker sorts).
     std::vector<HistoryRecord> history();
     // Writes each named fault's flag ahead, so it can be raised by RENAME under noeviction's OOM.
@@ -71,6 +76,8 @@ public:
     void record(HistoryRecord r) override;
 
 private:
+    // CLIENT UNBLOCK every connection on `a` whose name starts with prefix.
+    static void unblock_named(RedisClient& a, const std::string& prefix);
     struct Role;
     struct Impl;
     std::unique_ptr<Impl> m;

@@ -9,6 +9,7 @@
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
 #include "real/redis_link.h"
+#include "real/cluster_link.h"
 #include "real/order_table.h"
 #include "real/pg_client.h"
 #include "real/real_clock.h"
@@ -40,6 +41,11 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
         for (const auto& r : c.redis_sentinels)
             j["redis_sentinels"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
         j["redis_master_name"] = c.redis_master_name;
+    }
+    if (!c.redis_cluster.empty()) {
+        j["redis_cluster"] = nlohmann::json::array();
+        for (const auto& r : c.redis_cluster)
+            j["redis_cluster"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
     }
     return j;
 }
@@ -78,6 +84,15 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
             c.redis_sentinels.push_back(ep);
         }
     }
+    if (j.contains("redis_cluster"))
+        for (const auto& r : j.at("redis_cluster")) {
+            RedisEndpoint ep;
+            ep.host = r.at("host");
+            ep.port = r.at("port");
+            ep.password = r.at("password");
+            ep.db = r.at("db");
+            c.redis_cluster.push_back(ep);
+        }
     return c;
 }
 
@@ -111,6 +126,15 @@ void run_role_on_ports(const RoleConfig& c) {
         RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
         run_role(c.role, c.actor, c.settings, ports, Millis{c.barrier_timeout_ms});
     };
+    if (!c.redis_cluster.empty()) {
+        // S2 on the lab's Redis Cluster: every key on its slot's master, MOVED/ASK followed.
+        ClusterRouter router(c.redis_cluster, ns, c.barrier_prefix, c.actor);
+        ClusterStream stream(router);
+        ClusterKv kv(router);
+        PgSession pg(c.pg, c.schema);
+        run(pg, stream, kv, nullptr);
+        return;
+    }
     // Named by the actor (CLIENT SETNAME), so the nemesis can drop one role's connections (drop_link).
     RedisLink redis(c.redis, ns, c.barrier_prefix, c.redis_sentinels, c.redis_master_name, c.actor);
     LinkKv kv(redis);

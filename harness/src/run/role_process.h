@@ -34,6 +34,9 @@ struct RoleConfig {
     // Empty: the client reconnects to `redis`.
     std::vector<RedisEndpoint> redis_sentinels;
     std::string redis_master_name;
+    // S2's sharded labs: the nodes of the lab's Redis Cluster. Not empty: the role's Stream and Kv
+    // route every key to its slot's master and follow MOVED/ASK (real/cluster_link.h).
+    std::vector<RedisEndpoint> redis_cluster;
 };
 
 nlohmann::json role_config_to_json(const RoleConfig& c);

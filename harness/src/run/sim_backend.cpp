@@ -189,11 +189,15 @@ struct SimBackend::Impl {
 
     // As RealBackend's group_drained: every entry now in the stream delivered and acknowledged; a
     // stream that is gone has nothing left, a group that is gone may be created again.
+    // With S2's shards: every shard's stream (the cluster is one modelled keyspace here).
     bool drained(const Scenario& s) {
         if (!world.redis_up()) return false;
-        if (!world.streams().exists(s.stream.key)) return true;
-        if (!world.streams().last_delivered(s.stream.key, s.stream.group)) return false;
-        return world.streams().drained(s.stream.key, s.stream.group);
+        for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+            if (!world.streams().exists(key)) continue;
+            if (!world.streams().last_delivered(key, s.stream.group)) return false;
+            if (!world.streams().drained(key, s.stream.group)) return false;
+        }
+        return true;
     }
 
     // The shape of every simulated trial, as both real runners have it: a fresh world and
@@ -463,7 +467,7 @@ struct SimBackend::Impl {
             const std::vector<OrderRow> initial = initial_order_rows(s);
             world.orders().reset(initial);
             world.outbox().reset(initial);
-            world.streams().create_group(s.stream.key, s.stream.group, "$", true);
+            for (const auto& key : lab_stream_keys(s.stream, s.shard)) world.streams().create_group(key, s.stream.group, "$", true);
         };
         std::vector<HistoryRecord> records =
             run_roles(s, roles, trial, seed, limit, prepare, [&](const std::vector<FiberId>& fibers) {
@@ -473,8 +477,12 @@ struct SimBackend::Impl {
 
         rebase_on_start(records);
         if (s.write.side_effect) check_side_effects_recorded(records, world.orders().side_effects());
-        return check_trial(s, trial, seed, std::move(records), world.orders().rows(),
-                           world.streams().xrange(s.stream.key));
+        std::vector<StreamEntry> entries;
+        for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+            auto part = world.streams().xrange(key);
+            entries.insert(entries.end(), part.begin(), part.end());
+        }
+        return check_trial(s, trial, seed, std::move(records), world.orders().rows(), std::move(entries));
     }
 
     // After the scheduler stopped: a failed fiber, a time limit with fibers still running or a
@@ -548,7 +556,8 @@ struct SimBackend::Impl {
             return lab;
         }
         const int n = opts.trials.value_or(s.runs);
-        const bool keep_all = n <= kKeepAllHistories;
+        const bool keep_all =
+            n <= kKeepAllHistories && static_cast<size_t>(n) * std::max<size_t>(s.events.size(), 1) <= kKeepAllEvents;
         size_t wrong_kept = 0;
         lab.trials.reserve(static_cast<size_t>(n));
         int wrong = 0;  // the sequential rule of a racy lab (expect.until_wrong), as on real servers

@@ -31,6 +31,9 @@ struct SimOptions {
 };
 
 inline constexpr int kKeepAllHistories = 1000;
+// ... unless the lab is large: trials × events above this keep only the first and the failing
+// histories (S2's 600 events would hold gigabytes of records over 1000 trials).
+inline constexpr size_t kKeepAllEvents = 20000;
 
 // The same trial seed gave two different histories: something escaped the seeded schedule.
 class DeterminismError : public std::runtime_error {

@@ -28,7 +28,8 @@ const std::vector<std::string> k_common_fields = {"id",   "part", "output", "tit
                                                   "requires"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "buffer", "producer", "dispatcher",
-                                                    "stream_line", "sim", "idem", "recovery", "faults", "servers"};
+                                                    "stream_line", "sim", "idem", "recovery", "faults", "servers",
+                                                    "generate", "shard"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
 StreamSpec read_stream(const Object& o) {
@@ -92,6 +93,80 @@ std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::st
         events.push_back(e);
     }
     return events;
+}
+
+// "generate": many orders with the same events, instead of listing them: orders first..first+count-1,
+// each given every template event; order k (0-based) publishes them every_ms * k later than the
+// template's at_ms. Events are listed order by order (#1 created, paid, shipped, then #2 ...), so
+// events due at the same time go out in that order.
+void read_generate(const Object& o, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events) {
+    const Reader& r = o.reader();
+    const int64_t count = o.req_int("orders", 1, 100000);
+    const int64_t first = o.opt_int("first_id", 1, 0, k_int64_max - 100000);
+    const int64_t every = o.opt_int("every_ms", 0, 0, 60000);
+    const std::string final_status = o.opt_string("expected_final", "paid");
+    const json& list = o.at("events");
+    r.array(list, o.path("events"), true);
+    std::vector<EventSpec> templates;
+    for (size_t i = 0; i < list.size(); ++i) {
+        Object e(r, list[i], child(o.path("events"), i), {"type", "version", "at_ms"});
+        EventSpec t;
+        t.type = e.req_string("type");
+        t.version = e.req_int("version", 0);
+        t.at_ms = e.opt_int("at_ms", 0, 0, 3600000);
+        templates.push_back(t);
+    }
+    for (int64_t k = 0; k < count; ++k) {
+        OrderSpec spec;
+        spec.id = first + k;
+        spec.expected_final = final_status;
+        orders.push_back(spec);
+    }
+    for (int64_t k = 0; k < count; ++k)
+        for (const auto& t : templates) {
+            EventSpec e = t;
+            e.order = first + k;
+            e.at_ms = t.at_ms + every * k;
+            events.push_back(e);
+        }
+}
+
+ShardSpec read_shard(const Object& o, size_t events) {
+    const Reader& r = o.reader();
+    ShardSpec sh;
+    sh.enabled = true;
+    sh.streams = static_cast<int>(o.opt_int("streams", sh.streams, 1, 16));
+    sh.key_format = o.opt_string("key_format", sh.key_format);
+    sh.by = o.opt_choice("by", "order", {"order", "round_robin"}) == "round_robin" ? ShardSpec::By::round_robin
+                                                                                    : ShardSpec::By::order;
+    if (o.has("reshard") && !o.at("reshard").is_null()) {
+        Object re(r, o.at("reshard"), o.path("reshard"), {"to", "after_events", "drain", "drain_poll_ms"});
+        sh.reshard_to = static_cast<int>(re.req_int("to", 1, 16));
+        if (sh.reshard_to == sh.streams)
+            r.fail(re.path("to"), fmt::format("a reshard changes the number of shards; it is already {}", sh.streams));
+        sh.reshard_after_events = re.req_int("after_events", 1, static_cast<int64_t>(events) - 1 > 0 ? static_cast<int64_t>(events) - 1 : 1);
+        if (static_cast<int64_t>(events) < 2)
+            r.fail(re.path("after_events"), "a reshard needs events on both sides of the switch: the lab has fewer than 2");
+        sh.drain = opt_true_false(re, "drain", false);
+        sh.drain_poll_ms = re.opt_int("drain_poll_ms", sh.drain_poll_ms, 1, 10000);
+    }
+    // Every shard its own stream: the format must name the index, and differently for each.
+    std::vector<std::string> keys;
+    for (int i = 0; i < sh.shard_count(); ++i) {
+        std::string key;
+        try {
+            key = shard_stream_key(sh, i);
+        } catch (const std::exception& e) {
+            r.fail(o.path("key_format"), std::string("expected a format with {i} for the shard index (literal braces "
+                                                     "doubled: \"orders:{{{i}}}\" gives orders:{0}), got an error: ") +
+                                             e.what());
+        }
+        if (std::find(keys.begin(), keys.end(), key) != keys.end())
+            r.fail(o.path("key_format"), "every shard needs its own stream: the format gives \"" + key +
+                                             "\" twice (put {i} in it)");
+        keys.push_back(key);
+    }
+    return sh;
 }
 
 std::map<std::string, int64_t> read_job_cost(const Reader& r, const json& v, const std::string& path,
@@ -718,8 +793,18 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("stream"))
             s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
                                           {"key", "group", "read_count", "block_ms"}));
-        s.orders = read_orders(r, top.at("orders"), top.path("orders"));
-        s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
+        if (top.has("generate")) {
+            for (const char* key : {"orders", "events"})
+                if (top.has(key))
+                    r.fail(top.path(key), std::string("\"generate\" makes the lab's orders and events; drop \"") + key +
+                                              "\" or \"generate\"");
+            read_generate(Object(r, top.at("generate"), top.path("generate"),
+                                 {"orders", "first_id", "every_ms", "expected_final", "events"}),
+                          s.orders, s.events);
+        } else {
+            s.orders = read_orders(r, top.at("orders"), top.path("orders"));
+            s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
+        }
         if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
         s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
         if (top.has("write"))
@@ -760,6 +845,30 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 r.fail(top.path("producer"),
                        "producer failures do not apply with a dispatcher (it replaces the producer); "
                        "schedule failures under /dispatcher/failures");
+        }
+        if (top.has("shard") && !top.at("shard").is_null()) {
+            s.shard = read_shard(Object(r, top.at("shard"), top.path("shard"),
+                                        {"streams", "key_format", "by", "reshard"}),
+                                 s.events.size());
+            // One consumer per shard: the router decides the stream, the shard's consumer its order.
+            if (top.has("consumers") && s.consumers != s.shard.shard_count())
+                r.fail(top.path("consumers"),
+                       fmt::format("a sharded lab has one consumer per shard ({}); drop \"consumers\"", s.shard.shard_count()));
+            s.consumers = s.shard.shard_count();
+            const char* unsupported = s.dispatcher.enabled ? "dispatcher"
+                                      : s.lock.enabled     ? "lock"
+                                      : s.buffer.enabled   ? "buffer"
+                                      : top.has("recovery") ? "recovery"
+                                      : top.has("faults")   ? "faults"
+                                      : top.has("servers")  ? "servers"
+                                      : !s.producer.failures.empty() ? "producer"
+                                                                     : nullptr;
+            if (unsupported)
+                r.fail(top.path(unsupported), std::string("a sharded lab (\"shard\") runs a router and one consumer per "
+                                                          "shard on its own Redis Cluster; \"") +
+                                                  unsupported + "\" is not supported with it");
+            if (top.has("stream") && top.at("stream").contains("key"))
+                r.fail(child(top.path("stream"), "key"), "a sharded lab's streams are named by /shard/key_format");
         }
         s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
         if (top.has("sim"))

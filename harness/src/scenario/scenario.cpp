@@ -220,3 +220,33 @@ std::vector<std::string> dispatcher_actors(const DispatcherSpec& d) {
 }
 
 }  // namespace relab
+
+namespace relab {
+
+std::string to_string(ShardSpec::By b) { return b == ShardSpec::By::round_robin ? "round_robin" : "order"; }
+
+std::string shard_stream_key(const ShardSpec& s, int i) { return fmt::format(fmt::runtime(s.key_format), fmt::arg("i", i)); }
+
+uint32_t shard_hash(int64_t order) {
+    uint32_t h = 2166136261u;
+    for (char c : std::to_string(order)) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 16777619u;
+    }
+    return h;
+}
+
+int shard_of(const ShardSpec& s, int64_t order, int64_t event_index, int n) {
+    if (n < 1) throw std::invalid_argument("a router needs at least one shard");
+    if (s.by == ShardSpec::By::round_robin) return static_cast<int>(event_index % n);
+    return static_cast<int>(shard_hash(order) % static_cast<uint32_t>(n));
+}
+
+std::vector<std::string> lab_stream_keys(const StreamSpec& stream, const ShardSpec& shard) {
+    if (!shard.enabled) return {stream.key};
+    std::vector<std::string> out;
+    for (int i = 0; i < shard.shard_count(); ++i) out.push_back(shard_stream_key(shard, i));
+    return out;
+}
+
+}  // namespace relab

@@ -179,6 +179,38 @@ struct DispatcherSpec {
     bool operator==(const DispatcherSpec&) const = default;
 };
 
+// S2, sharding by key: the producer is a router that puts each event into stream
+// key_format(i), i = shard_hash(order) % N, and consumer Ck reads shard k-1 alone (one consumer per
+// shard). With a reshard, N becomes `reshard_to` once `reshard_after_events` events were published;
+// with drain, the router first waits until every shard's group has delivered and acknowledged
+// everything (the safe switch). On the real backend the shards live on a 3-master Redis Cluster
+// that relab forms; the key format's hash tag decides each shard's slot.
+struct ShardSpec {
+    bool enabled = false;
+    int streams = 3;                             // N
+    std::string key_format = "orders:{{{i}}}";   // fmt syntax: {i} is the shard index, {{ }} literal braces
+    // What the router hashes: the order (S2: an order's events stay on one shard), or nothing at
+    // all (round_robin: event k goes to shard k % N, the mistake of sharding by anything but the key).
+    enum class By { order, round_robin };
+    By by = By::order;
+    int reshard_to = 0;                  // 0: no reshard
+    int64_t reshard_after_events = 0;    // the switch comes before event number this + 1 (in publish order)
+    bool drain = false;                  // wait for every shard to drain before the switch
+    int64_t drain_poll_ms = 5;           // how often the draining router asks
+    int shard_count() const { return reshard_to > streams ? reshard_to : streams; }  // consumers
+    bool operator==(const ShardSpec&) const = default;
+};
+
+// The stream of shard i (0-based).
+std::string shard_stream_key(const ShardSpec& s, int i);
+// FNV-1a (32 bit) of the order's decimal id: the router's hash(order).
+uint32_t shard_hash(int64_t order);
+// The shard the router puts an event in while there are `n` shards: by order, hash % n; round
+// robin, the event's place in publish order (0-based) % n.
+int shard_of(const ShardSpec& s, int64_t order, int64_t event_index, int n);
+// Every stream a lab reads: its one stream, or each shard's.
+std::vector<std::string> lab_stream_keys(const StreamSpec& stream, const ShardSpec& shard);
+
 // Bounds on how late an order's first event reached the stream after its first attempt.
 struct DelayBound {
     int64_t order = 0;
@@ -363,6 +395,7 @@ struct Scenario {
     BufferSpec buffer;             // P3: the consumer's reorder buffer
     ProducerSpec producer;
     DispatcherSpec dispatcher;
+    ShardSpec shard;               // S2: a router over N streams, a consumer per shard
     // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"
     // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
     std::string stream_line = "list";
@@ -407,6 +440,7 @@ std::string to_string(VersionSource v);
 std::string to_string(DispatchOrder o);
 std::string to_string(DispatchMark m);
 std::string to_string(DispatchClaim c);  // "none" | "skip_locked"
+std::string to_string(ShardSpec::By b);  // "order" | "round_robin"
 std::string to_string(WriteDedupe d);    // "none" | "aggregate_version"
 // The dispatchers' actor names: "dispatcher" for one (the existing labs' histories), else
 // "dispatcher1".."dispatcherN".

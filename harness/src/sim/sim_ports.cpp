@@ -66,6 +66,18 @@ std::vector<StreamEntry> SimStream::xrange(const std::string& stream) {
     return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.streams().xrange(stream); }, m_conn); });
 }
 
+// As the real port: XINFO GROUPS (pending 0, last-delivered-id at the stream's last entry) in one
+// round trip; a missing stream has nothing left, a missing group is not drained.
+bool SimStream::group_drained(const std::string& stream, const std::string& group) {
+    return m_world.round_trip([&] {
+        return m_world.at_redis([&] {
+            if (!m_world.streams().exists(stream)) return true;
+            if (!m_world.streams().last_delivered(stream, group)) return false;
+            return m_world.streams().drained(stream, group);
+        }, m_conn);
+    });
+}
+
 void SimStream::wait_readers_blocked(int readers, Millis timeout) { m_world.wait_readers_blocked(readers, timeout); }
 
 bool SimKv::set_nx_px(const std::string& key, const std::string& value, Millis ttl) {

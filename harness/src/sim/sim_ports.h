@@ -36,6 +36,7 @@ public:
     bool create_group(const std::string& stream, const std::string& group, const std::string& start) override;
     void xack(const std::string& stream, const std::string& group, const std::string& id) override;
     std::vector<StreamEntry> xrange(const std::string& stream) override;
+    bool group_drained(const std::string& stream, const std::string& group) override;
     void wait_readers_blocked(int readers, Millis timeout) override;
 
 private:

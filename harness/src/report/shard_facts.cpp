@@ -1,0 +1,115 @@
+#include "report/shard_facts.h"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace relab {
+
+namespace {
+
+int64_t order_of(const HistoryRecord& r) {
+    if (!r.data.is_object()) return -1;
+    const auto ev = r.data.find("event");
+    if (ev == r.data.end() || !ev->is_object() || !ev->contains("order") || !ev->at("order").is_number()) return -1;
+    return ev->at("order").get<int64_t>();
+}
+
+}  // namespace
+
+Throughput throughput_of(const std::vector<HistoryRecord>& history) {
+    Throughput t;
+    int64_t origin = 0, last = 0;
+    bool started = false;
+    for (const auto& r : history) {
+        if (r.op == Op::start && !started) {
+            origin = r.t_ns;
+            started = true;
+        }
+        if (r.op == Op::write) ++t.events;
+        if (r.op == Op::ack) last = std::max(last, r.t_ns);
+    }
+    t.span_us = last > origin ? (last - origin) / 1000 : 0;
+    return t;
+}
+
+std::optional<double> mean_throughput(const LabResult& lab) {
+    double sum = 0;
+    int n = 0;
+    for (const auto& t : lab.trials) {
+        if (t.history.empty()) continue;
+        const Throughput tp = throughput_of(t.history);
+        if (tp.span_us <= 0) continue;
+        sum += tp.per_s();
+        ++n;
+    }
+    if (n == 0) return std::nullopt;
+    return sum / n;
+}
+
+ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
+    ShardTrialFacts f;
+    for (const auto& r : t.history) {
+        if (r.op == Op::publish && r.data.value("result", "") == "ok" && r.data.contains("stream"))
+            ++f.entries_per_stream[r.data.at("stream").get<std::string>()];
+        if (r.op == Op::reshard && !f.reshard) f.reshard = r.data;
+        if (r.op == Op::observe && r.actor == "relab" && r.data.contains("streams"))
+            for (const auto& m : r.data.at("streams"))
+                f.shard_map.push_back(fmt::format("{} → slot {} on {}", m.value("stream", "?"), m.value("slot", -1),
+                                                  m.value("node", "?")));
+    }
+    std::map<int64_t, std::string> expected;
+    for (const auto& o : s.orders) expected[o.id] = o.expected_final;
+    for (const auto& row : t.final_rows) {
+        const auto it = expected.find(row.id);
+        if (it != expected.end() && row.status != it->second) f.wrong_orders.push_back(row.id);
+    }
+    f.throughput = throughput_of(t.history);
+    return f;
+}
+
+std::string shard_facts_text(const ShardTrialFacts& f, size_t orders) {
+    std::string text = "routed";
+    bool first = true;
+    for (const auto& [stream, n] : f.entries_per_stream) {
+        text += fmt::format("{} {} {}", first ? "" : " ·", stream, n);
+        first = false;
+    }
+    if (f.reshard) {
+        const auto& r = *f.reshard;
+        text += fmt::format("; reshard {} → {} before event {}", r.value("from", 0), r.value("to", 0), r.value("at_event", 0));
+        if (r.value("drain", false)) text += fmt::format(" (drained first: waited {} ms)", r.value("waited_ms", 0));
+        text += fmt::format(", {} of {} orders moved", r.value("moved_orders", 0), orders);
+    }
+    text += fmt::format("; {} order{} wrong", f.wrong_orders.size(), f.wrong_orders.size() == 1 ? "" : "s");
+    if (!f.wrong_orders.empty()) {
+        std::vector<std::string> ids;
+        for (size_t i = 0; i < f.wrong_orders.size() && i < 5; ++i) ids.push_back("#" + std::to_string(f.wrong_orders[i]));
+        text += fmt::format(" ({}{})", fmt::join(ids, ", "), f.wrong_orders.size() > 5 ? ", …" : "");
+    }
+    if (f.throughput.span_us > 0)
+        text += fmt::format("; {} events in {} ms = {:.0f} events/s", f.throughput.events, f.throughput.span_us / 1000,
+                            f.throughput.per_s());
+    return text;
+}
+
+TrialOutcome shard_focus(const Scenario& s, const TrialOutcome& t, size_t orders_shown) {
+    const ShardTrialFacts f = shard_facts(s, t);
+    std::set<int64_t> keep;
+    for (size_t i = 0; i < f.wrong_orders.size() && i < orders_shown; ++i) keep.insert(f.wrong_orders[i]);
+    if (keep.empty() && !s.orders.empty()) keep.insert(s.orders.front().id);
+    TrialOutcome out = t;
+    out.history.clear();
+    for (const auto& r : t.history) {
+        const int64_t o = order_of(r);
+        if (o >= 0 ? keep.count(o) > 0 : (r.op == Op::start || r.op == Op::reshard || r.op == Op::observe))
+            out.history.push_back(r);
+    }
+    out.stream.clear();
+    for (const auto& e : t.stream)
+        if (keep.count(std::atoll(e.field("order").c_str()))) out.stream.push_back(e);
+    return out;
+}
+
+}  // namespace relab

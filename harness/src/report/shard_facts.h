@@ -1,0 +1,43 @@
+// S2's sharded labs, as every report shows them: where the router put each order's events, the
+// reshard, the orders that ended wrong and the stale overwrites that made them, and the
+// throughput. Pure functions of a trial's recorded history and final rows.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check/outcome.h"
+
+namespace relab {
+
+// Events processed (writes) from the trial's origin to its last acknowledgement.
+struct Throughput {
+    int events = 0;
+    int64_t span_us = 0;
+    double per_s() const { return span_us > 0 ? events * 1e6 / static_cast<double>(span_us) : 0.0; }
+};
+Throughput throughput_of(const std::vector<HistoryRecord>& history);
+// The mean events/s over the lab's trials that kept their history; nullopt when none did.
+std::optional<double> mean_throughput(const LabResult& lab);
+
+struct ShardTrialFacts {
+    std::map<std::string, int> entries_per_stream;  // ok publishes per stream
+    std::optional<nlohmann::json> reshard;          // the router's reshard record's data
+    std::vector<int64_t> wrong_orders;              // orders whose final status is not the expected one
+    std::vector<std::string> shard_map;             // "orders:{0} → slot 13907 on 127.0.0.1:7003" (real)
+    Throughput throughput;
+};
+ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t);
+
+// "routed orders:{0} 201 · orders:{1} 199 · …; reshard 3 → 4 before event 301 (drained first: waited
+// 812 ms), 150 of 200 orders moved; 12 orders wrong (#4, #17, …); 600 events in 812 ms = 739 events/s"
+std::string shard_facts_text(const ShardTrialFacts& f, size_t orders);
+
+// The trial with its history cut to what explains it: the router's and relab's own records, and
+// every record of the first few orders that ended wrong (or of the first order when none did).
+TrialOutcome shard_focus(const Scenario& s, const TrialOutcome& t, size_t orders_shown = 2);
+
+}  // namespace relab

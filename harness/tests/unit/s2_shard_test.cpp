@@ -1,0 +1,186 @@
+// Issue 12, S2: the router's hash and shard choice, the loader's "generate" and "shard", the
+// accounting with several streams, and the three S2 labs on the simulator.
+#include <set>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "check/accounting.h"
+#include "report/shard_facts.h"
+#include "roles/role_settings.h"
+#include "scenario/scenario.h"
+#include "sim_fixture.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+json doc() {
+    return json::parse(R"({
+        "id": "t-s2", "title": "T", "kind": "workload",
+        "generate": { "orders": 4, "first_id": 10, "every_ms": 5, "expected_final": "paid",
+                      "events": [ { "type": "created", "version": 1 }, { "type": "paid", "version": 2, "at_ms": 100 } ] },
+        "shard": { "streams": 2, "key_format": "o:{{{i}}}" },
+        "expect": { "wrong": "none" }
+    })");
+}
+
+HistoryRecord rec(int64_t t_ns, const std::string& actor, Op op, json data) {
+    HistoryRecord r;
+    r.t_ns = t_ns;
+    r.actor = actor;
+    r.op = op;
+    r.data = std::move(data);
+    return r;
+}
+
+}  // namespace
+
+TEST(S2RouterTest, the_hash_is_fnv1a_of_the_order_id_and_the_shard_is_hash_mod_n) {
+    // FNV-1a 32 of "7": (2166136261 ^ '7') * 16777619 mod 2^32, computed by hand once.
+    uint32_t h = 2166136261u;
+    h ^= static_cast<unsigned char>('7');
+    h *= 16777619u;
+    EXPECT_EQ(shard_hash(7), h);
+    ShardSpec s;
+    s.enabled = true;
+    for (int64_t order = 1; order <= 50; ++order) {
+        EXPECT_EQ(shard_of(s, order, 999, 3), static_cast<int>(shard_hash(order) % 3));
+        EXPECT_EQ(shard_of(s, order, 0, 1), 0);
+    }
+    s.by = ShardSpec::By::round_robin;
+    EXPECT_EQ(shard_of(s, 7, 0, 3), 0);
+    EXPECT_EQ(shard_of(s, 7, 4, 3), 1);
+    EXPECT_EQ(shard_stream_key(ShardSpec{}, 2), "orders:{2}");
+    // Going from % 3 to % 4 moves most keys: 145 of orders 1..200 (the s2-reshard labs' moved_orders).
+    s.by = ShardSpec::By::order;
+    int moved = 0;
+    for (int64_t order = 1; order <= 200; ++order) moved += shard_of(s, order, 0, 3) != shard_of(s, order, 0, 4);
+    EXPECT_EQ(moved, 145);
+}
+
+TEST(S2LoaderTest, generate_expands_orders_and_events_order_by_order_and_shard_sets_one_consumer_per_shard) {
+    const Scenario s = parse_scenario(doc().dump(), "f.json");
+    ASSERT_EQ(s.orders.size(), 4u);
+    EXPECT_EQ(s.orders[0].id, 10);
+    EXPECT_EQ(s.orders[3].id, 13);
+    EXPECT_EQ(s.orders[2].expected_final, "paid");
+    ASSERT_EQ(s.events.size(), 8u);
+    EXPECT_EQ(s.events[0].order, 10);
+    EXPECT_EQ(s.events[0].type, "created");
+    EXPECT_EQ(s.events[1].type, "paid");
+    EXPECT_EQ(s.events[1].at_ms, 100);
+    EXPECT_EQ(s.events[2].order, 11);
+    EXPECT_EQ(s.events[2].at_ms, 5);
+    EXPECT_EQ(s.events[7].at_ms, 115);
+    EXPECT_TRUE(s.shard.enabled);
+    EXPECT_EQ(s.consumers, 2);
+    EXPECT_EQ(lab_stream_keys(s.stream, s.shard), (std::vector<std::string>{"o:{0}", "o:{1}"}));
+    json d = doc();
+    d["shard"]["reshard"] = {{"to", 3}, {"after_events", 4}, {"drain", true}};
+    const Scenario r = parse_scenario(d.dump(), "f.json");
+    EXPECT_EQ(r.consumers, 3);
+    EXPECT_EQ(r.shard.reshard_to, 3);
+    EXPECT_TRUE(r.shard.drain);
+    // The role processes get it whole.
+    EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(r))), role_settings(r));
+}
+
+TEST(S2LoaderTest, malformed_shard_and_generate_fields_are_refused_with_their_path) {
+    using test::expect_load_error;
+    json d = doc();
+    d["shard"]["key_format"] = "orders";
+    expect_load_error(d, "/shard/key_format", "every shard needs its own stream");
+    d = doc();
+    d["shard"]["key_format"] = "orders:{j}";
+    expect_load_error(d, "/shard/key_format", "expected a format with {i}");
+    d = doc();
+    d["consumers"] = 5;
+    expect_load_error(d, "/consumers", "one consumer per shard (2)");
+    d = doc();
+    d["orders"] = json::array({{{"id", 1}}});
+    expect_load_error(d, "/orders", "\"generate\" makes the lab's orders and events");
+    d = doc();
+    d["shard"]["reshard"] = {{"to", 2}, {"after_events", 3}};
+    expect_load_error(d, "/shard/reshard/to", "already 2");
+    d = doc();
+    d["shard"]["reshard"] = {{"to", 3}, {"after_events", 8}};
+    expect_load_error(d, "/shard/reshard/after_events", "an integer in 1..7");
+    d = doc();
+    d["shard"]["by"] = "random";
+    expect_load_error(d, "/shard/by", "random");
+    d = doc();
+    d["shard"]["streams"] = 0;
+    expect_load_error(d, "/shard/streams", "1..16");
+    d = doc();
+    d["faults"] = json::array({{{"action", "kill"}, {"target", "C1"}, {"at_ms", 1}}});
+    expect_load_error(d, "/faults", "not supported with it");
+    d = doc();
+    d["generate"]["orders"] = 0;
+    expect_load_error(d, "/generate/orders", "1..100000");
+    d = doc();
+    d["generate"]["surprise"] = 1;
+    expect_load_error(d, "/generate/surprise", "");
+}
+
+TEST(S2AccountingTest, the_same_entry_id_in_two_streams_is_two_entries) {
+    const json ev1 = {{"order", 1}, {"type", "created"}, {"v", 1}};
+    const json ev2 = {{"order", 2}, {"type", "created"}, {"v", 1}};
+    std::vector<HistoryRecord> h = {
+        rec(1, "producer", Op::publish, {{"event", ev1}, {"result", "ok"}, {"entry", "5-0"}, {"stream", "o:{0}"}}),
+        rec(2, "producer", Op::publish, {{"event", ev2}, {"result", "ok"}, {"entry", "5-0"}, {"stream", "o:{1}"}}),
+        rec(3, "C1", Op::receive, {{"event", ev1}, {"entry", "5-0"}, {"stream", "o:{0}"}}),
+        rec(4, "C1", Op::write, {{"event", ev1}, {"entry", "5-0"}, {"stream", "o:{0}"}, {"affected", 1}}),
+        rec(5, "C1", Op::ack, {{"entry", "5-0"}, {"stream", "o:{0}"}}),
+        rec(6, "C2", Op::receive, {{"event", ev2}, {"entry", "5-0"}, {"stream", "o:{1}"}}),
+        rec(7, "C2", Op::write, {{"event", ev2}, {"entry", "5-0"}, {"stream", "o:{1}"}, {"affected", 1}}),
+        rec(8, "C2", Op::ack, {{"entry", "5-0"}, {"stream", "o:{1}"}}),
+    };
+    const Accounting a = account(h);
+    EXPECT_EQ(a.published, 2);
+    EXPECT_EQ(a.processed_once, 2);
+    EXPECT_EQ(a.duplicated, 0);
+    EXPECT_EQ(a.redelivered, 0);
+    EXPECT_EQ(a.unexpected, 0);
+}
+
+// The labs themselves, on the simulator (the real backend: harness/tests/real).
+TEST(S2SimTest, s2_shard_keeps_every_order_in_order_and_beats_s1_on_the_same_workload) {
+    const LabResult lab = test::run_sim(test::scenario("beyond-s2-shard.json"), 5);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
+    EXPECT_EQ(lab.wrong, 0);
+    const LabResult s1 = test::run_sim(test::scenario("beyond-s2-s1-same-workload.json"), 5);
+    EXPECT_TRUE(s1.held) << (s1.failures.empty() ? "" : s1.failures.front());
+    const auto shard_eps = mean_throughput(lab);
+    const auto s1_eps = mean_throughput(s1);
+    ASSERT_TRUE(shard_eps && s1_eps);
+    // Three consumers in parallel: more than S1's one, less than three times it.
+    EXPECT_GT(*shard_eps, 1.5 * *s1_eps);
+    EXPECT_LT(*shard_eps, 3.0 * *s1_eps);
+    const ShardTrialFacts f = shard_facts(lab.scenario, lab.trials.front());
+    EXPECT_EQ(f.entries_per_stream.size(), 3u);
+    int total = 0;
+    for (const auto& [stream, n] : f.entries_per_stream) total += n;
+    EXPECT_EQ(total, 600);
+    EXPECT_TRUE(f.wrong_orders.empty());
+}
+
+TEST(S2SimTest, resharding_without_draining_ends_orders_wrong_by_stale_overwrites_and_draining_ends_none) {
+    const LabResult lab = test::run_sim(test::scenario("beyond-s2-reshard.json"), 5);
+    EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
+    for (const auto& t : lab.trials) {
+        EXPECT_FALSE(t.wrong_orders.empty());
+        EXPECT_GE(t.accounting.stale_overwrites, static_cast<int>(t.wrong_orders.size()));
+        // Every order that ended wrong moved shard at the reshard.
+        const ShardTrialFacts f = shard_facts(lab.scenario, t);
+        ASSERT_TRUE(f.reshard.has_value());
+        for (int64_t order : f.wrong_orders)
+            EXPECT_NE(shard_of(lab.scenario.shard, order, 0, 3), shard_of(lab.scenario.shard, order, 0, 4)) << order;
+    }
+    const LabResult drained = test::run_sim(test::scenario("beyond-s2-reshard-drain.json"), 5);
+    EXPECT_TRUE(drained.held) << (drained.failures.empty() ? "" : drained.failures.front());
+    EXPECT_EQ(drained.wrong, 0);
+}
+
+}  // namespace relab
