@@ -35,6 +35,8 @@ enum class Op {
     buffer_release,
     late,
     side_effect,
+    dispatch,
+    take,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -91,6 +93,12 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::side_effect, "side_effect", "entry event order version seq applied",
            "a consumer sent its job's side effect (an email, a webhook) after the write, applied or not: a row of "
            "tmp_side_effects, seq its place in the table"},
+    OpInfo{Op::dispatch, "dispatch", "entry event key ahead",
+           "S3's reader put a received entry on an in-memory FIFO (key: the order, or 0 for the one shared FIFO); "
+           "ahead: jobs before it on that FIFO, waiting or (per key) being run"},
+    OpInfo{Op::take, "take", "entry event waited_ms",
+           "an S3 worker (actor <reader>.w<n>) took a job off its FIFO after it waited waited_ms there; the job, its "
+           "write and its XACK follow under the worker's name"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "

@@ -29,6 +29,7 @@ struct RoleSettings {
     WriteSpec write;
     LockSpec lock;
     BufferSpec buffer;
+    FanoutSpec fanout;
     ProducerSpec producer;
     DispatcherSpec dispatcher;
     RecoverySpec recovery;
