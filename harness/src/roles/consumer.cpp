@@ -39,6 +39,7 @@ struct Fanout {
     std::set<int64_t> busy;                   // per_key: orders a worker is on now
     std::deque<int64_t> runnable;             // per_key: orders with a job waiting and no worker on them
     int in_flight = 0;                        // jobs dispatched and not yet over (acknowledged or failed)
+    int ready = 0;                            // workers connected and waiting for jobs
     bool stop = false;                        // the reader is done: workers end once the FIFOs are empty
     bool abort = false;                       // a task failed or the reader died: workers end now
 };
@@ -210,7 +211,17 @@ private:
                 Consumer(settings, worker, ports).run_worker(*shared);
             });
         }
-        read_loop();
+        // As a service starts its worker pool before it consumes: the reader reads (and the start
+        // barrier sees it blocked) only once every worker has its connections.
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(m_fanout->mu);
+                if (m_fanout->ready == m_s.fanout.workers) break;
+            }
+            if (m_p.tasks->failed()) break;  // the join below rethrows it
+            m_p.clock.sleep_for(Millis{m_s.fanout.poll_ms});
+        }
+        if (!m_p.tasks->failed()) read_loop();
         {
             std::lock_guard<std::mutex> lock(m_fanout->mu);
             m_fanout->stop = true;
@@ -282,6 +293,10 @@ private:
     }
 
     void work(Fanout& f) {
+        {
+            std::lock_guard<std::mutex> lock(f.mu);
+            ++f.ready;  // the task's ports (its connections) are up
+        }
         for (;;) {
             {
                 std::lock_guard<std::mutex> lock(f.mu);

@@ -107,8 +107,12 @@ TEST(S3SimTest, the_fanout_lab_keeps_each_orders_order_and_outpaces_s1_on_its_wo
         EXPECT_EQ(t.accounting.stale_overwrites, 0);
         // Every job's write and XACK are its worker's; the reader only reads and dispatches.
         for (const auto& r : t.history) {
-            if (r.op == Op::write || r.op == Op::ack || r.op == Op::take) EXPECT_EQ(r.actor.rfind("C1.w", 0), 0u) << r.actor;
-            if (r.op == Op::receive || r.op == Op::dispatch) EXPECT_EQ(r.actor, "C1");
+            if (r.op == Op::write || r.op == Op::ack || r.op == Op::take) {
+                EXPECT_EQ(r.actor.rfind("C1.w", 0), 0u) << r.actor;
+            }
+            if (r.op == Op::receive || r.op == Op::dispatch) {
+                EXPECT_EQ(r.actor, "C1");
+            }
         }
     }
     ASSERT_GT(s3.throughput.trials, 0);
