@@ -368,9 +368,46 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
     return stats;
 }
 
+std::optional<std::pair<int64_t, int64_t>> trial_jobs_and_last_write_ns(const TrialOutcome& t) {
+    int64_t jobs = 0, last = 0;
+    for (const auto& r : t.history) {
+        if (r.op != Op::write) continue;
+        ++jobs;
+        last = std::max(last, r.t_ns);
+    }
+    if (jobs == 0 || last <= 0) return std::nullopt;
+    return std::make_pair(jobs, last);
+}
+
+ThroughputStats throughput(const std::vector<TrialOutcome>& trials) {
+    std::vector<int64_t> jobs, last_ns;
+    std::vector<double> rates;
+    for (const auto& t : trials) {
+        const auto pace = trial_jobs_and_last_write_ns(t);
+        if (!pace) continue;
+        jobs.push_back(pace->first);
+        last_ns.push_back(pace->second);
+        rates.push_back(static_cast<double>(pace->first) * 1e9 / static_cast<double>(pace->second));
+    }
+    ThroughputStats out;
+    if (rates.empty()) return out;
+    auto median = [](auto v) {
+        std::sort(v.begin(), v.end());
+        return v[(v.size() - 1) / 2];
+    };
+    out.trials = static_cast<int>(rates.size());
+    out.jobs = median(jobs);
+    out.span_ms = static_cast<double>(median(last_ns)) / 1e6;
+    out.per_s = median(rates);
+    out.per_s_min = *std::min_element(rates.begin(), rates.end());
+    out.per_s_max = *std::max_element(rates.begin(), rates.end());
+    return out;
+}
+
 void summarize(LabResult& lab) {
     lab.failures.clear();
     lab.delivery = delivery_latency(lab.trials);
+    if (lab.scenario.kind == LabKind::stream) lab.throughput = throughput(lab.trials);
     if (lab.skipped) {
         // Neither held nor broken: the lab did not run. The reporters show the skip reason.
         lab.wrong = 0;

@@ -69,6 +69,22 @@ struct LatencyStats {
     int64_t max_us = 0;
 };
 
+// A stream lab's pace: per trial, the jobs its consumers wrote (write records, a dedupe's skips
+// included) and when the last one was written, from the trial's origin (the producer's start);
+// the medians over the trials, and the range of jobs per second.
+struct ThroughputStats {
+    int trials = 0;        // trials with at least one write
+    int64_t jobs = 0;      // median jobs per trial
+    double span_ms = 0;    // median time of a trial's last write
+    double per_s = 0;      // median jobs / (last write's time)
+    double per_s_min = 0;
+    double per_s_max = 0;
+};
+
+// The pace of one trial: jobs written and when the last one was; nullopt without a write.
+std::optional<std::pair<int64_t, int64_t>> trial_jobs_and_last_write_ns(const TrialOutcome& t);
+ThroughputStats throughput(const std::vector<TrialOutcome>& trials);
+
 struct LabResult {
     Scenario scenario;
     std::string backend = "real";
@@ -81,6 +97,7 @@ struct LabResult {
     bool held = false;                 // the scenario's expectation held
     std::vector<std::string> failures; // why not, one line each
     LatencyStats delivery;             // XADD to receipt by a blocked consumer
+    ThroughputStats throughput;        // stream labs: jobs written per second of the trial
     std::string lock_release_method;   // "DELEX IFEQ" or "compare-and-delete Lua script"
     std::vector<Measurement> measurements;  // idempotency labs: server figures beside the article's
     double elapsed_s = 0;

@@ -36,6 +36,8 @@ enum class Op {
     late,
     side_effect,
     reshard,
+    dispatch,
+    take,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -95,6 +97,12 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::reshard, "reshard", "from to at_event drain waited_ms moved_orders",
            "S2's router changed its number of shards from `from` to `to` before event at_event (1-based); with "
            "drain, after waiting waited_ms for every shard to drain; moved_orders: orders whose shard changed"},
+    OpInfo{Op::dispatch, "dispatch", "entry event key ahead",
+           "S3's reader put a received entry on an in-memory FIFO (key: the order, or 0 for the one shared FIFO); "
+           "ahead: jobs before it on that FIFO, waiting or (per key) being run"},
+    OpInfo{Op::take, "take", "entry event waited_ms",
+           "an S3 worker (actor <reader>.w<n>) took a job off its FIFO after it waited waited_ms there; the job, its "
+           "write and its XACK follow under the worker's name"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "

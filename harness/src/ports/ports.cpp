@@ -19,7 +19,8 @@ std::optional<std::string> Kv::get(const std::string&) { not_supported("Kv::get"
 int64_t Kv::del(const std::string&) { not_supported("Kv::del"); }
 int64_t Kv::wait_replicas(int64_t, Millis) { not_supported("Kv::wait_replicas"); }
 
-std::vector<StreamEntry> Stream::xreadgroup_pending(const std::string&, const std::string&, const std::string&, int) {
+std::vector<StreamEntry> Stream::xreadgroup_pending(const std::string&, const std::string&, const std::string&, int,
+                                                    const std::string&) {
     not_supported("Stream::xreadgroup_pending");
 }
 Stream::AutoClaimed Stream::xautoclaim(const std::string&, const std::string&, const std::string&, Millis,

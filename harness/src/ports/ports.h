@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <exception>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -60,10 +62,12 @@ public:
     virtual std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                                 const std::string& stream, int count, Millis block) = 0;
     // The recovery commands' defaults throw std::logic_error ("... not supported by this backend").
-    // XREADGROUP GROUP g c COUNT n STREAMS s 0: this consumer's own pending entries, oldest first,
-    // without blocking (a restarted worker's first read). Redis counts each as delivered again.
+    // XREADGROUP GROUP g c COUNT n STREAMS s <after>: this consumer's own pending entries with IDs
+    // after `after` ("0": all), oldest first, without blocking (a restarted worker's first read).
+    // Redis counts each as delivered again.
     virtual std::vector<StreamEntry> xreadgroup_pending(const std::string& group, const std::string& consumer,
-                                                        const std::string& stream, int count);
+                                                        const std::string& stream, int count,
+                                                        const std::string& after);
     // XAUTOCLAIM s g consumer min-idle start COUNT n: entries pending longer than min_idle, now
     // this consumer's, with their delivery counts. `next` is the cursor ("0-0": the scan ended).
     struct AutoClaimed {
@@ -294,6 +298,26 @@ public:
     virtual void record(HistoryRecord r) = 0;
 };
 
+struct RolePorts;
+
+// Concurrency inside one role: S3's reader and its workers, one process. Each task runs `body` on
+// ports of its own (its own Redis and PostgreSQL connections: a connection serves one task at a
+// time), the role's clock and its history; its records name it by its actor name. The real
+// backend runs a task as a thread of the role process (a SIGKILL of the role kills its tasks with
+// it); the simulator as a fiber of the same scheduler (the nemesis kills it with its role). State
+// the tasks share is the role's own, guarded by a mutex never held across a port call.
+class Tasks {
+public:
+    using Body = std::function<void(RolePorts&)>;
+    virtual ~Tasks() = default;
+    // Starts `body` as a new task; `actor` names it in the history and on its connections ("C1.w2").
+    virtual void spawn(const std::string& actor, Body body) = 0;
+    // Waits until every task spawned has ended; then rethrows the first exception a task threw.
+    virtual void join_all() = 0;
+    // Whether a task has ended by an exception (join_all will rethrow it): the role should stop.
+    virtual bool failed() = 0;
+};
+
 // Everything one role gets. Roles are plain functions of this.
 struct RolePorts {
     Clock& clock;
@@ -304,6 +328,7 @@ struct RolePorts {
     Outbox& outbox;
     History& history;
     OrderTable* order_table = nullptr;  // the idempotency labs' orders; null where no lab needs it
+    Tasks* tasks = nullptr;             // tasks inside the role (S3's workers); null where none can be spawned
 };
 
 }  // namespace relab

@@ -526,10 +526,10 @@ void RealStream::fill_deliveries(const std::string& key, const std::string& grou
 }
 
 std::vector<StreamEntry> RealStream::xreadgroup_pending(const std::string& group, const std::string& consumer,
-                                                        const std::string& stream, int count) {
+                                                        const std::string& stream, int count, const std::string& after) {
     const std::string key = m_ns.key(stream);
     std::vector<std::string> argv = {"XREADGROUP", "GROUP", group, consumer, "COUNT", std::to_string(count),
-                                     "STREAMS", key, "0"};
+                                     "STREAMS", key, after};
     // An entry deleted from the stream meanwhile comes back with no fields.
     std::vector<StreamEntry> out = parse_xreadgroup(m_client.call(argv), argv);
     fill_deliveries(key, group, out);

@@ -86,8 +86,8 @@ public:
         return m_l.with([&] { return m_l.stream().xreadgroup(g, c, s, n, block); });
     }
     std::vector<StreamEntry> xreadgroup_pending(const std::string& g, const std::string& c, const std::string& s,
-                                                int n) override {
-        return m_l.with([&] { return m_l.stream().xreadgroup_pending(g, c, s, n); });
+                                                int n, const std::string& after) override {
+        return m_l.with([&] { return m_l.stream().xreadgroup_pending(g, c, s, n, after); });
     }
     AutoClaimed xautoclaim(const std::string& s, const std::string& g, const std::string& c, Millis min_idle,
                            const std::string& start, int n) override {

@@ -53,6 +53,10 @@ struct Words {
     const char* late;           // entry, event, last applied, what it did
     const char* late_drop;
     const char* late_apply;
+    const char* dispatch_key;     // entry, event, key, ahead
+    const char* dispatch_shared;  // entry, event, ahead
+    const char* take;             // entry, event, waited ms
+    const char* throughput;       // jobs, span ms, jobs/s, min, max, trials
 };
 
 constexpr Words k_en{
@@ -87,6 +91,10 @@ constexpr Words k_en{
     "got {} {} late (v={} already applied) → {}",
     "dropped (acknowledged, never applied)",
     "applied anyway",
+    "puts {} {} on #{}'s FIFO ({} before it)",
+    "puts {} {} on the shared FIFO ({} waiting before it)",
+    "takes {} {} (waited {} ms)",
+    "throughput: {} jobs written by {} ms = {} jobs/s (median of {} trial(s); min {}, max {})",
 };
 
 constexpr Words k_vi{
@@ -121,6 +129,10 @@ constexpr Words k_vi{
     "nhận {} {} muộn (đã áp v={}) → {}",
     "bỏ đi (ACK, không áp)",
     "vẫn áp",
+    "đưa {} {} vào hàng FIFO của #{} ({} việc đứng trước)",
+    "đưa {} {} vào hàng FIFO chung ({} việc đứng trước)",
+    "lấy {} {} (đã chờ {} ms)",
+    "throughput: {} job ghi xong lúc {} ms = {} job/giây (trung vị {} lần; min {}, max {})",
 };
 
 const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
@@ -254,6 +266,17 @@ private:
             return r.actor + " " + fmt::format(fmt::runtime(m_w.late), field_text(d, "entry"),
                                                event_text(event_of(d), m_several_orders), field_text(d, "last_applied"),
                                                field_text(d, "action") == "drop" ? m_w.late_drop : m_w.late_apply);
+        if (r.op == Op::dispatch) {
+            const std::string key = field_text(d, "key");
+            if (key == "0")
+                return r.actor + " " + fmt::format(fmt::runtime(m_w.dispatch_shared), field_text(d, "entry"),
+                                                   event_text(event_of(d), m_several_orders), field_text(d, "ahead"));
+            return r.actor + " " + fmt::format(fmt::runtime(m_w.dispatch_key), field_text(d, "entry"),
+                                               event_text(event_of(d), m_several_orders), key, field_text(d, "ahead"));
+        }
+        if (r.op == Op::take)
+            return r.actor + " " + fmt::format(fmt::runtime(m_w.take), field_text(d, "entry"),
+                                               event_text(event_of(d), m_several_orders), field_text(d, "waited_ms"));
         // An op this reporter does not know yet: show it raw rather than hide it.
         return r.actor + " " + to_string(r.op) + (d.empty() ? std::string{} : " " + d.dump());
     }
@@ -621,6 +644,14 @@ private:
                 << fmt::format(fmt::runtime(m_w.delivery), fmt::format("{:.2f}", lab.delivery.p50_us / 1000.0),
                                fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
                 << '\n';
+        if (s.show_throughput && lab.throughput.trials > 0) {
+            const ThroughputStats& tp = lab.throughput;
+            out << "  "
+                << fmt::format(fmt::runtime(m_w.throughput), tp.jobs, fmt::format("{:.1f}", tp.span_ms),
+                               fmt::format("{:.2f}", tp.per_s), tp.trials, fmt::format("{:.2f}", tp.per_s_min),
+                               fmt::format("{:.2f}", tp.per_s_max))
+                << '\n';
+        }
     }
 
     // Every published entry followed to its jobs, summed over the trials; then the trials with

@@ -213,7 +213,14 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
             f.label += " ✕";
             if (member(d, "error").is_string()) f.detail += ": " + member(d, "error").get<std::string>();
         }
-        if (f.action == "kill" && !f.failed) close_job(f.target, r->t_ns, false, true);
+        if (f.action == "kill" && !f.failed) {
+            close_job(f.target, r->t_ns, false, true);
+            // Its tasks (S3's workers, "<target>.w1", ...) die with its process.
+            std::vector<std::string> tasks;
+            for (const auto& [actor, job] : open)
+                if (actor.rfind(f.target + ".", 0) == 0) tasks.push_back(actor);
+            for (const auto& actor : tasks) close_job(actor, r->t_ns, false, true);
+        }
         open_fault.erase(it);
     };
 
@@ -238,6 +245,17 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
             m.kind = TimelineMarker::Kind::receive;
             m.label = delivery_label(d);
             open[r->actor] = OpenJob{r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
+        } else if (r->op == Op::take) {
+            // An S3 worker's job runs from here to its write (and XACK).
+            close_job(r->actor, r->t_ns, false, true);
+            m.kind = TimelineMarker::Kind::receive;
+            m.label = "take";
+            open[r->actor] = OpenJob{r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
+        } else if (r->op == Op::dispatch) {
+            // S3's reader handed the entry to a FIFO: its part of the job is over.
+            close_job(r->actor, r->t_ns, false, false);
+            m.kind = TimelineMarker::Kind::other;
+            m.label = text_of(member(d, "key")) == "0" ? "→ FIFO" : "→ FIFO #" + text_of(member(d, "key"));
         } else if (r->op == Op::claim) {
             m.kind = TimelineMarker::Kind::other;
             const json& claimed = member(d, "claimed");

@@ -4,7 +4,13 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -20,27 +26,59 @@ std::string lock_key_for(const LockSpec& lock, int64_t order) {
 
 namespace {
 
+// S3's in-memory FIFOs, shared by the reader and its workers (RoleSettings::fanout). Every member
+// is read and changed under `mu`, which is never held across a port call: in the simulator the
+// tasks are fibers of one thread and a port call suspends the fiber.
+struct Fanout {
+    struct Job {
+        StreamEntry entry;
+        Event ev;
+        Nanos queued_at;
+    };
+    std::mutex mu;
+    std::map<int64_t, std::deque<Job>> fifo;  // per key: the order (per_key), or 0 for all (any_worker)
+    std::set<int64_t> busy;                   // per_key: orders a worker is on now
+    std::deque<int64_t> runnable;             // per_key: orders with a job waiting and no worker on them
+    int in_flight = 0;                        // jobs dispatched and not yet over (acknowledged or failed)
+    int ready = 0;                            // workers connected and waiting for jobs
+    bool stop = false;                        // the reader is done: workers end once the FIFOs are empty
+    bool abort = false;                       // a task failed or the reader died: workers end now
+};
+
 class Consumer {
 public:
     Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p)
         : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)) {}
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
+    // With fanout (S3) this loop is the reader's, and every entry goes to a worker task instead.
     void run() {
+        if (m_s.fanout.enabled) return run_fanout();
+        read_loop();
+    }
+
+    // The reader's loop, without fanout the whole consumer: ends when the stop key is set and
+    // nothing it holds is left (held by the reorder buffer, or on the fanout's FIFOs).
+    void read_loop() {
         const RecoverySpec& rec = m_s.recovery;
         const bool claims = rec.autoclaim.enabled && !rec.autoclaim.in_reaper;
         Millis block{m_s.stream.block_ms};
         if (claims) block = std::min(block, Millis{rec.autoclaim.every_ms});
         Nanos next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
         bool pending_done = !rec.pending_first;
+        std::string pending_after = "0";
         for (;;) {
             try {
-                // A restarted worker: what it was given before it died comes back first (XREADGROUP ... 0).
+                // A restarted worker: what it was given before it died comes back first (XREADGROUP ...
+                // 0, then after the last one read: S3's reader does not acknowledge them itself).
                 while (!pending_done) {
                     auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_key,
-                                                                 m_s.stream.read_count);
+                                                                 m_s.stream.read_count, pending_after);
                     if (entries.empty()) pending_done = true;
-                    for (const auto& e : entries) handle(e, "pending");
+                    for (const auto& e : entries) {
+                        pending_after = e.id;
+                        handle(e, "pending");
+                    }
                 }
                 if (claims && m_p.clock.now() >= next_claim) {
                     claim_round();
@@ -49,8 +87,9 @@ public:
                 release_timed_out();
                 auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_key,
                                                      m_s.stream.read_count, buffer_block(block));
+                if (m_fanout && m_p.tasks->failed()) return;  // run_fanout's join rethrows it
                 if (entries.empty()) {
-                    if (m_held.empty() && m_p.kv.exists(kStopKey)) return;
+                    if (m_held.empty() && fanout_idle() && m_p.kv.exists(kStopKey)) return;
                     continue;
                 }
                 for (const auto& e : entries) handle(e, "new");
@@ -154,10 +193,148 @@ private:
         }
         const Event ev = event_from_entry(entry);
         record(Op::receive, {{"entry", entry.id}, {"event", event_json(ev)}, {"deliveries", entry.deliveries}, {"via", via}});
-        if (m_s.buffer.enabled)
+        if (m_fanout)
+            dispatch(entry, ev);
+        else if (m_s.buffer.enabled)
             buffer(entry, ev);
         else
             apply(entry, ev);
+    }
+
+    // --- S3: one reader, in-memory FIFOs, W workers (RoleSettings::fanout) ---
+
+    // The reader: starts its workers (actors <actor>.w1 .. .wN, each with connections of its
+    // own), reads as any consumer does and puts every entry on a FIFO; when told to stop and every
+    // job is over, lets the workers end and waits for them.
+    void run_fanout() {
+        if (!m_p.tasks) throw std::logic_error("fanout: this backend gives the consumer no tasks to run workers on");
+        m_fanout = std::make_shared<Fanout>();
+        // However the reader ends (a harness error, killed), its workers stop with it.
+        struct StopWorkers {
+            Fanout& f;
+            ~StopWorkers() {
+                std::lock_guard<std::mutex> lock(f.mu);
+                f.stop = true;
+                f.abort = true;
+            }
+        } stop_workers{*m_fanout};
+        for (int i = 1; i <= m_s.fanout.workers; ++i) {
+            const std::string worker = fmt::format("{}.w{}", m_actor, i);
+            m_p.tasks->spawn(worker, [&settings = m_s, worker, shared = m_fanout](RolePorts& ports) {
+                Consumer(settings, worker, ports).run_worker(*shared);
+            });
+        }
+        // As a service starts its worker pool before it consumes: the reader reads (and the start
+        // barrier sees it blocked) only once every worker has its connections.
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(m_fanout->mu);
+                if (m_fanout->ready == m_s.fanout.workers) break;
+            }
+            if (m_p.tasks->failed()) break;  // the join below rethrows it
+            m_p.clock.sleep_for(Millis{m_s.fanout.poll_ms});
+        }
+        if (!m_p.tasks->failed()) read_loop();
+        {
+            std::lock_guard<std::mutex> lock(m_fanout->mu);
+            m_fanout->stop = true;
+            if (m_p.tasks->failed()) m_fanout->abort = true;  // its job will never be over
+        }
+        m_p.tasks->join_all();
+    }
+
+    bool fanout_idle() {
+        if (!m_fanout) return true;
+        std::lock_guard<std::mutex> lock(m_fanout->mu);
+        return m_fanout->in_flight == 0;
+    }
+
+    // The reader puts the entry on its order's FIFO (or the one FIFO): no XACK, the worker sends it.
+    void dispatch(const StreamEntry& entry, const Event& ev) {
+        const bool per_key = m_s.fanout.dispatch == FanoutSpec::Dispatch::per_key;
+        const int64_t key = per_key ? ev.order : 0;
+        size_t ahead = 0;
+        {
+            std::lock_guard<std::mutex> lock(m_fanout->mu);
+            auto& q = m_fanout->fifo[key];
+            ahead = q.size() + (per_key && m_fanout->busy.count(key) ? 1 : 0);
+            q.push_back(Fanout::Job{entry, ev, m_p.clock.now()});
+            ++m_fanout->in_flight;
+            if (per_key && q.size() == 1 && !m_fanout->busy.count(key)) m_fanout->runnable.push_back(key);
+        }
+        record(Op::dispatch, {{"entry", entry.id}, {"event", event_json(ev)}, {"key", key}, {"ahead", ahead}});
+    }
+
+    // The next job a free worker may take: per_key, the head of the first order waiting that no
+    // worker is on (the order is then this worker's until its job is over); any_worker, the head
+    // of the one FIFO.
+    std::optional<std::pair<int64_t, Fanout::Job>> take(Fanout& f) {
+        std::lock_guard<std::mutex> lock(f.mu);
+        int64_t key = 0;
+        if (m_s.fanout.dispatch == FanoutSpec::Dispatch::per_key) {
+            if (f.runnable.empty()) return std::nullopt;
+            key = f.runnable.front();
+            f.runnable.pop_front();
+            f.busy.insert(key);
+        }
+        auto it = f.fifo.find(key);
+        if (it == f.fifo.end() || it->second.empty()) return std::nullopt;
+        std::pair<int64_t, Fanout::Job> out{key, std::move(it->second.front())};
+        it->second.pop_front();
+        return out;
+    }
+
+    void job_over(Fanout& f, int64_t key) {
+        std::lock_guard<std::mutex> lock(f.mu);
+        --f.in_flight;
+        if (m_s.fanout.dispatch != FanoutSpec::Dispatch::per_key) return;
+        f.busy.erase(key);
+        if (!f.fifo[key].empty()) f.runnable.push_back(key);
+    }
+
+    // A worker: takes a job, runs it as a consumer does (cost, write, XACK only after the write),
+    // hands its order back; idle, it looks again every poll_ms; ends when the reader stopped and
+    // nothing is left.
+    void run_worker(Fanout& f) {
+        try {
+            work(f);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(f.mu);
+            f.abort = true;  // the other workers end too; the reader sees the failure and ends the role
+            throw;
+        }
+    }
+
+    void work(Fanout& f) {
+        {
+            std::lock_guard<std::mutex> lock(f.mu);
+            ++f.ready;  // the task's ports (its connections) are up
+        }
+        for (;;) {
+            {
+                std::lock_guard<std::mutex> lock(f.mu);
+                if (f.abort) return;
+            }
+            auto job = take(f);
+            if (!job) {
+                {
+                    std::lock_guard<std::mutex> lock(f.mu);
+                    if (f.stop && f.in_flight == 0) return;
+                }
+                m_p.clock.sleep_for(Millis{m_s.fanout.poll_ms});
+                continue;
+            }
+            const auto& [key, j] = *job;
+            record(Op::take, {{"entry", j.entry.id},
+                              {"event", event_json(j.ev)},
+                              {"waited_ms", (m_p.clock.now() - j.queued_at).count() / 1'000'000}});
+            try {
+                apply(j.entry, j.ev);
+            } catch (const KvError& e) {
+                ride_out(e);  // the XACK (or the lock) failed in a lab that faults Redis: the entry stays pending
+            }
+            job_over(f, key);
+        }
     }
 
     // P3's reorder buffer: the order's next version goes through (and then whatever it held of
@@ -318,6 +495,7 @@ private:
     };
     std::map<int64_t, int64_t> m_last_applied;
     std::map<int64_t, std::map<int64_t, Held>> m_held;
+    std::shared_ptr<Fanout> m_fanout;  // the reader's FIFOs, with fanout (S3)
 };
 
 }  // namespace

@@ -16,6 +16,7 @@ RoleSettings role_settings(const Scenario& s) {
     r.write = s.write;
     r.lock = s.lock;
     r.buffer = s.buffer;
+    r.fanout = s.fanout;
     r.producer = s.producer;
     r.dispatcher = s.dispatcher;
     r.shard = s.shard;
@@ -215,6 +216,24 @@ BufferSpec buffer_from(const json& j) {
     return b;
 }
 
+const EnumName<FanoutSpec::Dispatch> kFanoutDispatch[] = {{FanoutSpec::Dispatch::per_key, "per_key"},
+                                                          {FanoutSpec::Dispatch::any_worker, "any_worker"}};
+
+json to(const FanoutSpec& f) {
+    return {{"enabled", f.enabled},
+            {"workers", f.workers},
+            {"poll_ms", f.poll_ms},
+            {"dispatch", enum_name(f.dispatch, kFanoutDispatch)}};
+}
+FanoutSpec fanout_from(const json& j) {
+    FanoutSpec f;
+    read(j, "enabled", f.enabled);
+    read(j, "workers", f.workers);
+    read(j, "poll_ms", f.poll_ms);
+    read_enum(j, "dispatch", f.dispatch, kFanoutDispatch);
+    return f;
+}
+
 json to(const PublishFailure& f) { return {{"order", f.order}, {"type", f.type}, {"attempts", f.attempts}}; }
 PublishFailure publish_failure_from(const json& j) {
     PublishFailure f;
@@ -349,6 +368,7 @@ json role_settings_to_json(const RoleSettings& r) {
             {"write", to(r.write)},
             {"lock", to(r.lock)},
             {"buffer", to(r.buffer)},
+            {"fanout", to(r.fanout)},
             {"producer", to(r.producer)},
             {"dispatcher", to(r.dispatcher)},
             {"shard", to(r.shard)},
@@ -369,6 +389,7 @@ RoleSettings role_settings_from_json(const json& j) {
     r.write = write_from(sub(j, "write"));
     r.lock = lock_from(sub(j, "lock"));
     r.buffer = buffer_from(sub(j, "buffer"));
+    r.fanout = fanout_from(sub(j, "fanout"));
     r.producer = producer_from(sub(j, "producer"));
     r.dispatcher = dispatcher_from(sub(j, "dispatcher"));
     r.shard = shard_from(sub(j, "shard"));

@@ -29,6 +29,7 @@ struct RoleSettings {
     WriteSpec write;
     LockSpec lock;
     BufferSpec buffer;
+    FanoutSpec fanout;
     ProducerSpec producer;
     DispatcherSpec dispatcher;
     ShardSpec shard;  // S2: the producer routes by it, consumer Ck reads shard k-1

@@ -368,7 +368,9 @@ nlohmann::json RealControl::drop_link(const std::string& target) {
         const auto name_at = line.find(" name=");
         if (line.rfind("id=", 0) != 0 || name_at == std::string::npos) continue;
         const std::string name = line.substr(name_at + 6, line.find(' ', name_at + 6) - name_at - 6);
-        if (every_role ? name.rfind(m->env.prefix, 0) != 0 : name != m->env.prefix + target) continue;
+        // A role's tasks (S3's workers, "<actor>.w1", ...) are part of its process: theirs close too.
+        const bool its_own = name == m->env.prefix + target || name.rfind(m->env.prefix + target + ".", 0) == 0;
+        if (every_role ? name.rfind(m->env.prefix, 0) != 0 : !its_own) continue;
         closed += a.call({"CLIENT", "KILL", "ID", line.substr(3, line.find(' ') - 3)}).integer;
     }
     return {{"dropped", closed},

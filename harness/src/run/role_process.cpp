@@ -3,8 +3,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
@@ -111,6 +113,75 @@ public:
     void wait_readers_blocked(int, Millis) override { refuse(); }
 };
 
+// One role's history, written by its tasks' threads as well: one record at a time.
+class LockedHistory : public History {
+public:
+    explicit LockedHistory(History& inner) : m_inner(inner) {}
+    void record(HistoryRecord r) override {
+        std::lock_guard<std::mutex> lock(m_mu);
+        m_inner.record(std::move(r));
+    }
+
+private:
+    History& m_inner;
+    std::mutex m_mu;
+};
+
+// A role's tasks (S3's workers) as threads of its process, each with its own Redis link (named by
+// the task's actor, so CLIENT KILL of the trial's clients reaches it too), PostgreSQL session,
+// clock and generator: hiredis and libpqxx connections are not shared between threads. A SIGKILL
+// of the role process ends them with it.
+class ThreadTasks : public Tasks {
+public:
+    ThreadTasks(const RoleConfig& c, History& history) : m_c(c), m_history(history) {}
+    ~ThreadTasks() override {
+        // Only when the role failed: the role has told its tasks to stop (Fanout::abort).
+        for (auto& t : m_threads)
+            if (t.joinable()) t.join();
+    }
+    void spawn(const std::string& actor, Body body) override {
+        m_threads.emplace_back([this, actor, body = std::move(body)] {
+            try {
+                const RedisNamespace ns{m_c.key_prefix};
+                RedisLink redis(m_c.redis, ns, m_c.barrier_prefix, m_c.redis_sentinels, m_c.redis_master_name, actor);
+                LinkKv kv(redis);
+                LinkStream stream(redis);
+                PgSession pg(m_c.pg, m_c.schema);
+                RealOrderStore orders(pg);
+                RealOutbox outbox(pg);
+                RealClock clock;
+                SeededRng rng(derive_seed(m_c.seed, "task:" + actor));
+                RolePorts ports{clock, rng, stream, kv, orders, outbox, m_history, nullptr, nullptr};
+                body(ports);
+            } catch (const std::exception& e) {
+                std::lock_guard<std::mutex> lock(m_mu);
+                if (!m_error) m_error = std::make_exception_ptr(std::runtime_error(actor + ": " + e.what()));
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(m_mu);
+                if (!m_error) m_error = std::current_exception();
+            }
+        });
+    }
+    void join_all() override {
+        for (auto& t : m_threads)
+            if (t.joinable()) t.join();
+        m_threads.clear();
+        std::lock_guard<std::mutex> lock(m_mu);
+        if (m_error) std::rethrow_exception(m_error);
+    }
+    bool failed() override {
+        std::lock_guard<std::mutex> lock(m_mu);
+        return m_error != nullptr;
+    }
+
+private:
+    const RoleConfig& m_c;
+    History& m_history;
+    std::vector<std::thread> m_threads;
+    std::mutex m_mu;
+    std::exception_ptr m_error;
+};
+
 // The role on its ports: the Kv (and, for a stream role, the Stream) over one RedisLink, which
 // finds the primary again after a restart or, through Sentinel, after a failover; an idempotency
 // client gets the orders table and no stream.
@@ -122,8 +193,10 @@ void run_role_on_ports(const RoleConfig& c) {
         RealOrderStore orders(pg);
         RealOutbox outbox(pg);
         FileHistory file(c.history_path);
-        TrialHistory history(file, c.trial);
-        RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table};
+        TrialHistory trial_history(file, c.trial);
+        LockedHistory history(trial_history);
+        ThreadTasks tasks(c, history);
+        RolePorts ports{clock, rng, stream, kv, orders, outbox, history, table, &tasks};
         run_role(c.role, c.actor, c.settings, ports, Millis{c.barrier_timeout_ms});
     };
     if (!c.redis_cluster.empty()) {

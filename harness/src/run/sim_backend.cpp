@@ -37,6 +37,35 @@ constexpr Millis kFailoverTime{1'600};
 // trial, recovery_init_sync_method syncfs: about 200 ms, measured in 08j-outbox-pg-restart).
 constexpr Millis kPostgresRestart{200};
 
+struct Actor;
+
+// A role's tasks (S3's workers) as fibers of the trial's scheduler, each with an Actor of its own
+// (its own connections and generator, as a thread of the role process has in the real backend).
+// The nemesis kills them with their role (kill_all), as a SIGKILL kills a process's threads.
+class SimTasks : public Tasks {
+public:
+    SimTasks(SimWorld& w, History& h, uint64_t seed) : m_world(w), m_history(h), m_seed(seed) {}
+    ~SimTasks() override;
+    // A new trial (or a restarted role): no tasks; the scheduler's reset has ended their fibers.
+    void reset(uint64_t seed);
+    void spawn(const std::string& actor, Body body) override;
+    void join_all() override {
+        for (FiberId f : m_fibers) m_world.scheduler().join(f);
+    }
+    // A task that throws fails its fiber, and the scheduler the trial, at once.
+    bool failed() override { return false; }
+    void kill_all();
+    // The tasks' Redis connections (drop_link of their role or of every client).
+    std::vector<sim::SimConnection*> redis_connections();
+
+private:
+    SimWorld& m_world;
+    History& m_history;
+    uint64_t m_seed;
+    std::vector<std::unique_ptr<Actor>> m_actors;
+    std::vector<FiberId> m_fibers;
+};
+
 // Everything one actor gets, as a role process gets its own connections in the real backend.
 struct Actor {
     SeededRng rng;
@@ -48,11 +77,46 @@ struct Actor {
     sim::SimOrderStore orders;
     sim::SimOutbox outbox;
     sim::SimOrderTable order_table;
+    SimTasks tasks;
     RolePorts ports;
     Actor(SimWorld& w, History& h, uint64_t seed)
         : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w, &pg), outbox(w, &pg), order_table(w),
-          ports{clock, rng, stream, kv, orders, outbox, h, &order_table} {}
+          tasks(w, h, derive_seed(seed, "tasks")), ports{clock, rng, stream, kv, orders, outbox, h, &order_table, &tasks} {}
 };
+
+SimTasks::~SimTasks() = default;
+
+void SimTasks::reset(uint64_t seed) {
+    m_seed = seed;
+    m_actors.clear();
+    m_fibers.clear();
+}
+
+void SimTasks::spawn(const std::string& actor, Body body) {
+    auto a = std::make_unique<Actor>(m_world, m_history, derive_seed(m_seed, "task:" + actor));
+    m_world.open_connection(a->redis);
+    m_world.open_postgres_connection(a->pg);
+    RolePorts& ports = a->ports;
+    m_actors.push_back(std::move(a));
+    // A thread starts at once; it runs once the scheduler gets to it (a wake-up's delay).
+    m_fibers.push_back(m_world.scheduler().spawn(
+        actor, [body = std::move(body), &ports] { body(ports); }, m_world.now() + m_world.draw_wakeup()));
+}
+
+void SimTasks::kill_all() {
+    for (size_t i = 0; i < m_fibers.size(); ++i) {
+        m_world.scheduler().kill(m_fibers[i]);
+        m_world.drop_fiber(m_fibers[i]);
+        m_actors[i]->pg.open = false;
+        m_actors[i]->tasks.kill_all();
+    }
+}
+
+std::vector<sim::SimConnection*> SimTasks::redis_connections() {
+    std::vector<sim::SimConnection*> out;
+    for (auto& a : m_actors) out.push_back(&a->redis);
+    return out;
+}
 
 void fnv1a(uint64_t& h, const std::string& s) {
     for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
@@ -175,6 +239,7 @@ struct SimBackend::Impl {
     Actor& actor(size_t index, uint64_t seed) {
         if (index < actors.size()) {
             actors[index]->rng = SeededRng(seed);
+            actors[index]->tasks.reset(derive_seed(seed, "tasks"));
             actors[index]->redis = sim::SimConnection{};
             actors[index]->pg = sim::SimConnection{};
             world.open_connection(actors[index]->redis);
@@ -241,6 +306,7 @@ struct SimBackend::Impl {
             for (size_t i = 0; i < roles.size(); ++i) {
                 m_conns.push_back(&m_impl.actors.at(i)->redis);
                 m_pg_conns.push_back(&m_impl.actors.at(i)->pg);
+                m_tasks.push_back(&m_impl.actors.at(i)->tasks);
             }
         }
 
@@ -293,6 +359,7 @@ struct SimBackend::Impl {
             const size_t i = index(actor);
             m_impl.world.scheduler().kill(m_fibers[i]);
             m_impl.world.drop_fiber(m_fibers[i]);
+            m_tasks[i]->kill_all();  // its threads die with it
             // Its PostgreSQL connection closes with it: an open transaction (an outbox claim) is gone.
             m_pg_conns[i]->open = false;
             m_killed[i] = true;
@@ -325,7 +392,10 @@ struct SimBackend::Impl {
             int closed = 0;
             for (size_t i = 0; i < m_roles.size(); ++i) {
                 if (target != "clients" && m_roles[i].actor != target) continue;
-                if (!finished_at(i) && m_impl.world.drop_connection(*m_conns[i])) ++closed;
+                if (finished_at(i)) continue;
+                if (m_impl.world.drop_connection(*m_conns[i])) ++closed;
+                for (sim::SimConnection* task : m_tasks[i]->redis_connections())
+                    if (m_impl.world.drop_connection(*task)) ++closed;
             }
             return {{"dropped", closed},
                     {"text", fmt::format("closed {} Redis connection(s) of {}", closed,
@@ -398,6 +468,7 @@ struct SimBackend::Impl {
             m_impl.world.open_postgres_connection(ports.pg);
             m_conns[i] = &ports.redis;
             m_pg_conns[i] = &ports.pg;
+            m_tasks[i] = &ports.tasks;
             m_impl.restarted.push_back(std::move(a));
             const RoleSettings& settings = m_impl.settings;
             m_fibers[i] = m_impl.world.scheduler().spawn(
@@ -440,6 +511,7 @@ struct SimBackend::Impl {
         std::vector<bool> m_killed;
         std::vector<sim::SimConnection*> m_conns;     // each role's current Redis connection
         std::vector<sim::SimConnection*> m_pg_conns;  // and its PostgreSQL one
+        std::vector<SimTasks*> m_tasks;               // and its tasks (S3's workers)
         uint64_t m_seed;
         int m_restarts = 0;
         size_t m_seen = 0;

@@ -27,9 +27,9 @@ const std::vector<std::string> k_common_fields = {"id",   "part", "output", "tit
                                                   "kind", "runs", "seed",   "expect", "documented", "group", "mutants",
                                                   "requires"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
-                                                    "consumers", "write", "lock", "buffer", "producer", "dispatcher",
-                                                    "stream_line", "sim", "idem", "recovery", "faults", "servers",
-                                                    "generate", "shard"};
+                                                    "consumers", "write", "lock", "buffer", "fanout", "producer",
+                                                    "dispatcher", "stream_line", "sim", "idem", "recovery", "faults",
+                                                    "servers", "generate", "shard", "show_throughput"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
 StreamSpec read_stream(const Object& o) {
@@ -252,6 +252,17 @@ BufferSpec read_buffer(const Object& o) {
     b.gap_timeout_ms = o.opt_int("gap_timeout_ms", b.gap_timeout_ms, 0);
     b.late = o.opt_choice("late", "drop", {"drop", "apply"}) == "drop" ? BufferSpec::Late::drop : BufferSpec::Late::apply;
     return b;
+}
+
+FanoutSpec read_fanout(const Object& o) {
+    FanoutSpec f;
+    f.enabled = true;
+    f.workers = static_cast<int>(o.req_int("workers", 1, 64));
+    f.poll_ms = o.opt_int("poll_ms", f.poll_ms, 1, 1000);
+    f.dispatch = o.opt_choice("dispatch", "per_key", {"per_key", "any_worker"}) == "per_key"
+                     ? FanoutSpec::Dispatch::per_key
+                     : FanoutSpec::Dispatch::any_worker;
+    return f;
 }
 
 // [1, 2, ...]: attempt numbers, each >= 1.
@@ -827,6 +838,12 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                                                        "an order's events land in different buffers (use \"consumers\": 1)",
                                                        s.consumers));
         }
+        if (top.has("fanout") && !top.at("fanout").is_null()) {
+            s.fanout = read_fanout(Object(r, top.at("fanout"), top.path("fanout"), {"workers", "poll_ms", "dispatch"}));
+            if (s.buffer.enabled)
+                r.fail(top.path("fanout"), "the reorder buffer runs in a consumer's own read loop; with \"fanout\" its "
+                                           "workers apply the events (use one or the other)");
+        }
         if (top.has("producer"))
             s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
                                               {"backoff_ms", "backoff_multiplier", "max_attempts", "failures"}),
@@ -858,6 +875,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             const char* unsupported = s.dispatcher.enabled ? "dispatcher"
                                       : s.lock.enabled     ? "lock"
                                       : s.buffer.enabled   ? "buffer"
+                                      : s.fanout.enabled   ? "fanout"
                                       : top.has("recovery") ? "recovery"
                                       : top.has("faults")   ? "faults"
                                       : top.has("servers")  ? "servers"
@@ -871,6 +889,12 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 r.fail(child(top.path("stream"), "key"), "a sharded lab's streams are named by /shard/key_format");
         }
         s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
+        s.show_throughput = s.fanout.enabled;
+        if (top.has("show_throughput")) {
+            if (!top.at("show_throughput").is_boolean())
+                r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
+            s.show_throughput = top.at("show_throughput").get<bool>();
+        }
         if (top.has("sim"))
             s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
         if (top.has("recovery"))

@@ -100,6 +100,21 @@ struct BufferSpec {
     bool operator==(const BufferSpec&) const = default;
 };
 
+// S3, worker per key (article 000, solution 3: "đọc tuần tự rồi fan-out trong RAM theo khoá"): the
+// consumer process is one reader and `workers` worker tasks. The reader XREADGROUPs and puts each
+// entry on an in-memory FIFO; a worker takes a job, runs it (cost, write) and XACKs it only then.
+// per_key: one FIFO per order, and an order is worked on by one worker at a time, so its events
+// run in stream order while other orders run beside it. any_worker: one FIFO for every order,
+// any free worker takes its head (no per-key exclusion: what per-key order rests on).
+struct FanoutSpec {
+    enum class Dispatch { per_key, any_worker };
+    bool enabled = false;
+    int workers = 0;
+    int64_t poll_ms = 1;  // an idle worker looks at the FIFOs again after this long
+    Dispatch dispatch = Dispatch::per_key;
+    bool operator==(const FanoutSpec&) const = default;
+};
+
 // Whether the consumer deduplicates the events it applies.
 enum class WriteDedupe {
     none,               // every entry's write is applied
@@ -393,12 +408,16 @@ struct Scenario {
     WriteSpec write;
     LockSpec lock;
     BufferSpec buffer;             // P3: the consumer's reorder buffer
+    FanoutSpec fanout;             // S3: each consumer is a reader and its workers
     ProducerSpec producer;
     DispatcherSpec dispatcher;
     ShardSpec shard;               // S2: a router over N streams, a consumer per shard
     // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"
     // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
     std::string stream_line = "list";
+    // The report prints the lab's throughput (jobs written per second of the trial): S3 beside S1.
+    // On by default in a lab with fanout.
+    bool show_throughput = false;
     SimSpec sim;
     RecoverySpec recovery;         // how consumers get back entries left pending
     // A redis-server of the lab's own with these settings (appendonly, save, ...), started for it

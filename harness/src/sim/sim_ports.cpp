@@ -16,10 +16,10 @@ std::vector<StreamEntry> SimStream::xreadgroup(const std::string& group, const s
 }
 
 std::vector<StreamEntry> SimStream::xreadgroup_pending(const std::string& group, const std::string& consumer,
-                                                       const std::string& stream, int count) {
+                                                       const std::string& stream, int count, const std::string& after) {
     return m_world.round_trip([&] {
         return m_world.at_redis([&] {
-            auto out = m_world.streams().xreadgroup_pending(stream, group, consumer, count, m_world.now());
+            auto out = m_world.streams().xreadgroup_pending(stream, group, consumer, count, m_world.now(), after);
             m_world.stream_changed();
             return out;
         }, m_conn);

@@ -30,7 +30,7 @@ public:
     std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                         const std::string& stream, int count, Millis block) override;
     std::vector<StreamEntry> xreadgroup_pending(const std::string& group, const std::string& consumer,
-                                                const std::string& stream, int count) override;
+                                                const std::string& stream, int count, const std::string& after) override;
     AutoClaimed xautoclaim(const std::string& stream, const std::string& group, const std::string& consumer,
                            Millis min_idle, const std::string& start, int count) override;
     bool create_group(const std::string& stream, const std::string& group, const std::string& start) override;

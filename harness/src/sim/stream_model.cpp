@@ -114,11 +114,15 @@ std::vector<StreamEntry> StreamModel::xreadgroup(const std::string& key, const s
 }
 
 std::vector<StreamEntry> StreamModel::xreadgroup_pending(const std::string& key, const std::string& group,
-                                                         const std::string& consumer, int count, Nanos now) {
+                                                         const std::string& consumer, int count, Nanos now,
+                                                         const std::string& after) {
     Group& g = group_or_throw("XREADGROUP", key, group);
     Stream& s = *find(key);
     std::vector<StreamEntry> out;
-    for (auto& [id, p] : g.pel) {
+    const EntryId from = EntryId::parse(after);
+    for (auto it = g.pel.upper_bound(from); it != g.pel.end(); ++it) {
+        const EntryId& id = it->first;
+        Pending& p = it->second;
         if (count > 0 && static_cast<int>(out.size()) >= count) break;
         if (p.consumer != consumer) continue;
         p.delivered_at = now;

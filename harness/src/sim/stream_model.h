@@ -53,7 +53,8 @@ public:
     // XREADGROUP GROUP group consumer COUNT count STREAMS key 0: the consumer's own pending
     // entries from the start, each counted as delivered again (Redis 7: delivery count + 1).
     std::vector<StreamEntry> xreadgroup_pending(const std::string& key, const std::string& group,
-                                                const std::string& consumer, int count, Nanos now);
+                                                const std::string& consumer, int count, Nanos now,
+                                                const std::string& after = "0");
     // XACK: 1 when id was pending in the group, else 0.
     int64_t xack(const std::string& key, const std::string& group, const std::string& id);
 
