@@ -111,7 +111,7 @@ std::string shard_brief(const LabResult& lab) {
     }
     std::string text = lo == hi ? fmt::format("{} of {} orders wrong per trial", std::max(lo, 0), lab.scenario.orders.size())
                                 : fmt::format("{}–{} of {} orders wrong per trial", lo, hi, lab.scenario.orders.size());
-    if (const auto eps = mean_throughput(lab)) text += fmt::format(", {:.0f} events/s", *eps);
+    if (lab.throughput.trials > 0) text += fmt::format(", {:.0f} jobs/s", lab.throughput.per_s);
     return text;
 }
 

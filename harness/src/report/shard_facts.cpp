@@ -18,36 +18,6 @@ int64_t order_of(const HistoryRecord& r) {
 
 }  // namespace
 
-Throughput throughput_of(const std::vector<HistoryRecord>& history) {
-    Throughput t;
-    int64_t origin = 0, last = 0;
-    bool started = false;
-    for (const auto& r : history) {
-        if (r.op == Op::start && !started) {
-            origin = r.t_ns;
-            started = true;
-        }
-        if (r.op == Op::write) ++t.events;
-        if (r.op == Op::ack) last = std::max(last, r.t_ns);
-    }
-    t.span_us = last > origin ? (last - origin) / 1000 : 0;
-    return t;
-}
-
-std::optional<double> mean_throughput(const LabResult& lab) {
-    double sum = 0;
-    int n = 0;
-    for (const auto& t : lab.trials) {
-        if (t.history.empty()) continue;
-        const Throughput tp = throughput_of(t.history);
-        if (tp.span_us <= 0) continue;
-        sum += tp.per_s();
-        ++n;
-    }
-    if (n == 0) return std::nullopt;
-    return sum / n;
-}
-
 ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
     ShardTrialFacts f;
     for (const auto& r : t.history) {
@@ -65,7 +35,7 @@ ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
         const auto it = expected.find(row.id);
         if (it != expected.end() && row.status != it->second) f.wrong_orders.push_back(row.id);
     }
-    f.throughput = throughput_of(t.history);
+    f.pace = trial_jobs_and_last_write_ns(t);
     return f;
 }
 
@@ -88,9 +58,9 @@ std::string shard_facts_text(const ShardTrialFacts& f, size_t orders) {
         for (size_t i = 0; i < f.wrong_orders.size() && i < 5; ++i) ids.push_back("#" + std::to_string(f.wrong_orders[i]));
         text += fmt::format(" ({}{})", fmt::join(ids, ", "), f.wrong_orders.size() > 5 ? ", …" : "");
     }
-    if (f.throughput.span_us > 0)
-        text += fmt::format("; {} events in {} ms = {:.0f} events/s", f.throughput.events, f.throughput.span_us / 1000,
-                            f.throughput.per_s());
+    if (f.pace && f.pace->second > 0)
+        text += fmt::format("; {} jobs written by {} ms = {:.0f} jobs/s", f.pace->first, f.pace->second / 1'000'000,
+                            static_cast<double>(f.pace->first) * 1e9 / static_cast<double>(f.pace->second));
     return text;
 }
 

@@ -13,22 +13,14 @@
 
 namespace relab {
 
-// Events processed (writes) from the trial's origin to its last acknowledgement.
-struct Throughput {
-    int events = 0;
-    int64_t span_us = 0;
-    double per_s() const { return span_us > 0 ? events * 1e6 / static_cast<double>(span_us) : 0.0; }
-};
-Throughput throughput_of(const std::vector<HistoryRecord>& history);
-// The mean events/s over the lab's trials that kept their history; nullopt when none did.
-std::optional<double> mean_throughput(const LabResult& lab);
-
 struct ShardTrialFacts {
     std::map<std::string, int> entries_per_stream;  // ok publishes per stream
     std::optional<nlohmann::json> reshard;          // the router's reshard record's data
     std::vector<int64_t> wrong_orders;              // orders whose final status is not the expected one
     std::vector<std::string> shard_map;             // "orders:{0} → slot 13907 on 127.0.0.1:7003" (real)
-    Throughput throughput;
+    // Jobs written and the last write's time from the origin (the pace every stream lab reports,
+    // check/outcome.h); nullopt without a write.
+    std::optional<std::pair<int64_t, int64_t>> pace;
 };
 ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t);
 

@@ -626,12 +626,6 @@ private:
         out << '\n';
         out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(s), lab.wrong, lab.total) << '\n';
         report_accounting(lab, out);
-        if (s.shard.enabled)
-            if (const auto eps = mean_throughput(lab))
-                out << "  " << fmt::format(fmt::runtime(pick(m_opts.lang, "throughput: {:.0f} events/s (mean over the trials with a timeline)",
-                                                              "throughput: {:.0f} event/s (trung bình các lần có timeline)")),
-                                           *eps)
-                    << '\n';
         if (lab.backend == "sim") report_wrong_rate(lab, out);
         report_verdict(lab, out);
         if (!lab.lock_release_method.empty()) {

@@ -889,7 +889,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 r.fail(child(top.path("stream"), "key"), "a sharded lab's streams are named by /shard/key_format");
         }
         s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
-        s.show_throughput = s.fanout.enabled;
+        s.show_throughput = s.fanout.enabled || s.shard.enabled;
         if (top.has("show_throughput")) {
             if (!top.at("show_throughput").is_boolean())
                 r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
