@@ -328,6 +328,8 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     const json& doc = object_field(summary, summary_path, "documented");
     s.documented.text = get<std::string>(doc, doc_path, "text", "");
     s.documented.text_vi = get<std::string>(doc, doc_path, "text_vi", "");
+    s.documented.relab_choice = get<std::string>(doc, doc_path, "relab_choice", "");
+    s.documented.relab_choice_vi = get<std::string>(doc, doc_path, "relab_choice_vi", s.documented.relab_choice);
     s.documented.wrong = doc.contains("wrong") && !doc.at("wrong").is_null()
                              ? std::optional<int>(get<int>(doc, doc_path, "wrong", 0))
                              : std::nullopt;

@@ -53,9 +53,9 @@ std::string documented_count(const Documented& d) {
 
 std::string documented_text(const Documented& d) {
     const std::string count = documented_count(d);
-    if (count.empty()) return d.text;
-    if (d.text.empty()) return count;
-    return count + " — " + d.text;
+    std::string text = count.empty() ? d.text : d.text.empty() ? count : count + " — " + d.text;
+    if (!d.relab_choice.empty()) text += " [relab's choice, not the article's: " + d.relab_choice + "]";
+    return text;
 }
 
 std::string measured_text(const LabResult& lab) {

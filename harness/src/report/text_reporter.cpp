@@ -873,6 +873,9 @@ private:
             if (!doc_text.empty()) out << ' ' << doc_text;
             out << '\n';
         }
+        if (const std::string& choice = pick(m_opts.lang, doc.relab_choice, doc.relab_choice_vi); !choice.empty())
+            out << "  " << pick(m_opts.lang, "relab's choice, not the article's:", "lựa chọn của relab, không phải của bài viết:")
+                << ' ' << choice << '\n';
         out << "  " << m_w.expectation << ' ' << lab.scenario.expect.describe() << " → "
             << (lab.held ? m_w.held : m_w.broken) << '\n';
         for (const auto& failure : lab.failures) out << "    ✕ " << failure << '\n';

@@ -707,6 +707,8 @@ Documented read_documented(const Object& o) {
     d.text_vi = o.opt_string("text_vi", "", false);
     if (auto wrong = o.maybe_int("wrong", 0, k_int_max)) d.wrong = static_cast<int>(*wrong);
     if (auto of = o.maybe_int("of", 1, k_int_max)) d.of = static_cast<int>(*of);
+    d.relab_choice = o.opt_string("relab_choice", "");
+    d.relab_choice_vi = o.opt_string("relab_choice_vi", d.relab_choice);
     if (d.wrong && d.of && *d.wrong > *d.of)
         o.reader().fail(o.path("wrong"), fmt::format("expected at most \"of\" ({}), got {}", *d.of, *d.wrong));
     return d;
@@ -932,7 +934,8 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     }
     if (top.has("documented"))
         s.documented = read_documented(
-            Object(r, top.at("documented"), top.path("documented"), {"text", "text_vi", "wrong", "of"}));
+            Object(r, top.at("documented"), top.path("documented"),
+                   {"text", "text_vi", "wrong", "of", "relab_choice", "relab_choice_vi"}));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
     return s;
 }

@@ -330,6 +330,10 @@ struct Documented {
     std::string text_vi;  // the article's own words
     std::optional<int> wrong;
     std::optional<int> of;
+    // What the lab does that the article does not say (a status code, a statement, a key format,
+    // a workload's size): printed beside the article's words so nobody reads it as the article's.
+    std::string relab_choice;
+    std::string relab_choice_vi;
 };
 
 // One step of a scripted session (the article's psql transcripts).

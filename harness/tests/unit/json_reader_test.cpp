@@ -57,6 +57,23 @@ TEST(JsonReaderTest, a_report_read_back_prints_the_same_text_in_both_languages) 
     EXPECT_EQ(back.labs[4].scenario.kind, LabKind::sessions);
 }
 
+// What a lab does that the article does not say is printed as relab's, in every report, and
+// survives a read-back (issue 12's fidelity fixes: the owner check's 409 is relab's).
+TEST(JsonReaderTest, relabs_own_choices_are_printed_beside_the_articles_words_and_read_back) {
+    RunReport run = run_with_scenario_files();
+    run.labs[0].scenario.documented.relab_choice = "the 409 is relab's";
+    run.labs[0].scenario.documented.relab_choice_vi = "mã 409 là của relab";
+    const RunReport back = run_from_json(run_to_json(run));
+    EXPECT_EQ(back.labs[0].scenario.documented.relab_choice, "the 409 is relab's");
+    EXPECT_EQ(back.labs[0].scenario.documented.relab_choice_vi, "mã 409 là của relab");
+    EXPECT_NE(text(back).find("relab's choice, not the article's: the 409 is relab's"), std::string::npos);
+    EXPECT_NE(text(back, Lang::vi).find("lựa chọn của relab, không phải của bài viết: mã 409 là của relab"), std::string::npos);
+    EXPECT_NE(documented_text(back.labs[0].scenario.documented).find("[relab's choice, not the article's: the 409 is relab's]"),
+              std::string::npos);
+    // A lab without one prints nothing of the kind.
+    EXPECT_EQ(documented_text(back.labs[1].scenario.documented).find("relab's choice"), std::string::npos);
+}
+
 TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of_the_report) {
     const RunReport run = test::sample_run();  // its sources are fragments, not scenario files
     const json j = run_to_json(run);

@@ -51,7 +51,7 @@ TEST(MarkdownReporterTest, one_row_per_lab_with_documented_beside_measured) {
 TEST(MarkdownReporterTest, table_syntax_and_markup_in_cells_is_escaped) {
     LabResult lab = test::baseline_lab();
     lab.scenario.title = "a | b <token> & *bold* `code` [link]\nsecond line";
-    lab.scenario.documented = Documented{"UPDATE ... WHERE version < 2 | x_y", "", std::nullopt, std::nullopt};
+    lab.scenario.documented = Documented{"UPDATE ... WHERE version < 2 | x_y", "", std::nullopt, std::nullopt, "", ""};
     RunReport run;
     run.labs = {lab};
     const std::string md = render(run);
