@@ -145,6 +145,11 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
     }
 }
 
+bool reached_stream(const HistoryRecord& r) {
+    if (r.op != Op::publish) return false;
+    return text_field(r.data, "result") == "ok" || (r.data.value("reply_lost", false) && r.data.contains("entry"));
+}
+
 Accounting account(const std::vector<HistoryRecord>& history) {
     Accounting a;
     const std::vector<const HistoryRecord*> records = in_time_order(history);
@@ -154,7 +159,7 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     std::map<std::string, int> applied;             // entry -> writes of it that changed a row
     std::map<EventKey, std::string> first_entry_of;  // event -> the first ok publish's entry
     for (const HistoryRecord* r : records) {
-        if (r->op != Op::publish || text_field(r->data, "result") != "ok") continue;
+        if (!reached_stream(*r)) continue;
         const std::string entry = entry_key(r->data);
         if (entry.empty() || writes.count(entry)) continue;
         writes[entry] = 0;
@@ -226,7 +231,7 @@ Accounting account(const std::vector<HistoryRecord>& history) {
     std::map<EventKey, std::set<std::string>> entries_of;
     std::map<EventKey, int> writes_of;
     for (const HistoryRecord* r : records) {
-        if (r->op == Op::publish && text_field(r->data, "result") == "ok" && !entry_key(r->data).empty())
+        if (reached_stream(*r) && !entry_key(r->data).empty())
             entries_of[event_key(r->data)].insert(entry_key(r->data));
         if (r->op != Op::write) continue;
         if (text_field(r->data, "dedupe") == "skipped")

@@ -73,6 +73,9 @@ struct Accounting {
 inline constexpr size_t k_accounting_examples = 3;
 
 // The accounting of one trial's history, in time order (ties in recorded order).
+// A publish whose entry is in the stream: an ok one, or one whose XADD ran but whose reply was lost.
+bool reached_stream(const HistoryRecord& r);
+
 Accounting account(const std::vector<HistoryRecord>& history);
 
 // Applied writes of an older event after a newer one of the same order, in time order.

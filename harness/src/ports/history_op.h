@@ -62,8 +62,11 @@ struct OpInfo {
 inline constexpr std::array k_ops = {
     OpInfo{Op::start, "start", "",
            "the trial's origin (the producer, source app or runner after the start barrier); times count from it"},
-    OpInfo{Op::publish, "publish", "event attempt result reason retry_in_ms entry round outbox_id stream shard",
-           "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait"},
+    OpInfo{Op::publish, "publish",
+           "event attempt result reason retry_in_ms entry round outbox_id stream shard reply_lost idmp idmp_known",
+           "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait; "
+           "reply_lost: the XADD ran (entry) but its reply never came back; idmp: the XADD's IDMP iid, idmp_known: "
+           "the stream answered an entry this event already had"},
     OpInfo{Op::outbox_insert, "outbox_insert", "outbox_id event",
            "the source app committed a state change and its outbox row in one transaction"},
     OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream",

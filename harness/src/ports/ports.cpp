@@ -19,6 +19,9 @@ std::optional<std::string> Kv::get(const std::string&) { not_supported("Kv::get"
 int64_t Kv::del(const std::string&) { not_supported("Kv::del"); }
 int64_t Kv::wait_replicas(int64_t, Millis) { not_supported("Kv::wait_replicas"); }
 
+std::string Stream::xadd_idmp(const std::string&, const Fields&, const std::string&, const std::string&) {
+    not_supported("Stream::xadd_idmp");
+}
 std::vector<StreamEntry> Stream::xreadgroup_pending(const std::string&, const std::string&, const std::string&, int,
                                                     const std::string&) {
     not_supported("Stream::xreadgroup_pending");

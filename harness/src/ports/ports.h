@@ -57,6 +57,10 @@ public:
     // XADD stream * fields... for each batch member, sent back to back in one round trip.
     // Returns the entry IDs in order.
     virtual std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) = 0;
+    // XADD stream IDMP producer_id iid * fields... (Redis 8.6): a (producer_id, iid) pair the stream
+    // has seen adds nothing and answers the entry it added then. Default: std::logic_error.
+    virtual std::string xadd_idmp(const std::string& stream, const Fields& fields, const std::string& producer_id,
+                                  const std::string& iid);
     // XREADGROUP GROUP g c COUNT n BLOCK ms STREAMS s >. Empty when the block ran out or was
     // interrupted.
     virtual std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,

@@ -459,6 +459,20 @@ void delete_keys_with_prefix(RedisClient& c, const std::string& prefix) {
 RealStream::RealStream(RedisClient& c, RedisNamespace ns, std::string barrier_prefix)
     : m_client(c), m_ns(std::move(ns)), m_barrier_prefix(std::move(barrier_prefix)) {}
 
+std::string RealStream::xadd_idmp(const std::string& stream, const Fields& fields, const std::string& producer_id,
+                                  const std::string& iid) {
+    const std::string key = m_ns.key(stream);
+    std::vector<std::string> argv = {"XADD", key, "IDMP", producer_id, iid, "*"};
+    for (const auto& [name, value] : fields) {
+        argv.push_back(name);
+        argv.push_back(value);
+    }
+    RedisReply reply = m_client.command(argv);
+    if (reply.is_error()) throw RedisError(abbreviate_command(argv), key, reply.str);
+    if (reply.type != RedisReply::Type::string) throw_unexpected(argv, reply);
+    return reply.str;
+}
+
 std::vector<std::string> RealStream::xadd(const std::string& stream, const std::vector<Fields>& batch) {
     const std::string key = m_ns.key(stream);
     std::vector<std::vector<std::string>> commands;

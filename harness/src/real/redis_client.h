@@ -108,6 +108,8 @@ public:
     // reader of a trial is named "<barrier_prefix><actor>".
     RealStream(RedisClient& c, RedisNamespace ns, std::string barrier_prefix);
     std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) override;
+    std::string xadd_idmp(const std::string& stream, const Fields& fields, const std::string& producer_id,
+                          const std::string& iid) override;
     std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                         const std::string& stream, int count, Millis block) override;
     std::vector<StreamEntry> xreadgroup_pending(const std::string& group, const std::string& consumer,

@@ -81,6 +81,9 @@ public:
     std::vector<std::string> xadd(const std::string& s, const std::vector<Fields>& batch) override {
         return m_l.with([&] { return m_l.stream().xadd(s, batch); });
     }
+    std::string xadd_idmp(const std::string& s, const Fields& f, const std::string& pid, const std::string& iid) override {
+        return m_l.with([&] { return m_l.stream().xadd_idmp(s, f, pid, iid); });
+    }
     std::vector<StreamEntry> xreadgroup(const std::string& g, const std::string& c, const std::string& s, int n,
                                         Millis block) override {
         return m_l.with([&] { return m_l.stream().xreadgroup(g, c, s, n, block); });

@@ -378,7 +378,9 @@ private:
             if (m_several_orders) text += "#" + field_text(event, "order") + " ";
             text += field_text(event, "type");
         }
-        if (ok) return text + " OK → " + field_text(d, "entry");
+        if (ok)
+            return text + " OK → " + field_text(d, "entry") +
+                   (d.value("idmp_known", false) ? " (XADD IDMP: the entry the stream already had, nothing added)" : "");
 
         text += std::string(" ") + m_w.failed;
         if (attempt <= 1) {

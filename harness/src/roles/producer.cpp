@@ -1,7 +1,10 @@
 #include "roles/event.h"
 #include "roles/roles.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -15,6 +18,16 @@ bool publish_fails(const ProducerSpec& spec, const EventSpec& e, int attempt) {
             return std::find(f.attempts.begin(), f.attempts.end(), attempt) != f.attempts.end();
     return false;
 }
+
+bool reply_lost(const ProducerSpec& spec, const EventSpec& e, int attempt) {
+    for (const auto& f : spec.failures)
+        if (f.order == e.order && f.type == e.type)
+            return std::find(f.reply_lost.begin(), f.reply_lost.end(), attempt) != f.reply_lost.end();
+    return false;
+}
+
+// The idempotent ID of an event under XADD ... IDMP: the same for every resend of it.
+std::string idmp_iid(const Event& ev) { return fmt::format("{}:{}:v{}", ev.order, ev.type, ev.v); }
 
 // One publication waiting for its time: the first try at the event's at_ms, retries on backoff.
 struct Pending {
@@ -74,6 +87,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         resharded = true;
     };
 
+    std::map<std::string, std::set<std::string>> entries_of;  // IDMP: iid -> entries the stream answered
     while (!queue.empty()) {
         std::pop_heap(queue.begin(), queue.end(), later);
         Pending next = queue.back();
@@ -98,12 +112,15 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
             }
             p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
         };
-        if (publish_fails(s.producer, spec, next.attempt)) {
-            // Injected in the publish path, before anything reaches Redis: a network blip. Retry k
-            // is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
+        // Retry k is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
+        auto backoff_due = [&] {
             int64_t backoff = s.producer.backoff_ms;
             for (int k = 1; k < next.attempt; ++k) backoff *= s.producer.backoff_multiplier;
-            fail("simulated network blip", next.first_try + Millis{backoff});
+            return next.first_try + Millis{backoff};
+        };
+        if (publish_fails(s.producer, spec, next.attempt)) {
+            // Injected in the publish path, before anything reaches Redis: a network blip.
+            fail("simulated network blip", backoff_due());
             continue;
         }
         std::string key = s.stream.key;
@@ -115,15 +132,35 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         }
         std::vector<std::string> ids;
         try {
-            ids = p.stream.xadd(key, {event_fields(ev)});
+            if (s.producer.idmp) {
+                data["idmp"] = idmp_iid(ev);
+                ids = {p.stream.xadd_idmp(key, event_fields(ev), "producer", idmp_iid(ev))};
+            } else {
+                ids = p.stream.xadd(key, {event_fields(ev)});
+            }
         } catch (const KvError& e) {
             // The lab's Redis fault: the publish failed for real; tried again shortly.
             if (e.kind() == KvError::Kind::unexpected || !s.redis_faults_scheduled) throw;
             fail(e.what(), p.clock.now() + kRetryAfterRedisError);
             continue;
         }
+        if (reply_lost(s.producer, spec, next.attempt)) {
+            // The XADD ran: the stream has the entry (recorded here, for the accounting), but the
+            // producer never learns it and sends the event again.
+            data["entry"] = ids.at(0);
+            data["reply_lost"] = true;
+            if (s.producer.idmp) entries_of[idmp_iid(ev)].insert(ids.at(0));
+            fail("reply lost: the XADD ran on the server, its reply never reached the producer", backoff_due());
+            continue;
+        }
         data["result"] = "ok";
         data["entry"] = ids.at(0);
+        if (s.producer.idmp) {
+            // An entry this event already got: IDMP added nothing.
+            auto& seen = entries_of[idmp_iid(ev)];
+            data["idmp_known"] = seen.count(ids.at(0)) > 0;
+            seen.insert(ids.at(0));
+        }
         ++routed;
         p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
     }

@@ -234,12 +234,15 @@ FanoutSpec fanout_from(const json& j) {
     return f;
 }
 
-json to(const PublishFailure& f) { return {{"order", f.order}, {"type", f.type}, {"attempts", f.attempts}}; }
+json to(const PublishFailure& f) {
+    return {{"order", f.order}, {"type", f.type}, {"attempts", f.attempts}, {"reply_lost", f.reply_lost}};
+}
 PublishFailure publish_failure_from(const json& j) {
     PublishFailure f;
     read(j, "order", f.order);
     read(j, "type", f.type);
     read(j, "attempts", f.attempts);
+    read(j, "reply_lost", f.reply_lost);
     return f;
 }
 
@@ -247,7 +250,8 @@ json to(const ProducerSpec& p) {
     return {{"backoff_ms", p.backoff_ms},
             {"backoff_multiplier", p.backoff_multiplier},
             {"max_attempts", p.max_attempts},
-            {"failures", array_of(p.failures, [](const PublishFailure& f) { return to(f); })}};
+            {"failures", array_of(p.failures, [](const PublishFailure& f) { return to(f); })},
+            {"idmp", p.idmp}};
 }
 ProducerSpec producer_from(const json& j) {
     ProducerSpec p;
@@ -255,6 +259,7 @@ ProducerSpec producer_from(const json& j) {
     read(j, "backoff_multiplier", p.backoff_multiplier);
     read(j, "max_attempts", p.max_attempts);
     read_array(j, "failures", p.failures, publish_failure_from);
+    read(j, "idmp", p.idmp);
     return p;
 }
 

@@ -179,10 +179,6 @@ std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
 }  // namespace
 
 std::optional<std::string> sim_skip_reason(const Scenario& s) {
-    for (const auto& feature : s.needs_features)
-        if (feature == "XADD IDMP")
-            return "needs XADD IDMP (Redis 8.6); the simulator has no IDMP model (the real backend runs it on Redis "
-                   ">= 8.6)";
     // What the simulator models, by the lab's kind: the one place it decides which labs it runs
     // (run_trial then picks the trial's runner for the two kinds it does).
     switch (s.kind) {

@@ -266,12 +266,12 @@ FanoutSpec read_fanout(const Object& o) {
 }
 
 // [1, 2, ...]: attempt numbers, each >= 1.
-std::vector<int> read_attempts(const Object& o) {
+std::vector<int> read_attempts(const Object& o, const std::string& key = "attempts") {
     const Reader& r = o.reader();
-    const json& list = r.array(o.at("attempts"), o.path("attempts"), false);
+    const json& list = r.array(o.at(key), o.path(key), false);
     std::vector<int> out;
     for (size_t i = 0; i < list.size(); ++i)
-        out.push_back(static_cast<int>(r.integer(list[i], child(o.path("attempts"), i), 1, k_int_max)));
+        out.push_back(static_cast<int>(r.integer(list[i], child(o.path(key), i), 1, k_int_max)));
     return out;
 }
 
@@ -281,14 +281,26 @@ ProducerSpec read_producer(const Object& o, const std::vector<EventSpec>& events
     p.backoff_ms = o.opt_int("backoff_ms", p.backoff_ms, 1);
     p.backoff_multiplier = o.opt_int("backoff_multiplier", p.backoff_multiplier, 1, 1000);
     p.max_attempts = static_cast<int>(o.opt_int("max_attempts", p.max_attempts, 1, 1000));
+    if (o.has("idmp")) {
+        if (!o.at("idmp").is_boolean()) r.expected(o.path("idmp"), "true or false", o.at("idmp"));
+        p.idmp = o.at("idmp").get<bool>();
+    }
     if (o.has("failures")) {
         const json& list = r.array(o.at("failures"), o.path("failures"), false);
         for (size_t i = 0; i < list.size(); ++i) {
-            Object f(r, list[i], child(o.path("failures"), i), {"order", "type", "attempts"});
+            Object f(r, list[i], child(o.path("failures"), i), {"order", "type", "attempts", "reply_lost"});
             PublishFailure pf;
             pf.order = f.req_int("order", k_int64_min);
             pf.type = f.req_string("type");
-            pf.attempts = read_attempts(f);
+            if (!f.has("attempts") && !f.has("reply_lost"))
+                r.fail(f.path(), "a failure needs \"attempts\" (the publish fails before Redis) or \"reply_lost\" (the XADD "
+                                 "runs, its reply never comes back)");
+            if (f.has("attempts")) pf.attempts = read_attempts(f);
+            if (f.has("reply_lost")) pf.reply_lost = read_attempts(f, "reply_lost");
+            for (int a : pf.reply_lost)
+                if (std::find(pf.attempts.begin(), pf.attempts.end(), a) != pf.attempts.end())
+                    r.fail(f.path("reply_lost"), fmt::format("attempt {} is also in \"attempts\": it fails before Redis or "
+                                                             "loses its reply, not both", a));
             const bool known = std::any_of(events.begin(), events.end(), [&](const EventSpec& e) {
                 return e.order == pf.order && e.type == pf.type;
             });
@@ -297,6 +309,10 @@ ProducerSpec read_producer(const Object& o, const std::vector<EventSpec>& events
                 if (pf.attempts[k] > p.max_attempts)
                     r.fail(child(f.path("attempts"), k),
                            fmt::format("expected at most max_attempts ({}), got {}", p.max_attempts, pf.attempts[k]));
+            for (size_t k = 0; k < pf.reply_lost.size(); ++k)
+                if (pf.reply_lost[k] > p.max_attempts)
+                    r.fail(child(f.path("reply_lost"), k),
+                           fmt::format("expected at most max_attempts ({}), got {}", p.max_attempts, pf.reply_lost[k]));
             p.failures.push_back(std::move(pf));
         }
     }
@@ -848,8 +864,12 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         }
         if (top.has("producer"))
             s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
-                                              {"backoff_ms", "backoff_multiplier", "max_attempts", "failures"}),
+                                              {"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp"}),
                                        s.events);
+        if (s.producer.idmp &&
+            std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
+            r.fail(child(top.path("producer"), "idmp"),
+                   "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
         if (top.has("dispatcher") && !top.at("dispatcher").is_null()) {
             s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
                                                   {"ordering", "poll_ms", "max_rounds", "failures", "mark",

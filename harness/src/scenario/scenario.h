@@ -137,7 +137,8 @@ struct WriteSpec {
 struct PublishFailure {
     int64_t order = 0;
     std::string type;
-    std::vector<int> attempts;
+    std::vector<int> attempts;    // fail before anything reaches Redis (a network blip)
+    std::vector<int> reply_lost;  // the XADD runs on the server, its reply never reaches the producer
     bool operator==(const PublishFailure&) const = default;
 };
 
@@ -148,6 +149,9 @@ struct ProducerSpec {
     int64_t backoff_multiplier = 2;
     int max_attempts = 10;
     std::vector<PublishFailure> failures;
+    // XADD ... IDMP producer <order>:<type>:v<version> (Redis 8.6): a resend of an event the
+    // stream already has adds nothing and gets the first entry's ID back.
+    bool idmp = false;
     bool operator==(const ProducerSpec&) const = default;
 };
 

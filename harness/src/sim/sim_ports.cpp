@@ -10,6 +10,11 @@ std::vector<std::string> SimStream::xadd(const std::string& stream, const std::v
     return m_world.xadd(stream, batch, m_conn);
 }
 
+std::string SimStream::xadd_idmp(const std::string& stream, const Fields& fields, const std::string& producer_id,
+                                 const std::string& iid) {
+    return m_world.xadd_idmp(stream, fields, producer_id, iid, m_conn);
+}
+
 std::vector<StreamEntry> SimStream::xreadgroup(const std::string& group, const std::string& consumer,
                                                const std::string& stream, int count, Millis block) {
     return m_world.xreadgroup(stream, group, consumer, count, block, m_conn);

@@ -27,6 +27,8 @@ class SimStream : public Stream {
 public:
     explicit SimStream(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     std::vector<std::string> xadd(const std::string& stream, const std::vector<Fields>& batch) override;
+    std::string xadd_idmp(const std::string& stream, const Fields& fields, const std::string& producer_id,
+                          const std::string& iid) override;
     std::vector<StreamEntry> xreadgroup(const std::string& group, const std::string& consumer,
                                         const std::string& stream, int count, Millis block) override;
     std::vector<StreamEntry> xreadgroup_pending(const std::string& group, const std::string& consumer,

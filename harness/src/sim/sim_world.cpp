@@ -185,6 +185,20 @@ std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vecto
     });
 }
 
+std::string SimWorld::xadd_idmp(const std::string& key, const Fields& fields, const std::string& producer_id,
+                                const std::string& iid, SimConnection* conn) {
+    return round_trip([&] {
+        return at_redis([&] {
+            const auto [id, added] = m_streams.xadd_idmp(key, fields, producer_id, iid, now());
+            if (added) {
+                serve_blocked(key);
+                stream_changed();
+            }
+            return id;
+        }, conn);
+    });
+}
+
 void SimWorld::blocked_read_at_server(void* ctx, uint64_t) {
     auto& r = *static_cast<BlockedRead*>(ctx);
     SimWorld& w = *r.world;

@@ -91,6 +91,9 @@ public:
     auto round_trips(int idle_trips, Op op) -> decltype(op());
     // XADD, each batch member in turn; after each one the stream's blocked readers are served.
     std::vector<std::string> xadd(const std::string& key, const std::vector<Fields>& batch, SimConnection* conn = nullptr);
+    // XADD key IDMP producer_id iid * fields (Redis 8.6's model): a pair seen before adds nothing.
+    std::string xadd_idmp(const std::string& key, const Fields& fields, const std::string& producer_id,
+                          const std::string& iid, SimConnection* conn = nullptr);
     // XREADGROUP ... BLOCK block: blocks at the server while the group has nothing new; empty on
     // timeout or CLIENT UNBLOCK. block 0 waits forever, as in Redis.
     std::vector<StreamEntry> xreadgroup(const std::string& key, const std::string& group, const std::string& consumer,

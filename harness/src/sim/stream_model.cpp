@@ -95,6 +95,16 @@ std::string StreamModel::xadd(const std::string& key, const Fields& fields, Nano
     return id.to_string();
 }
 
+std::pair<std::string, bool> StreamModel::xadd_idmp(const std::string& key, const Fields& fields,
+                                                    const std::string& producer_id, const std::string& iid, Nanos now) {
+    const auto pair = std::make_pair(producer_id, iid);
+    if (const Stream* s = find(key))
+        if (const auto it = s->idmp.find(pair); it != s->idmp.end()) return {it->second, false};
+    std::string id = xadd(key, fields, now);
+    m_streams[key].idmp[pair] = id;
+    return {id, true};
+}
+
 std::vector<StreamEntry> StreamModel::xreadgroup(const std::string& key, const std::string& group,
                                                  const std::string& consumer, int count, Nanos now) {
     Group& g = group_or_throw("XREADGROUP", key, group);

@@ -46,6 +46,12 @@ public:
     // XADD key * fields...: the ID is <now in ms>-<seq>, kept strictly increasing when the clock
     // stands still or goes back.
     std::string xadd(const std::string& key, const Fields& fields, Nanos now);
+    // XADD key IDMP producer_id iid * fields (Redis 8.6): the pair's first XADD adds the entry;
+    // a later one adds nothing and answers that entry's ID (added false). The model keeps every
+    // pair for the trial (Redis keeps IDMP-MAXSIZE per producer for IDMP-DURATION, 100 s by
+    // default: longer than any trial).
+    std::pair<std::string, bool> xadd_idmp(const std::string& key, const Fields& fields, const std::string& producer_id,
+                                           const std::string& iid, Nanos now);
     // XREADGROUP GROUP group consumer COUNT count STREAMS key >, without blocking: up to `count`
     // entries never delivered to the group, now in the PEL of `consumer`.
     std::vector<StreamEntry> xreadgroup(const std::string& key, const std::string& group,
@@ -120,6 +126,7 @@ private:
         std::map<EntryId, Fields> entries;
         EntryId last_id;
         std::map<std::string, Group> groups;
+        std::map<std::pair<std::string, std::string>, std::string> idmp;  // (producer, iid) -> entry ID
     };
     struct Waiter {
         uint64_t ticket;

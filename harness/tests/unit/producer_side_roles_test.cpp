@@ -173,7 +173,7 @@ TEST(ProducerTest, a_failed_publish_is_retried_on_doubling_backoff_and_paid_over
     s.orders = {OrderSpec{42}};
     s.events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 300}};
     s.consumers = 1;
-    s.producer.failures = {PublishFailure{42, "created", {1, 2}}};
+    s.producer.failures = {PublishFailure{42, "created", {1, 2}, {}}};
     run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_EQ(h.stream.order_types(), (std::vector<std::string>{"42:paid", "42:created"}));
     std::vector<std::string> attempts;
@@ -193,7 +193,7 @@ TEST(ProducerTest, max_attempts_gives_up_and_the_event_never_reaches_the_stream)
     s.events = {EventSpec{42, "created", 1, 0}};
     s.consumers = 1;
     s.producer.max_attempts = 2;
-    s.producer.failures = {PublishFailure{42, "created", {1, 2}}};
+    s.producer.failures = {PublishFailure{42, "created", {1, 2}, {}}};
     run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_TRUE(h.stream.order_types().empty());
     EXPECT_FALSE(h.history.records().back().data.contains("retry_in_ms"));

@@ -85,7 +85,7 @@ TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id, true, WriteDedupe::aggregate_version};
     r.lock = LockSpec{true, "lk:{order}", 300, 7, 1, 30};
     r.buffer = BufferSpec{true, 400, BufferSpec::Late::apply};
-    r.producer = ProducerSpec{250, 3, 4, {PublishFailure{7, "created", {1, 2}}}};
+    r.producer = ProducerSpec{250, 3, 4, {PublishFailure{7, "created", {1, 2}, {3}}}, true};
     r.dispatcher = DispatcherSpec{true, DispatchOrder::naive, 50, 9, {OutboxFailure{2, {1, 3}}}, DispatchMark::round, 7,
                                   3, DispatchClaim::skip_locked};
     r.recovery.pending_first = true;

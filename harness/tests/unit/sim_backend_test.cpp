@@ -375,7 +375,7 @@ TEST(SimFaultScheduleTest, postgres_labs_the_model_cannot_run_are_skipped_with_t
 }
 
 // A lab that requires DELEX runs on a Redis 8.4 model (its releases say DELEX IFEQ, as the
-// article's did); one that requires XADD IDMP is skipped with the reason.
+// article's did); one that requires XADD IDMP on a Redis 8.6 model.
 TEST(SimFaultScheduleTest, a_lab_that_requires_a_redis_8_feature_gets_the_model_or_the_reason) {
     const Scenario delex = test::scenario("beyond-delex-release.json");
     ASSERT_FALSE(sim_skip_reason(delex).has_value());
@@ -385,11 +385,20 @@ TEST(SimFaultScheduleTest, a_lab_that_requires_a_redis_8_feature_gets_the_model_
     Scenario lua = delex;
     lua.needs_features.clear();
     EXPECT_EQ(test::run_sim(lua, 1).lock_release_method, "compare-and-delete Lua script");
-    Scenario idmp = delex;
-    idmp.needs_features = {"XADD IDMP"};
-    const auto why = sim_skip_reason(idmp);
-    ASSERT_TRUE(why.has_value());
-    EXPECT_NE(why->find("XADD IDMP"), std::string::npos) << *why;
+    // XADD IDMP runs on a Redis 8.6 model: paid's resend after its lost reply adds nothing.
+    const Scenario idmp = test::scenario("beyond-idmp-producer.json");
+    ASSERT_FALSE(sim_skip_reason(idmp).has_value());
+    const LabResult ran = test::run_sim(idmp, 5);
+    EXPECT_TRUE(ran.held) << (ran.failures.empty() ? "" : ran.failures.front());
+    for (const auto& t : ran.trials) {
+        EXPECT_EQ(t.accounting.published, 2);  // one paid, one created
+        EXPECT_EQ(t.accounting.republished, 0);
+    }
+    Scenario plain = idmp;  // the mutant: paid's resend is a second entry
+    plain.producer.idmp = false;
+    const LabResult twice = test::run_sim(plain, 1);
+    EXPECT_EQ(twice.trials.at(0).accounting.published, 3);
+    EXPECT_EQ(twice.trials.at(0).accounting.republished, 1);
 }
 
 // Whether the simulator injects a fault is the fault table's word (fault/faults.cpp), the same for
