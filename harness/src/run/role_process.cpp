@@ -20,12 +20,29 @@
 
 namespace relab {
 
+namespace {
+
+nlohmann::json endpoint_to_json(const RedisEndpoint& r) {
+    return {{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}};
+}
+
+RedisEndpoint endpoint_from_json(const nlohmann::json& r) {
+    RedisEndpoint ep;
+    ep.host = r.at("host");
+    ep.port = r.at("port");
+    ep.password = r.at("password");
+    ep.db = r.at("db");
+    return ep;
+}
+
+}  // namespace
+
 nlohmann::json role_config_to_json(const RoleConfig& c) {
     nlohmann::json j = {{"role", c.role},
             {"actor", c.actor},
             {"trial", c.trial},
             {"seed", c.seed},
-            {"redis", {{"host", c.redis.host}, {"port", c.redis.port}, {"password", c.redis.password}, {"db", c.redis.db}}},
+            {"redis", endpoint_to_json(c.redis)},
             {"pg",
              {{"host", c.pg.host},
               {"port", c.pg.port},
@@ -41,13 +58,13 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
     if (!c.redis_sentinels.empty()) {
         j["redis_sentinels"] = nlohmann::json::array();
         for (const auto& r : c.redis_sentinels)
-            j["redis_sentinels"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
+            j["redis_sentinels"].push_back(endpoint_to_json(r));
         j["redis_master_name"] = c.redis_master_name;
     }
     if (!c.redis_cluster.empty()) {
         j["redis_cluster"] = nlohmann::json::array();
         for (const auto& r : c.redis_cluster)
-            j["redis_cluster"].push_back({{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}});
+            j["redis_cluster"].push_back(endpoint_to_json(r));
     }
     return j;
 }
@@ -58,11 +75,7 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.actor = j.at("actor");
     c.trial = j.at("trial");
     c.seed = j.at("seed");
-    const auto& r = j.at("redis");
-    c.redis.host = r.at("host");
-    c.redis.port = r.at("port");
-    c.redis.password = r.at("password");
-    c.redis.db = r.at("db");
+    c.redis = endpoint_from_json(j.at("redis"));
     const auto& p = j.at("pg");
     c.pg.host = p.at("host");
     c.pg.port = p.at("port");
@@ -77,24 +90,10 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.barrier_timeout_ms = j.at("barrier_timeout_ms");
     if (j.contains("redis_sentinels")) {
         c.redis_master_name = j.at("redis_master_name");
-        for (const auto& r : j.at("redis_sentinels")) {
-            RedisEndpoint ep;
-            ep.host = r.at("host");
-            ep.port = r.at("port");
-            ep.password = r.at("password");
-            ep.db = r.at("db");
-            c.redis_sentinels.push_back(ep);
-        }
+        for (const auto& r : j.at("redis_sentinels")) c.redis_sentinels.push_back(endpoint_from_json(r));
     }
     if (j.contains("redis_cluster"))
-        for (const auto& r : j.at("redis_cluster")) {
-            RedisEndpoint ep;
-            ep.host = r.at("host");
-            ep.port = r.at("port");
-            ep.password = r.at("password");
-            ep.db = r.at("db");
-            c.redis_cluster.push_back(ep);
-        }
+        for (const auto& r : j.at("redis_cluster")) c.redis_cluster.push_back(endpoint_from_json(r));
     return c;
 }
 
