@@ -226,9 +226,9 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
 }
 
 // The strategies the articles left unverified (group "beyond") whose outcome does not depend on
-// timing: the reorder buffer's three labs and P4.
+// timing: the reorder buffer's three labs, P4, and S4a's lock behind S3's per-key FIFO.
 TEST_F(CrossCheckTest, beyond_deterministic_labs_end_the_same_on_both_backends) {
-    const std::vector<std::string> ids = {"p3-buffer", "p3-gap-timeout", "p3-gap-timeout-drop", "p4-state"};
+    const std::vector<std::string> ids = {"p3-buffer", "p3-gap-timeout", "p3-gap-timeout-drop", "p4-state", "lock-fifo"};
     const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
     expect_same_outcomes(real, sim, ids);
 }
@@ -295,10 +295,11 @@ TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
 
 TEST_F(CrossCheckTest, idempotency_middleware_labs_end_the_same_on_both_backends) {
     // Every idempotency workload lab without a server fault; the others need a restart, a
-    // failover, an eviction or a killed client, which the simulator does not model.
+    // failover, an eviction or a killed client, which the simulator does not model. (The one-tier
+    // TTL claim's observations only read the TTL left.)
     const std::vector<std::string> ids = {"idem-mw-double-click", "idem-mw-mismatch",      "idem-mw-release",
                                           "idem-key-correct",     "idem-key-hash-in-key",  "idem-key-no-user",
-                                          "idem-key-owner-check", "idem-key-version-bump"};
+                                          "idem-key-owner-check", "idem-key-version-bump", "claim-one-tier-replay"};
     const auto [real, sim] = run_both(ids, "--runs 2 --seed 7");
     const std::vector<std::string> racy_winner = {"idem-mw-double-click"};
     const auto r = idem_outcomes(real, racy_winner);
