@@ -11,6 +11,8 @@
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -48,7 +50,11 @@ struct Fanout {
 class Consumer {
 public:
     Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p)
-        : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)) {}
+        : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)) {
+        // A generated workload's own cost per event (drawn from the lab's seed).
+        for (const auto& e : s.events)
+            if (e.cost_us >= 0) m_event_cost_us[event_cost_key(e.order, e.type, e.version)] = e.cost_us;
+    }
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
     // With fanout (S3) this loop is the reader's, and every entry goes to a worker task instead.
@@ -433,8 +439,12 @@ private:
                    {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}, {"event", event_json(ev)}});
         }
 
-        const auto cost = m_s.job_cost_ms.find(ev.type);
-        if (cost != m_s.job_cost_ms.end()) m_p.clock.sleep_for(Millis{cost->second});
+        const auto own = m_event_cost_us.find(event_cost_key(ev.order, ev.type, ev.v));
+        if (own != m_event_cost_us.end()) {
+            if (own->second > 0) m_p.clock.sleep_for(Micros{own->second});
+        } else if (const auto cost = m_s.job_cost_ms.find(ev.type); cost != m_s.job_cost_ms.end()) {
+            m_p.clock.sleep_for(Millis{cost->second});
+        }
 
         OrderWrite w;
         w.order = ev.order;
@@ -486,6 +496,10 @@ private:
     std::string m_actor;
     RolePorts& m_p;
     std::string m_key;  // the stream this consumer reads
+    static std::string event_cost_key(int64_t order, const std::string& type, int64_t v) {
+        return std::to_string(order) + ':' + type + ':' + std::to_string(v);
+    }
+    std::unordered_map<std::string, int64_t> m_event_cost_us;
     // The reorder buffer (buffer.enabled): per order, the last version applied and the events
     // held back, by version, with when each was held.
     struct Held {

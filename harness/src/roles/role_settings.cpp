@@ -140,7 +140,7 @@ StreamSpec stream_from(const json& j) {
 }
 
 json to(const EventSpec& e) {
-    return {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}};
+    return {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}, {"cost_us", e.cost_us}};
 }
 EventSpec event_from(const json& j) {
     EventSpec e;
@@ -148,6 +148,7 @@ EventSpec event_from(const json& j) {
     read(j, "type", e.type);
     read(j, "version", e.version);
     read(j, "at_ms", e.at_ms);
+    read(j, "cost_us", e.cost_us);
     return e;
 }
 

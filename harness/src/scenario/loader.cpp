@@ -3,6 +3,7 @@
 // falls back to a default.
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "ports/seeded_rng.h"
 #include "scenario/fault_loader.h"
 #include "scenario/idem_loader.h"
 #include "scenario/json_reader.h"
@@ -95,15 +97,91 @@ std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::st
     return events;
 }
 
+// A duration in milliseconds, integer or fractional (0.25), as whole microseconds.
+int64_t read_ms_as_us(const Object& o, const std::string& key, double max_ms) {
+    const json& v = o.at(key);
+    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > max_ms)
+        o.reader().expected(o.path(key), fmt::format("a number of milliseconds in 0..{}", max_ms), v);
+    return std::llround(v.get<double>() * 1000.0);
+}
+
+std::string ms_text(int64_t us) { return fmt::format("{:g} ms", static_cast<double>(us) / 1000.0); }
+
+// A job's cost drawn per event: fixed, uniform in [min, max], or log-normal through its p50 and p99
+// (sigma = ln(p99 / p50) / 2.3263, the standard normal's 99th percentile). Draws come from the lab's
+// seed, so every run of the file has the same costs, and the simulator runs the same jobs.
+struct CostDraw {
+    enum class Dist { fixed, uniform, lognormal } dist = Dist::fixed;
+    int64_t a_us = 0, b_us = 0;  // fixed: a; uniform: [a, b]; lognormal: p50 a, p99 b
+    std::string text;
+    int64_t draw(SeededRng& rng) const {
+        switch (dist) {
+            case Dist::fixed: return a_us;
+            case Dist::uniform: return rng.uniform(a_us, b_us);
+            case Dist::lognormal: {
+                // Box-Muller over two uniform draws in (0, 1]: the same numbers on every compiler.
+                const double u1 = (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740993.0;
+                const double u2 = static_cast<double>(rng.next() >> 11) / 9007199254740992.0;
+                const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+                const double sigma = std::log(static_cast<double>(b_us) / static_cast<double>(a_us)) / 2.3263478740408408;
+                return std::llround(static_cast<double>(a_us) * std::exp(sigma * z));
+            }
+        }
+        return a_us;
+    }
+};
+
+CostDraw read_cost_draw(const Object& o) {
+    CostDraw c;
+    const std::string dist = o.opt_choice("dist", "fixed", {"fixed", "uniform", "lognormal"});
+    if (dist == "fixed") {
+        c.a_us = read_ms_as_us(o, "ms", 60000);
+        c.text = "fixed " + ms_text(c.a_us);
+    } else if (dist == "uniform") {
+        c.dist = CostDraw::Dist::uniform;
+        c.a_us = read_ms_as_us(o, "min_ms", 60000);
+        c.b_us = read_ms_as_us(o, "max_ms", 60000);
+        if (c.b_us < c.a_us) o.reader().fail(o.path("max_ms"), "max_ms must be at least min_ms");
+        c.text = fmt::format("uniform {}–{}", ms_text(c.a_us), ms_text(c.b_us));
+    } else {
+        c.dist = CostDraw::Dist::lognormal;
+        c.a_us = read_ms_as_us(o, "p50_ms", 60000);
+        c.b_us = read_ms_as_us(o, "p99_ms", 60000);
+        if (c.a_us <= 0) o.reader().fail(o.path("p50_ms"), "a log-normal cost needs p50_ms > 0");
+        if (c.b_us < c.a_us) o.reader().fail(o.path("p99_ms"), "p99_ms must be at least p50_ms");
+        c.text = fmt::format("log-normal p50 {}, p99 {}", ms_text(c.a_us), ms_text(c.b_us));
+    }
+    return c;
+}
+
 // "generate": many orders with the same events, instead of listing them: orders first..first+count-1,
 // each given every template event; order k (0-based) publishes them every_ms * k later than the
-// template's at_ms. Events are listed order by order (#1 created, paid, shipped, then #2 ...), so
-// events due at the same time go out in that order.
-void read_generate(const Object& o, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events) {
+// template's at_ms, or at k / orders_per_s ("arrival": {"orders_per_s": N}), or all at once
+// ("arrival": "burst"). Events are listed order by order (#1 created, paid, shipped, then #2 ...),
+// so events due at the same time go out in that order. "job_cost" draws each event's cost from the
+// lab's seed; "slow_jobs" gives named events a long job (S1's head-of-line blocking).
+void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events,
+                   LoadSpec& load) {
     const Reader& r = o.reader();
     const int64_t count = o.req_int("orders", 1, 100000);
     const int64_t first = o.opt_int("first_id", 1, 0, k_int64_max - 100000);
-    const int64_t every = o.opt_int("every_ms", 0, 0, 60000);
+    int64_t every_us = o.opt_int("every_ms", 0, 0, 60000) * 1000;
+    load.arrival = every_us > 0 ? fmt::format("an order every {}", ms_text(every_us)) : "burst";
+    if (o.has("arrival")) {
+        if (o.has("every_ms")) r.fail(o.path("arrival"), "give \"arrival\" or \"every_ms\", not both");
+        const json& a = o.at("arrival");
+        if (a.is_string() && a.get<std::string>() == "burst") {
+            every_us = 0;
+            load.arrival = "burst";
+        } else {
+            Object ao(r, a, o.path("arrival"), {"orders_per_s"});
+            const int64_t rate = ao.req_int("orders_per_s", 1, 1000000);
+            every_us = 1000000 / rate;
+            if (every_us * rate != 1000000)
+                r.fail(ao.path("orders_per_s"), "orders_per_s must divide 1,000,000 µs evenly (e.g. 250, 400, 500, 1000)");
+            load.arrival = fmt::format("{} orders/s", rate);
+        }
+    }
     const std::string final_status = o.opt_string("expected_final", "paid");
     const json& list = o.at("events");
     r.array(list, o.path("events"), true);
@@ -116,19 +194,41 @@ void read_generate(const Object& o, std::vector<OrderSpec>& orders, std::vector<
         t.at_ms = e.opt_int("at_ms", 0, 0, 3600000);
         templates.push_back(t);
     }
+    std::optional<CostDraw> cost;
+    if (o.has("job_cost")) {
+        cost = read_cost_draw(Object(r, o.at("job_cost"), o.path("job_cost"), {"dist", "ms", "min_ms", "max_ms", "p50_ms", "p99_ms"}));
+        load.job_cost = cost->text;
+    }
     for (int64_t k = 0; k < count; ++k) {
         OrderSpec spec;
         spec.id = first + k;
         spec.expected_final = final_status;
         orders.push_back(spec);
     }
+    SeededRng rng(derive_seed(seed, "job_cost"));
     for (int64_t k = 0; k < count; ++k)
         for (const auto& t : templates) {
             EventSpec e = t;
             e.order = first + k;
-            e.at_ms = t.at_ms + every * k;
+            e.at_ms = t.at_ms + every_us * k / 1000;
+            if (cost) e.cost_us = cost->draw(rng);
             events.push_back(e);
         }
+    if (o.has("slow_jobs")) {
+        const json& slow = o.at("slow_jobs");
+        r.array(slow, o.path("slow_jobs"), true);
+        for (size_t i = 0; i < slow.size(); ++i) {
+            Object so(r, slow[i], child(o.path("slow_jobs"), i), {"order", "type", "ms"});
+            LoadSpec::SlowJob j{so.req_int("order", first, first + count - 1), so.req_string("type"),
+                                so.req_int("ms", 1, 600000)};
+            auto it = std::find_if(events.begin(), events.end(),
+                                   [&](const EventSpec& e) { return e.order == j.order && e.type == j.type; });
+            if (it == events.end()) r.fail(so.path("type"), "no generated event of order " + std::to_string(j.order) + " has type \"" + j.type + "\"");
+            it->cost_us = j.ms * 1000;
+            load.slow_jobs.push_back(j);
+        }
+    }
+    load.enabled = o.has("arrival") || o.has("job_cost") || o.has("slow_jobs");
 }
 
 ShardSpec read_shard(const Object& o, size_t events) {
@@ -635,6 +735,16 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
         for (const auto& name : k_idem_count_names)
             if (counts.has(name)) t.counts[name] = read_band(r, counts.at(name), counts.path(name), name);
     }
+    if (o.has("load")) {
+        workload_only("load");
+        // The figures of check/load_stats.h; the scenario layer does not link the checker, so they are named here.
+        static const std::vector<std::string> figures = {"events",         "events_per_s",    "latency_p50_ms",
+                                                         "latency_p99_ms", "latency_max_ms",  "utilisation_pct",
+                                                         "hol_ms",         "hol_events",      "wrong_orders"};
+        Object load(r, o.at("load"), o.path("load"), figures);
+        for (const auto& name : figures)
+            if (load.has(name)) t.load[name] = read_band(r, load.at(name), load.path(name), name);
+    }
 }
 
 const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite", "lost",           "duplicated",
@@ -642,7 +752,7 @@ const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite"
                                                 "unapplied",
                                                 "side_effects_out_of_order",
                                                 "never",       "sequence",        "publish_delay_ms", "counts",
-                                                "republished", "reapplied",       "skipped"};
+                                                "republished", "reapplied",       "skipped",  "load"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
@@ -828,8 +938,9 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                     r.fail(top.path(key), std::string("\"generate\" makes the lab's orders and events; drop \"") + key +
                                               "\" or \"generate\"");
             read_generate(Object(r, top.at("generate"), top.path("generate"),
-                                 {"orders", "first_id", "every_ms", "expected_final", "events"}),
-                          s.orders, s.events);
+                                 {"orders", "first_id", "every_ms", "arrival", "expected_final", "events", "job_cost",
+                                  "slow_jobs"}),
+                          s.seed, s.orders, s.events, s.load);
         } else {
             s.orders = read_orders(r, top.at("orders"), top.path("orders"));
             s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
@@ -900,7 +1011,8 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                                       : s.fanout.enabled   ? "fanout"
                                       : top.has("recovery") ? "recovery"
                                       : top.has("faults")   ? "faults"
-                                      : top.has("servers")  ? "servers"
+                                      // A PostgreSQL of the lab's own is fine (the load labs'); a Redis is the cluster's.
+                                      : s.servers.own || s.servers.replica || s.servers.cache ? "servers"
                                       : !s.producer.failures.empty() ? "producer"
                                                                      : nullptr;
             if (unsupported)
@@ -1014,6 +1126,20 @@ Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
     m.mutant = mutant.name;
     m.title = fmt::format("[mutant {}: {}] {}", mutant.name, mutant.change, m.title);
     m.title_vi = fmt::format("[mutant {}: {}] {}", mutant.name, mutant.change, m.title_vi);
+    return m;
+}
+
+Scenario with_generated_orders(const Scenario& s, int orders) {
+    json doc = s.source;
+    if (!doc.contains("generate") || !doc.at("generate").is_object())
+        throw ScenarioError(s.file, "/generate", "no generated workload to resize");
+    doc["generate"]["orders"] = orders;
+    Scenario m = read_scenario(Reader(fmt::format("{} (--orders {})", s.file, orders)), doc);
+    m.file = s.file;
+    m.source = std::move(doc);
+    m.mutant = s.mutant;
+    m.title = fmt::format("{} [--orders {}]", s.title, orders);
+    m.title_vi = fmt::format("{} [--orders {}]", s.title_vi, orders);
     return m;
 }
 

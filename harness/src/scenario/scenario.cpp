@@ -51,7 +51,7 @@ std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote 
 bool TrialTerms::empty() const {
     return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
            !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && !republished && !reapplied && !skipped && has.empty() &&
-           never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty();
+           never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty() && load.empty();
 }
 
 std::string TrialTerms::describe() const {
@@ -71,6 +71,7 @@ std::string TrialTerms::describe() const {
     if (reapplied) parts.push_back("reapplied " + reapplied->describe());
     if (skipped) parts.push_back("skipped " + skipped->describe());
     for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
+    for (const auto& [name, band] : load) parts.push_back(name + " " + band.describe());
     for (const auto& m : has) parts.push_back("has " + m.describe());
     for (const auto& m : never) parts.push_back("never " + m.describe());
     if (!sequence.empty()) {

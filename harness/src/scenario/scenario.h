@@ -50,6 +50,22 @@ bool is_idem(LabKind k);
 // Where the consumer's CAS takes its version from.
 enum class VersionSource { event, entry_id };
 
+// A generated workload's shape (the load labs): how events arrive and what jobs cost, as the file
+// says it, for the reports; the events themselves carry their times and costs.
+struct LoadSpec {
+    bool enabled = false;
+    std::string arrival;    // "burst" or "400 orders/s"
+    std::string job_cost;   // "lognormal p50 0.2 ms, p99 2 ms", "fixed 0.5 ms", "uniform 0.1–1 ms"
+    struct SlowJob {
+        int64_t order = 0;
+        std::string type;
+        int64_t ms = 0;
+        bool operator==(const SlowJob&) const = default;
+    };
+    std::vector<SlowJob> slow_jobs;  // a long job in the stream (S1's head-of-line blocking)
+    bool operator==(const LoadSpec&) const = default;
+};
+
 struct StreamSpec {
     std::string key = "orders";
     std::string group = "order-processor";
@@ -74,6 +90,9 @@ struct EventSpec {
     int64_t version = 0;  // the business version assigned when the event was created
     int64_t at_ms = 0;    // when the producer publishes it, from the trial origin; events due at
                           // the same time go out back to back (one XADD after the other)
+    // This event's job cost in µs, drawn by a generated workload ("generate": {"job_cost": ...});
+    // -1: the lab's job_cost_ms for its type.
+    int64_t cost_us = -1;
     bool operator==(const EventSpec&) const = default;
 };
 
@@ -304,6 +323,9 @@ struct TrialTerms {
     // Idempotency labs: a band per count of the trial (orders, duplicates, created, replays,
     // conflicts, mismatches, layer4, errors, leaks, sends, unanswered).
     std::map<std::string, Band> counts;
+    // Load labs: a band per figure of the trial's load stats (check/load_stats.h: hol_ms,
+    // wrong_orders, latency_p50_ms, latency_p99_ms, events_per_s, utilisation_pct).
+    std::map<std::string, Band> load;
     bool empty() const;
     std::string describe() const;
 };
@@ -420,6 +442,7 @@ struct Scenario {
     ProducerSpec producer;
     DispatcherSpec dispatcher;
     ShardSpec shard;               // S2: a router over N streams, a consumer per shard
+    LoadSpec load;                 // a generated workload's arrival and job costs (the load labs)
     // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"
     // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
     std::string stream_line = "list";
@@ -458,6 +481,10 @@ std::vector<Scenario> load_scenario_dir(const std::string& dir);
 // The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
 // patch does not apply or the result is not a valid scenario.
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
+
+// The lab with its generated workload resized to `orders` orders (its "generate"/"orders"); the
+// title says so. Throws ScenarioError when the result is not valid (a slow job beyond the last order).
+Scenario with_generated_orders(const Scenario& s, int orders);
 
 // The rows tmp_orders holds before a trial: every order but the absent ones.
 std::vector<OrderRow> initial_order_rows(const Scenario& s);
