@@ -87,10 +87,15 @@ std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& h
         const auto [order, type, v] = event_key(r->data);
         auto [it, first] = newest.emplace(order, std::make_pair(v, type));
         if (first) continue;
-        if (v < it->second.first)
-            out.push_back({order, type, it->second.second});
-        else
+        if (v < it->second.first) {
+            // A CAS on the event's own version applies only over an older one: recorded after the
+            // newer write, it still committed before it (two consumers record their writes a few
+            // µs after COMMIT, in either order). Not an overwrite. (A CAS on the entry ID can be.)
+            const bool cas_on_event_version = text_field(r->data, "mode") == "cas" && int_field(r->data, "version", -1) == v;
+            if (!cas_on_event_version) out.push_back({order, type, it->second.second});
+        } else {
             it->second = {v, type};
+        }
     }
     return out;
 }

@@ -169,6 +169,13 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
         else if (!b.contains(*value))
             fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
     }
+    for (const auto& [name, b] : terms.load) {
+        const auto value = load_figure(t.load, name);
+        if (!value)
+            fail("no load figure named " + name);
+        else if (!b.contains(*value))
+            fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
+    }
     for (const auto& m : terms.has)
         if (std::none_of(t.history.begin(), t.history.end(), [&](const HistoryRecord& r) { return matches(m, r); }))
             fail("no " + m.describe());
@@ -266,6 +273,7 @@ void recheck_trial(const Scenario& s, TrialOutcome& t) {
     // checked when it ran; one that kept its history is accounted again from it.
     if (t.history.empty()) return;
     t.accounting = account(t.history);
+    if (s.kind == LabKind::stream) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
     evaluate_trial(s, t);
 }
 
@@ -310,6 +318,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
     out.accounting = account(out.history);
+    if (s.kind == LabKind::stream) out.load = load_stats(s, out.history, static_cast<int64_t>(out.wrong_orders.size()));
     return out;
 }
 

@@ -12,6 +12,7 @@
 
 #include "check/accounting.h"
 #include "check/idem_outcome.h"
+#include "check/load_stats.h"
 #include "ports/ports.h"
 #include "scenario/scenario.h"
 
@@ -29,6 +30,8 @@ struct TrialOutcome {
     // Stream labs: every published entry followed to its jobs (lost, duplicated, redelivered after
     // ack, unexpected, stale overwrites); see accounting.h.
     Accounting accounting;
+    LoadStats load;             // stream labs: throughput, latency, utilisation, head-of-line blocking
+    std::map<std::string, int64_t> role_peak_rss_kb;  // real backend: each role process's peak RSS
     IdemTrial idem;             // idempotency labs: orders and answers counted
     // Per order: when its first event reached the stream minus when its publication was first
     // tried, in µs. Orders whose first try went through have 0.

@@ -1,0 +1,130 @@
+#include "check/load_stats.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <unordered_map>
+
+namespace relab {
+
+namespace {
+
+std::string text_of(const nlohmann::json& d, const char* key) {
+    const auto it = d.find(key);
+    return it != d.end() && it->is_string() ? it->get<std::string>() : std::string{};
+}
+
+// Entry ids are unique per stream: S2's shards each have their own.
+std::string entry_key(const HistoryRecord& r) { return text_of(r.data, "stream") + "/" + text_of(r.data, "entry"); }
+
+
+int64_t nearest_rank(const std::vector<int64_t>& sorted, double q) {
+    if (sorted.empty()) return 0;
+    const auto rank = static_cast<size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+    return sorted[std::min(sorted.size(), std::max<size_t>(rank, 1)) - 1];
+}
+
+}  // namespace
+
+LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& history, int64_t wrong_orders) {
+    LoadStats out;
+    out.wrong_orders = wrong_orders;
+    struct Entry {
+        int64_t published = -1, started = -1, written = -1;
+        int64_t order = 0;
+        std::string type;
+    };
+    std::unordered_map<std::string, Entry> entries;
+    std::map<std::string, bool> writers;
+    int64_t first_publish = -1, last_write = -1;
+    for (const auto& r : history) {
+        switch (r.op) {
+            case Op::publish: {
+                if (text_of(r.data, "result") != "ok" || text_of(r.data, "entry").empty()) break;
+                Entry& e = entries[entry_key(r)];
+                if (e.published < 0) e.published = r.t_ns;
+                if (const auto ev = r.data.find("event"); ev != r.data.end() && ev->is_object()) {
+                    e.order = ev->value("order", int64_t{0});
+                    e.type = ev->value("type", std::string{});
+                }
+                if (first_publish < 0 || r.t_ns < first_publish) first_publish = r.t_ns;
+                break;
+            }
+            case Op::receive:
+            case Op::take: {
+                auto it = entries.find(entry_key(r));
+                // A take (S3's worker) is the job's start; the reader's receive only queued it.
+                if (it != entries.end() && it->second.written < 0 && (r.op == Op::take || it->second.started < 0))
+                    it->second.started = r.t_ns;
+                break;
+            }
+            case Op::write: {
+                auto it = entries.find(entry_key(r));
+                writers[r.actor] = true;
+                if (it == entries.end() || it->second.written >= 0) break;
+                it->second.written = r.t_ns;
+                last_write = std::max(last_write, r.t_ns);
+                break;
+            }
+            default: break;
+        }
+    }
+    std::vector<int64_t> latencies;
+    int64_t busy_ns = 0;
+    for (const auto& [key, e] : entries) {
+        if (e.written < 0 || e.published < 0) continue;
+        latencies.push_back((e.written - e.published) / 1000);
+        if (e.started >= 0) busy_ns += e.written - e.started;
+    }
+    std::sort(latencies.begin(), latencies.end());
+    out.events = static_cast<int64_t>(latencies.size());
+    out.slots = static_cast<int>(writers.size());
+    if (!latencies.empty()) {
+        out.latency_p50_us = nearest_rank(latencies, 0.50);
+        out.latency_p99_us = nearest_rank(latencies, 0.99);
+        out.latency_max_us = latencies.back();
+    }
+    if (first_publish >= 0 && last_write > first_publish) {
+        const int64_t span = last_write - first_publish;
+        out.span_us = span / 1000;
+        out.events_per_s = static_cast<double>(out.events) * 1e9 / static_cast<double>(span);
+        if (out.slots > 0)
+            out.utilisation_pct = 100.0 * static_cast<double>(busy_ns) / (static_cast<double>(span) * out.slots);
+    }
+    // Head-of-line blocking: while each slow job ran, how long events of other orders waited.
+    for (const auto& slow : s.load.slow_jobs) {
+        const Entry* job = nullptr;
+        for (const auto& [key, e] : entries)
+            if (e.order == slow.order && e.type == slow.type && e.started >= 0 && e.written >= 0) job = &e;
+        if (!job) continue;
+        if (out.hol_ms < 0) out.hol_ms = 0;
+        for (const auto& [key, e] : entries) {
+            if (e.order == slow.order || e.published < job->started || e.published >= job->written) continue;
+            ++out.hol_events;
+            if (e.started >= 0) out.hol_ms = std::max(out.hol_ms, (e.started - e.published) / 1'000'000);
+        }
+    }
+    return out;
+}
+
+const std::vector<std::string>& load_figure_names() {
+    static const std::vector<std::string> names = {"events", "events_per_s", "latency_p50_ms", "latency_p99_ms",
+                                                   "latency_max_ms", "utilisation_pct", "hol_ms", "hol_events",
+                                                   "wrong_orders"};
+    return names;
+}
+
+std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name) {
+    if (name == "events") return l.events;
+    if (name == "events_per_s") return std::llround(l.events_per_s);
+    if (name == "latency_p50_ms") return l.latency_p50_us / 1000;
+    if (name == "latency_p99_ms") return l.latency_p99_us / 1000;
+    if (name == "latency_max_ms") return l.latency_max_us / 1000;
+    if (name == "utilisation_pct") return std::llround(l.utilisation_pct);
+    if (name == "hol_ms") return l.hol_ms;
+    if (name == "hol_events") return l.hol_events;
+    if (name == "wrong_orders") return l.wrong_orders;
+    return std::nullopt;
+}
+
+}  // namespace relab

@@ -1,0 +1,50 @@
+// A stream trial's figures under load, from its history: what a user choosing between strategies
+// compares side by side (throughput, latency, how busy the consumers were, and how long other
+// orders queued behind one slow job). Pure functions of recorded data, like the accounting.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ports/ports.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+// Per trial. Every time is measured from the records, never from the scenario's plan.
+//   events          published entries that some job wrote (the latency samples)
+//   events_per_s    written entries / (last write - first publish)
+//   latency_*_us    per entry: its first write - its ok publish (XADD to applied), p50 / p99 / max
+//   slots           actors that wrote: consumers, or S3's workers (the parallelism the strategy had)
+//   utilisation_pct sum over entries of (first write - the job's start: its receive, or S3's take),
+//                   over slots × (last write - first publish): how much of the run the slots were busy
+//   hol_ms          the lab's slow jobs (LoadSpec::slow_jobs): the longest an event of another order,
+//                   published while a slow job ran, waited from its publish to its own job's start;
+//                   the head-of-line blocking one long job causes. -1 without a slow job.
+//   hol_events      how many events of other orders were published while a slow job ran
+//   wrong_orders    orders in a wrong final state
+struct LoadStats {
+    int64_t events = 0;
+    double events_per_s = 0;
+    int64_t latency_p50_us = 0;
+    int64_t latency_p99_us = 0;
+    int64_t latency_max_us = 0;
+    int slots = 0;
+    double utilisation_pct = 0;
+    int64_t hol_ms = -1;
+    int64_t hol_events = 0;
+    int64_t wrong_orders = 0;
+    int64_t span_us = 0;  // first publish to last write
+    bool operator==(const LoadStats&) const = default;
+};
+
+LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& history, int64_t wrong_orders);
+
+// The figure a "load" band names, as an integer (percent and per-second figures rounded), or
+// nullopt for a name that is not one of load_figure_names().
+std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name);
+const std::vector<std::string>& load_figure_names();
+
+}  // namespace relab
