@@ -1,3 +1,4 @@
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "real/redis_client.h"
 #include "real/pg_client.h"
 #include "report/lab_summary.h"
+#include "report/load_table.h"
 #include "report/reporter.h"
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
@@ -63,40 +65,64 @@ std::string self_exe() {
 
 }  // namespace
 
-// Every argument is a file, a scenario id or a part name; order is kept, duplicates dropped.
+// Every argument is a file, a folder of them, a scenario id or a part name; order is kept,
+// duplicates dropped. The load labs live in <scenarios>/load: a run of every lab leaves them out
+// (they take minutes), and naming them ("load", "load-s1") finds them there.
 std::vector<Scenario> select_labs(const RunOptions& o) {
     const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
     std::vector<Scenario> all;
     if (std::filesystem::is_directory(dir)) all = load_scenario_dir(dir);
+    std::vector<Scenario> chosen;
     if (o.labs.empty()) {
         if (all.empty()) throw UsageError("no scenario files in " + dir);
-        return o.mutant.empty() ? all : mutants_of(all, o.mutant);
+        chosen = all;
+    } else {
+        const std::string load_dir = dir + "/load";
+        if (std::filesystem::is_directory(load_dir))
+            for (auto& s : load_scenario_dir(load_dir)) {
+                if (std::any_of(all.begin(), all.end(), [&](const Scenario& a) { return a.id == s.id; }))
+                    throw ScenarioError(s.file, "/id", "the id \"" + s.id + "\" is taken by a lab in " + dir);
+                all.push_back(std::move(s));
+            }
+        std::set<std::string> seen;
+        auto add = [&](const Scenario& s) {
+            if (seen.insert(s.id).second) chosen.push_back(s);
+        };
+        for (const auto& arg : o.labs) {
+            if (std::filesystem::is_regular_file(arg)) {
+                add(load_scenario(arg));
+                continue;
+            }
+            if (std::filesystem::is_directory(arg)) {
+                for (const auto& s : load_scenario_dir(arg)) add(s);
+                continue;
+            }
+            bool found = false;
+            for (const auto& s : all)
+                if (s.id == arg || s.part == arg || s.output == arg || (!s.group.empty() && s.group == arg)) {
+                    add(s);
+                    found = true;
+                }
+            if (!found) {
+                std::set<std::string> parts;
+                for (const auto& s : all) {
+                    parts.insert(s.part);
+                    if (!s.group.empty()) parts.insert(s.group);
+                }
+                throw UsageError(fmt::format("unknown lab '{}': not a file, a scenario id or a part ({}); `relab list` shows them",
+                                             arg, fmt::join(parts, ", ")));
+            }
+        }
     }
-    std::vector<Scenario> chosen;
-    std::set<std::string> seen;
-    auto add = [&](const Scenario& s) {
-        if (seen.insert(s.id).second) chosen.push_back(s);
-    };
-    for (const auto& arg : o.labs) {
-        if (std::filesystem::is_regular_file(arg)) {
-            add(load_scenario(arg));
-            continue;
-        }
-        bool found = false;
-        for (const auto& s : all)
-            if (s.id == arg || s.part == arg || s.output == arg || (!s.group.empty() && s.group == arg)) {
-                add(s);
-                found = true;
+    if (o.orders) {
+        // A generated workload at another size (a CI-sized load run); the other labs list their orders.
+        bool any = false;
+        for (auto& s : chosen)
+            if (s.source.contains("generate")) {
+                s = with_generated_orders(s, *o.orders);
+                any = true;
             }
-        if (!found) {
-            std::set<std::string> parts;
-            for (const auto& s : all) {
-                parts.insert(s.part);
-                if (!s.group.empty()) parts.insert(s.group);
-            }
-            throw UsageError(fmt::format("unknown lab '{}': not a file, a scenario id or a part ({}); `relab list` shows them",
-                                         arg, fmt::join(parts, ", ")));
-        }
+        if (!any) throw UsageError("--orders resizes a generated workload (\"generate\"), and none of the chosen labs has one");
     }
     if (!o.mutant.empty()) return mutants_of(chosen, o.mutant);
     return chosen;
@@ -124,6 +150,16 @@ std::vector<Scenario> mutants_of(const std::vector<Scenario>& labs, const std::s
 }
 
 namespace {
+
+// This process's memory high-water mark (the parent: histories, reports).
+int64_t peak_rss_kb() {
+    struct rusage usage {};
+    return ::getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : 0;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
 
 TextOptions text_options(const RunOptions& o) {
     TextOptions t;
@@ -201,6 +237,8 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_option("labs", o.labs, "scenario ids, part names (baseline, s1, lock, cas, ...), groups (idem) or files; none = all");
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
     app.add_option("--runs", o.runs, "trials per lab (overrides the files)")->check(CLI::Range(1, 100000));
+    app.add_option("--orders", o.orders, "generated workloads (the load labs): this many orders instead of the file's")
+        ->check(CLI::Range(1, 100000));
     app.add_option("--seed", o.seed, "root seed; every lab and trial seed derives from it");
     app.add_option("--json", o.json_path, "write the whole run as JSON to this file");
     app.add_option("--out-dir", o.out_dir, "write <output>.txt and <output>.json per lab output here (sim: <output>.sim.txt/.json)");
@@ -250,6 +288,7 @@ int run_self_check(const RunOptions& o, const std::vector<Scenario>& labs) {
 
 int run_run(const RunOptions& o) {
     install_interrupt_handlers();
+    const auto run_started = std::chrono::steady_clock::now();
     try {
         const TextOptions topts = text_options(o);
         const std::vector<Scenario> labs = select_labs(o);  // every file validated before any server starts
@@ -368,6 +407,26 @@ int run_run(const RunOptions& o) {
             }
         }
 
+        // The load labs side by side, on stdout and beside the labs' files.
+        if (const std::vector<LoadRow> rows = load_rows(report.labs); !rows.empty()) {
+            std::ostringstream table;
+            write_load_table(rows, table);
+            if (!o.quiet) std::cout << '\n' << table.str();
+            if (!o.out_dir.empty()) {
+                const std::string suffix = sim ? ".sim" : "";
+                write_output(o.out_dir + "/load-table" + suffix + ".txt", "--out-dir",
+                             [&](std::ostream& out) { out << table.str(); });
+                write_output(o.out_dir + "/load-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
+                    out << nlohmann::json{{"load_table", load_table_json(rows)},
+                                          {"relab_peak_rss_kb", peak_rss_kb()},
+                                          {"relab_commit", report.relab_commit},
+                                          {"started_at", report.started_at}}
+                               .dump(2)
+                        << '\n';
+                });
+            }
+        }
+
         // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
         // is said (the text report says why, junit.xml has a <skipped>).
         const LabCounts n = count_labs(report);
@@ -386,6 +445,8 @@ int run_run(const RunOptions& o) {
                                              lab.failures.size() - shown);
             }
         }
+        std::cerr << fmt::format("relab: wall time {:.1f} s; relab's peak RSS {:.0f} MB\n", seconds_since(run_started),
+                                 peak_rss_kb() / 1024.0);
         if (!output_errors.empty()) {
             for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";
             std::cerr << "relab: the run's report was not written whole; exit 2 whatever the verdicts\n";

@@ -20,6 +20,7 @@ struct RunOptions {
     std::vector<std::string> labs;  // ids, parts or files; empty = all
     std::string scenarios_dir;
     std::optional<int> runs;
+    std::optional<int> orders;  // generated workloads: this many orders instead of the file's
     std::optional<uint64_t> seed;
     std::string json_path;
     std::string out_dir;  // writes <output>.txt and <output>.json per output group

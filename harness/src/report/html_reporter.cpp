@@ -13,6 +13,7 @@
 #include "report/idem_facts.h"
 #include "report/idem_text.h"
 #include "report/lab_summary.h"
+#include "report/load_table.h"
 #include "report/shard_facts.h"
 #include "report/reporter.h"
 #include "report/timeline.h"
@@ -43,6 +44,8 @@ table.summary th, table.summary td { border-bottom: 1px solid var(--line); paddi
 table.summary th { font-size: 12px; color: var(--muted); }
 table.summary td.num { white-space: nowrap; font-weight: bold; }
 table.summary td:first-child { white-space: nowrap; }
+section.load { margin: 18px 0; } section.load table.counts { margin-bottom: 10px; }
+.load-plots svg { display: block; margin: 8px 0; max-width: 100%; height: auto; }
 section.lab { border: 1px solid var(--line); border-left: 6px solid var(--held); border-radius: 6px; padding: 14px 18px;
               margin: 18px 0; }
 section.lab.broken { border-left-color: var(--broken); } section.lab.skipped { border-left-color: var(--skipped); }
@@ -542,6 +545,7 @@ public:
         out << fmt::format("<p class=\"totals\">{} lab{}: {} {} {}</p>\n</header>\n", n.labs, n.labs == 1 ? "" : "s",
                            total("held", n.held), total("broken", n.broken), total("skipped", n.skipped));
         write_summary_table(run, out);
+        write_load_section(run, out);
         write_legend(out);
         if (std::any_of(run.labs.begin(), run.labs.end(), [](const LabResult& l) { return is_idem_workload(l); }))
             write_idem_legend(out);
@@ -579,6 +583,35 @@ private:
                 badge(verdict_of(lab)) + (lab.verdict_note.empty() ? "" : " <small class=\"verdict-note\">⚠ see note</small>"));
         }
         out << "</tbody>\n</table>\n";
+    }
+
+    // The load labs side by side: the per-strategy table and its two plots.
+    static void write_load_section(const RunReport& run, std::ostream& out) {
+        const std::vector<LoadRow> rows = load_rows(run.labs);
+        if (rows.empty()) return;
+        out << "<section class=\"load\" id=\"load\">\n<h2>Load, per strategy</h2>\n"
+            << "<p class=\"why\">Trial 1 of each load lab. Latency is XADD → applied; busy is the share of the run "
+               "its consumers (or S3's workers) spent between receiving a job and writing it; HOL is the longest "
+               "an event of another order, published while the slow job ran, waited for its own job to start.</p>\n";
+        out << "<table class=\"counts\"><thead><tr><th>strategy</th><th>orders</th><th>wrong orders</th><th>lost</th>"
+               "<th>duplicated</th><th>redelivered</th><th>stale overwrites</th><th>events/s</th><th>p50 ms</th>"
+               "<th>p99 ms</th><th>max ms</th><th>busy %</th><th>HOL ms</th><th>largest role MB</th><th>verdict</th>"
+               "</tr></thead>\n<tbody>\n";
+        for (const auto& r : rows) {
+            const LoadStats& l = r.load;
+            auto cell = [](int64_t v) { return fmt::format("<td{}>{}</td>", v > 0 ? " class=\"bad\"" : "", v); };
+            out << fmt::format("<tr><th><a href=\"#lab-{}\"><code>{}</code></a></th><td>{}</td>", esc(r.id), esc(r.id), r.orders)
+                << cell(l.wrong_orders) << cell(r.accounting.lost) << cell(r.accounting.duplicated)
+                << cell(r.accounting.redelivered) << cell(r.accounting.stale_overwrites)
+                << fmt::format("<td>{:.0f}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.1f}</td><td>{:.0f}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                               l.events_per_s, l.latency_p50_us / 1000.0, l.latency_p99_us / 1000.0,
+                               l.latency_max_us / 1000.0, l.utilisation_pct,
+                               l.hol_ms >= 0 ? std::to_string(l.hol_ms) : std::string("—"),
+                               r.role_peak_rss_kb ? fmt::format("{:.1f}", r.role_peak_rss_kb / 1024.0) : std::string("—"),
+                               esc(r.verdict));
+        }
+        out << "</tbody></table>\n<div class=\"load-plots\">" << load_throughput_svg(rows) << "\n"
+            << load_p99_svg(rows) << "</div>\n</section>\n";
     }
 
     static void write_legend(std::ostream& out) {

@@ -195,6 +195,24 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         t.accounting = accounting_from_json(object_field(j, path, "accounting"), path + "/accounting");
     else
         t.accounting = account(t.history);  // a report written before relab kept an accounting
+    if (j.contains("load") && j.at("load").is_object()) {
+        const json& l = j.at("load");
+        const std::string p = path + "/load";
+        t.load.events = get<int64_t>(l, p, "events", 0);
+        t.load.events_per_s = get<double>(l, p, "events_per_s", 0);
+        t.load.latency_p50_us = get<int64_t>(l, p, "latency_p50_us", 0);
+        t.load.latency_p99_us = get<int64_t>(l, p, "latency_p99_us", 0);
+        t.load.latency_max_us = get<int64_t>(l, p, "latency_max_us", 0);
+        t.load.slots = get<int>(l, p, "slots", 0);
+        t.load.utilisation_pct = get<double>(l, p, "utilisation_pct", 0);
+        t.load.hol_ms = get<int64_t>(l, p, "hol_ms", -1);
+        t.load.hol_events = get<int64_t>(l, p, "hol_events", 0);
+        t.load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
+        t.load.span_us = get<int64_t>(l, p, "span_us", 0);
+    }
+    if (j.contains("role_peak_rss_kb") && j.at("role_peak_rss_kb").is_object())
+        for (const auto& [actor, kb] : j.at("role_peak_rss_kb").items())
+            if (kb.is_number_integer()) t.role_peak_rss_kb[actor] = kb.get<int64_t>();
     return t;
 }
 

@@ -61,6 +61,20 @@ nlohmann::json accounting_json(const Accounting& a) {
     return j;
 }
 
+nlohmann::json load_stats_json(const LoadStats& l) {
+    return {{"events", l.events},
+            {"events_per_s", l.events_per_s},
+            {"latency_p50_us", l.latency_p50_us},
+            {"latency_p99_us", l.latency_p99_us},
+            {"latency_max_us", l.latency_max_us},
+            {"slots", l.slots},
+            {"utilisation_pct", l.utilisation_pct},
+            {"hol_ms", l.hol_ms},
+            {"hol_events", l.hol_events},
+            {"wrong_orders", l.wrong_orders},
+            {"span_us", l.span_us}};
+}
+
 nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
     nlohmann::json history = nlohmann::json::array();
     for (const auto& r : t.history) history.push_back(to_json(r));
@@ -75,7 +89,11 @@ nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
                         {"final_rows", rows_json(t.final_rows)},
                         {"stream", stream_json(t.stream)},
                         {"history", std::move(history)}};
-    if (stream_lab) j["accounting"] = accounting_json(t.accounting);
+    if (stream_lab) {
+        j["accounting"] = accounting_json(t.accounting);
+        j["load"] = load_stats_json(t.load);
+        if (!t.role_peak_rss_kb.empty()) j["role_peak_rss_kb"] = t.role_peak_rss_kb;
+    }
     return j;
 }
 

@@ -615,12 +615,13 @@ private:
 
         out << "  " << m_w.final_status;
         const size_t shown = std::min(lab.trials.size(), k_statuses_shown);
-        if (s.shard.enabled)  // hundreds of orders: how many ended right, per trial
+        const bool many_orders = s.shard.enabled || s.orders.size() > 20;
+        if (many_orders)  // hundreds of orders: how many ended right, per trial
             for (size_t i = 0; i < shown; ++i)
                 out << (i == 0 ? " " : " | ")
                     << fmt::format("{}/{} {}", s.orders.size() - lab.trials[i].wrong_orders.size(), s.orders.size(),
                                    expected_final(s));
-        for (size_t i = 0; i < shown && !s.shard.enabled; ++i)
+        for (size_t i = 0; i < shown && !many_orders; ++i)
             out << (i == 0 ? " " : several_orders ? " | " : " ") << trial_status_text(m_w, s, lab.trials[i]);
         if (shown < lab.trials.size())
             out << fmt::format(fmt::runtime(pick(m_opts.lang, " … ({} more)", " … (thêm {} lần)")),
@@ -640,6 +641,7 @@ private:
                 << fmt::format(fmt::runtime(m_w.delivery), fmt::format("{:.2f}", lab.delivery.p50_us / 1000.0),
                                fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
                 << '\n';
+        if (s.load.enabled) report_load(lab, out);
         if (s.show_throughput && lab.throughput.trials > 0) {
             const ThroughputStats& tp = lab.throughput;
             out << "  "
@@ -647,6 +649,41 @@ private:
                                fmt::format("{:.2f}", tp.per_s), tp.trials, fmt::format("{:.2f}", tp.per_s_min),
                                fmt::format("{:.2f}", tp.per_s_max))
                 << '\n';
+        }
+    }
+
+    // A generated workload's figures per trial (check/load_stats.h), the first few trials.
+    void report_load(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        out << "  " << pick(m_opts.lang, "load:", "tải:") << ' ' << s.orders.size() << pick(m_opts.lang, " orders, ", " đơn, ")
+            << s.load.arrival << (s.load.job_cost.empty() ? "" : ", " + s.load.job_cost);
+        for (const auto& j : s.load.slow_jobs) out << fmt::format(", #{} {} {} ms", j.order, j.type, j.ms);
+        out << '\n';
+        for (size_t i = 0; i < lab.trials.size() && i < 3; ++i) {
+            const LoadStats& l = lab.trials[i].load;
+            out << "    " << m_w.trial << ' ' << lab.trials[i].trial << ": "
+                << fmt::format(fmt::runtime(pick(m_opts.lang,
+                                                 "{} events at {:.0f} events/s; XADD → applied p50 {:.1f} ms, p99 {:.1f} ms, "
+                                                 "max {:.1f} ms; {} consumer slot(s) {:.0f}% busy; wrong orders {}",
+                                                 "{} sự kiện, {:.0f} sự kiện/giây; XADD → ghi xong p50 {:.1f} ms, p99 {:.1f} ms, "
+                                                 "max {:.1f} ms; {} consumer/worker bận {:.0f}%; đơn sai {}")),
+                               l.events, l.events_per_s, l.latency_p50_us / 1000.0, l.latency_p99_us / 1000.0,
+                               l.latency_max_us / 1000.0, l.slots, l.utilisation_pct, l.wrong_orders);
+            if (!lab.trials[i].role_peak_rss_kb.empty()) {
+                int64_t top = 0;
+                std::string who;
+                for (const auto& [actor, kb] : lab.trials[i].role_peak_rss_kb)
+                    if (kb > top) top = kb, who = actor;
+                out << fmt::format(fmt::runtime(pick(m_opts.lang, "; peak RSS of the largest role ({}) {:.1f} MB",
+                                                     "; RSS đỉnh của role lớn nhất ({}) {:.1f} MB")),
+                                   who, top / 1024.0);
+            }
+            if (l.hol_ms >= 0)
+                out << fmt::format(fmt::runtime(pick(m_opts.lang,
+                                                     "; behind the slow job: {} events of other orders waited up to {} ms",
+                                                     "; sau job chậm: {} sự kiện của đơn khác chờ tới {} ms")),
+                                   l.hol_events, l.hol_ms);
+            out << '\n';
         }
     }
 

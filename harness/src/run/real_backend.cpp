@@ -235,8 +235,36 @@ struct RealBackend::Impl {
         auto rows = store.rows();
         if (s.write.side_effect) check_side_effects_recorded(history, store.side_effects());
         if (!cluster) delete_keys_with_prefix(control.admin(), prefix);
+        const std::map<std::string, int64_t> peaks = role_peak_rss_kb(dir);
         std::filesystem::remove_all(dir);
-        return check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));
+        TrialOutcome out = check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));
+        out.role_peak_rss_kb = peaks;
+        if (out.history.size() > k_max_kept_records) {
+            // A load lab's trial: its accounting, load figures and verdict stay; its timeline (tens of
+            // MB of JSON, unreadable as text) is not kept, as the simulator drops long runs' timelines.
+            out.history = {};
+            out.stream = {};
+        }
+        return out;
+    }
+    static constexpr size_t k_max_kept_records = 20000;
+
+    // Each role prints "peak_rss_kb=N" to its <actor>.out as it ends (a crashed one does not).
+    static std::map<std::string, int64_t> role_peak_rss_kb(const std::string& dir) {
+        std::map<std::string, int64_t> out;
+        std::error_code ec;
+        for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
+            if (f.path().extension() != ".out") continue;
+            std::ifstream in(f.path());
+            std::string line;
+            while (std::getline(in, line))
+                if (line.rfind("peak_rss_kb=", 0) == 0) try {
+                        auto& kb = out[f.path().stem().string()];
+                        kb = std::max<int64_t>(kb, std::stoll(line.substr(12)));
+                    } catch (const std::exception&) {
+                    }
+        }
+        return out;
     }
 
     LabResult run_workload(const Scenario& s) {
