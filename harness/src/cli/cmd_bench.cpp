@@ -153,12 +153,14 @@ int run_bench(const BenchOptions& o) {
             write_file(o.out_dir + "/bench.json", json);
             write_file(o.out_dir + "/bench.txt", table);
         }
-        if (!o.compare_path.empty())
-            std::cout << "\nAgainst " << o.compare_path << ":\n" << compare_table(compare_benchmarks(old_figures, figures));
         int missed = 0;
         for (const auto& f : figures)
             if (f.met() == false) ++missed;
-        if (missed) std::cout << fmt::format("\n{} figure{} missed {} target.\n", missed, missed == 1 ? "" : "s", missed == 1 ? "its" : "their");
+        if (missed)
+            std::cout << fmt::format("\n{} figure{} missed {} target.\n", missed, missed == 1 ? "" : "s",
+                                     missed == 1 ? "its" : "their");
+        if (!o.compare_path.empty())
+            std::cout << "\nAgainst " << o.compare_path << ":\n" << compare_table(compare_benchmarks(old_figures, figures));
         return o.fail_on_miss && missed ? 1 : 0;
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab bench: " << e.what() << "; servers stopped and temp dirs removed\n";
