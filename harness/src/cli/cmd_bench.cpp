@@ -1,49 +1,176 @@
-// `relab bench sim [LAB...] [--trials N]`: how many simulated trials one core runs per second,
-// through the same SimBackend::run a `relab run --backend sim --trials N` uses (checker included,
-// reporters excluded).
-#include <chrono>
+// `relab bench [all|sim|redis] [LAB...]`: relab's speed against reference tools, in one run.
+//   sim    simulated trials/s of the labs (default 08a-baseline and 08c-s4a) on 1 thread and on
+//          --jobs threads (default every core), through the same SimBackend::run as
+//          `relab run --backend sim` (checker included, reporters excluded).
+//   redis  relab's client against redis-benchmark on a throwaway redis-server: round trips
+//          (XADD, XREADGROUP, SET NX GET), PING and XADD → blocked consumer receipt p50/p99, and
+//          the producer's XADD rate.
+//   all    (the default) both.
+// The figures print as a table, and go to --json FILE / --out-dir DIR in google/benchmark's shape.
+// --compare OLD.json prints old against new for every name in both (new = this run, or
+// --against NEW.json without measuring). Exit 0, or 1 with --fail-on-miss when a figure misses its
+// target, 2 for a usage or environment error, 130 when interrupted.
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <sstream>
+#include <thread>
 
 #include <fmt/format.h>
 
+#include "bench/bench_compare.h"
+#include "bench/bench_json.h"
+#include "bench/bench_text.h"
+#include "cli/bench_parts.h"
 #include "cli/commands.h"
-#include "run/sim_backend.h"
-#include "scenario/scenario.h"
+#include "ports/ports.h"  // HarnessError
+#include "real/interrupt.h"
+#include "real/servers.h"  // EnvironmentError
+#include "relab_commit.h"
 
 namespace relab {
 
+namespace {
+
+// A file the bench cannot read or write: exit 2, with the file named.
+class BenchFileError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+std::vector<BenchFigure> read_bench_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw BenchFileError(fmt::format("cannot read {}: check the path", path));
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+        return figures_from_json(nlohmann::json::parse(text.str()));
+    } catch (const std::exception& e) {
+        throw BenchFileError(fmt::format("{} is not a `relab bench --json` file: {}", path, e.what()));
+    }
+}
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out)
+        throw BenchFileError(fmt::format("could not write {} (a missing folder, a read-only place or a full disk?)", path));
+}
+
+// "2026-05-02T14:03:11+02:00", as google/benchmark writes its date.
+std::string iso_date_now() {
+    const std::time_t t = std::time(nullptr);
+    std::tm local{};
+    localtime_r(&t, &local);
+    char buf[64];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &local);
+    std::string s = buf;
+    if (s.size() >= 5) s.insert(s.size() - 2, ":");  // +0200 → +02:00
+    return s;
+}
+
+std::string host_name() {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+}
+
+int all_cores() { return std::max(1, static_cast<int>(std::thread::hardware_concurrency())); }
+
+// The command that reproduces this run, for the JSON's context.
+std::string command_line(const BenchOptions& o, int jobs) {
+    std::string s = "relab bench " + o.backend;
+    for (const auto& l : o.labs) s += " " + l;
+    if (o.backend != "redis") s += fmt::format(" --trials {} --jobs {}", o.trials, jobs);
+    if (o.backend != "sim")
+        s += fmt::format(" --requests {} --samples {} --repetitions {} --pipeline {}", o.requests, o.samples,
+                         o.repetitions, o.pipeline);
+    return s;
+}
+
+}  // namespace
+
 void setup_bench(CLI::App& app, BenchOptions& o) {
-    app.add_option("backend", o.backend, "what to benchmark: sim")->required()->check(CLI::IsMember({"sim"}));
-    app.add_option("labs", o.labs, "scenario ids, part names or files; none = 08a-baseline and 08c-s4a");
+    app.add_option("backend", o.backend, "what to measure: all (default), sim or redis")
+        ->check(CLI::IsMember({"all", "sim", "redis"}));
+    app.add_option("labs", o.labs, "sim: scenario ids, part names or files; none = 08a-baseline and 08c-s4a");
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
-    app.add_option("--trials", o.trials, "trials per lab")->check(CLI::Range(1, 10'000'000));
+    app.add_option("--trials", o.trials, "sim: trials per lab")->check(CLI::Range(1, 10'000'000));
+    app.add_option("--jobs", o.jobs, "sim: threads for the many-thread figure (default: every core)")
+        ->check(CLI::Range(1, 1024));
+    app.add_option("--requests", o.requests, "redis: round trips per command and per tool")
+        ->check(CLI::Range(10, 10'000'000));
+    app.add_option("--samples", o.samples, "redis: XADD → blocked consumer receipts")->check(CLI::Range(10, 1'000'000));
+    app.add_option("--repetitions", o.repetitions, "redis: alternating relab / redis-benchmark runs (median kept)")
+        ->check(CLI::Range(1, 100));
+    app.add_option("--pipeline", o.pipeline, "redis: XADDs per write in the load figure")->check(CLI::Range(1, 10000));
+    app.add_option("--json", o.json_path, "write the figures as google/benchmark-style JSON");
+    app.add_option("--out-dir", o.out_dir, "write bench.json and bench.txt in this folder");
+    app.add_option("--compare", o.compare_path, "an older --json file: print old against new for each figure");
+    app.add_option("--against", o.against_path, "with --compare: the newer file; nothing is measured");
+    app.add_flag("--fail-on-miss", o.fail_on_miss, "exit 1 when a figure misses its target");
 }
 
 int run_bench(const BenchOptions& o) {
+    install_interrupt_handlers();
     try {
-        RunOptions ro;
-        ro.scenarios_dir = o.scenarios_dir;
-        ro.labs = o.labs.empty() ? std::vector<std::string>{"08a-baseline", "08c-s4a"} : o.labs;
-        const std::vector<Scenario> labs = select_labs(ro);
-        std::cout << fmt::format("relab bench sim: {} trials per lab, one core\n", o.trials);
-        for (const auto& s : labs) {
-            if (auto reason = sim_skip_reason(s)) {
-                std::cout << fmt::format("  {:<16} skipped: {}\n", s.id, *reason);
-                continue;
-            }
-            SimOptions so;
-            so.trials = o.trials;
-            SimBackend backend(so);
-            const auto started = std::chrono::steady_clock::now();
-            const LabResult lab = backend.run(s);
-            const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            // Trial 1 runs twice (the determinism self-check), so it counts twice.
-            const int simulated = lab.total + 1;
-            std::cout << fmt::format("  {:<16} {:>8} trials in {:7.3f} s = {:>9.0f} trials/s   (wrong {}/{} = {:.1f}%)\n",
-                                     s.id, simulated, seconds, simulated / seconds, lab.wrong, lab.total,
-                                     100.0 * lab.wrong_rate);
+        if (!o.against_path.empty() && o.compare_path.empty())
+            throw BenchFileError("--against NEW.json needs --compare OLD.json");
+        if (!o.compare_path.empty() && !o.against_path.empty()) {
+            std::cout << compare_table(compare_benchmarks(read_bench_file(o.compare_path), read_bench_file(o.against_path)));
+            return 0;
         }
-        return 0;
+        // Read before measuring, so a bad file costs no measuring time.
+        const std::vector<BenchFigure> old_figures =
+            o.compare_path.empty() ? std::vector<BenchFigure>{} : read_bench_file(o.compare_path);
+        if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
+
+        const int jobs = o.jobs.value_or(all_cores());
+        BenchContext context;
+        context.date = iso_date_now();
+        context.host_name = host_name();
+        context.num_cpus = all_cores();
+        context.jobs = jobs;
+        context.relab_commit = RELAB_COMMIT;
+        context.command = command_line(o, jobs);
+
+        std::vector<BenchFigure> figures;
+        const bool sim = o.backend != "redis", redis = o.backend != "sim";
+        if (redis) check_redis_tools();  // a missing tool fails before the simulator's minutes
+        if (redis) figures = measure_redis_part(o, context);
+        if (sim)
+            for (auto& f : measure_sim_part(o, jobs)) figures.push_back(std::move(f));
+
+        const std::string table = bench_table(figures);
+        std::cout << "\n" << table;
+        const std::string json = bench_json(context, figures).dump(2) + "\n";
+        if (!o.json_path.empty()) write_file(o.json_path, json);
+        if (!o.out_dir.empty()) {
+            write_file(o.out_dir + "/bench.json", json);
+            write_file(o.out_dir + "/bench.txt", table);
+        }
+        int missed = 0;
+        for (const auto& f : figures)
+            if (f.met() == false) ++missed;
+        if (missed)
+            std::cout << fmt::format("\n{} figure{} missed {} target.\n", missed, missed == 1 ? "" : "s",
+                                     missed == 1 ? "its" : "their");
+        if (!o.compare_path.empty())
+            std::cout << "\nAgainst " << o.compare_path << ":\n" << compare_table(compare_benchmarks(old_figures, figures));
+        return o.fail_on_miss && missed ? 1 : 0;
+    } catch (const Interrupted& e) {
+        std::cerr << "\nrelab bench: " << e.what() << "; servers stopped and temp dirs removed\n";
+        return 130;
+    } catch (const EnvironmentError& e) {
+        std::cerr << "relab bench: " << e.what() << "\n";
+        return 2;
+    } catch (const HarnessError& e) {
+        std::cerr << "relab bench: harness failure, no figures reported: " << e.what() << "\n";
+        return 2;
     } catch (const std::exception& e) {
         std::cerr << "relab bench: " << e.what() << "\n";
         return 2;

@@ -51,10 +51,20 @@ void setup_report(CLI::App& app, ReportOptions& o);
 int run_report(const ReportOptions& o);
 
 struct BenchOptions {
-    std::string backend = "sim";    // only the simulator is benchmarked
-    std::vector<std::string> labs;  // ids, parts or files; empty = 08a-baseline and 08c-s4a
+    std::string backend = "all";    // all | sim | redis: which figures to measure
+    std::vector<std::string> labs;  // sim: ids, parts or files; empty = 08a-baseline and 08c-s4a
     std::string scenarios_dir;
-    int trials = 10000;
+    int trials = 10000;             // sim: trials per lab and per --jobs setting
+    std::optional<int> jobs;        // sim: threads; none = every core (hardware_concurrency)
+    int requests = 20000;           // redis: sequential round trips per command and per tool
+    int samples = 2000;             // redis: XADD → blocked consumer receipts
+    int repetitions = 3;            // redis: alternating relab / redis-benchmark runs; the median is kept
+    int pipeline = 1;               // redis: XADDs per write in the load figure (redis-benchmark -P)
+    std::string json_path;          // google/benchmark-style JSON
+    std::string out_dir;            // writes bench.json and bench.txt there
+    std::string compare_path;       // OLD.json: old against new for each name in both
+    std::string against_path;       // NEW.json: compare two files, measure nothing
+    bool fail_on_miss = false;      // exit 1 when a figure misses its target
 };
 void setup_bench(CLI::App& app, BenchOptions& o);
 int run_bench(const BenchOptions& o);

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     auto* report = app.add_subcommand("report", "render index.html, summary.md and junit.xml from saved JSON reports");
     relab::setup_report(*report, report_opts);
     relab::BenchOptions bench_opts;
-    auto* bench = app.add_subcommand("bench", "simulated trials per second on one core: relab bench sim [LAB...]");
+    auto* bench = app.add_subcommand("bench", "measure relab against redis-benchmark and the simulator's trials/s: relab bench [all|sim|redis]");
     relab::setup_bench(*bench, bench_opts);
     try {
         app.parse(argc, argv);

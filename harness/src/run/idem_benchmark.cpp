@@ -13,6 +13,7 @@
 #include "real/interrupt.h"
 #include "real/pg_client.h"
 #include "real/redis_client.h"
+#include "run/tool_run.h"
 
 namespace relab {
 
@@ -20,13 +21,6 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
 
 // Runs `op` back to back for `duration`; operations per second.
 template <class Op>
@@ -41,39 +35,16 @@ double ops_per_second(milliseconds duration, Op op) {
     return static_cast<double>(n) / std::chrono::duration<double>(SteadyClock::now() - start).count();
 }
 
-struct ToolExit {
-    bool timed_out = false;
-    std::optional<int> code;  // nullopt: ended by a signal
-};
-
-// Runs a tool to its end (Ctrl-C still stops it), its output in `out_path`.
-ToolExit run_tool(ChildOptions o, const std::string& out_path, milliseconds timeout) {
-    o.stdout_path = out_path;
-    o.stderr_path = out_path;
-    ChildProcess child(o);
-    const auto deadline = SteadyClock::now() + timeout;
-    while (!child.wait_for(milliseconds(20))) {
-        throw_if_interrupted();
-        if (SteadyClock::now() > deadline) {
-            child.terminate();
-            return {true, std::nullopt};
-        }
-    }
-    return {false, child.exit_code()};
-}
-
 // Runs a tool and reads its figure from its output. A tool that fails, times out or prints no
 // figure ends the run: HarnessError naming the tool, its status and the end of its output.
 double tool_figure(const std::string& tool, const ChildOptions& o, const std::string& out_path, milliseconds timeout,
                    std::optional<double> (*parse)(const std::string&)) {
     const ToolExit exit = run_tool(o, out_path, timeout);
-    const std::string out = slurp(out_path);
+    const std::string out = slurp_file(out_path);
     const std::optional<double> figure = parse(out);
     if (exit.code == 0 && figure) return *figure;
     const std::string tail = out.size() > 1500 ? "..." + out.substr(out.size() - 1500) : out;
-    const std::string how = exit.timed_out ? fmt::format("did not finish within {} s", timeout.count() / 1000)
-                            : exit.code    ? fmt::format("exited with status {}", *exit.code)
-                                           : std::string("was killed by a signal");
+    const std::string how = tool_exit_text(exit, timeout);
     throw HarnessError(fmt::format("idem-bench: {} ({}) {} and printed {}: {}", tool, o.exe, how,
                                    figure ? "a figure" : "no figure", tail.empty() ? "(no output)" : tail));
 }

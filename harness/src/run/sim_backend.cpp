@@ -629,12 +629,13 @@ struct SimBackend::Impl {
         size_t wrong_kept = 0;
         lab.trials.reserve(static_cast<size_t>(n));
         int wrong = 0;  // the sequential rule of a racy lab (expect.until_wrong), as on real servers
-        for (int t = 1; t <= n || s.expect.wants_more(wrong, t - 1); ++t) {
+        for (int i = 1; i <= n || s.expect.wants_more(wrong, i - 1); ++i) {
             throw_if_interrupted();  // Ctrl-C ends a long exploration between trials
-            if (opts.progress && (t == 1 || t % 100 == 0 || t == n)) opts.progress(s.id, t, n);
+            if (opts.progress && (i == 1 || i % 100 == 0 || i == n)) opts.progress(s.id, i, n);
+            const int t = opts.first_trial + i - 1;
             TrialOutcome o = run_trial(s, roles, t, trial_seed(seed, t));
             if (t == 1 && opts.self_check) check_determinism(s, roles, o);
-            const bool keep = keep_all || t <= opts.keep_histories || (o.wrong && wrong_kept < kFailingSeedsKept);
+            const bool keep = keep_all || i <= opts.keep_histories || (o.wrong && wrong_kept < kFailingSeedsKept);
             if (o.wrong && keep) ++wrong_kept;
             if (o.wrong) ++wrong;
             if (!keep) {

@@ -20,6 +20,9 @@ namespace relab {
 struct SimOptions {
     std::optional<uint64_t> seed;    // overrides every scenario's seed (--seed)
     std::optional<int> trials;       // overrides every scenario's runs (--trials, --runs)
+    // The first trial's number: trials first_trial .. first_trial + trials - 1 run, with their own
+    // seeds, so `relab bench --jobs N` splits one lab's trials over threads without repeating one.
+    int first_trial = 1;
     std::optional<uint64_t> replay;  // run only the trial with this trial seed (--replay)
     // Runs trial 1 of every lab twice and throws DeterminismError if the histories differ.
     bool self_check = true;
