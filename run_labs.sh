@@ -3,6 +3,7 @@
 #   ./run_labs.sh                 run every lab, write reports/out/
 #   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
 #   ./run_labs.sh test            build and run every test
+#   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy), reports/load/
 # It installs missing Debian packages when run as root (otherwise it prints the apt-get line),
 # and (re)builds into build/ when sources changed.
 set -euo pipefail
@@ -63,6 +64,20 @@ if [ "${1:-}" = "test" ]; then
   rm -f reports/out/test-*.json
   RELAB_REPORTS_DIR="$PWD/reports/out" ctest --test-dir build --output-on-failure "$@" || status=$?
   if compgen -G "reports/out/*.json" >/dev/null; then render_reports; fi
+  exit "$status"
+fi
+
+if [ "${1:-}" = "load" ]; then
+  shift
+  # Every strategy under the same generated workload, side by side: reports/load/load-table.txt and
+  # .json, index.html with the throughput and p99 plots. Extra arguments go to relab run (--orders N).
+  mkdir -p reports/load
+  ./build/relab run load --timelines none --out-dir reports/load "$@" || status=$?
+  if [ "$status" -le 1 ]; then
+    rc=0
+    ./build/relab report reports/load || rc=$?
+    if [ "$status" -eq 0 ]; then status=$rc; fi
+  fi
   exit "$status"
 fi
 

@@ -104,7 +104,8 @@ SavedReports read_report_dir(const std::string& dir) {
             throw std::runtime_error(path.string() + ": not JSON: " + e.what());
         }
         if (!j.is_object() || !j.contains("labs") || !j.at("labs").is_array()) {
-            saved.ignored.push_back(path.string());
+            // relab run's load table sits beside the labs' files; it is not a run of its own.
+            if (!(j.is_object() && j.contains("load_table"))) saved.ignored.push_back(path.string());
             continue;
         }
         try {

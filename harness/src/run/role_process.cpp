@@ -1,6 +1,5 @@
 #include "run/role_process.h"
 
-#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
@@ -236,8 +235,10 @@ int run_role_process(const std::string& config_path) {
         const RoleConfig c = role_config_from_json(nlohmann::json::parse(in));
         run_role_on_ports(c);
         // The role's memory high-water mark, for the load labs' report (read from its stdout file).
-        struct rusage usage {};
-        if (::getrusage(RUSAGE_SELF, &usage) == 0) std::cout << "peak_rss_kb=" << usage.ru_maxrss << std::endl;
+        // VmHWM, not getrusage: ru_maxrss keeps the forking parent's size across exec.
+        std::ifstream status("/proc/self/status");
+        for (std::string line; std::getline(status, line);)
+            if (line.rfind("VmHWM:", 0) == 0) std::cout << "peak_rss_kb=" << std::stoll(line.substr(6)) << std::endl;
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab role: " << e.what() << "\n";

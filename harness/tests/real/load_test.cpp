@@ -1,0 +1,109 @@
+// The load labs on real servers, CI-sized (--orders 300 instead of 10,000): every strategy holds
+// with the mechanism it claims, every mutant breaks one, and the per-strategy table reaches the
+// text, JSON and HTML reports. `./run_labs.sh load` is the full-size run.
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "relab_cli.h"
+
+namespace relab {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using relab::test::CiReport;
+using relab::test::RelabRun;
+using relab::test::run_relab;
+using relab::test::slurp;
+
+class LoadLabsRealTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() / fmt::format("relab-load-test-{}", getpid());
+        fs::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    fs::path m_dir;
+};
+
+const json& trial1_load(const json& lab) { return lab.at("trials").at(0).at("load"); }
+
+TEST_F(LoadLabsRealTest, every_strategy_holds_at_300_orders_and_the_figures_tell_them_apart) {
+    const RelabRun r = run_relab(m_dir, "load --orders 300");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, json> by_id;
+    for (const auto& lab : r.report.at("labs")) {
+        const std::string id = lab.at("id");
+        EXPECT_TRUE(lab.at("summary").at("held").get<bool>()) << id << ": " << lab.at("summary").at("failures").dump();
+        const json& t = lab.at("trials").at(0);
+        // Every event accounted for: 900 published, none lost, none processed twice.
+        EXPECT_EQ(t.at("accounting").at("published"), 900) << id;
+        EXPECT_EQ(t.at("accounting").at("lost"), 0) << id;
+        EXPECT_EQ(t.at("accounting").at("duplicated"), 0) << id;
+        EXPECT_EQ(t.at("load").at("events"), 900) << id;
+        EXPECT_GT(t.at("load").at("events_per_s").get<double>(), 0) << id;
+        EXPECT_FALSE(t.at("role_peak_rss_kb").empty()) << id;
+        by_id[id] = lab;
+    }
+    ASSERT_EQ(by_id.size(), 8u);
+    EXPECT_GT(trial1_load(by_id["load-baseline"]).at("wrong_orders").get<int>(), 0);
+    EXPECT_GT(by_id["load-baseline"].at("trials").at(0).at("accounting").at("stale_overwrites").get<int>(), 0);
+    EXPECT_GT(trial1_load(by_id["load-s4-lock"]).at("wrong_orders").get<int>(), 0);
+    for (const char* id : {"load-s1", "load-s2", "load-s3", "load-s5-cas", "load-s3-s5", "load-outbox-per-key"})
+        EXPECT_EQ(trial1_load(by_id[id]).at("wrong_orders"), 0) << id;
+    // S1 queues every order behind the 800 ms job; S3's other workers go on beside it.
+    EXPECT_GE(trial1_load(by_id["load-s1"]).at("hol_ms").get<int>(), 600);
+    EXPECT_LE(trial1_load(by_id["load-s3"]).at("hol_ms").get<int>(), 200);
+    // The table on stdout, one row per strategy, and relab's own peak RSS on stderr.
+    EXPECT_NE(r.out.find("Load, per strategy"), std::string::npos);
+    EXPECT_NE(r.out.find("outbox-per-key"), std::string::npos);
+    EXPECT_NE(r.err.find("relab's peak RSS"), std::string::npos);
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+TEST_F(LoadLabsRealTest, every_mutant_of_a_load_lab_breaks_it_on_real_servers) {
+    const RelabRun r = run_relab(m_dir, "load --orders 300 --mutant all --quiet", CiReport::skip);
+    ASSERT_EQ(r.exit_code, 1) << r.err;
+    int broken = 0;
+    for (const auto& lab : r.report.at("labs")) {
+        const std::string name = lab.at("id").get<std::string>() + "/" + lab.at("mutant").get<std::string>();
+        EXPECT_FALSE(lab.at("summary").at("held").get<bool>()) << name << " survived";
+        EXPECT_FALSE(lab.at("summary").at("failures").empty()) << name;
+        ++broken;
+    }
+    EXPECT_GE(broken, 9);
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+TEST_F(LoadLabsRealTest, the_table_is_written_beside_the_labs_and_the_html_report_plots_it) {
+    const fs::path out = m_dir / "out";
+    const RelabRun r = run_relab(m_dir, fmt::format("load-s1 load-s3 --orders 200 --out-dir {}", out.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json table = json::parse(slurp(out / "load-table.json"));
+    ASSERT_EQ(table.at("load_table").size(), 2u);
+    EXPECT_EQ(table.at("load_table").at(0).at("strategy"), "s1");
+    EXPECT_GT(table.at("relab_peak_rss_kb").get<int64_t>(), 0);
+    EXPECT_NE(slurp(out / "load-table.txt").find("s3"), std::string::npos);
+    const std::string cmd = fmt::format("{} report {} >{} 2>&1", RELAB_BINARY, out.string(), (m_dir / "report.txt").string());
+    ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(m_dir / "report.txt");
+    // The table is no run report, and not said to be ignored.
+    EXPECT_EQ(slurp(m_dir / "report.txt").find("ignored"), std::string::npos) << slurp(m_dir / "report.txt");
+    const std::string html = slurp(out / "index.html");
+    EXPECT_NE(html.find("Load, per strategy"), std::string::npos);
+    EXPECT_NE(html.find("Throughput per strategy"), std::string::npos);
+    EXPECT_NE(html.find("p99 latency per strategy"), std::string::npos);
+    // Argument errors name what to do.
+    const RelabRun bad = run_relab(m_dir, "08a-baseline --orders 10", CiReport::skip);
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("--orders resizes a generated workload"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace relab

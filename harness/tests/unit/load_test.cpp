@@ -1,0 +1,309 @@
+// The load labs' pure parts: generated workloads (arrival, seeded job costs, slow jobs), the load
+// figures from a history built by hand, their expectation bands, the per-strategy table and plots,
+// and the shipped load labs run on the simulator at a small size.
+#include <algorithm>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "check/load_stats.h"
+#include "check/outcome.h"
+#include "report/load_table.h"
+#include "scenario/scenario.h"
+#include "sim_fixture.h"
+
+namespace relab {
+namespace {
+
+using nlohmann::json;
+
+json load_lab(json generate) {
+    return {{"id", "l"},
+            {"part", "l"},
+            {"title", "t"},
+            {"kind", "workload"},
+            {"runs", 1},
+            {"seed", 77},
+            {"generate", std::move(generate)},
+            {"consumers", 1},
+            {"expect", {{"wrong", "none"}}},
+            {"mutants", json::array({{{"name", "m"}, {"change", "c"}, {"patch", json::array({{{"op", "replace"}, {"path", "/consumers"}, {"value", 2}}})}}})}};
+}
+
+json three_events() {
+    return json::array({{{"type", "created"}, {"version", 1}}, {{"type", "paid"}, {"version", 2}}, {{"type", "shipped"}, {"version", 3}}});
+}
+
+Scenario parse(const json& doc) { return parse_scenario(doc.dump(), "f.json"); }
+
+std::string error_of(const json& doc) {
+    try {
+        parse(doc);
+    } catch (const ScenarioError& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no error for " << doc.dump();
+    return "";
+}
+
+int64_t percentile(std::vector<int64_t> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1))];
+}
+
+TEST(GeneratedWorkloadTest, an_arrival_rate_spaces_the_orders_and_every_event_of_an_order_goes_out_together) {
+    const Scenario s = parse(load_lab({{"orders", 5}, {"expected_final", "shipped"}, {"arrival", {{"orders_per_s", 500}}},
+                                       {"events", three_events()}}));
+    ASSERT_EQ(s.events.size(), 15u);
+    EXPECT_EQ(s.events[0].at_ms, 0);
+    EXPECT_EQ(s.events[2].at_ms, 0);
+    EXPECT_EQ(s.events[3].at_ms, 2);   // order 2: 1 / 500 s later
+    EXPECT_EQ(s.events[14].at_ms, 8);  // order 5
+    EXPECT_TRUE(s.load.enabled);
+    EXPECT_EQ(s.load.arrival, "500 orders/s");
+    const Scenario burst = parse(load_lab({{"orders", 3}, {"arrival", "burst"}, {"events", three_events()}}));
+    EXPECT_TRUE(std::all_of(burst.events.begin(), burst.events.end(), [](const EventSpec& e) { return e.at_ms == 0; }));
+    EXPECT_EQ(burst.load.arrival, "burst");
+}
+
+TEST(GeneratedWorkloadTest, job_costs_are_drawn_from_the_labs_seed_and_follow_their_distribution) {
+    json gen = {{"orders", 4000}, {"events", three_events()},
+                {"job_cost", {{"dist", "lognormal"}, {"p50_ms", 0.2}, {"p99_ms", 2}}}};
+    const Scenario a = parse(load_lab(gen));
+    const Scenario b = parse(load_lab(gen));
+    std::vector<int64_t> costs;
+    for (size_t i = 0; i < a.events.size(); ++i) {
+        EXPECT_EQ(a.events[i].cost_us, b.events[i].cost_us);  // same seed, same costs
+        costs.push_back(a.events[i].cost_us);
+    }
+    // 12,000 draws: the sample's p50 and p99 lie near the asked ones.
+    EXPECT_NEAR(static_cast<double>(percentile(costs, 0.50)), 200.0, 20.0);
+    EXPECT_NEAR(static_cast<double>(percentile(costs, 0.99)), 2000.0, 400.0);
+    EXPECT_EQ(a.load.job_cost, "log-normal p50 0.2 ms, p99 2 ms");
+
+    json other = load_lab(gen);
+    other["seed"] = 78;
+    EXPECT_NE(parse(other).events[0].cost_us + parse(other).events[1].cost_us, a.events[0].cost_us + a.events[1].cost_us);
+
+    const Scenario fixed = parse(load_lab({{"orders", 2}, {"events", three_events()}, {"job_cost", {{"dist", "fixed"}, {"ms", 1.5}}}}));
+    EXPECT_TRUE(std::all_of(fixed.events.begin(), fixed.events.end(), [](const EventSpec& e) { return e.cost_us == 1500; }));
+    const Scenario uniform = parse(load_lab({{"orders", 500}, {"events", three_events()},
+                                              {"job_cost", {{"dist", "uniform"}, {"min_ms", 1}, {"max_ms", 3}}}}));
+    for (const auto& e : uniform.events) {
+        EXPECT_GE(e.cost_us, 1000);
+        EXPECT_LE(e.cost_us, 3000);
+    }
+    // Without job_cost the lab's per-type job_cost_ms applies, as before.
+    EXPECT_EQ(parse(load_lab({{"orders", 2}, {"events", three_events()}})).events[0].cost_us, -1);
+}
+
+TEST(GeneratedWorkloadTest, a_slow_job_gets_its_cost_and_bad_workloads_are_refused_with_the_path) {
+    const Scenario s = parse(load_lab({{"orders", 10}, {"events", three_events()},
+                                       {"job_cost", {{"dist", "fixed"}, {"ms", 0.1}}},
+                                       {"slow_jobs", json::array({{{"order", 4}, {"type", "created"}, {"ms", 800}}})}}));
+    const auto slow = std::find_if(s.events.begin(), s.events.end(),
+                                   [](const EventSpec& e) { return e.order == 4 && e.type == "created"; });
+    EXPECT_EQ(slow->cost_us, 800000);
+    ASSERT_EQ(s.load.slow_jobs.size(), 1u);
+
+    EXPECT_NE(error_of(load_lab({{"orders", 10}, {"events", three_events()},
+                                 {"slow_jobs", json::array({{{"order", 11}, {"type", "created"}, {"ms", 800}}})}}))
+                  .find("/generate/slow_jobs/0/order"),
+              std::string::npos);
+    EXPECT_NE(error_of(load_lab({{"orders", 10}, {"events", three_events()},
+                                 {"slow_jobs", json::array({{{"order", 3}, {"type", "refunded"}, {"ms", 800}}})}}))
+                  .find("has type \"refunded\""),
+              std::string::npos);
+    EXPECT_NE(error_of(load_lab({{"orders", 10}, {"events", three_events()}, {"arrival", {{"orders_per_s", 300}}}}))
+                  .find("divide 1,000,000"),
+              std::string::npos);
+    EXPECT_NE(error_of(load_lab({{"orders", 10}, {"events", three_events()},
+                                 {"job_cost", {{"dist", "lognormal"}, {"p50_ms", 2}, {"p99_ms", 1}}}}))
+                  .find("/generate/job_cost/p99_ms"),
+              std::string::npos);
+    EXPECT_NE(error_of(load_lab({{"orders", 10}, {"events", three_events()}, {"job_cost", {{"dist", "pareto"}}}}))
+                  .find("/generate/job_cost/dist"),
+              std::string::npos);
+    json bad_band = load_lab({{"orders", 10}, {"events", three_events()}});
+    bad_band["expect"]["load"] = {{"p99", {{"at_most", 5}}}};
+    EXPECT_NE(error_of(bad_band).find("/expect/load/p99"), std::string::npos);
+}
+
+TEST(GeneratedWorkloadTest, orders_resizes_a_generated_workload_and_keeps_the_rest) {
+    const Scenario s = parse(load_lab({{"orders", 10}, {"events", three_events()}, {"arrival", {{"orders_per_s", 500}}}}));
+    const Scenario small = with_generated_orders(s, 3);
+    EXPECT_EQ(small.orders.size(), 3u);
+    EXPECT_EQ(small.events.size(), 9u);
+    EXPECT_EQ(small.load.arrival, "500 orders/s");
+    EXPECT_NE(small.title.find("[--orders 3]"), std::string::npos);
+}
+
+HistoryRecord rec(int64_t t_ms, const std::string& actor, Op op, json data) {
+    return HistoryRecord{1, t_ms * 1'000'000, actor, op, std::move(data)};
+}
+json ev(int64_t order, const std::string& type, int64_t v) { return {{"order", order}, {"type", type}, {"v", v}}; }
+
+// One consumer; order 1's created is the slow job (100 ms); order 2's events, published while it
+// runs, wait until it is over: S1's head-of-line blocking.
+std::vector<HistoryRecord> one_consumer_history() {
+    return {rec(0, "producer", Op::publish, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}, {"result", "ok"}}),
+            rec(1, "C1", Op::receive, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}}),
+            rec(10, "producer", Op::publish, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}, {"result", "ok"}}),
+            rec(20, "producer", Op::publish, {{"entry", "3-0"}, {"event", ev(2, "paid", 2)}, {"result", "ok"}}),
+            rec(101, "C1", Op::write, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}, {"affected", 1}}),
+            rec(102, "C1", Op::receive, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}}),
+            rec(103, "C1", Op::write, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}, {"affected", 1}}),
+            rec(104, "C1", Op::receive, {{"entry", "3-0"}, {"event", ev(2, "paid", 2)}}),
+            rec(105, "C1", Op::write, {{"entry", "3-0"}, {"event", ev(2, "paid", 2)}, {"affected", 1}})};
+}
+
+Scenario with_slow_job() {
+    Scenario s;
+    s.load.enabled = true;
+    s.load.slow_jobs = {{1, "created", 100}};
+    return s;
+}
+
+TEST(LoadStatsTest, latency_throughput_busy_share_and_the_wait_behind_a_slow_job_come_from_the_records) {
+    const LoadStats l = load_stats(with_slow_job(), one_consumer_history(), 0);
+    EXPECT_EQ(l.events, 3);
+    EXPECT_EQ(l.latency_p50_us, 93000);   // 2-0: published at 10, written at 103
+    EXPECT_EQ(l.latency_max_us, 101000);  // 1-0
+    EXPECT_EQ(l.slots, 1);
+    EXPECT_EQ(l.span_us, 105000);
+    EXPECT_NEAR(l.events_per_s, 3 / 0.105, 0.01);
+    EXPECT_NEAR(l.utilisation_pct, 100.0 * (100 + 1 + 1) / 105.0, 0.01);
+    EXPECT_EQ(l.hol_events, 2);
+    EXPECT_EQ(l.hol_ms, 92);  // 2-0 waited from 10 to 102 ms
+    EXPECT_EQ(load_figure(l, "hol_ms"), 92);
+    EXPECT_EQ(load_figure(l, "latency_max_ms"), 101);
+    EXPECT_FALSE(load_figure(l, "p99").has_value());
+
+    // Without a slow job there is no head-of-line figure.
+    EXPECT_EQ(load_stats(Scenario{}, one_consumer_history(), 0).hol_ms, -1);
+}
+
+TEST(LoadStatsTest, a_worker_pool_starts_the_job_at_its_take_and_other_orders_do_not_wait) {
+    std::vector<HistoryRecord> h = {
+        rec(0, "producer", Op::publish, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}, {"result", "ok"}}),
+        rec(1, "C1", Op::receive, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}}),
+        rec(2, "C1.w1", Op::take, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}}),
+        rec(10, "producer", Op::publish, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}, {"result", "ok"}}),
+        rec(11, "C1", Op::receive, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}}),
+        rec(12, "C1.w2", Op::take, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}}),
+        rec(14, "C1.w2", Op::write, {{"entry", "2-0"}, {"event", ev(2, "created", 1)}, {"affected", 1}}),
+        rec(102, "C1.w1", Op::write, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}, {"affected", 1}})};
+    const LoadStats l = load_stats(with_slow_job(), h, 0);
+    EXPECT_EQ(l.slots, 2);
+    EXPECT_EQ(l.hol_events, 1);
+    EXPECT_EQ(l.hol_ms, 2);  // published at 10, taken at 12
+    EXPECT_NEAR(l.utilisation_pct, 100.0 * (100 + 2) / (102.0 * 2), 0.01);
+}
+
+TEST(LoadStatsTest, a_load_band_holds_or_names_the_figure_it_missed) {
+    Scenario s = with_slow_job();
+    s.kind = LabKind::stream;
+    s.expect.wrong = Expectation::Count::none;
+    s.expect.every_trial.load["hol_ms"] = Band{std::nullopt, 50};
+    TrialOutcome t = check_trial(s, 1, 1, one_consumer_history(), {}, {});
+    EXPECT_EQ(t.load.hol_ms, 92);
+    ASSERT_EQ(t.unmet.size(), 1u);
+    EXPECT_EQ(t.unmet[0], "hol_ms <= 50 (measured 92)");
+    s.expect.every_trial.load["hol_ms"] = Band{80, std::nullopt};
+    EXPECT_TRUE(check_trial(s, 1, 1, one_consumer_history(), {}, {}).unmet.empty());
+}
+
+TEST(LoadStatsTest, a_cas_on_the_events_own_version_recorded_after_a_newer_write_is_no_stale_overwrite) {
+    auto write = [](int64_t t, const std::string& actor, const std::string& entry, json e, const std::string& mode,
+                    int64_t version) {
+        return rec(t, actor, Op::write,
+                   {{"entry", entry}, {"event", e}, {"affected", 1}, {"mode", mode}, {"version", version}});
+    };
+    // C2's paid committed after C1's created but was recorded first.
+    std::vector<HistoryRecord> cas = {write(5, "C2", "2-0", ev(1, "paid", 2), "cas", 2),
+                                      write(6, "C1", "1-0", ev(1, "created", 1), "cas", 1)};
+    EXPECT_TRUE(stale_overwrites(cas).empty());
+    // A CAS on the entry ID's version can overwrite a newer business version: still counted.
+    std::vector<HistoryRecord> entry_id = {write(5, "C2", "2-0", ev(1, "paid", 2), "cas", 200),
+                                           write(6, "C1", "1-0", ev(1, "created", 1), "cas", 300)};
+    EXPECT_EQ(stale_overwrites(entry_id).size(), 1u);
+    // A plain write is counted as before.
+    std::vector<HistoryRecord> plain = {rec(5, "C2", Op::write, {{"entry", "2-0"}, {"event", ev(1, "paid", 2)}, {"affected", 1}}),
+                                        rec(6, "C1", Op::write, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}, {"affected", 1}})};
+    EXPECT_EQ(stale_overwrites(plain).size(), 1u);
+}
+
+TEST(LoadTableTest, one_row_per_load_lab_as_text_json_and_two_plots) {
+    LabResult a;
+    a.scenario = with_slow_job();
+    a.scenario.id = "load-s1";
+    a.scenario.orders.resize(10);
+    a.held = true;
+    TrialOutcome t;
+    t.load.events = 30;
+    t.load.events_per_s = 1234.4;
+    t.load.latency_p99_us = 56700;
+    t.load.hol_ms = 800;
+    t.load.wrong_orders = 2;
+    t.accounting.lost = 1;
+    t.role_peak_rss_kb = {{"C1", 20480}, {"producer", 10240}};
+    a.trials.push_back(t);
+    LabResult not_load;
+    not_load.scenario.id = "08a-baseline";
+    not_load.trials.push_back(t);
+    const std::vector<LoadRow> rows = load_rows({a, not_load});
+    ASSERT_EQ(rows.size(), 1u);
+    EXPECT_EQ(rows[0].role_peak_rss_kb, 20480);
+    std::ostringstream text;
+    write_load_table(rows, text);
+    EXPECT_NE(text.str().find("s1"), std::string::npos);
+    EXPECT_NE(text.str().find("2 (20.0%)"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("1234"), std::string::npos);
+    EXPECT_NE(text.str().find("56.7"), std::string::npos);
+    EXPECT_NE(text.str().find("20.0"), std::string::npos);
+    const json j = load_table_json(rows);
+    EXPECT_EQ(j.at(0).at("strategy"), "s1");
+    EXPECT_EQ(j.at(0).at("lost"), 1);
+    EXPECT_EQ(j.at(0).at("hol_ms"), 800);
+    const std::string svg = load_throughput_svg(rows);
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+    EXPECT_NE(svg.find("1234.4 events/s"), std::string::npos);
+    EXPECT_NE(load_p99_svg(rows).find("56.7 ms"), std::string::npos);
+}
+
+// The shipped load labs at 300 orders on the simulator: every one holds, and the figures that tell
+// the strategies apart point the way the labs claim.
+TEST(LoadLabsTest, the_shipped_load_labs_hold_on_the_simulator_at_a_small_size) {
+    const std::vector<Scenario> labs = load_scenario_dir(test::k_scenarios + "load");
+    ASSERT_EQ(labs.size(), 8u);
+    std::map<std::string, LoadStats> by_id;
+    for (const auto& s : labs) {
+        ASSERT_FALSE(sim_skip_reason(s).has_value()) << s.id << ": " << *sim_skip_reason(s);
+        const LabResult lab = test::run_sim(with_generated_orders(s, 300), 1);
+        EXPECT_TRUE(lab.held) << s.id << ": " << (lab.failures.empty() ? "" : lab.failures.front());
+        by_id[s.id] = lab.trials.at(0).load;
+        EXPECT_FALSE(s.mutants.empty()) << s.id;
+    }
+    EXPECT_GT(by_id["load-baseline"].wrong_orders, 0);
+    EXPECT_GT(by_id["load-s4-lock"].wrong_orders, 0);
+    EXPECT_GE(by_id["load-s1"].hol_ms, 600);
+    EXPECT_LE(by_id["load-s3"].hol_ms, 200);
+    EXPECT_GT(by_id["load-s3"].events_per_s, by_id["load-s1"].events_per_s);
+}
+
+// Every load lab's mutant breaks its verdict (the real backend's run of them is in the real tests).
+TEST(LoadLabsTest, every_mutant_of_a_load_lab_breaks_it_on_the_simulator) {
+    int killed = 0;
+    for (const auto& s : load_scenario_dir(test::k_scenarios + "load"))
+        for (const auto& m : s.mutants) {
+            const LabResult lab = test::run_sim(with_generated_orders(apply_mutant(s, m), 300), 1);
+            EXPECT_FALSE(lab.held) << s.id << "/" << m.name << " survived";
+            ++killed;
+        }
+    EXPECT_GE(killed, 8);
+}
+
+}  // namespace
+}  // namespace relab
