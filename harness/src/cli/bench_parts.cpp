@@ -1,5 +1,9 @@
 #include "cli/bench_parts.h"
 
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,11 +15,19 @@
 #include "run/bench_sim.h"
 #include "run/redis_benchmark_tool.h"
 #include "run/sim_backend.h"
+#include "run/tool_run.h"
 #include "scenario/scenario.h"
 
 namespace relab {
 
 namespace {
+
+std::string self_exe_path() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
+    return p.string();
+}
 
 // Throughput the simulator must reach with every core (issue 13).
 constexpr double kSimTarget = 100000;
@@ -87,6 +99,8 @@ void check_redis_tools() {
     find_redis_benchmark();
 }
 
+std::optional<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work);
+
 std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext& context) {
     check_redis_tools();  // before any server starts: nothing to clean up when one is missing
     TempDir work("relab-bench-");
@@ -111,7 +125,72 @@ std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext&
     std::cerr << "  PING and receipt done\n";
     for (auto& f : bench_load(server.endpoint(), tool, ro)) out.push_back(std::move(f));
     std::cerr << "  load done\n";
+    if (auto f = bench_noop_load_lab(o, tool, work.path())) out.push_back(std::move(*f));
     return out;
+}
+
+// load/noop_jobs: the S1 load lab (scenarios/load, one producer, one consumer) with every job free
+// and every order sent at once, run by `relab run` as a user runs it (its own redis-server and
+// PostgreSQL), its events applied per second against redis-benchmark XADD with the same one client
+// and no pipelining on the bench's server: what a consumer's round trips (XREADGROUP, UPDATE,
+// XACK) and relab's history cost next to a bare XADD.
+std::optional<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work) {
+    RunOptions ro;
+    ro.scenarios_dir = o.scenarios_dir;
+    ro.labs = {"load-s1"};
+    std::vector<Scenario> labs;
+    try {
+        labs = select_labs(ro);
+    } catch (const std::exception& e) {
+        std::cerr << "  load/noop_jobs skipped: " << e.what() << "\n";
+        return std::nullopt;
+    }
+    nlohmann::json doc = labs.front().source;
+    const int orders = std::max(1, o.requests / 6);  // 3 events per order: half the requests in events
+    doc["id"] = "bench-noop-load";
+    doc["generate"]["orders"] = orders;
+    doc["generate"]["arrival"] = "burst";
+    doc["generate"]["job_cost"] = {{"dist", "fixed"}, {"ms", 0}};
+    doc["generate"].erase("slow_jobs");
+    doc["expect"] = {{"wrong", "none"}, {"lost", 0}};
+    const std::string file = work + "/noop-load.json", report = work + "/noop-load.out.json";
+    {
+        std::ofstream out(file);
+        out << doc.dump(2);
+    }
+    ChildOptions c;
+    c.exe = self_exe_path();
+    c.args = {"run", file, "--quiet", "--timelines", "none", "--json", report};
+    const auto timeout = std::chrono::milliseconds(600000);
+    const ToolExit e = run_tool(c, work + "/noop-load.log", timeout);
+    if (!e.code || *e.code != 0)
+        throw std::runtime_error("load/noop_jobs: relab run " + tool_exit_text(e, timeout) + ": " + slurp_file(work + "/noop-load.log"));
+    const nlohmann::json run = nlohmann::json::parse(slurp_file(report));
+    const nlohmann::json& load = run.at("labs").at(0).at("trials").at(0).at("load");
+    const double relab = load.at("events_per_s").get<double>();
+    const double rb = tool.run({"XADD", "bench:noop:rb", "*", "order", "1", "type", "paid", "v", "1"}, o.requests, 1, 1).rps;
+    BenchFigure f;
+    f.name = "load/noop_jobs";
+    f.iterations = load.at("events").get<int64_t>();
+    f.real_time = relab > 0 ? 1e6 / relab : 0;
+    f.items_per_second = relab;
+    f.ratio = safe_ratio(relab, rb);
+    f.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+    f.target = kLoadTarget;
+    f.target_kind = TargetKind::at_least;
+    f.label = fmt::format("load-s1, no-op jobs: {:.0f} events/s applied; redis-benchmark {:.0f} XADD/s", relab, rb);
+    f.measured = fmt::format(
+        "`relab run` of load-s1 with {} orders × 3 events sent at once and every job free (0 ms): events applied per "
+        "second (first XADD to last write; 1 producer, 1 consumer, each event XREADGROUP + UPDATE + XACK, every step "
+        "recorded), against `redis-benchmark -c 1 -P 1 -n {} XADD <key> * order 1 type paid v 1` on the bench's server.",
+        orders, o.requests);
+    f.raw = {{"load_lab_events_per_s", relab},
+             {"redis_benchmark_xadd_per_s", rb},
+             {"events", load.at("events")},
+             {"latency_p50_us", load.at("latency_p50_us")},
+             {"clients", 1},
+             {"pipeline", 1}};
+    return f;
 }
 
 }  // namespace relab

@@ -127,7 +127,10 @@ void run_dispatcher(const RoleSettings& s, const std::string& actor, RolePorts& 
     const DispatcherSpec& d = s.dispatcher;
     const OutboxOrder order = d.ordering == DispatchOrder::naive ? OutboxOrder::by_id : OutboxOrder::by_aggregate_then_id;
     // Starts once the source app has committed its changes, like the article's dispatcher.
-    const Nanos give_up = p.clock.now() + barrier_timeout;
+    // The source app records its events on their schedule (a load lab's takes seconds): wait that long too.
+    int64_t last_at_ms = 0;
+    for (const auto& e : s.events) last_at_ms = std::max(last_at_ms, e.at_ms);
+    const Nanos give_up = p.clock.now() + barrier_timeout + Millis{last_at_ms};
     while (!p.kv.exists(kSourceDoneKey)) {
         if (p.clock.now() > give_up) throw std::runtime_error(actor + ": the source app never finished");
         p.clock.sleep_for(Millis{1});

@@ -1,7 +1,7 @@
 // The producer's publishing rate against redis-benchmark's XADD: RealStream::xadd, the Stream port
 // the producer role publishes through, with the role's event fields (order, type, v), `pipeline`
 // events per call, as fast as it goes; redis-benchmark sends the same XADD with -c 1 -P pipeline.
-// This is not yet a load lab's no-op job throughput (see the extension point in bench_redis.h).
+// The load lab's no-op job throughput beside it is load/noop_jobs (cli/bench_parts.cpp).
 #include <chrono>
 
 #include <fmt/format.h>
@@ -58,7 +58,7 @@ std::vector<BenchFigure> bench_load(const RedisEndpoint& ep, RedisBenchmarkTool&
     f.measured = fmt::format(
         "{} XADDs of an event (order, type, v) through the producer role's Stream port (RealStream::xadd, {} per "
         "call) on one connection, against `redis-benchmark -c 1 -P {} -n {} XADD <key> * order 1 type paid v 1`; "
-        "median of {} alternating repetitions. No consumer: a load lab's no-op job throughput is not measured yet.",
+        "median of {} alternating repetitions. No consumer: load/noop_jobs is the load lab's own pace.",
         o.requests, o.pipeline, o.pipeline, o.requests, o.repetitions);
     f.raw = {{"relab_xadd_per_s", relab},
              {"redis_benchmark_xadd_per_s", rb},

@@ -34,10 +34,8 @@ std::vector<BenchFigure> bench_round_trips(const RedisEndpoint& ep, RedisBenchma
 std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTool& tool, const RedisBenchOptions& o);
 // load/producer_xadd: the producer role's publish path (RealStream::xadd, the Stream port) as fast
 // as it goes, against redis-benchmark XADD with the same clients and pipelining.
-//
-// Extension point for the load labs (scenarios with "group": "load"): once they exist, a figure
-// per load lab belongs here, its no-op jobs per second from a real run of the lab against
-// redis-benchmark XADD at the lab's producers (-c) and batch (-P), with the same kLoadTarget.
+// The load lab's own no-op job throughput (load/noop_jobs) is measured by cli/bench_parts.cpp, which
+// runs `relab run` on load-s1 with free jobs, against redis-benchmark XADD with the same kLoadTarget.
 std::vector<BenchFigure> bench_load(const RedisEndpoint& ep, RedisBenchmarkTool& tool, const RedisBenchOptions& o);
 
 }  // namespace relab
