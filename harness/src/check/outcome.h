@@ -137,6 +137,12 @@ struct RunReport {
     int64_t started_at_us = 0;   // the same instant in µs since the Unix epoch (0: not recorded)
     ServerInfo servers;
     std::vector<LabResult> labs;
+    // How long the labs took (wall clock, from the start of `relab run` until every lab had run),
+    // how long their trials and cases took by their own content (check/inherent_time.h), and how
+    // many labs ran at once (--jobs). 0 in reports written before relab recorded them.
+    double wall_s = 0;
+    double inherent_s = 0;
+    int jobs = 0;
     // Every lab that ran held (none broke); skipped labs count neither way.
     bool all_held() const;
 };

@@ -17,6 +17,8 @@
 
 #include "cli/commands.h"
 #include "relab_commit.h"
+#include "check/inherent_time.h"
+#include "cli/run_jobs.h"
 #include "real/interrupt.h"
 #include "real/redis_client.h"
 #include "real/pg_client.h"
@@ -69,6 +71,12 @@ std::string self_exe() {
 // duplicates dropped. The load labs live in <scenarios>/load: a run of every lab leaves them out
 // (they take minutes), and naming them ("load", "load-s1") finds them there.
 std::vector<Scenario> select_labs(const RunOptions& o) {
+    std::vector<Scenario> chosen = select_base_labs(o);
+    if (!o.mutant.empty()) return mutants_of(chosen, o.mutant);
+    return chosen;
+}
+
+std::vector<Scenario> select_base_labs(const RunOptions& o) {
     const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
     std::vector<Scenario> all;
     if (std::filesystem::is_directory(dir)) all = load_scenario_dir(dir);
@@ -124,7 +132,6 @@ std::vector<Scenario> select_labs(const RunOptions& o) {
             }
         if (!any) throw UsageError("--orders resizes a generated workload (\"generate\"), and none of the chosen labs has one");
     }
-    if (!o.mutant.empty()) return mutants_of(chosen, o.mutant);
     return chosen;
 }
 
@@ -255,6 +262,9 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_flag("--self-check", o.self_check, "sim: run one seed twice per lab and compare history fingerprints");
     app.add_option("--mutant", o.mutant,
                    "run this mutant of each lab instead of the lab (\"all\": every mutant); its verdict should be broken");
+    app.add_option("--jobs", o.jobs,
+                   "run this many labs at once, each group by a relab child process with servers of its own (0 or "
+                   "auto: one per core); the same verdicts as --jobs 1");
 }
 
 namespace {
@@ -286,12 +296,165 @@ int run_self_check(const RunOptions& o, const std::vector<Scenario>& labs) {
 
 }  // namespace
 
+namespace {
+
+// What every run does once its labs have run, in this process or in --jobs children: the text
+// reports, --json and --out-dir, the load table, the summary lines and the exit status.
+int finish_run(const RunOptions& o, const TextOptions& topts, RunReport& report, bool sim,
+               std::chrono::steady_clock::time_point run_started) {
+    report.wall_s = seconds_since(run_started);
+    report.inherent_s = static_cast<double>(run_inherent_us(report.labs)) / 1e6;
+    // Each lab's text report is written once: stdout and the per-output files are made of them.
+    std::vector<std::string> lab_texts;
+    if (!o.quiet || !o.out_dir.empty())
+        for (const auto& lab : report.labs) {
+            std::ostringstream t;
+            write_text_lab(lab, topts, t);
+            lab_texts.push_back(t.str());
+        }
+    if (!o.quiet)
+        for (const auto& t : lab_texts) std::cout << t;
+    // Every output is tried; the first that could not be written is said after the summary.
+    std::vector<std::string> output_errors;
+    auto write_output = [&output_errors](const std::string& path, const char* option,
+                                         const std::function<void(std::ostream&)>& write) {
+        try {
+            write_file(path, option, write);
+        } catch (const OutputError& e) {
+            output_errors.push_back(e.what());
+        }
+    };
+    auto json = make_json_reporter();
+    if (!o.json_path.empty()) {
+        write_output(o.json_path, "--json", [&](std::ostream& out) { json->report(report, out); });
+    }
+    if (!o.out_dir.empty()) {
+        std::vector<std::string> order;
+        for (const auto& lab : report.labs)
+            if (std::find(order.begin(), order.end(), lab.scenario.output) == order.end())
+                order.push_back(lab.scenario.output);
+        // The run's header without its labs; each output's labs are moved in for its JSON and back.
+        std::vector<LabResult> labs = std::move(report.labs);
+        report.labs.clear();
+        const RunReport header = report;
+        report.labs = std::move(labs);
+        // A simulated run writes <output>.sim.txt/.json: it never replaces the real run's files in the
+        // same folder, and `relab report` shows both.
+        const std::string suffix = sim ? ".sim" : "";
+        for (const auto& name : order) {
+            RunReport part = header;
+            std::vector<size_t> mine;
+            std::string t;
+            for (size_t i = 0; i < report.labs.size(); ++i)
+                if (report.labs[i].scenario.output == name) {
+                    mine.push_back(i);
+                    t += lab_texts[i];
+                    part.labs.push_back(std::move(report.labs[i]));
+                }
+            std::ostringstream j;
+            json->report(part, j);
+            for (size_t k = 0; k < mine.size(); ++k) report.labs[mine[k]] = std::move(part.labs[k]);
+            write_output(o.out_dir + "/" + name + suffix + ".txt", "--out-dir", [&](std::ostream& out) { out << t; });
+            write_output(o.out_dir + "/" + name + suffix + ".json", "--out-dir",
+                         [&](std::ostream& out) { out << j.str(); });
+        }
+    }
+
+    // The load labs side by side, on stdout and beside the labs' files.
+    if (const std::vector<LoadRow> rows = load_rows(report.labs); !rows.empty()) {
+        std::ostringstream table;
+        write_load_table(rows, table);
+        if (!o.quiet) std::cout << '\n' << table.str();
+        if (!o.out_dir.empty()) {
+            const std::string suffix = sim ? ".sim" : "";
+            write_output(o.out_dir + "/load-table" + suffix + ".txt", "--out-dir",
+                         [&](std::ostream& out) { out << table.str(); });
+            write_output(o.out_dir + "/load-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
+                out << nlohmann::json{{"load_table", load_table_json(rows)},
+                                      {"relab_peak_rss_kb", peak_rss_kb()},
+                                      {"relab_commit", report.relab_commit},
+                                      {"started_at", report.started_at}}
+                           .dump(2)
+                    << '\n';
+            });
+        }
+    }
+
+    // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
+    // is said (the text report says why, junit.xml has a <skipped>).
+    const LabCounts n = count_labs(report);
+    std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken, {} skipped\n", n.labs, n.held, n.broken,
+                             n.skipped);
+    for (const auto& lab : report.labs) {
+        if (lab.skipped)
+            std::cerr << fmt::format("  SKIPPED {}: {}\n", lab.scenario.id, lab.skip_reason);
+        else if (!lab.held) {
+            // The first few reasons; the text and JSON reports have them all.
+            constexpr size_t shown = 6;
+            for (size_t k = 0; k < lab.failures.size() && k < shown; ++k)
+                std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, lab.failures[k]);
+            if (lab.failures.size() > shown)
+                std::cerr << fmt::format("  BROKEN {}: … and {} more (see its report)\n", lab.scenario.id,
+                                         lab.failures.size() - shown);
+        }
+    }
+    // The labs' wall time beside what their trials and cases take by their own content: the
+    // harness's cost around them at --jobs 1, what parallel runs save at --jobs N.
+    const double ratio = report.inherent_s > 0 ? report.wall_s / report.inherent_s : 0;
+    std::cerr << fmt::format("relab: wall time {:.1f} s, inherent time {:.1f} s (W/I = {:.2f}×), jobs {}; relab's peak "
+                             "RSS {:.0f} MB\n",
+                             report.wall_s, report.inherent_s, ratio, report.jobs, peak_rss_kb() / 1024.0);
+    if (!output_errors.empty()) {
+        for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";
+        std::cerr << "relab: the run's report was not written whole; exit 2 whatever the verdicts\n";
+        return 2;
+    }
+    return n.broken == 0 ? 0 : 1;
+}
+
+// The run split over child processes (run_jobs.h): the groups balanced by estimate, each child's
+// labs given by their files, the reports merged back into the order of a --jobs 1 run.
+void run_in_children(const RunOptions& o, const std::vector<Scenario>& base, const std::vector<Scenario>& labs,
+                     const std::vector<std::vector<size_t>>& split, RunReport& report, bool progress) {
+    std::vector<size_t> base_of;
+    for (size_t i = 0; i < base.size(); ++i) {
+        const size_t n = o.mutant.empty() ? 1 : o.mutant == "all" ? base[i].mutants.size() : 1;
+        base_of.insert(base_of.end(), n, i);
+    }
+    if (base_of.size() != labs.size())
+        throw HarnessError(fmt::format("--jobs: {} labs expected from {} chosen, {} selected", base_of.size(),
+                                       base.size(), labs.size()));
+    std::vector<JobGroup> groups;
+    for (const auto& g : split) {
+        JobGroup j;
+        j.labs = g;
+        for (size_t i : g) {
+            j.files.push_back(base[i].file);
+            if (base[i].source.contains("generate")) j.orders_apply = true;
+        }
+        groups.push_back(std::move(j));
+    }
+    std::vector<RunReport> parts = run_job_groups(o, self_exe(), groups, progress);
+    report.servers = parts.front().servers;
+    report.labs = merge_child_labs(labs, base_of, groups, std::move(parts));
+}
+
+}  // namespace
+
 int run_run(const RunOptions& o) {
     install_interrupt_handlers();
     const auto run_started = std::chrono::steady_clock::now();
     try {
         const TextOptions topts = text_options(o);
-        const std::vector<Scenario> labs = select_labs(o);  // every file validated before any server starts
+        int jobs = 1;
+        try {
+            jobs = parse_jobs(o.jobs);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(e.what());
+        }
+        // Every file validated before any server starts.
+        const std::vector<Scenario> base = select_base_labs(o);
+        const std::vector<Scenario> labs = o.mutant.empty() ? base : mutants_of(base, o.mutant);
         check_outputs_writable(o);
 
         const bool progress = isatty(STDERR_FILENO);
@@ -304,6 +467,8 @@ int run_run(const RunOptions& o) {
                 throw UsageError(std::string("--replay: ") + e.what());
             }
         }
+        if (jobs > 1 && (o.replay || o.self_check))
+            throw UsageError("--replay and --self-check run one trial seed per lab in this process; leave --jobs out");
         if (sim && o.self_check) return run_self_check(o, labs);
         const std::optional<int> runs = o.trials ? o.trials : o.runs;
         RunReport report;
@@ -325,7 +490,16 @@ int run_run(const RunOptions& o) {
                 const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
                 std::cerr << fmt::format("\r\033[K{} trial {}/{} ({:.1f} s)", lab, k, n, s) << std::flush;
             };
-        if (sim) {
+        std::vector<std::vector<size_t>> split;
+        if (jobs > 1) {
+            std::vector<int64_t> estimates;
+            for (const auto& s : base) estimates.push_back(estimated_lab_us(s, runs));
+            split = split_labs(estimates, jobs);
+        }
+        report.jobs = split.size() > 1 ? static_cast<int>(split.size()) : 1;
+        if (split.size() > 1) {
+            run_in_children(o, base, labs, split, report, progress);
+        } else if (sim) {
             // No server is started: the simulator is the servers.
             SimOptions so;
             so.seed = o.seed;
@@ -350,109 +524,7 @@ int run_run(const RunOptions& o) {
             for (const auto& s : labs) finished(backend.run(s));
             if (progress) std::cerr << "\r\033[K" << std::flush;
         }
-
-        // Each lab's text report is written once: stdout and the per-output files are made of them.
-        std::vector<std::string> lab_texts;
-        if (!o.quiet || !o.out_dir.empty())
-            for (const auto& lab : report.labs) {
-                std::ostringstream t;
-                write_text_lab(lab, topts, t);
-                lab_texts.push_back(t.str());
-            }
-        if (!o.quiet)
-            for (const auto& t : lab_texts) std::cout << t;
-        // Every output is tried; the first that could not be written is said after the summary.
-        std::vector<std::string> output_errors;
-        auto write_output = [&output_errors](const std::string& path, const char* option,
-                                             const std::function<void(std::ostream&)>& write) {
-            try {
-                write_file(path, option, write);
-            } catch (const OutputError& e) {
-                output_errors.push_back(e.what());
-            }
-        };
-        auto json = make_json_reporter();
-        if (!o.json_path.empty()) {
-            write_output(o.json_path, "--json", [&](std::ostream& out) { json->report(report, out); });
-        }
-        if (!o.out_dir.empty()) {
-            std::vector<std::string> order;
-            for (const auto& lab : report.labs)
-                if (std::find(order.begin(), order.end(), lab.scenario.output) == order.end())
-                    order.push_back(lab.scenario.output);
-            // The run's header without its labs; each output's labs are moved in for its JSON and back.
-            std::vector<LabResult> labs = std::move(report.labs);
-            report.labs.clear();
-            const RunReport header = report;
-            report.labs = std::move(labs);
-            // A simulated run writes <output>.sim.txt/.json: it never replaces the real run's files in the
-            // same folder, and `relab report` shows both.
-            const std::string suffix = sim ? ".sim" : "";
-            for (const auto& name : order) {
-                RunReport part = header;
-                std::vector<size_t> mine;
-                std::string t;
-                for (size_t i = 0; i < report.labs.size(); ++i)
-                    if (report.labs[i].scenario.output == name) {
-                        mine.push_back(i);
-                        t += lab_texts[i];
-                        part.labs.push_back(std::move(report.labs[i]));
-                    }
-                std::ostringstream j;
-                json->report(part, j);
-                for (size_t k = 0; k < mine.size(); ++k) report.labs[mine[k]] = std::move(part.labs[k]);
-                write_output(o.out_dir + "/" + name + suffix + ".txt", "--out-dir", [&](std::ostream& out) { out << t; });
-                write_output(o.out_dir + "/" + name + suffix + ".json", "--out-dir",
-                             [&](std::ostream& out) { out << j.str(); });
-            }
-        }
-
-        // The load labs side by side, on stdout and beside the labs' files.
-        if (const std::vector<LoadRow> rows = load_rows(report.labs); !rows.empty()) {
-            std::ostringstream table;
-            write_load_table(rows, table);
-            if (!o.quiet) std::cout << '\n' << table.str();
-            if (!o.out_dir.empty()) {
-                const std::string suffix = sim ? ".sim" : "";
-                write_output(o.out_dir + "/load-table" + suffix + ".txt", "--out-dir",
-                             [&](std::ostream& out) { out << table.str(); });
-                write_output(o.out_dir + "/load-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
-                    out << nlohmann::json{{"load_table", load_table_json(rows)},
-                                          {"relab_peak_rss_kb", peak_rss_kb()},
-                                          {"relab_commit", report.relab_commit},
-                                          {"started_at", report.started_at}}
-                               .dump(2)
-                        << '\n';
-                });
-            }
-        }
-
-        // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
-        // is said (the text report says why, junit.xml has a <skipped>).
-        const LabCounts n = count_labs(report);
-        std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken, {} skipped\n", n.labs, n.held, n.broken,
-                                 n.skipped);
-        for (const auto& lab : report.labs) {
-            if (lab.skipped)
-                std::cerr << fmt::format("  SKIPPED {}: {}\n", lab.scenario.id, lab.skip_reason);
-            else if (!lab.held) {
-                // The first few reasons; the text and JSON reports have them all.
-                constexpr size_t shown = 6;
-                for (size_t k = 0; k < lab.failures.size() && k < shown; ++k)
-                    std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, lab.failures[k]);
-                if (lab.failures.size() > shown)
-                    std::cerr << fmt::format("  BROKEN {}: … and {} more (see its report)\n", lab.scenario.id,
-                                             lab.failures.size() - shown);
-            }
-        }
-        std::cerr << fmt::format("relab: wall time {:.1f} s; relab's peak RSS {:.0f} MB\n", seconds_since(run_started),
-                                 peak_rss_kb() / 1024.0);
-        if (!output_errors.empty()) {
-            for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";
-            std::cerr << "relab: the run's report was not written whole; exit 2 whatever the verdicts\n";
-            return 2;
-        }
-        return n.broken == 0 ? 0 : 1;
+        return finish_run(o, topts, report, sim, run_started);
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
         return 130;

@@ -34,6 +34,7 @@ struct RunOptions {
     std::optional<std::string> replay;  // sim: run only this trial seed (0x... or decimal)
     bool self_check = false;            // sim: run a seed twice and compare history fingerprints
     std::string mutant;                 // run this mutant of each lab instead ("all": every mutant)
+    std::string jobs = "1";             // labs run at once, each group by a child relab; 0 / auto: per core
 };
 void setup_run(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);
@@ -73,6 +74,8 @@ struct Scenario;
 // The labs `relab run` picks for o.labs and o.scenarios_dir (files, scenario ids or part names;
 // none = all), every file validated. Throws std::runtime_error for an unknown lab.
 std::vector<Scenario> select_labs(const RunOptions& o);
+// select_labs before --mutant: the labs whose mutants (if any) run.
+std::vector<Scenario> select_base_labs(const RunOptions& o);
 // Each lab replaced by its mutant called `name` ("all": every mutant it has). Throws for a lab
 // without such a mutant.
 std::vector<Scenario> mutants_of(const std::vector<Scenario>& labs, const std::string& name);

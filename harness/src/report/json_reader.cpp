@@ -373,6 +373,14 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     const json& lat = object_field(summary, summary_path, "delivery_latency_us");
     lab.delivery = LatencyStats{get<int>(lat, lat_path, "samples", 0), get<int64_t>(lat, lat_path, "p50", 0),
                                 get<int64_t>(lat, lat_path, "max", 0)};
+    const std::string tp_path = summary_path + "/throughput";
+    const json& tp = object_field(summary, summary_path, "throughput");
+    lab.throughput.trials = get<int>(tp, tp_path, "trials", 0);
+    lab.throughput.jobs = get<int64_t>(tp, tp_path, "jobs", 0);
+    lab.throughput.span_ms = get<double>(tp, tp_path, "last_write_ms", 0.0);
+    lab.throughput.per_s = get<double>(tp, tp_path, "jobs_per_s", 0.0);
+    lab.throughput.per_s_min = get<double>(tp, tp_path, "jobs_per_s_min", 0.0);
+    lab.throughput.per_s_max = get<double>(tp, tp_path, "jobs_per_s_max", 0.0);
     lab.lock_release_method = get<std::string>(summary, summary_path, "lock_release_method", "");
     lab.elapsed_s = get<double>(summary, summary_path, "elapsed_s", 0.0);
     lab.wrong_rate = get<double>(summary, summary_path, "wrong_rate", 0.0);
@@ -408,6 +416,9 @@ RunReport run_from_json(const json& j) {
     run.servers.pg_external = get<bool>(sv, "/servers", "pg_external", false);
     run.servers.delex = get<bool>(sv, "/servers", "delex", false);
     run.servers.xadd_idmp = get<bool>(sv, "/servers", "xadd_idmp", false);
+    run.wall_s = get<double>(j, "", "wall_s", 0.0);
+    run.inherent_s = get<double>(j, "", "inherent_s", 0.0);
+    run.jobs = get<int>(j, "", "jobs", 0);
     const json& labs = array_at(j, "", "labs");
     for (size_t i = 0; i < labs.size(); ++i) run.labs.push_back(lab_from_json(labs[i], index_path("", "labs", i)));
     return run;

@@ -217,6 +217,9 @@ nlohmann::json run_to_json(const RunReport& run) {
               {"pg_external", sv.pg_external},
               {"delex", sv.delex},
               {"xadd_idmp", sv.xadd_idmp}}},
+            {"wall_s", run.wall_s},
+            {"inherent_s", run.inherent_s},
+            {"jobs", run.jobs},
             {"labs", std::move(labs)},
             {"summary",
              {{"labs", n.labs}, {"held", n.held}, {"broken", n.broken}, {"skipped", n.skipped}}}};

@@ -301,3 +301,28 @@ TEST(JsonReaderTest, a_field_of_the_wrong_type_names_its_path) {
 
 }  // namespace
 }  // namespace relab
+
+namespace relab {
+namespace {
+
+TEST(JsonReaderTest, the_runs_wall_and_inherent_time_and_jobs_read_back_and_default_to_0_when_absent) {
+    RunReport run = test::sample_run();
+    run.wall_s = 12.5;
+    run.inherent_s = 10.25;
+    run.jobs = 2;
+    run.labs[0].throughput = ThroughputStats{2, 2, 816.5, 2.4, 2.3, 2.5};
+    const RunReport back = run_from_json(run_to_json(run));
+    EXPECT_DOUBLE_EQ(back.wall_s, 12.5);
+    EXPECT_DOUBLE_EQ(back.inherent_s, 10.25);
+    EXPECT_EQ(back.jobs, 2);
+    EXPECT_EQ(back.labs[0].throughput.jobs, 2);
+    EXPECT_DOUBLE_EQ(back.labs[0].throughput.span_ms, 816.5);
+    EXPECT_DOUBLE_EQ(back.labs[0].throughput.per_s_max, 2.5);
+    const RunReport old = run_from_json(nlohmann::json::parse(R"({"labs": []})"));
+    EXPECT_EQ(old.wall_s, 0);
+    EXPECT_EQ(old.inherent_s, 0);
+    EXPECT_EQ(old.jobs, 0);
+}
+
+}  // namespace
+}  // namespace relab
