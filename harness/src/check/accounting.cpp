@@ -7,23 +7,16 @@
 
 #include <fmt/format.h>
 
+#include "check/record_fields.h"
+
 namespace relab {
 
 namespace {
 
 using nlohmann::json;
 
-std::string text_field(const json& data, const char* key) {
-    if (!data.is_object()) return {};
-    auto it = data.find(key);
-    return it != data.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
-int64_t int_field(const json& data, const char* key, int64_t fallback = 0) {
-    if (!data.is_object()) return fallback;
-    auto it = data.find(key);
-    return it != data.end() && it->is_number() ? it->get<int64_t>() : fallback;
-}
+using record_fields::int_field;
+using record_fields::text_field;
 
 // (order, type, v) of the record's "event".
 using EventKey = std::tuple<int64_t, std::string, int64_t>;

@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include "check/record_fields.h"
+
 #include "check/outcome.h"
 #include "check/wrong_rate.h"
 
@@ -17,16 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-// Field readers that tolerate records lacking a field: a malformed record counts as "not that".
-std::string text_field(const json& data, const char* key) {
-    auto it = data.find(key);
-    return it != data.end() && it->is_string() ? it->get<std::string>() : std::string{};
-}
-
-int64_t int_field(const json& data, const char* key, int64_t fallback = 0) {
-    auto it = data.find(key);
-    return it != data.end() && it->is_number() ? it->get<int64_t>() : fallback;
-}
+using record_fields::int_field;
+using record_fields::text_field;
 
 // `want` is found in `got`: objects key by key (a record's event may be named by its type alone),
 // anything else by equality.

@@ -19,6 +19,7 @@
 #include <sstream>
 #include <thread>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "bench/bench_compare.h"

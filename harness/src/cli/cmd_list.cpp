@@ -2,6 +2,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"

@@ -1,3 +1,5 @@
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.h"
 #include "run/role_process.h"
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <set>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "cli/commands.h"

@@ -6,7 +6,12 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
+
+// CLI11 costs every file that includes it seconds of compile time; only the files that build the
+// command line (cmd_*.cpp, main.cpp) include <CLI/CLI.hpp>, not the tests that include this.
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace relab {
 

@@ -1,5 +1,7 @@
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {

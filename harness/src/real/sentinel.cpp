@@ -24,7 +24,7 @@ namespace {
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr int port_attempts = 4;  // the first port and 3 replacements
+constexpr int sentinel_port_attempts = 4;  // the first port and 3 replacements
 
 std::string read_text(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -163,7 +163,7 @@ void SentinelSet::Impl::start_node(size_t index) {
                 const int code = n.child->exit_code().value_or(-1);
                 n.child.reset();
                 const std::string log = read_text(n.log) + read_text(n.out);
-                if (log.find("Address already in use") != std::string::npos && attempt < port_attempts) {
+                if (log.find("Address already in use") != std::string::npos && attempt < sentinel_port_attempts) {
                     port = free_loopback_port();
                     break;  // next attempt
                 }

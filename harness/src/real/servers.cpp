@@ -27,7 +27,7 @@ namespace relab {
 namespace {
 
 using std::chrono::milliseconds;
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 constexpr milliseconds poll_interval{20};
 constexpr int port_attempts = 4;  // the first port and 3 replacements
@@ -497,7 +497,7 @@ void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
         child.emplace(child_opts);
         endpoint.port = port;
 
-        const auto deadline = Clock::now() + opts.start_timeout;
+        const auto deadline = SteadyClock::now() + opts.start_timeout;
         std::string last_error;
         for (;;) {
             throw_if_interrupted();
@@ -517,7 +517,7 @@ void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
             // A PONG from a stranger that grabbed the port first does not count.
             if (probe.error.empty() && probe.process_id == child->pid()) return;
             if (!probe.error.empty()) last_error = probe.error;
-            if (Clock::now() >= deadline) {
+            if (SteadyClock::now() >= deadline) {
                 child->terminate(milliseconds(2000), SIGTERM);
                 child.reset();
                 throw EnvironmentError("redis-server on 127.0.0.1:" + std::to_string(port) + " did not answer PING within " +
@@ -601,9 +601,9 @@ struct EmbeddedPostgres::Impl {
         stopped.clear();
         is_paused = false;
         // A backend still attached to the shared memory would keep the next postmaster from starting.
-        const auto deadline = Clock::now() + milliseconds(10000);
+        const auto deadline = SteadyClock::now() + milliseconds(10000);
         while (!std::all_of(kids.begin(), kids.end(), process_ended)) {
-            if (Clock::now() > deadline)
+            if (SteadyClock::now() > deadline)
                 throw EnvironmentError("PostgreSQL's processes did not end within 10 s of SIGKILL");
             std::this_thread::sleep_for(milliseconds(2));
         }
@@ -656,7 +656,7 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
     base_opts.run_as_user = run_as;
     base_opts.working_dir = base;
     base_opts.own_process_group = true;
-    const auto deadline = Clock::now() + opts.start_timeout;
+    const auto deadline = SteadyClock::now() + opts.start_timeout;
     auto timeout_error = [&](const std::string& what, const std::vector<std::string>& logs) {
         return EnvironmentError(what + " did not finish within " + std::to_string(opts.start_timeout.count()) +
                                 " ms; the machine may be overloaded:" + log_tails(logs));
@@ -673,7 +673,7 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
         for (;;) {
             throw_if_interrupted();
             if (child.wait_for(poll_interval)) break;
-            if (Clock::now() >= deadline) throw timeout_error("initdb", {log});
+            if (SteadyClock::now() >= deadline) throw timeout_error("initdb", {log});
         }
         if (child.exit_code() != 0)
             throw EnvironmentError("initdb (" + initdb + ") failed with status " +
@@ -719,7 +719,7 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
             }
             last_error = probe_pg(impl.endpoint, 2);
             if (last_error.empty()) break;
-            if (Clock::now() >= deadline) throw timeout_error("postgres start (last error: " + last_error + ")", {log});
+            if (SteadyClock::now() >= deadline) throw timeout_error("postgres start (last error: " + last_error + ")", {log});
             sleep_poll();
         }
         if (retry) continue;
@@ -766,7 +766,7 @@ void EmbeddedPostgres::restart() {
     impl.child.emplace(impl.postmaster);
     // Crash recovery first: until it is done, connections are refused ("the database system is
     // starting up").
-    const auto deadline = Clock::now() + milliseconds(60000);
+    const auto deadline = SteadyClock::now() + milliseconds(60000);
     std::string last_error;
     for (;;) {
         throw_if_interrupted();
@@ -778,7 +778,7 @@ void EmbeddedPostgres::restart() {
         }
         last_error = probe_pg(impl.endpoint, 2);
         if (last_error.empty()) return;
-        if (Clock::now() >= deadline)
+        if (SteadyClock::now() >= deadline)
             throw EnvironmentError("postgres did not accept connections within 60 s of its restart (last error: " +
                                    last_error + ")" + log_tails({log}));
         std::this_thread::sleep_for(milliseconds(5));
