@@ -78,13 +78,20 @@ TEST_F(BenchTest, redis_bench_writes_every_figure_with_a_ratio_computed_from_its
             ASSERT_GT(b.at("relab_xadd_per_s").get<double>(), 0);
             ASSERT_GT(b.at("redis_benchmark_xadd_per_s").get<double>(), 0);
             expected = b.at("relab_xadd_per_s").get<double>() / b.at("redis_benchmark_xadd_per_s").get<double>();
+        } else if (name == "load/noop_jobs") {
+            // The S1 load lab run by `relab run` with free jobs: its events applied per second.
+            ASSERT_GT(b.at("load_lab_events_per_s").get<double>(), 0);
+            ASSERT_GT(b.at("redis_benchmark_xadd_per_s").get<double>(), 0);
+            EXPECT_GT(b.at("events").get<int64_t>(), 0);
+            expected = b.at("load_lab_events_per_s").get<double>() / b.at("redis_benchmark_xadd_per_s").get<double>();
         } else {
             ADD_FAILURE() << "unexpected figure " << name;
         }
         EXPECT_NEAR(ratio, expected, 1e-9 * expected);
     }
     EXPECT_EQ(names, (std::set<std::string>{"redis/XADD", "redis/XREADGROUP", "redis/SET_NX_GET", "ping/p50",
-                                            "ping/p99", "receipt/p50", "receipt/p99", "load/producer_xadd"}));
+                                            "ping/p99", "receipt/p50", "receipt/p99", "load/producer_xadd",
+                                            "load/noop_jobs"}));
     // The table names each figure; the server and its folder are gone.
     EXPECT_NE(m_out.find("receipt/p99"), std::string::npos) << m_out;
     EXPECT_TRUE(tmp_is_empty());
