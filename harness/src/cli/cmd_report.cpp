@@ -47,6 +47,10 @@ int run_report(const ReportOptions& o) {
         if (saved.files.empty()) {
             std::cerr << "relab report: no run reports (*.json with \"labs\") in " << o.dir
                       << "; run labs first, e.g. ./run_labs.sh baseline\n";
+            if (!saved.digests.empty())
+                std::cerr << "relab report: " << saved.digests.front()
+                          << " is a lab digest (no trials to render); compare it with a run: relab diff "
+                          << o.dir << " reports/out\n";
             return 2;
         }
         const auto dir = std::filesystem::path(o.dir);

@@ -56,6 +56,15 @@ struct ReportOptions {
 void setup_report(CLI::App& app, ReportOptions& o);
 int run_report(const ReportOptions& o);
 
+struct DiffOptions {
+    std::vector<std::string> paths;  // OLD NEW; with save_reference: IN
+    std::string save_reference;      // OUT_DIR: write IN's digest to OUT_DIR/reference.json
+    bool strict = false;             // a lab missing from NEW is a regression
+    bool json = false;
+};
+void setup_diff(CLI::App& app, DiffOptions& o);
+int run_diff(const DiffOptions& o);
+
 struct BenchOptions {
     std::string backend = "all";    // all | sim | redis: which figures to measure
     std::vector<std::string> labs;  // sim: ids, parts or files; empty = 08a-baseline and 08c-s4a

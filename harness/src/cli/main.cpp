@@ -19,6 +19,9 @@ int main(int argc, char** argv) {
     relab::ReportOptions report_opts;
     auto* report = app.add_subcommand("report", "render index.html, summary.md and junit.xml from saved JSON reports");
     relab::setup_report(*report, report_opts);
+    relab::DiffOptions diff_opts;
+    auto* diff = app.add_subcommand("diff", "the labs whose outcome changed between two runs: relab diff reports/reference reports/out");
+    relab::setup_diff(*diff, diff_opts);
     relab::BenchOptions bench_opts;
     auto* bench = app.add_subcommand("bench", "measure relab against redis-benchmark and the simulator's trials/s: relab bench [all|sim|redis]");
     relab::setup_bench(*bench, bench_opts);
@@ -32,6 +35,7 @@ int main(int argc, char** argv) {
     if (*run) return relab::run_run(run_opts);
     if (*role) return relab::run_role(role_opts);
     if (*report) return relab::run_report(report_opts);
+    if (*diff) return relab::run_diff(diff_opts);
     if (*bench) return relab::run_bench(bench_opts);
     return 2;
 }

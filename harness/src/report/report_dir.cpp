@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "report/lab_digest.h"
 #include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report/verdict_recheck.h"
@@ -89,10 +90,17 @@ SavedReports read_report_dir(const std::string& dir) {
         if (entry.is_regular_file() && entry.path().extension() == ".json") paths.push_back(entry.path());
     }
     std::sort(paths.begin(), paths.end());
+    std::vector<std::string> names;
+    for (const auto& p : paths) names.push_back(p.string());
+    return read_report_files(names);
+}
 
+SavedReports read_report_files(const std::vector<std::string>& names) {
+    namespace fs = std::filesystem;
     SavedReports saved;
     std::vector<RunReport> runs;
-    for (const auto& path : paths) {
+    for (const auto& name : names) {
+        const fs::path path(name);
         std::ifstream in(path, std::ios::binary);
         if (!in) throw std::runtime_error(path.string() + ": cannot open");
         std::ostringstream text;
@@ -102,6 +110,10 @@ SavedReports read_report_dir(const std::string& dir) {
             j = nlohmann::json::parse(text.str());
         } catch (const nlohmann::json::parse_error& e) {
             throw std::runtime_error(path.string() + ": not JSON: " + e.what());
+        }
+        if (is_digest_json(j)) {
+            saved.digests.push_back(path.string());
+            continue;
         }
         if (!j.is_object() || !j.contains("labs") || !j.at("labs").is_array()) {
             // relab run's load table sits beside the labs' files; it is not a run of its own.
