@@ -22,7 +22,11 @@ void setup_list(CLI::App& app, ListOptions& o) {
 
 int run_list(const ListOptions& o) {
     try {
-        const auto all = load_scenario_dir(o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir);
+        const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
+        auto all = load_scenario_dir(dir);
+        // The load labs (a run of every lab leaves them out, `relab run load` runs them) are listed too.
+        if (std::filesystem::is_directory(dir + "/load"))
+            for (auto& s : load_scenario_dir(dir + "/load")) all.push_back(std::move(s));
         for (const auto& s : all) {
             std::cout << fmt::format("{:<20} part={:<10} {}\n", s.id, s.part, s.title);
             std::string doc = s.documented.text;

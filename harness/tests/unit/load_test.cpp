@@ -2,6 +2,7 @@
 // figures from a history built by hand, their expectation bands, the per-strategy table and plots,
 // and the shipped load labs run on the simulator at a small size.
 #include <algorithm>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "check/load_stats.h"
+#include "cli/commands.h"
 #include "check/outcome.h"
 #include "report/load_table.h"
 #include "scenario/scenario.h"
@@ -303,6 +305,22 @@ TEST(LoadLabsTest, every_mutant_of_a_load_lab_breaks_it_on_the_simulator) {
             ++killed;
         }
     EXPECT_GE(killed, 8);
+}
+
+// `relab list` shows the load labs too, though a run of every lab leaves them out.
+TEST(LoadLabsTest, relab_list_names_the_load_labs_beside_the_others) {
+    ListOptions o;
+    o.scenarios_dir = test::k_scenarios;
+    std::ostringstream out;
+    auto* old = std::cout.rdbuf(out.rdbuf());
+    const int rc = run_list(o);
+    std::cout.rdbuf(old);
+    EXPECT_EQ(rc, 0);
+    EXPECT_NE(out.str().find("08a-baseline"), std::string::npos);
+    EXPECT_NE(out.str().find("load-s3-s5"), std::string::npos);
+    RunOptions every;
+    every.scenarios_dir = test::k_scenarios;
+    for (const auto& s : select_labs(every)) EXPECT_NE(s.group, "load") << s.id;
 }
 
 }  // namespace
