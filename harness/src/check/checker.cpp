@@ -267,7 +267,7 @@ void recheck_trial(const Scenario& s, TrialOutcome& t) {
     // checked when it ran; one that kept its history is accounted again from it.
     if (t.history.empty()) return;
     t.accounting = account(t.history);
-    if (s.kind == LabKind::stream) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
+    if (wants_load_stats(s)) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
     evaluate_trial(s, t);
 }
 
@@ -312,7 +312,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
     out.accounting = account(out.history);
-    if (s.kind == LabKind::stream) out.load = load_stats(s, out.history, static_cast<int64_t>(out.wrong_orders.size()));
+    if (wants_load_stats(s)) out.load = load_stats(s, out.history, static_cast<int64_t>(out.wrong_orders.size()));
     return out;
 }
 

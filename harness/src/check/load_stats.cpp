@@ -107,11 +107,9 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
     return out;
 }
 
-const std::vector<std::string>& load_figure_names() {
-    static const std::vector<std::string> names = {"events", "events_per_s", "latency_p50_ms", "latency_p99_ms",
-                                                   "latency_max_ms", "utilisation_pct", "hol_ms", "hol_events",
-                                                   "wrong_orders"};
-    return names;
+bool wants_load_stats(const Scenario& s) {
+    return s.kind == LabKind::stream &&
+           (s.load.enabled || !s.expect.every_trial.load.empty() || !s.expect.every_wrong_trial.load.empty());
 }
 
 std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name) {

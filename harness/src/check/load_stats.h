@@ -41,10 +41,13 @@ struct LoadStats {
 };
 
 LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& history, int64_t wrong_orders);
+// Whether a trial of `s` gets its load figures: a generated workload with an arrival, job costs or
+// slow jobs, or an expectation that bounds one. Not the other labs: the simulator checks thousands
+// of their trials a second, and no report reads the figures of theirs.
+bool wants_load_stats(const Scenario& s);
 
 // The figure a "load" band names, as an integer (percent and per-second figures rounded), or
-// nullopt for a name that is not one of load_figure_names().
+// nullopt for a name that is not one of load_figure_names() (scenario.h: the names a lab may bound).
 std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name);
-const std::vector<std::string>& load_figure_names();
 
 }  // namespace relab

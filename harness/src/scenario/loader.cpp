@@ -737,10 +737,7 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
     }
     if (o.has("load")) {
         workload_only("load");
-        // The figures of check/load_stats.h; the scenario layer does not link the checker, so they are named here.
-        static const std::vector<std::string> figures = {"events",         "events_per_s",    "latency_p50_ms",
-                                                         "latency_p99_ms", "latency_max_ms",  "utilisation_pct",
-                                                         "hol_ms",         "hol_events",      "wrong_orders"};
+        const std::vector<std::string>& figures = load_figure_names();
         Object load(r, o.at("load"), o.path("load"), figures);
         for (const auto& name : figures)
             if (load.has(name)) t.load[name] = read_band(r, load.at(name), load.path(name), name);

@@ -48,6 +48,13 @@ std::string RecordMatch::describe() const {
 
 std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote {} (#{})", by, over, order); }
 
+const std::vector<std::string>& load_figure_names() {
+    static const std::vector<std::string> names = {"events",         "events_per_s",   "latency_p50_ms",
+                                                   "latency_p99_ms", "latency_max_ms", "utilisation_pct",
+                                                   "hol_ms",         "hol_events",     "wrong_orders"};
+    return names;
+}
+
 bool TrialTerms::empty() const {
     return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
            !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && !republished && !reapplied && !skipped && has.empty() &&

@@ -323,12 +323,16 @@ struct TrialTerms {
     // Idempotency labs: a band per count of the trial (orders, duplicates, created, replays,
     // conflicts, mismatches, layer4, errors, leaks, sends, unanswered).
     std::map<std::string, Band> counts;
-    // Load labs: a band per figure of the trial's load stats (check/load_stats.h: hol_ms,
-    // wrong_orders, latency_p50_ms, latency_p99_ms, events_per_s, utilisation_pct).
+    // Load labs: a band per figure of the trial's load stats (check/load_stats.h), named as
+    // load_figure_names() lists them.
     std::map<std::string, Band> load;
     bool empty() const;
     std::string describe() const;
 };
+
+// The load figures an expectation may bound ("load": {"hol_ms": {...}}); check/load_stats.cpp's
+// load_figure() reads each of them.
+const std::vector<std::string>& load_figure_names();
 
 struct Expectation {
     enum class Count { all, none, at_least, at_most, exactly, between };

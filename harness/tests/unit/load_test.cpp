@@ -182,7 +182,11 @@ TEST(LoadStatsTest, latency_throughput_busy_share_and_the_wait_behind_a_slow_job
     EXPECT_EQ(load_figure(l, "hol_ms"), 92);
     EXPECT_EQ(load_figure(l, "latency_max_ms"), 101);
     EXPECT_FALSE(load_figure(l, "p99").has_value());
+    for (const auto& name : load_figure_names()) EXPECT_TRUE(load_figure(l, name).has_value()) << name;
 
+    // Only load labs (or labs that bound a figure) get their figures computed.
+    EXPECT_TRUE(wants_load_stats(with_slow_job()));
+    EXPECT_FALSE(wants_load_stats(Scenario{}));
     // Without a slow job there is no head-of-line figure.
     EXPECT_EQ(load_stats(Scenario{}, one_consumer_history(), 0).hol_ms, -1);
 }
