@@ -29,6 +29,7 @@
 #include "cli/commands.h"
 #include "ports/ports.h"  // HarnessError
 #include "real/interrupt.h"
+#include "real/reaper.h"
 #include "real/servers.h"  // EnvironmentError
 #include "relab_commit.h"
 
@@ -117,6 +118,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
 }
 
 int run_bench(const BenchOptions& o) {
+    reaper::Guard reaper_guard;  // before any thread: see real/reaper.h
     install_interrupt_handlers();
     try {
         if (!o.against_path.empty() && o.compare_path.empty())
@@ -165,7 +167,7 @@ int run_bench(const BenchOptions& o) {
         return o.fail_on_miss && missed ? 1 : 0;
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab bench: " << e.what() << "; servers stopped and temp dirs removed\n";
-        return 130;
+        return 128 + e.signal_number();
     } catch (const EnvironmentError& e) {
         std::cerr << "relab bench: " << e.what() << "\n";
         return 2;

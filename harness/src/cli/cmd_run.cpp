@@ -21,6 +21,7 @@
 #include "check/inherent_time.h"
 #include "cli/run_jobs.h"
 #include "real/interrupt.h"
+#include "real/reaper.h"
 #include "real/redis_client.h"
 #include "real/pg_client.h"
 #include "report/lab_summary.h"
@@ -443,6 +444,8 @@ void run_in_children(const RunOptions& o, const std::vector<Scenario>& base, con
 }  // namespace
 
 int run_run(const RunOptions& o) {
+    // Forked before any thread starts; clears what a SIGKILLed run leaves (see real/reaper.h).
+    reaper::Guard reaper_guard;
     install_interrupt_handlers();
     const auto run_started = std::chrono::steady_clock::now();
     try {
@@ -528,7 +531,7 @@ int run_run(const RunOptions& o) {
         return finish_run(o, topts, report, sim, run_started);
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
-        return 130;
+        return 128 + e.signal_number();
     } catch (const ScenarioError& e) {
         std::cerr << "relab: bad scenario: " << e.what() << "\n";
         return 2;

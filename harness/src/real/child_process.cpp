@@ -1,4 +1,5 @@
 #include "real/child_process.h"
+#include "real/reaper.h"
 
 #include <fcntl.h>
 #include <grp.h>
@@ -281,6 +282,7 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
     m_pid = child.id();
     m_own_process_group = own_group;
     m_impl = std::make_unique<Impl>(Impl{std::move(child)});
+    reaper::watch_process(m_pid, own_group);
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept
@@ -308,6 +310,7 @@ ChildProcess::~ChildProcess() { release(); }
 // non-blocking waitpid, which can leave a zombie) has nothing to do.
 void ChildProcess::release() noexcept {
     terminate();
+    if (m_impl) reaper::forget_process(m_pid);
     m_impl.reset();
 }
 
@@ -316,6 +319,8 @@ bool ChildProcess::running() {
     std::error_code ec;
     if (m_impl->child.running(ec)) return true;  // waitpid(WNOHANG), which reaps an exited child
     m_exit_code = ec ? -1 : decode_status(m_impl->child.native_exit_code());
+    // Reaped: its pid may be reused from now on.
+    if (!m_own_process_group) reaper::forget_process(m_pid);
     return false;
 }
 

@@ -1,4 +1,5 @@
 #include "real/pg_client.h"
+#include "real/reaper.h"
 
 #include <cctype>
 #include <cstdio>
@@ -188,9 +189,23 @@ std::string PgSession::server_version() {
     return v.substr(0, v.find(' '));
 }
 
+void drop_schema(const PgEndpoint& ep, const std::string& name) {
+    PgSession s(ep, "");
+    // A session left inside a transaction holds locks in the schema; do not wait forever on it.
+    s.exec("SET lock_timeout = '10s'");
+    s.exec("DROP SCHEMA IF EXISTS " + quote_ident(name) + " CASCADE");
+}
+
 PgSchemaGuard::PgSchemaGuard(const PgEndpoint& ep, std::string name) : m_ep(ep), m_name(std::move(name)) {
-    PgSession s(m_ep, "");
-    s.exec("CREATE SCHEMA " + quote_ident(m_name));
+    // Registered first: a kill between CREATE and the registration would leave the schema behind.
+    reaper::watch_pg_schema(m_ep, m_name);
+    try {
+        PgSession s(m_ep, "");
+        s.exec("CREATE SCHEMA " + quote_ident(m_name));
+    } catch (...) {
+        reaper::forget_pg_schema(m_ep, m_name);
+        throw;
+    }
 }
 
 PgSchemaGuard::~PgSchemaGuard() { drop(); }
@@ -199,14 +214,15 @@ void PgSchemaGuard::drop() noexcept {
     if (m_dropped) return;
     m_dropped = true;
     try {
-        PgSession s(m_ep, "");
-        // A session left inside a transaction holds locks in the schema; do not wait forever on it.
-        s.exec("SET lock_timeout = '10s'");
-        s.exec("DROP SCHEMA IF EXISTS " + quote_ident(m_name) + " CASCADE");
+        drop_schema(m_ep, m_name);
+        reaper::forget_pg_schema(m_ep, m_name);
     } catch (const PgError& e) {
-        // A server that is gone took the schema with it; anything else leaves it behind.
+        // A server that is gone took the schema with it; anything else leaves it behind (and the
+        // reaper tries again when relab ends).
         if (e.sqlstate().compare(0, 2, "08") != 0)
             std::fprintf(stderr, "relab: schema %s was not dropped: %s\n", m_name.c_str(), e.what());
+        else
+            reaper::forget_pg_schema(m_ep, m_name);
     } catch (...) {
     }
 }

@@ -61,7 +61,11 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+// DROP SCHEMA IF EXISTS name CASCADE, waiting at most 10 s for a lock. Throws PgError.
+void drop_schema(const PgEndpoint& ep, const std::string& name);
+
 // Creates schema `name` (CREATE SCHEMA) on construction; DROP SCHEMA ... CASCADE on destruction.
+// Registered with the reaper in between, so a SIGKILLed relab's schema is dropped too.
 class PgSchemaGuard {
 public:
     PgSchemaGuard(const PgEndpoint& ep, std::string name);

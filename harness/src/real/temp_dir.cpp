@@ -1,5 +1,7 @@
 #include "real/temp_dir.h"
 
+#include "real/reaper.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -14,6 +16,7 @@ TempDir::TempDir(const std::string& prefix) {
     buf.push_back('\0');
     if (!mkdtemp(buf.data())) throw std::runtime_error("cannot create a temp dir under " + templ);
     m_path = buf.data();
+    reaper::watch_dir(m_path);
 }
 
 TempDir::TempDir(TempDir&& other) noexcept : m_path(std::move(other.m_path)) { other.m_path.clear(); }
@@ -24,6 +27,7 @@ void TempDir::remove() noexcept {
     if (m_path.empty()) return;
     std::error_code ec;
     std::filesystem::remove_all(m_path, ec);
+    reaper::forget_dir(m_path);
     m_path.clear();
 }
 

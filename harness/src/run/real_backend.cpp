@@ -20,6 +20,7 @@
 #include "real/interrupt.h"
 #include "real/lab_redis.h"
 #include "real/pg_client.h"
+#include "real/reaper.h"
 #include "real/redis_client.h"
 #include "real/temp_dir.h"
 #include "roles/roles.h"
@@ -75,11 +76,13 @@ struct RealBackend::Impl {
           schema_guard(s.pg, schema),
           pg(std::make_unique<PgSession>(s.pg, schema)) {
         pg_version = pg->server_version();
+        reaper::watch_redis_prefix(servers.redis, run_prefix());
     }
 
     ~Impl() {
         try {
             delete_keys_with_prefix(admin, run_prefix());
+            reaper::forget_redis_prefix(servers.redis, run_prefix());
         } catch (...) {
         }
     }

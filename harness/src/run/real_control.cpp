@@ -1,5 +1,7 @@
 #include "run/real_control.h"
 
+#include <cstring>
+
 #include <signal.h>
 
 #include <algorithm>
@@ -204,9 +206,15 @@ void RealControl::check_roles() {
     for (auto& r : m->roles) {
         if (r.killed || r.process->running()) continue;
         const auto code = r.process->exit_code();
-        if (code && *code != 0)
-            throw std::runtime_error(fmt::format("role {} exited with status {}: {}", r.launch.actor, *code,
-                                                 tail_of_file(r.stderr_path)));
+        if (!code || *code == 0) continue;
+        // Not a fault the lab scheduled: the trial has no outcome, and the run none for this lab.
+        const std::string how = *code > 128 && *code < 160
+                                    ? fmt::format("was killed by signal {} ({}) from outside relab", *code - 128,
+                                                  ::strsignal(*code - 128))
+                                    : fmt::format("exited with status {}", *code);
+        const std::string tail = tail_of_file(r.stderr_path);
+        throw HarnessError(fmt::format("role {} {}, which no fault of the lab did{}{}", r.launch.actor, how,
+                                       tail.empty() ? "" : ": ", tail));
     }
 }
 

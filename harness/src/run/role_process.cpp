@@ -1,6 +1,7 @@
 #include "run/role_process.h"
 
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -225,6 +226,48 @@ void run_role_on_ports(const RoleConfig& c) {
 
 }  // namespace
 
+namespace {
+
+// Passwords never go into the config file in the run's temp dir: each "password" value is taken out
+// of the JSON (left "") and handed to the role in its environment, keyed by its JSON pointer. A
+// process's environment is readable only by its own user; its argv and a file may not be.
+constexpr const char* k_secrets_env = "RELAB_ROLE_SECRETS";
+
+void take_passwords(nlohmann::json& j, const std::string& at, nlohmann::json& secrets) {
+    if (j.is_object()) {
+        for (auto& [key, value] : j.items()) {
+            const std::string here = at + "/" + key;  // no key here holds '~' or '/'
+            if (key == "password" && value.is_string()) {
+                if (!value.get<std::string>().empty()) secrets[here] = value;
+                value = "";
+            } else {
+                take_passwords(value, here, secrets);
+            }
+        }
+    } else if (j.is_array()) {
+        for (size_t i = 0; i < j.size(); ++i) take_passwords(j[i], at + "/" + std::to_string(i), secrets);
+    }
+}
+
+}  // namespace
+
+SplitRoleConfig split_role_config(const RoleConfig& c) {
+    SplitRoleConfig out;
+    out.file = role_config_to_json(c);
+    nlohmann::json secrets = nlohmann::json::object();
+    take_passwords(out.file, "", secrets);
+    out.secrets = secrets.dump();
+    return out;
+}
+
+RoleConfig join_role_config(nlohmann::json file, const std::string& secrets) {
+    if (!secrets.empty()) {
+        const nlohmann::json passwords = nlohmann::json::parse(secrets);
+        for (const auto& [pointer, value] : passwords.items()) file[nlohmann::json::json_pointer(pointer)] = value;
+    }
+    return role_config_from_json(file);
+}
+
 int run_role_process(const std::string& config_path) {
     try {
         std::ifstream in(config_path);
@@ -232,7 +275,9 @@ int run_role_process(const std::string& config_path) {
             std::cerr << "relab role: cannot read " << config_path << "\n";
             return 2;
         }
-        const RoleConfig c = role_config_from_json(nlohmann::json::parse(in));
+        const char* secrets = std::getenv(k_secrets_env);
+        const RoleConfig c = join_role_config(nlohmann::json::parse(in), secrets ? secrets : "");
+        ::unsetenv(k_secrets_env);
         run_role_on_ports(c);
         // The role's memory high-water mark, for the load labs' report (read from its stdout file).
         // VmHWM, not getrusage: ru_maxrss keeps the forking parent's size across exec.
@@ -249,12 +294,14 @@ int run_role_process(const std::string& config_path) {
 std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
                                                  const std::string& dir, const std::string& stderr_path) {
     const std::string config_path = dir + "/" + c.actor + ".json";
+    const SplitRoleConfig split = split_role_config(c);
     {
         std::ofstream out(config_path);
-        out << role_config_to_json(c).dump();
+        out << split.file.dump();
     }
     std::filesystem::permissions(config_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     ChildOptions o;
+    o.env[k_secrets_env] = split.secrets;
     o.exe = relab_exe;
     o.args = {"role", "--config", config_path};
     o.stdout_path = dir + "/" + c.actor + ".out";

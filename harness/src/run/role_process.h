@@ -42,11 +42,21 @@ struct RoleConfig {
 nlohmann::json role_config_to_json(const RoleConfig& c);
 RoleConfig role_config_from_json(const nlohmann::json& j);
 
+// A role's config as it travels: the file's JSON with every password blanked, and the passwords
+// apart (JSON: pointer -> password), which go in the role's environment, never in a file or argv.
+struct SplitRoleConfig {
+    nlohmann::json file;
+    std::string secrets;
+};
+SplitRoleConfig split_role_config(const RoleConfig& c);
+RoleConfig join_role_config(nlohmann::json file, const std::string& secrets);
+
 // Runs the role; returns the process exit status (0 ok). Errors go to stderr.
 int run_role_process(const std::string& config_path);
 
-// Writes DIR/ACTOR.json (owner-only: it may hold passwords) and starts `relab_exe role --config`
-// with stdout to DIR/ACTOR.out and stderr to stderr_path.
+// Writes DIR/ACTOR.json (owner-only; its passwords blanked, see SplitRoleConfig) and starts
+// `relab_exe role --config` with the passwords in $RELAB_ROLE_SECRETS, stdout to DIR/ACTOR.out and
+// stderr to stderr_path.
 std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
                                                  const std::string& dir, const std::string& stderr_path);
 

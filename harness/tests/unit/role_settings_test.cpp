@@ -178,6 +178,34 @@ TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_role_config) 
     EXPECT_EQ(s.source.at("job_cost_ms").at("created"), 800);
 }
 
+// The config file a role reads from the run's temp dir holds no password; the passwords travel in
+// the role's environment and come back into the same places.
+TEST(RoleSettingsTest, passwords_leave_the_role_config_file_and_come_back_from_the_environment) {
+    RoleConfig c;
+    c.role = "consumer";
+    c.actor = "C1";
+    c.redis.password = "redis-Secret-1";
+    c.pg.password = "pg-Secret-2";
+    c.redis_sentinels.resize(2);
+    c.redis_sentinels[1].password = "sentinel-Secret-3";
+    c.redis_master_name = "m";
+    c.settings = role_settings(test::scenario("08a-baseline.json"));
+    const SplitRoleConfig split = split_role_config(c);
+    const std::string file = split.file.dump();
+    for (const char* secret : {"redis-Secret-1", "pg-Secret-2", "sentinel-Secret-3"}) {
+        EXPECT_EQ(file.find(secret), std::string::npos) << secret << " is in the file: " << file;
+        EXPECT_NE(split.secrets.find(secret), std::string::npos) << secret;
+    }
+    const RoleConfig back = join_role_config(nlohmann::json::parse(file), split.secrets);
+    EXPECT_EQ(back.redis.password, "redis-Secret-1");
+    EXPECT_EQ(back.pg.password, "pg-Secret-2");
+    EXPECT_EQ(back.redis_sentinels.at(0).password, "");
+    EXPECT_EQ(back.redis_sentinels.at(1).password, "sentinel-Secret-3");
+    EXPECT_TRUE(back.settings == c.settings);
+    // Without the environment the role gets no password (and its AUTH fails loudly).
+    EXPECT_EQ(join_role_config(nlohmann::json::parse(file), "").redis.password, "");
+}
+
 // The simulator's fibers run on role_settings() of the Scenario they are given, too: 08a with
 // created's job made instant is no longer wrong, although its file says 800 ms.
 TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_simulated_roles) {
