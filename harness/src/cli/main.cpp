@@ -1,10 +1,21 @@
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "cli/argv_secrets.h"
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
+    // The arguments as given, for CLI11; then the passwords in URLs are hidden from ps and
+    // /proc/<pid>/cmdline (and from the argv every fork inherits), before anything is started.
+    std::vector<std::string> args(argv, argv + argc);
+    relab::hide_url_passwords(argc, argv);
+    std::vector<char*> own;
+    for (auto& a : args) own.push_back(a.data());
+    own.push_back(nullptr);
+    argv = own.data();
     CLI::App app{"relab: replay ordering and idempotency labs on real Redis and PostgreSQL"};
     app.require_subcommand(1);
     relab::ListOptions list_opts;

@@ -1,5 +1,7 @@
 #include "cli/run_jobs.h"
 
+#include <map>
+
 #include <algorithm>
 #include <chrono>
 #include <csignal>
@@ -97,12 +99,17 @@ std::vector<std::string> child_run_args(const RunOptions& o, const JobGroup& g, 
     if (o.trials) a.insert(a.end(), {"--trials", std::to_string(*o.trials)});
     if (o.orders && g.orders_apply) a.insert(a.end(), {"--orders", std::to_string(*o.orders)});
     if (!o.mutant.empty()) a.insert(a.end(), {"--mutant", o.mutant});
-    if (!o.redis_url.empty()) a.insert(a.end(), {"--redis-url", o.redis_url});
-    if (!o.pg_url.empty()) a.insert(a.end(), {"--pg-url", o.pg_url});
     if (!o.scenarios_dir.empty()) a.insert(a.end(), {"--scenarios", o.scenarios_dir});
     a.push_back("--");
     a.insert(a.end(), g.files.begin(), g.files.end());
     return a;
+}
+
+std::map<std::string, std::string> child_run_env(const RunOptions& o) {
+    std::map<std::string, std::string> env;
+    if (!o.redis_url.empty()) env["REDIS_URL"] = o.redis_url;
+    if (!o.pg_url.empty()) env["DATABASE_URL"] = o.pg_url;
+    return env;
 }
 
 namespace {
@@ -193,6 +200,7 @@ std::vector<RunReport> run_job_groups(const RunOptions& o, const std::string& re
             ChildOptions c;
             c.exe = relab_exe;
             c.args = child_run_args(o, groups[k], path(k, "json"));
+            c.env = child_run_env(o);
             c.stdout_path = path(k, "out");
             c.stderr_path = path(k, "err");
             // Ctrl-C reaches the children through this process, which waits for each to stop.

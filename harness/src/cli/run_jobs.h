@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,9 @@ struct JobGroup {
 // it applies to the group, --backend, --mutant, --redis-url, --pg-url, --scenarios) and --quiet;
 // the files after "--".
 std::vector<std::string> child_run_args(const RunOptions& o, const JobGroup& g, const std::string& json_path);
+// The servers' URLs go to a child in $REDIS_URL/$DATABASE_URL, not its argv: a password in a URL
+// must not show in ps.
+std::map<std::string, std::string> child_run_env(const RunOptions& o);
 
 // The children's labs merged in `expanded` order (the order a --jobs 1 run has), each with its
 // scenario as the parent selected it. `base_of[i]` is the base lab expanded lab i came from; the

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "cli/argv_secrets.h"
 #include "cli/run_jobs.h"
 
 namespace relab {
@@ -92,12 +93,26 @@ TEST(RunJobsTest, a_child_gets_the_options_that_change_what_runs_and_its_labs_as
     const auto args = child_run_args(o, g, "/tmp/p/child-1.json");
     const std::vector<std::string> want = {"run",   "--quiet",  "--json",  "/tmp/p/child-1.json", "--backend",
                                            "real",  "--seed",   "7",       "--runs",              "3",
-                                           "--mutant", "no-lock", "--pg-url", "postgresql://x/y", "--",
+                                           "--mutant", "no-lock", "--",
                                            "scenarios/08c-a.json", "-odd.json"};
     EXPECT_EQ(args, want);  // --orders only where a generated workload takes it; no --out-dir, --lang
     g.orders_apply = true;
     const auto with_orders = child_run_args(o, g, "j");
     EXPECT_NE(std::find(with_orders.begin(), with_orders.end(), "--orders"), with_orders.end());
+    // The URL (it may hold a password) goes in the child's environment, never its argv.
+    const std::map<std::string, std::string> env = {{"DATABASE_URL", "postgresql://x/y"}};
+    EXPECT_EQ(child_run_env(o), env);
+}
+
+TEST(RunJobsTest, passwords_in_url_arguments_are_hidden_in_place) {
+    std::string a0 = "relab", a1 = "--redis-url", a2 = "redis://:s3cr@t@127.0.0.1:6379/0",
+                a3 = "--pg-url=postgresql://ci:pw@h:5432/db?x=1", a4 = "postgresql://user@h/db", a5 = "plain:a@b";
+    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data(), a4.data(), a5.data()};
+    EXPECT_EQ(hide_url_passwords(6, argv), 2);
+    EXPECT_STREQ(argv[2], "redis://:******@127.0.0.1:6379/0");
+    EXPECT_STREQ(argv[3], "--pg-url=postgresql://ci:**@h:5432/db?x=1");
+    EXPECT_STREQ(argv[4], "postgresql://user@h/db");
+    EXPECT_STREQ(argv[5], "plain:a@b");
 }
 
 LabResult ran(const std::string& id) {
