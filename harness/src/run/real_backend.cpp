@@ -205,7 +205,18 @@ struct RealBackend::Impl {
             c.history_path = dir + "/" + c.actor + ".jsonl";
             control.add(launch, std::move(c));
         }
-        supervise_stream_trial(s, roles, control);
+        try {
+            supervise_stream_trial(s, roles, control);
+        } catch (const HarnessError&) {
+            throw;
+        } catch (const Interrupted&) {
+            throw;
+        } catch (const EnvironmentError&) {
+            throw;
+        } catch (const std::runtime_error& e) {
+            // A role or server that failed with no fault of the lab behind it: no verdict.
+            throw HarnessError(fmt::format("lab {} trial {}: {}", s.id, trial, e.what()));
+        }
 
         std::vector<HistoryRecord> history = control.history();
         rebase_on_start(history);

@@ -213,8 +213,9 @@ void RealControl::check_roles() {
                                                   ::strsignal(*code - 128))
                                     : fmt::format("exited with status {}", *code);
         const std::string tail = tail_of_file(r.stderr_path);
-        throw HarnessError(fmt::format("role {} {}, which no fault of the lab did{}{}", r.launch.actor, how,
-                                       tail.empty() ? "" : ": ", tail));
+        // The runner names the lab and trial and makes it a HarnessError.
+        throw std::runtime_error(fmt::format("role {} {}, which no fault of the lab did{}{}", r.launch.actor, how,
+                                             tail.empty() ? "" : ": ", tail));
     }
 }
 

@@ -162,7 +162,8 @@ TEST_F(EndingsTest, a_role_crash_is_an_error_and_leaves_nothing) {
                         });
     ASSERT_TRUE(e.acted) << "the run never reached a trial";
     EXPECT_EQ(e.status, 2) << "a role that dies is a harness failure, never a verdict\n" << e.out << e.err;
-    EXPECT_NE(e.err.find("harness failure, no lab result reported: role "), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find("harness failure, no lab result reported: lab 08a-baseline trial "), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find(": role C"), std::string::npos) << e.err;
     EXPECT_NE(e.err.find("killed by signal 9"), std::string::npos) << e.err;
     expect_nothing_left(e);
 }
