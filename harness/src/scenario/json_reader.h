@@ -136,14 +136,17 @@ private:
 };
 
 // One JSON object of the file, with the fields it may hold. Construction rejects a non-object and
-// any field not in `known`.
+// any field not in `known` or `ignored` (fields accepted and left unread, kept out of the "known
+// fields" an error lists: the top level's "$schema").
 class Object {
 public:
-    Object(const Reader& r, const json& v, std::string path, const std::vector<std::string>& known)
+    Object(const Reader& r, const json& v, std::string path, const std::vector<std::string>& known,
+           const std::vector<std::string>& ignored = {})
         : m_r(r), m_v(v), m_path(std::move(path)) {
         if (!v.is_object()) m_r.expected(m_path, "an object", v);
         for (const auto& [key, value] : v.items()) {
-            if (std::find(known.begin(), known.end(), key) == known.end())
+            if (std::find(known.begin(), known.end(), key) == known.end() &&
+                std::find(ignored.begin(), ignored.end(), key) == ignored.end())
                 m_r.fail(child(m_path, key), "unknown field; known fields are: " + joined(known));
         }
     }

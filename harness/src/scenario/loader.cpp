@@ -849,7 +849,10 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     std::vector<std::string> all_fields = k_common_fields;
     all_fields.insert(all_fields.end(), k_workload_fields.begin(), k_workload_fields.end());
     all_fields.insert(all_fields.end(), k_sessions_fields.begin(), k_sessions_fields.end());
-    Object top(r, doc, "", all_fields);
+    // "$schema" names the JSON Schema (scenarios/schema.json) for editors; the loader only checks
+    // it is a string.
+    Object top(r, doc, "", all_fields, {"$schema"});
+    if (top.has("$schema")) (void)top.req_string("$schema");
 
     Scenario s;
     if (!top.has("id")) r.fail("/id", "required field is missing");
@@ -1155,7 +1158,9 @@ std::vector<Scenario> load_scenario_dir(const std::string& dir) {
     if (!fs::is_directory(dir, ec)) throw ScenarioError(dir, "", "not a directory");
     std::vector<fs::path> files;
     for (const auto& entry : fs::directory_iterator(dir)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".json") files.push_back(entry.path());
+        // scenarios/schema.json is the JSON Schema of these files, not a lab.
+        if (entry.is_regular_file() && entry.path().extension() == ".json" && entry.path().filename() != k_schema_file)
+            files.push_back(entry.path());
     }
     std::sort(files.begin(), files.end(),
               [](const fs::path& a, const fs::path& b) { return a.filename() < b.filename(); });

@@ -479,8 +479,10 @@ struct Scenario {
 Scenario load_scenario(const std::string& path);
 Scenario parse_scenario(const std::string& text, const std::string& file_for_errors);
 
-// Every *.json under dir, sorted by file name. The first bad file throws.
+// Every *.json in dir but schema.json, sorted by file name. The first bad file throws.
 std::vector<Scenario> load_scenario_dir(const std::string& dir);
+// The JSON Schema of the scenario files (scenarios/schema.json): in a scenario folder, not a lab.
+inline constexpr const char* k_schema_file = "schema.json";
 
 // The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
 // patch does not apply or the result is not a valid scenario.

@@ -372,6 +372,44 @@ TEST(ScenarioLoaderTest, UnknownFieldsAreRejectedWithTheirPath) {
     expect_error(doc, "/a~1b~0c", "unknown field");
 }
 
+// "$schema" points an editor at scenarios/schema.json: accepted at the top level only, as a
+// string, and left out of the known fields an unknown one lists (those messages stay as they were).
+TEST(ScenarioLoaderTest, TopLevelSchemaKeyIsAcceptedAndIgnored) {
+    json doc = workload_doc();
+    doc["$schema"] = "./schema.json";
+    const Scenario s = parse(doc);
+    EXPECT_EQ(s.id, "t-1");
+    EXPECT_EQ(s.source.at("$schema"), "./schema.json");  // the report embeds the file as it was
+
+    json sessions = sessions_doc();
+    sessions["$schema"] = "../schema.json";
+    EXPECT_EQ(parse(sessions).kind, LabKind::sessions);
+
+    doc["$schema"] = 1;
+    expect_error(doc, "/$schema", "expected a non-empty string, got 1");
+
+    doc = workload_doc();
+    doc["$schema"] = "./schema.json";
+    doc["lokc"] = json::object();
+    auto e = error_of(doc);
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->json_path(), "/lokc");
+    EXPECT_EQ(e->reason().find("$schema"), std::string::npos) << e->what();
+
+    doc = workload_doc();
+    doc["write"] = {{"$schema", "x"}};  // only the top level takes it
+    expect_error(doc, "/write/$schema", "unknown field");
+}
+
+TEST(ScenarioLoaderTest, DirectoryLoadLeavesOutTheSchema) {
+    TempDir dir("relab-loader-test-");
+    write_file(dir.path() + "/a.json", workload_doc().dump());
+    write_file(dir.path() + "/schema.json", R"({"$schema": "https://json-schema.org/draft/2020-12/schema"})");
+    std::vector<Scenario> all = load_scenario_dir(dir.path());
+    ASSERT_EQ(all.size(), 1u);
+    EXPECT_EQ(all[0].id, "t-1");
+}
+
 TEST(ScenarioLoaderTest, RequiredFieldsAreNamed) {
     for (const char* key : {"id", "title", "kind", "expect", "orders", "events"}) {
         json doc = workload_doc();
