@@ -224,6 +224,19 @@ TEST_F(EndingsTest, sigkill_of_relab_leaves_nothing_once_the_reaper_is_done) {
     expect_nothing_left(e);
 }
 
+// --jobs: relab's children are relab runs with reapers of their own; a SIGKILL of the parent
+// reaches them by their parent-death signal, and each reaper clears its run.
+TEST_F(EndingsTest, sigkill_of_relab_with_jobs_leaves_nothing) {
+    const Ended e = run(fmt::format("baseline s1 --jobs 2 --runs 3 {}", s_servers->urls()), in_trial,
+                        [](pid_t pid, const std::vector<SeenProcess>&) { kill(pid, SIGKILL); });
+    ASSERT_TRUE(e.acted) << "the run never reached a trial";
+    EXPECT_EQ(e.status, 128 + SIGKILL);
+    int reapers = 0;
+    for (const auto& p : e.seen) reapers += p.comm == "relab-reaper";
+    EXPECT_EQ(reapers, 3) << "one for the parent, one per child run: " << relab::test::names(e.seen);
+    expect_nothing_left(e);
+}
+
 // The same with the servers relab started itself: they die with it.
 TEST_F(EndingsTest, sigkill_of_relab_takes_its_own_servers_with_it) {
     const Ended e = run("baseline --runs 3", in_trial, [](pid_t pid, const std::vector<SeenProcess>&) { kill(pid, SIGKILL); });
