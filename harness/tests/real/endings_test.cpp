@@ -34,22 +34,12 @@ struct Ended {
     bool acted = false;             // the ending's action happened
 };
 
-class EndingsTest : public ::testing::Test {
+class EndingsTest : public relab::test::OutsideServersTest {
 protected:
-    static void SetUpTestSuite() { s_servers = new OutsideServers(); }
-    static void TearDownTestSuite() {
-        delete s_servers;
-        s_servers = nullptr;
-    }
     void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-endings-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
+        OutsideServersTest::SetUp();
         ASSERT_EQ(s_servers->relab_keys(), 0) << "an earlier test left keys";
         ASSERT_EQ(s_servers->relab_schemas_and_tables(), 0) << "an earlier test left schemas";
-    }
-    void TearDown() override {
-        fs::remove_all(m_dir);
-        s_servers->clear();  // a failed test's leftovers must not fail the next one too
     }
 
     // Runs `relab run ARGS` in the background; every 20 ms records its descendants and, once
@@ -57,17 +47,7 @@ protected:
     Ended run(const std::string& args,
               const std::function<bool(const std::vector<SeenProcess>&)>& ready = nullptr,
               const std::function<void(pid_t, const std::vector<SeenProcess>&)>& act = nullptr) {
-        const pid_t pid = fork();
-        if (pid == 0) {
-            setenv("TMPDIR", (m_dir / "tmp").c_str(), 1);
-            const int out = ::open((m_dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            const int err = ::open((m_dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-            dup2(out, 1);
-            dup2(err, 2);
-            const std::string cmd = fmt::format("exec {} run {} --timelines none", RELAB_BINARY, args);
-            execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-            _exit(127);
-        }
+        const pid_t pid = start_relab("run " + args + " --timelines none");
         Ended e;
         std::map<std::pair<int, unsigned long long>, SeenProcess> seen;
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(180);
@@ -132,10 +112,6 @@ protected:
             }
         ADD_FAILURE() << "no " << comm << " among relab's processes";
     }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
-    static inline OutsideServers* s_servers = nullptr;
 };
 
 TEST_F(EndingsTest, a_normal_end_leaves_nothing) {

@@ -32,26 +32,7 @@ using relab::RedisReply;
 using relab::test::OutsideServers;
 using relab::test::slurp;
 
-class OutsideDataTest : public ::testing::Test {
-protected:
-    static void SetUpTestSuite() { s_servers = new OutsideServers(); }
-    static void TearDownTestSuite() {
-        delete s_servers;
-        s_servers = nullptr;
-    }
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-outside-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override {
-        fs::remove_all(m_dir);
-        s_servers->clear();
-    }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
-    static inline OutsideServers* s_servers = nullptr;
-};
+class OutsideDataTest : public relab::test::OutsideServersTest {};
 
 // Keys of every type, in two databases, some with a TTL; one under "relab:" that is not a run's.
 void seed_redis(const RedisEndpoint& base) {
@@ -266,20 +247,10 @@ TEST_F(OutsideDataTest, a_url_password_appears_nowhere) {
     // file under its TMPDIR (role configs, server configs, logs).
     const fs::path out_dir = m_dir / "reports";
     fs::create_directories(out_dir);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        setenv("TMPDIR", (m_dir / "tmp").c_str(), 1);
-        const int out = ::open((m_dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        const int err = ::open((m_dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(out, 1);
-        dup2(err, 2);
-        const std::string cmd = fmt::format(
-            "exec {} run 08a-baseline 08c-s4a 08g-outbox-atomicity 08h-claim-cas idem-race idem-mw-double-click "
+    const pid_t pid = start_relab(fmt::format(
+            "run 08a-baseline 08c-s4a 08g-outbox-atomicity 08h-claim-cas idem-race idem-mw-double-click "
             "idem-restart-rdb s2-shard --runs 1 --timelines all --redis-url '{}' --pg-url '{}' --out-dir {} --json {}",
-            RELAB_BINARY, redis_url, pg_url, out_dir.string(), (out_dir / "run.json").string());
-        execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-        _exit(127);
-    }
+            redis_url, pg_url, out_dir.string(), (out_dir / "run.json").string()));
     std::set<std::string> leaks;
     int processes_seen = 0, files_seen = 0;
     std::set<std::string> files;

@@ -17,7 +17,10 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
+
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "real/pg_client.h"
 #include "real/redis_client.h"
@@ -173,5 +176,45 @@ inline std::string names(const std::vector<SeenProcess>& ps) {
     for (const auto& p : ps) s += fmt::format("{}{} ({})", s.empty() ? "" : ", ", p.pid, p.comm);
     return s;
 }
+
+// A test suite with its own outside servers (started once, cleared after every test) and a folder
+// per test with the tmp/ that relab gets as TMPDIR.
+class OutsideServersTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() { s_servers = new OutsideServers(); }
+    static void TearDownTestSuite() {
+        delete s_servers;
+        s_servers = nullptr;
+    }
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path() / fmt::format("relab-outside-test-{}-{}", getpid(), ++s_counter);
+        std::filesystem::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override {
+        std::filesystem::remove_all(m_dir);
+        s_servers->clear();  // a failed test's leftovers must not fail the next one too
+    }
+
+    // `relab ARGS` in the background (its TMPDIR the test's tmp/, stdout and stderr to out.txt and
+    // err.txt in the test's folder); the caller waits for the pid.
+    pid_t start_relab(const std::string& args) const {
+        const pid_t pid = fork();
+        if (pid == 0) {
+            setenv("TMPDIR", (m_dir / "tmp").c_str(), 1);
+            const int out = ::open((m_dir / "out.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            const int err = ::open((m_dir / "err.txt").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+            dup2(out, 1);
+            dup2(err, 2);
+            const std::string cmd = fmt::format("exec {} {}", RELAB_BINARY, args);
+            execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+            _exit(127);
+        }
+        return pid;
+    }
+
+    std::filesystem::path m_dir;
+    static inline int s_counter = 0;
+    static inline OutsideServers* s_servers = nullptr;
+};
 
 }  // namespace relab::test
