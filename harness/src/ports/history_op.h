@@ -109,9 +109,10 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
-           "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped",
+           "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped killed",
            "a fault: the nemesis's invoke / ok / fail of a scheduled action, and what it did (the figures it "
-           "left: keys a restart kept, keys a flood evicted, the key a killed client left)"},
+           "left: keys a restart kept, keys a flood evicted, the key a killed client left; killed: a role's restart "
+           "found it running and SIGKILLed it)"},
     OpInfo{Op::observe, "observe",
            "text key pttl_ms step masters cluster_state pair slots nodes same_slot same_node reply error_code load "
            "claims first "

@@ -38,7 +38,8 @@ struct FaultState {
     std::optional<Nanos> after_due;  // the matched record's time + delay_ms
     std::string matched_actor;  // the actor of the record `after` matched
     std::string target;         // resolved at the first firing
-    bool pending() const { return fired < spec->trigger.count; }
+    bool ended = false;         // its repeats were ended ("until": "published")
+    bool pending() const { return !ended && fired < spec->trigger.count; }
     std::optional<Nanos> due() const {
         if (!first_due || !pending()) return std::nullopt;
         return *first_due + Millis{spec->trigger.every_ms} * fired;
@@ -74,14 +75,23 @@ public:
         }
     }
 
-    // New records: the origin and `after` triggers, then every fault now due. Only a lab with
-    // faults needs the records: the others skip reading the roles' histories on every poll.
+    // New records: the origin and `after` triggers, then every fault now due. The roles' records
+    // are read only while something waits for one (the origin, an `after` trigger, a probe's
+    // look back): a lab without faults, or one whose faults run by the clock, does not read and
+    // keep its hundreds of thousands of records twice.
     void step() {
-        if (m_faults.empty()) return;
-        const size_t from = m_seen.size();
-        m_c.poll_records(m_seen);
-        for (size_t i = from; i < m_seen.size(); ++i) consider(m_seen[i]);
+        if (needs_records()) {
+            const size_t from = m_seen.size();
+            m_c.poll_records(m_seen);
+            for (size_t i = from; i < m_seen.size(); ++i) consider(m_seen[i]);
+        }
         fire_due();
+    }
+
+    // The publishing roles are done: faults repeated "until": "published" fire no more.
+    void end_repeats_until_published() {
+        for (auto& f : m_faults)
+            if (f.spec->trigger.until_published) f.ended = true;
     }
 
     // A record of the supervisor's own (the idempotency labs' go signal).
@@ -151,6 +161,13 @@ public:
     std::optional<Nanos> origin() const { return m_origin; }
 
 private:
+    bool needs_records() const {
+        if (m_probe) return true;  // an idempotency lab's probe looks back at the clients' records
+        if (!m_origin && !m_faults.empty()) return true;
+        return std::any_of(m_faults.begin(), m_faults.end(),
+                           [](const FaultState& f) { return f.pending() && f.spec->trigger.after && !f.after_due; });
+    }
+
     void consider(const HistoryRecord& r) {
         if (r.op == Op::start && !m_origin) {
             m_origin = Nanos{r.t_ns};
@@ -210,6 +227,7 @@ public:
             step(deadline, "the publishing roles to finish");
             m_c.wait(Control::Phase::publishing, m_nemesis.wake_at());
         }
+        m_nemesis.end_repeats_until_published();
         m_c.check_roles();
         Nanos drained_at{-1};  // when the group was last seen drained with faults still to fire
         for (;;) {
@@ -386,7 +404,9 @@ Nanos stream_trial_budget(const Scenario& s) {
     for (const auto& e : s.events) last_ms = std::max(last_ms, e.at_ms);
     for (const auto& f : s.faults) {
         const auto& t = f.trigger;
-        last_ms = std::max(last_ms, t.at_ms.value_or(0) + t.delay_ms + t.every_ms * (t.count - 1));
+        // Repeats "until": "published" end with the events.
+        const int64_t repeats = t.until_published ? 0 : t.every_ms * (t.count - 1);
+        last_ms = std::max(last_ms, t.at_ms.value_or(0) + t.delay_ms + repeats);
     }
     return timeouts::kBarrier + timeouts::kPublishAndDrain + Millis{last_ms + s.stream.block_ms} + timeouts::kStopGrace;
 }

@@ -914,6 +914,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (s.servers.replica) actors.push_back("redis-replica");
             if (s.servers.cache) actors.push_back("redis-cache");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
+            for (size_t i = 0; i < s.faults.size(); ++i)
+                if (s.faults[i].trigger.until_published)
+                    r.fail(child(child(top.path("faults"), i), "until"),
+                           "\"until\": \"published\" ends the repeats when a stream lab's publishing roles are done; "
+                           "an idempotency lab's clients publish nothing: give \"count\"");
         }
         const auto& clients = s.idem.clients;
         for (size_t i = 0; i < clients.size(); ++i)
