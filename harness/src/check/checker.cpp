@@ -170,6 +170,15 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
         else if (!b.contains(*value))
             fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
     }
+    for (const auto& [name, b] : terms.soak) {
+        const auto value = soak_figure(t.soak, name);
+        if (!value)
+            fail(t.soak.measured ? "no soak figure named " + name
+                                 : fmt::format("{} {}: the consumer group was not read at the trial's end", name,
+                                               b.describe()));
+        else if (!b.contains(*value))
+            fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
+    }
     for (const auto& m : terms.has)
         if (std::none_of(t.history.begin(), t.history.end(), [&](const HistoryRecord& r) { return matches(m, r); }))
             fail("no " + m.describe());
@@ -268,6 +277,7 @@ void recheck_trial(const Scenario& s, TrialOutcome& t) {
     if (t.history.empty()) return;
     t.accounting = account(t.history);
     if (wants_load_stats(s)) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
+    if (s.soak.enabled) t.soak = soak_stats(t.history);
     evaluate_trial(s, t);
 }
 
@@ -313,6 +323,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     }
     out.accounting = account(out.history);
     if (wants_load_stats(s)) out.load = load_stats(s, out.history, static_cast<int64_t>(out.wrong_orders.size()));
+    if (s.soak.enabled) out.soak = soak_stats(out.history);
     return out;
 }
 

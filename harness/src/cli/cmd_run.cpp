@@ -25,6 +25,7 @@
 #include "real/pg_client.h"
 #include "report/lab_summary.h"
 #include "report/load_table.h"
+#include "report/soak_table.h"
 #include "report/reporter.h"
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
@@ -373,6 +374,27 @@ int finish_run(const RunOptions& o, const TextOptions& topts, RunReport& report,
             write_output(o.out_dir + "/load-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
                 out << nlohmann::json{{"load_table", load_table_json(rows)},
                                       {"relab_peak_rss_kb", peak_rss_kb()},
+                                      {"relab_commit", report.relab_commit},
+                                      {"started_at", report.started_at}}
+                           .dump(2)
+                    << '\n';
+            });
+        }
+    }
+
+    // The soak labs' accounting, last on stdout, and beside the labs' files.
+    if (const std::vector<SoakRow> rows = soak_rows(report.labs); !rows.empty()) {
+        std::ostringstream table;
+        write_soak_table(rows, table);
+        if (!o.quiet) std::cout << '\n' << table.str();
+        if (!o.out_dir.empty()) {
+            const std::string suffix = sim ? ".sim" : "";
+            write_output(o.out_dir + "/soak-table" + suffix + ".txt", "--out-dir",
+                         [&](std::ostream& out) { out << table.str(); });
+            write_output(o.out_dir + "/soak-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
+                out << nlohmann::json{{"soak_table", soak_table_json(rows)},
+                                      {"relab_peak_rss_kb", peak_rss_kb()},
+                                      {"wall_s", report.wall_s},
                                       {"relab_commit", report.relab_commit},
                                       {"started_at", report.started_at}}
                            .dump(2)
