@@ -70,8 +70,9 @@ std::string self_exe() {
 }  // namespace
 
 // Every argument is a file, a folder of them, a scenario id or a part name; order is kept,
-// duplicates dropped. The load labs live in <scenarios>/load: a run of every lab leaves them out
-// (they take minutes), and naming them ("load", "load-s1") finds them there.
+// duplicates dropped. The load and soak labs live in <scenarios>/load and <scenarios>/soak: a run of
+// every lab leaves them out (they take minutes), and naming them ("load", "load-s1", "soak") finds
+// them there.
 std::vector<Scenario> select_labs(const RunOptions& o) {
     std::vector<Scenario> chosen = select_base_labs(o);
     if (!o.mutant.empty()) return mutants_of(chosen, o.mutant);
@@ -87,11 +88,10 @@ std::vector<Scenario> select_base_labs(const RunOptions& o) {
         if (all.empty()) throw UsageError("no scenario files in " + dir);
         chosen = all;
     } else {
-        const std::string load_dir = dir + "/load";
-        if (std::filesystem::is_directory(load_dir))
-            for (auto& s : load_scenario_dir(load_dir)) {
+        for (const std::string& named_only : named_only_scenario_dirs(dir))
+            for (auto& s : load_scenario_dir(named_only)) {
                 if (std::any_of(all.begin(), all.end(), [&](const Scenario& a) { return a.id == s.id; }))
-                    throw ScenarioError(s.file, "/id", "the id \"" + s.id + "\" is taken by a lab in " + dir);
+                    throw ScenarioError(s.file, "/id", "the id \"" + s.id + "\" is taken by another lab under " + dir);
                 all.push_back(std::move(s));
             }
         std::set<std::string> seen;
