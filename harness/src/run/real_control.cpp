@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -608,8 +609,14 @@ void RealControl::record(HistoryRecord r) { m->own_records.push_back(std::move(r
 std::vector<HistoryRecord> RealControl::history() {
     std::vector<HistoryRecord> out = m->own_records;
     for (auto& r : m->roles) {
+        // Moved, not copied: a soak's consumer writes half a million records, and a copy of them
+        // doubled relab's peak memory while the trial was read.
         auto part = read_history_file(r.config.history_path);
-        out.insert(out.end(), part.begin(), part.end());
+        if (out.empty()) {
+            out = std::move(part);
+            continue;
+        }
+        out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
     return out;
 }

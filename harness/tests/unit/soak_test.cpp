@@ -153,7 +153,8 @@ TEST(SoakLabTest, the_shipped_soak_holds_on_the_simulator_and_its_mutant_stops_a
     EXPECT_GE(m.soak.end_ms, m.soak.deadline_ms);
     EXPECT_GT(m.soak.pending, 0);
     EXPECT_EQ(m.soak.undelivered, 0);
-    EXPECT_EQ(m.accounting.lost, m.soak.pending);  // what the dead readers held was never processed
+    EXPECT_GT(m.accounting.lost, 0);
+    EXPECT_LE(m.accounting.lost, m.soak.pending);  // what was never processed, a dead reader held
     EXPECT_EQ(m.soak.recovered, 0);
     // Its records, the nemesis's and relab's reading of the group included, carry only the fields
     // their op lists (history_op.h), as every shipped lab's do.
