@@ -4,6 +4,7 @@
 #   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
 #   ./run_labs.sh test            build and run every test
 #   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy), reports/load/
+#   ./run_labs.sh soak            the soak (scenarios/soak: 100,002 events, the consumer killed every 3 s), reports/soak/
 # It installs missing Debian packages when run as root (otherwise it prints the apt-get line),
 # and (re)builds into build/ when sources changed.
 set -euo pipefail
@@ -83,6 +84,22 @@ if [ "${1:-}" = "load" ]; then
   if [ "$status" -le 1 ]; then
     rc=0
     ./build/relab report reports/load || rc=$?
+    if [ "$status" -eq 0 ]; then status=$rc; fi
+  fi
+  exit "$status"
+fi
+
+if [ "${1:-}" = "soak" ]; then
+  shift
+  # 100,002 events through S3+S5 while the consumer process is killed and restarted every 3 s; the
+  # run ends with the soak's accounting (reports/soak/soak-table.txt and .json). It stops by itself:
+  # the trial ends at the latest 20 s after its last event is due (scenarios/soak/s3-s5-kills.json).
+  # Extra arguments go to relab run (--orders N for a smaller soak).
+  mkdir -p reports/soak
+  ./build/relab run soak --timelines none --out-dir reports/soak "$@" || status=$?
+  if [ "$status" -le 1 ]; then
+    rc=0
+    ./build/relab report reports/soak || rc=$?
     if [ "$status" -eq 0 ]; then status=$rc; fi
   fi
   exit "$status"

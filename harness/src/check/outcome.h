@@ -13,6 +13,7 @@
 #include "check/accounting.h"
 #include "check/idem_outcome.h"
 #include "check/load_stats.h"
+#include "check/soak_stats.h"
 #include "ports/ports.h"
 #include "scenario/scenario.h"
 
@@ -31,6 +32,7 @@ struct TrialOutcome {
     // ack, unexpected, stale overwrites); see accounting.h.
     Accounting accounting;
     LoadStats load;             // stream labs: throughput, latency, utilisation, head-of-line blocking
+    SoakStats soak;             // soak labs: kills, restarts, entries recovered, the group at the end
     std::map<std::string, int64_t> role_peak_rss_kb;  // real backend: each role process's peak RSS
     IdemTrial idem;             // idempotency labs: orders and answers counted
     // Per order: when its first event reached the stream minus when its publication was first

@@ -16,6 +16,13 @@ std::string default_scenarios_dir() {
     return std::string(RELAB_SOURCE_DIR) + "/scenarios";
 }
 
+std::vector<std::string> named_only_scenario_dirs(const std::string& dir) {
+    std::vector<std::string> out;
+    for (const char* sub : {"load", "soak"})
+        if (std::filesystem::is_directory(dir + "/" + sub)) out.push_back(dir + "/" + sub);
+    return out;
+}
+
 void setup_list(CLI::App& app, ListOptions& o) {
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
 }
@@ -24,9 +31,10 @@ int run_list(const ListOptions& o) {
     try {
         const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
         auto all = load_scenario_dir(dir);
-        // The load labs (a run of every lab leaves them out, `relab run load` runs them) are listed too.
-        if (std::filesystem::is_directory(dir + "/load"))
-            for (auto& s : load_scenario_dir(dir + "/load")) all.push_back(std::move(s));
+        // The load and soak labs (a run of every lab leaves them out, `relab run load` / `soak` runs
+        // them) are listed too.
+        for (const std::string& named_only : named_only_scenario_dirs(dir))
+            for (auto& s : load_scenario_dir(named_only)) all.push_back(std::move(s));
         for (const auto& s : all) {
             std::cout << fmt::format("{:<20} part={:<10} {}\n", s.id, s.part, s.title);
             std::string doc = s.documented.text;

@@ -26,6 +26,7 @@
 #include "real/pg_client.h"
 #include "report/lab_summary.h"
 #include "report/load_table.h"
+#include "report/soak_table.h"
 #include "report/reporter.h"
 #include "run/real_backend.h"
 #include "run/sim_backend.h"
@@ -70,8 +71,9 @@ std::string self_exe() {
 }  // namespace
 
 // Every argument is a file, a folder of them, a scenario id or a part name; order is kept,
-// duplicates dropped. The load labs live in <scenarios>/load: a run of every lab leaves them out
-// (they take minutes), and naming them ("load", "load-s1") finds them there.
+// duplicates dropped. The load and soak labs live in <scenarios>/load and <scenarios>/soak: a run of
+// every lab leaves them out (they take minutes), and naming them ("load", "load-s1", "soak") finds
+// them there.
 std::vector<Scenario> select_labs(const RunOptions& o) {
     std::vector<Scenario> chosen = select_base_labs(o);
     if (!o.mutant.empty()) return mutants_of(chosen, o.mutant);
@@ -87,11 +89,10 @@ std::vector<Scenario> select_base_labs(const RunOptions& o) {
         if (all.empty()) throw UsageError("no scenario files in " + dir);
         chosen = all;
     } else {
-        const std::string load_dir = dir + "/load";
-        if (std::filesystem::is_directory(load_dir))
-            for (auto& s : load_scenario_dir(load_dir)) {
+        for (const std::string& named_only : named_only_scenario_dirs(dir))
+            for (auto& s : load_scenario_dir(named_only)) {
                 if (std::any_of(all.begin(), all.end(), [&](const Scenario& a) { return a.id == s.id; }))
-                    throw ScenarioError(s.file, "/id", "the id \"" + s.id + "\" is taken by a lab in " + dir);
+                    throw ScenarioError(s.file, "/id", "the id \"" + s.id + "\" is taken by another lab under " + dir);
                 all.push_back(std::move(s));
             }
         std::set<std::string> seen;
@@ -374,6 +375,27 @@ int finish_run(const RunOptions& o, const TextOptions& topts, RunReport& report,
             write_output(o.out_dir + "/load-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
                 out << nlohmann::json{{"load_table", load_table_json(rows)},
                                       {"relab_peak_rss_kb", peak_rss_kb()},
+                                      {"relab_commit", report.relab_commit},
+                                      {"started_at", report.started_at}}
+                           .dump(2)
+                    << '\n';
+            });
+        }
+    }
+
+    // The soak labs' accounting, last on stdout, and beside the labs' files.
+    if (const std::vector<SoakRow> rows = soak_rows(report.labs); !rows.empty()) {
+        std::ostringstream table;
+        write_soak_table(rows, table);
+        if (!o.quiet) std::cout << '\n' << table.str();
+        if (!o.out_dir.empty()) {
+            const std::string suffix = sim ? ".sim" : "";
+            write_output(o.out_dir + "/soak-table" + suffix + ".txt", "--out-dir",
+                         [&](std::ostream& out) { out << table.str(); });
+            write_output(o.out_dir + "/soak-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
+                out << nlohmann::json{{"soak_table", soak_table_json(rows)},
+                                      {"relab_peak_rss_kb", peak_rss_kb()},
+                                      {"wall_s", report.wall_s},
                                       {"relab_commit", report.relab_commit},
                                       {"started_at", report.started_at}}
                            .dump(2)

@@ -96,5 +96,8 @@ std::vector<Scenario> mutants_of(const std::vector<Scenario>& labs, const std::s
 
 // The scenarios folder: --scenarios, else $RELAB_SCENARIOS, else ./scenarios, else the source tree's.
 std::string default_scenarios_dir();
+// The folders under `dir` whose labs run only when named (a run of every lab leaves them out, they
+// take minutes): <dir>/load (the load labs) and <dir>/soak (the soak labs), those that exist.
+std::vector<std::string> named_only_scenario_dirs(const std::string& dir);
 
 }  // namespace relab

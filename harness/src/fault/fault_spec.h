@@ -62,7 +62,9 @@ enum class FaultOutage { none, redis, postgres };
 // publishing role's start; an idempotency lab's go signal) or, with `after`, `delay_ms` after the
 // first history record that matches it (the nemesis's own records included: "1500 ms after fault
 // 1"); with both, at whichever comes later ("at 900 ms, once B has its answer"). With every_ms, it
-// fires `count` times, every_ms apart from the first firing.
+// fires `count` times, every_ms apart from the first firing; with until_published as well, the
+// repeats end once the stream lab's publishing roles have finished, whatever is left of `count`
+// (Jepsen's nemesis running beside the workload's generator: a soak's kills).
 struct FaultTrigger {
     std::optional<int64_t> at_ms;
     // A history record to wait for: op, actor ("" any), fields matched subset-wise (objects
@@ -76,7 +78,11 @@ struct FaultTrigger {
     int64_t delay_ms = 0;
     int64_t every_ms = 0;
     int count = 1;
+    bool until_published = false;  // "until": "published"
 };
+
+// A repeated fault's count when "until": "published" bounds it and the file gives none.
+inline constexpr int k_fault_count_until_published = 100000;
 
 struct FaultSpec {
     FaultAction action = FaultAction::kill;

@@ -283,7 +283,10 @@ nlohmann::json apply_fault(const FaultSpec& f, const std::string& target, Contro
             const bool was_running = !c.finished(target);
             if (was_running) c.kill(target);
             c.start(target);
-            return text(fmt::format("{} {}started under the same name", target, was_running ? "killed and " : ""));
+            nlohmann::json out = text(fmt::format("{} {}started under the same name", target,
+                                                  was_running ? "killed (SIGKILL) and " : ""));
+            out["killed"] = was_running;
+            return out;
         }
         case FaultAction::failover: return c.failover(target);
         case FaultAction::drop_link: return c.drop_link(target);

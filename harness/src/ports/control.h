@@ -67,6 +67,10 @@ public:
     // Every published entry delivered and acknowledged (XINFO GROUPS: pending 0, last-delivered-id
     // at the stream's last entry).
     virtual bool drained() = 0;
+    // The lab's consumer group as the server has it now (a soak trial's final state):
+    // "pending", its PEL's size (XINFO GROUPS), and "undelivered", the entries after its
+    // last-delivered-id; with "group": false when the group is gone (every entry undelivered).
+    virtual nlohmann::json group_state() = 0;
     virtual void raise_stop() = 0;       // the stop flag idle consumers leave on
     virtual void unblock_readers() = 0;  // CLIENT UNBLOCK every blocked reader of the trial
 

@@ -210,6 +210,23 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         t.load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
         t.load.span_us = get<int64_t>(l, p, "span_us", 0);
     }
+    if (j.contains("soak") && j.at("soak").is_object()) {
+        const json& k = j.at("soak");
+        const std::string p = path + "/soak";
+        t.soak.measured = true;
+        t.soak.kills = get<int64_t>(k, p, "kills", 0);
+        t.soak.restarts = get<int64_t>(k, p, "restarts", 0);
+        t.soak.fault_failures = get<int64_t>(k, p, "fault_failures", 0);
+        t.soak.recovered = get<int64_t>(k, p, "recovered", 0);
+        t.soak.pending = get<int64_t>(k, p, "pending", -1);
+        t.soak.undelivered = get<int64_t>(k, p, "undelivered", -1);
+        t.soak.deadline_passed = get<bool>(k, p, "deadline_passed", false);
+        t.soak.deadline_ms = get<int64_t>(k, p, "deadline_ms", 0);
+        t.soak.end_ms = get<int64_t>(k, p, "end_ms", 0);
+        if (k.contains("examples") && k.at("examples").is_object() && k.at("examples").contains("recovered"))
+            for (const auto& e : k.at("examples").at("recovered"))
+                if (e.is_string()) t.soak.recovered_examples.push_back(e.get<std::string>());
+    }
     if (j.contains("role_peak_rss_kb") && j.at("role_peak_rss_kb").is_object())
         for (const auto& [actor, kb] : j.at("role_peak_rss_kb").items())
             if (kb.is_number_integer()) t.role_peak_rss_kb[actor] = kb.get<int64_t>();

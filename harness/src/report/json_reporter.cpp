@@ -75,6 +75,19 @@ nlohmann::json load_stats_json(const LoadStats& l) {
             {"span_us", l.span_us}};
 }
 
+nlohmann::json soak_stats_json(const SoakStats& k) {
+    return {{"kills", k.kills},
+            {"restarts", k.restarts},
+            {"fault_failures", k.fault_failures},
+            {"recovered", k.recovered},
+            {"pending", k.pending},
+            {"undelivered", k.undelivered},
+            {"deadline_passed", k.deadline_passed},
+            {"deadline_ms", k.deadline_ms},
+            {"end_ms", k.end_ms},
+            {"examples", {{"recovered", k.recovered_examples}}}};
+}
+
 nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
     nlohmann::json history = nlohmann::json::array();
     for (const auto& r : t.history) history.push_back(to_json(r));
@@ -92,6 +105,7 @@ nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
     if (stream_lab) {
         j["accounting"] = accounting_json(t.accounting);
         j["load"] = load_stats_json(t.load);
+        if (t.soak.measured) j["soak"] = soak_stats_json(t.soak);
         if (!t.role_peak_rss_kb.empty()) j["role_peak_rss_kb"] = t.role_peak_rss_kb;
     }
     return j;

@@ -116,8 +116,9 @@ SavedReports read_report_files(const std::vector<std::string>& names) {
             continue;
         }
         if (!j.is_object() || !j.contains("labs") || !j.at("labs").is_array()) {
-            // relab run's load table sits beside the labs' files; it is not a run of its own.
-            if (!(j.is_object() && j.contains("load_table"))) saved.ignored.push_back(path.string());
+            // relab run's load and soak tables sit beside the labs' files; neither is a run of its own.
+            if (!(j.is_object() && (j.contains("load_table") || j.contains("soak_table"))))
+                saved.ignored.push_back(path.string());
             continue;
         }
         try {

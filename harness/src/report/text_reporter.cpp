@@ -7,6 +7,7 @@
 #include "report/idem_text.h"
 #include "report/lab_summary.h"
 #include "report/shard_facts.h"
+#include "report/soak_table.h"
 
 #include <algorithm>
 #include <cmath>
@@ -642,6 +643,7 @@ private:
                                fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
                 << '\n';
         if (s.load.enabled) report_load(lab, out);
+        if (s.soak.enabled) report_soak(lab, out);
         if (s.show_throughput && lab.throughput.trials > 0) {
             const ThroughputStats& tp = lab.throughput;
             out << "  "
@@ -684,6 +686,26 @@ private:
                                                      "; sau job chậm: {} sự kiện của đơn khác chờ tới {} ms")),
                                    l.hol_events, l.hol_ms);
             out << '\n';
+        }
+    }
+
+    // A soak's figures per trial (check/soak_stats.h), the first few trials: every published entry
+    // processed, pending in the group, never delivered or lost; the kills and what came back.
+    void report_soak(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        out << "  " << pick(m_opts.lang, "soak:", "soak:") << ' '
+            << fmt::format(fmt::runtime(pick(m_opts.lang,
+                                             "the trial ends drained, or {:.1f} s after its last event is due",
+                                             "lần chạy kết thúc khi group đã rút hết, hoặc {:.1f} giây sau sự kiện cuối")),
+                           s.soak.drain_ms / 1000.0)
+            << '\n';
+        for (size_t i = 0; i < lab.trials.size() && i < 3; ++i) {
+            const TrialOutcome& t = lab.trials[i];
+            out << "    " << m_w.trial << ' ' << t.trial << ": "
+                << soak_accounting_text(t.accounting, t.soak, static_cast<int64_t>(t.wrong_orders.size()),
+                                        static_cast<int64_t>(s.orders.size()))
+                << '\n';
+            out << "    " << m_w.trial << ' ' << t.trial << ": " << soak_faults_text(t.soak) << '\n';
         }
     }
 

@@ -31,6 +31,9 @@ namespace {
 // S3's in-memory FIFOs, shared by the reader and its workers (RoleSettings::fanout). Every member
 // is read and changed under `mu`, which is never held across a port call: in the simulator the
 // tasks are fibers of one thread and a port call suspends the fiber.
+// A generated workload's job cost per event, in µs, by "order:type:version".
+using EventCosts = std::unordered_map<std::string, int64_t>;
+
 struct Fanout {
     struct Job {
         StreamEntry entry;
@@ -49,11 +52,18 @@ struct Fanout {
 
 class Consumer {
 public:
-    Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p)
-        : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)) {
-        // A generated workload's own cost per event (drawn from the lab's seed).
+    // `costs`: the event costs another consumer of the process already indexed (S3's reader, for
+    // its workers); null: index them here.
+    Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p,
+             std::shared_ptr<const EventCosts> costs = nullptr)
+        : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)), m_event_cost_us(std::move(costs)) {
+        if (m_event_cost_us) return;
+        // A generated workload's own cost per event (drawn from the lab's seed), indexed once per
+        // process: a soak's 100,000 events, once per worker, made every restart slow and large.
+        auto costs_here = std::make_shared<EventCosts>();
         for (const auto& e : s.events)
-            if (e.cost_us >= 0) m_event_cost_us[event_cost_key(e.order, e.type, e.version)] = e.cost_us;
+            if (e.cost_us >= 0) (*costs_here)[event_cost_key(e.order, e.type, e.version)] = e.cost_us;
+        m_event_cost_us = std::move(costs_here);
     }
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
@@ -226,9 +236,10 @@ private:
         } stop_workers{*m_fanout};
         for (int i = 1; i <= m_s.fanout.workers; ++i) {
             const std::string worker = fmt::format("{}.w{}", m_actor, i);
-            m_p.tasks->spawn(worker, [&settings = m_s, worker, shared = m_fanout](RolePorts& ports) {
-                Consumer(settings, worker, ports).run_worker(*shared);
-            });
+            m_p.tasks->spawn(worker,
+                             [&settings = m_s, worker, shared = m_fanout, costs = m_event_cost_us](RolePorts& ports) {
+                                 Consumer(settings, worker, ports, costs).run_worker(*shared);
+                             });
         }
         // As a service starts its worker pool before it consumes: the reader reads (and the start
         // barrier sees it blocked) only once every worker has its connections.
@@ -439,8 +450,8 @@ private:
                    {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}, {"event", event_json(ev)}});
         }
 
-        const auto own = m_event_cost_us.find(event_cost_key(ev.order, ev.type, ev.v));
-        if (own != m_event_cost_us.end()) {
+        const auto own = m_event_cost_us->find(event_cost_key(ev.order, ev.type, ev.v));
+        if (own != m_event_cost_us->end()) {
             if (own->second > 0) m_p.clock.sleep_for(Micros{own->second});
         } else if (const auto cost = m_s.job_cost_ms.find(ev.type); cost != m_s.job_cost_ms.end()) {
             m_p.clock.sleep_for(Millis{cost->second});
@@ -499,7 +510,7 @@ private:
     static std::string event_cost_key(int64_t order, const std::string& type, int64_t v) {
         return std::to_string(order) + ':' + type + ':' + std::to_string(v);
     }
-    std::unordered_map<std::string, int64_t> m_event_cost_us;
+    std::shared_ptr<const EventCosts> m_event_cost_us;  // read only once built: shared by S3's worker threads
     // The reorder buffer (buffer.enabled): per order, the last version applied and the events
     // held back, by version, with when each was held.
     struct Held {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -479,6 +480,33 @@ bool RealControl::drained() {
     }
 }
 
+nlohmann::json RealControl::group_state() {
+    if (!m->env.cluster.empty()) throw std::logic_error("group_state: a sharded lab has a group per shard");
+    const Scenario& s = m->env.s;
+    RedisClient& a = m->client();
+    const std::string key = m->ns.key(s.stream.key);
+    if (a.call({"EXISTS", key}).integer == 0) return {{"pending", 0}, {"undelivered", 0}, {"group", false}};
+    std::string from = "-";  // the first entry the group has not been given
+    int64_t pending = 0;
+    bool group = false;
+    for (const auto& g : a.call({"XINFO", "GROUPS", key}).elements) {
+        const auto* name = field_of(g, "name");
+        if (!name || name->str != s.stream.group) continue;
+        group = true;
+        if (const auto* p = field_of(g, "pending")) pending = p->integer;
+        if (const auto* d = field_of(g, "last-delivered-id"); d && d->str != "0-0") from = "(" + d->str;
+    }
+    // Counted by pages of XRANGE: XINFO's lag is not kept after every kind of change to a stream.
+    int64_t undelivered = 0;
+    for (;;) {
+        const auto page = a.call({"XRANGE", key, from, "+", "COUNT", "10000"});
+        undelivered += static_cast<int64_t>(page.elements.size());
+        if (page.elements.size() < 10000) break;
+        from = "(" + page.elements.back().elements.at(0).str;
+    }
+    return {{"pending", pending}, {"undelivered", undelivered}, {"group", group}};
+}
+
 void RealControl::raise_stop() {
     const std::string key = m->ns.key(kStopKey);
     if (!m->env.cluster.empty())
@@ -590,8 +618,14 @@ void RealControl::record(HistoryRecord r) { m->own_records.push_back(std::move(r
 std::vector<HistoryRecord> RealControl::history() {
     std::vector<HistoryRecord> out = m->own_records;
     for (auto& r : m->roles) {
+        // Moved, not copied: a soak's consumer writes half a million records, and a copy of them
+        // doubled relab's peak memory while the trial was read.
         auto part = read_history_file(r.config.history_path);
-        out.insert(out.end(), part.begin(), part.end());
+        if (out.empty()) {
+            out = std::move(part);
+            continue;
+        }
+        out.insert(out.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
     return out;
 }

@@ -65,6 +65,7 @@ public:
     nlohmann::json snapshot(const std::string& server) override;
     nlohmann::json describe(const std::string& server) override;
     bool drained() override;
+    nlohmann::json group_state() override;
     void raise_stop() override;
     void unblock_readers() override;
     bool clients_ready() override;

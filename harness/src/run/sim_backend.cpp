@@ -482,6 +482,15 @@ struct SimBackend::Impl {
         }
 
         bool drained() override { return m_impl.drained(m_s); }
+        nlohmann::json group_state() override {
+            if (m_s.shard.enabled) throw std::logic_error("group_state: a sharded lab has a group per shard");
+            auto& streams = m_impl.world.streams();
+            const std::string& key = m_s.stream.key;
+            const bool group = streams.last_delivered(key, m_s.stream.group).has_value();
+            return {{"pending", streams.pending(key, m_s.stream.group).size()},
+                    {"undelivered", streams.undelivered(key, m_s.stream.group)},
+                    {"group", group || !streams.exists(key)}};
+        }
         void raise_stop() override { m_impl.world.kv().set(kStopKey, "1", sim::SetOptions{}, now()); }
         void unblock_readers() override { m_impl.world.unblock_all_readers(); }
 

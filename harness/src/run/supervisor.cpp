@@ -38,7 +38,8 @@ struct FaultState {
     std::optional<Nanos> after_due;  // the matched record's time + delay_ms
     std::string matched_actor;  // the actor of the record `after` matched
     std::string target;         // resolved at the first firing
-    bool pending() const { return fired < spec->trigger.count; }
+    bool ended = false;         // its repeats were ended ("until": "published", or a soak's deadline)
+    bool pending() const { return !ended && fired < spec->trigger.count; }
     std::optional<Nanos> due() const {
         if (!first_due || !pending()) return std::nullopt;
         return *first_due + Millis{spec->trigger.every_ms} * fired;
@@ -65,7 +66,10 @@ public:
 // new records, fires each fault of the schedule as its trigger comes due, and records it.
 class Nemesis {
 public:
-    Nemesis(const std::vector<FaultSpec>& faults, Control& c, FaultProbe* probe) : m_c(c), m_probe(probe) {
+    // want_origin: the caller needs the trial's origin (a soak's deadline counts from it), even in a
+    // lab without faults.
+    Nemesis(const std::vector<FaultSpec>& faults, Control& c, FaultProbe* probe, bool want_origin = false)
+        : m_c(c), m_probe(probe), m_want_origin(want_origin) {
         for (size_t i = 0; i < faults.size(); ++i) {
             FaultState f;
             f.spec = &faults[i];
@@ -74,14 +78,27 @@ public:
         }
     }
 
-    // New records: the origin and `after` triggers, then every fault now due. Only a lab with
-    // faults needs the records: the others skip reading the roles' histories on every poll.
+    // New records: the origin and `after` triggers, then every fault now due. The roles' records
+    // are read only while something waits for one (the origin, an `after` trigger, a probe's
+    // look back): a lab without faults, or a soak whose kills run by the clock, does not read and
+    // keep its hundreds of thousands of records twice.
     void step() {
-        if (m_faults.empty()) return;
-        const size_t from = m_seen.size();
-        m_c.poll_records(m_seen);
-        for (size_t i = from; i < m_seen.size(); ++i) consider(m_seen[i]);
+        if (needs_records()) {
+            const size_t from = m_seen.size();
+            m_c.poll_records(m_seen);
+            for (size_t i = from; i < m_seen.size(); ++i) consider(m_seen[i]);
+        }
         fire_due();
+    }
+
+    // The publishing roles are done: faults repeated "until": "published" fire no more.
+    void end_repeats_until_published() {
+        for (auto& f : m_faults)
+            if (f.spec->trigger.until_published) f.ended = true;
+    }
+    // A soak's deadline: no fault fires any more.
+    void end_all() {
+        for (auto& f : m_faults) f.ended = true;
     }
 
     // A record of the supervisor's own (the idempotency labs' go signal).
@@ -151,6 +168,13 @@ public:
     std::optional<Nanos> origin() const { return m_origin; }
 
 private:
+    bool needs_records() const {
+        if (m_probe) return true;  // an idempotency lab's probe looks back at the clients' records
+        if (!m_origin && (m_want_origin || !m_faults.empty())) return true;
+        return std::any_of(m_faults.begin(), m_faults.end(),
+                           [](const FaultState& f) { return f.pending() && f.spec->trigger.after && !f.after_due; });
+    }
+
     void consider(const HistoryRecord& r) {
         if (r.op == Op::start && !m_origin) {
             m_origin = Nanos{r.t_ns};
@@ -193,6 +217,7 @@ private:
 
     Control& m_c;
     FaultProbe* m_probe;
+    bool m_want_origin = false;
     std::vector<FaultState> m_faults;
     std::vector<HistoryRecord> m_seen;
     std::optional<Nanos> m_origin;
@@ -201,21 +226,26 @@ private:
 class TrialSupervisor {
 public:
     TrialSupervisor(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c)
-        : m_s(s), m_roles(roles), m_c(c), m_nemesis(s.faults, c, nullptr) {}
+        : m_s(s), m_roles(roles), m_c(c), m_nemesis(s.faults, c, nullptr, s.soak.enabled) {}
 
     void run() {
         const Nanos deadline = m_c.now() + stream_trial_budget(m_s) - Millis{m_s.stream.block_ms} - timeouts::kStopGrace;
         while (std::any_of(m_roles.begin(), m_roles.end(),
                            [&](const RoleLaunch& r) { return !is_consuming(r) && !m_c.finished(r.actor); })) {
             step(deadline, "the publishing roles to finish");
-            m_c.wait(Control::Phase::publishing, m_nemesis.wake_at());
+            if (soak_deadline_passed()) break;
+            m_c.wait(Control::Phase::publishing, wake_at());
         }
-        m_c.check_roles();
+        if (!m_deadline_passed) {
+            m_nemesis.end_repeats_until_published();
+            m_c.check_roles();
+        }
         Nanos drained_at{-1};  // when the group was last seen drained with faults still to fire
-        for (;;) {
+        while (!m_deadline_passed) {
             step(deadline, "the consumers to acknowledge every entry");
             const bool drained = m_c.drained();
             if (drained && !m_nemesis.pending()) break;
+            if (soak_deadline_passed()) break;
             if (drained) {
                 // Only faults waiting for a record that has not come: give them a bounded time.
                 if (drained_at.count() < 0) drained_at = m_c.now();
@@ -224,7 +254,7 @@ public:
             } else {
                 drained_at = Nanos{-1};
             }
-            m_c.wait(Control::Phase::draining, m_nemesis.wake_at());
+            m_c.wait(Control::Phase::draining, wake_at());
         }
         m_nemesis.step();
         // A role still paused would never see the stop flag.
@@ -239,9 +269,18 @@ public:
             if (std::all_of(m_roles.begin(), m_roles.end(),
                             [&](const RoleLaunch& r) { return !is_consuming(r) || m_c.finished(r.actor); }))
                 break;
-            if (m_c.now() > stop_deadline) throw std::runtime_error("consumers did not stop when told to");
+            if (m_c.now() > stop_deadline) {
+                if (!m_deadline_passed) throw std::runtime_error("consumers did not stop when told to");
+                // Past a soak's deadline a consumer busy with what it holds is stopped, as the run is.
+                for (const auto& r : m_roles)
+                    if (!m_c.finished(r.actor))
+                        m_nemesis.fire(nullptr, FaultAction::kill, r.actor,
+                                       "the soak's deadline passed and it did not stop when told to");
+                break;
+            }
         }
         m_c.check_roles();
+        if (m_s.soak.enabled) record_group();
     }
 
 private:
@@ -251,10 +290,65 @@ private:
         if (m_c.now() > deadline) throw std::runtime_error(fmt::format("trial timed out waiting for {}", waiting_for));
     }
 
+    // A soak lab's deadline, once the origin is known: the last event's time + drain_ms.
+    std::optional<Nanos> soak_deadline() const {
+        if (!m_s.soak.enabled || !m_nemesis.origin()) return std::nullopt;
+        return *m_nemesis.origin() + Millis{soak_deadline_ms(m_s)};
+    }
+
+    std::optional<Nanos> wake_at() const {
+        std::optional<Nanos> at = m_nemesis.wake_at();
+        if (const auto d = soak_deadline(); d && (!at || *d < *at)) at = *d;
+        return at;
+    }
+
+    // Past a soak's deadline the trial ends where it is: no fault fires any more, the publishing
+    // roles still running are stopped (SIGKILL, recorded as the nemesis's), and what the group
+    // holds is read at the end as the trial's result.
+    bool soak_deadline_passed() {
+        const auto d = soak_deadline();
+        if (!d || m_c.now() < *d) return false;
+        m_deadline_passed = true;
+        m_nemesis.end_all();
+        for (const auto& r : m_roles)
+            if (!is_consuming(r) && !m_c.finished(r.actor))
+                m_nemesis.fire(nullptr, FaultAction::kill, r.actor,
+                               fmt::format("the soak's deadline ({} ms) passed while it was still publishing",
+                                           soak_deadline_ms(m_s)));
+        return true;
+    }
+
+    // The consumer group as the server has it at the trial's end: a soak's pending and undelivered
+    // entries are measured there, not inferred from the roles' records.
+    void record_group() {
+        nlohmann::json g;
+        try {
+            g = m_c.group_state();
+        } catch (const std::exception& e) {
+            g = {{"error", e.what()}};
+        }
+        const int64_t pending = g.value("pending", int64_t{-1}), undelivered = g.value("undelivered", int64_t{-1});
+        g["consumer_group"] = m_s.stream.group;
+        g["drained"] = pending == 0 && undelivered == 0;
+        g["deadline_passed"] = m_deadline_passed;
+        g["deadline_ms"] = soak_deadline_ms(m_s);
+        g["text"] = g.contains("error")
+                        ? fmt::format("consumer group {} at the end: unreadable ({})", m_s.stream.group,
+                                      g.at("error").get<std::string>())
+                        : fmt::format("consumer group {} at the end: {} pending, {} never delivered{}", m_s.stream.group,
+                                      pending, undelivered,
+                                      m_deadline_passed
+                                          ? fmt::format("; the soak's deadline ({} ms) passed before it drained",
+                                                        soak_deadline_ms(m_s))
+                                          : std::string());
+        m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
+    }
+
     const Scenario& m_s;
     const std::vector<RoleLaunch>& m_roles;
     Control& m_c;
     Nemesis m_nemesis;
+    bool m_deadline_passed = false;
 };
 
 bool is_server(const std::string& target) {
@@ -382,13 +476,21 @@ void fail_on_unexplained_outage(const std::vector<HistoryRecord>& history) {
 }  // namespace
 
 Nanos stream_trial_budget(const Scenario& s) {
-    int64_t last_ms = 0;
-    for (const auto& e : s.events) last_ms = std::max(last_ms, e.at_ms);
+    int64_t last_ms = last_event_ms(s);
     for (const auto& f : s.faults) {
         const auto& t = f.trigger;
-        last_ms = std::max(last_ms, t.at_ms.value_or(0) + t.delay_ms + t.every_ms * (t.count - 1));
+        // Repeats "until": "published" end with the events.
+        const int64_t repeats = t.until_published ? 0 : t.every_ms * (t.count - 1);
+        last_ms = std::max(last_ms, t.at_ms.value_or(0) + t.delay_ms + repeats);
     }
-    return timeouts::kBarrier + timeouts::kPublishAndDrain + Millis{last_ms + s.stream.block_ms} + timeouts::kStopGrace;
+    const Nanos budget =
+        timeouts::kBarrier + timeouts::kPublishAndDrain + Millis{last_ms + s.stream.block_ms} + timeouts::kStopGrace;
+    if (!s.soak.enabled) return budget;
+    // A soak ends at its own deadline; after it, the consumers get one BLOCK and the grace to stop,
+    // then whatever still runs is killed.
+    const Nanos soak = timeouts::kBarrier + Millis{soak_deadline_ms(s) + s.stream.block_ms} + timeouts::kStopGrace +
+                       timeouts::kStopGrace + timeouts::kSignalTakesEffect;
+    return std::max(budget, soak);
 }
 
 void supervise_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c) {

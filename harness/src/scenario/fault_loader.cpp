@@ -84,8 +84,8 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     targets.insert(targets.end(), servers.begin(), servers.end());
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
-                       {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "note",
-                        "note_vi", "name", "bytes", "value_bytes", "db", "documented"});
+                       {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
+                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "documented"});
         FaultSpec f;
         const json& action = o.at("action");
         const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
@@ -130,11 +130,19 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
             r.fail(o.path("delay_ms"), "delay_ms counts from an \"after\" trigger's record; with at_ms, add it to at_ms");
         if (o.has("every_ms") && t.at_ms && t.after)
             r.fail(o.path("every_ms"), "a repeated fault has one trigger: \"at_ms\" or \"after\"");
-        t.count = static_cast<int>(o.opt_int("count", 1, 1, 100000));
+        t.until_published = o.has("until");
+        if (t.until_published) {
+            o.opt_choice("until", "", {"published"});
+            if (!o.has("every_ms"))
+                r.fail(o.path("until"), "\"until\" ends a repeated fault's repeats: give \"every_ms\" as well");
+        }
+        t.count = static_cast<int>(
+            o.opt_int("count", t.until_published ? k_fault_count_until_published : 1, 1, k_fault_count_until_published));
         t.every_ms = o.opt_int("every_ms", 0, 1);
         if (t.count > 1 && t.every_ms == 0) r.fail(o.path("count"), "a repeated fault (count > 1) needs \"every_ms\"");
-        if (t.every_ms > 0 && !o.has("count"))
-            r.fail(o.path("every_ms"), "a repeated fault needs \"count\": how many times it fires");
+        if (t.every_ms > 0 && !o.has("count") && !t.until_published)
+            r.fail(o.path("every_ms"), "a repeated fault needs \"count\" (how many times it fires) or \"until\": "
+                                       "\"published\" (while the workload is published)");
 
         if (o.has("target") == o.has("target_of"))
             r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role or server: {}; or \"matched\", the "

@@ -31,7 +31,7 @@ const std::vector<std::string> k_common_fields = {"id",   "part", "output", "tit
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "buffer", "fanout", "producer",
                                                     "dispatcher", "stream_line", "sim", "idem", "recovery", "faults",
-                                                    "servers", "generate", "shard", "show_throughput"};
+                                                    "servers", "generate", "shard", "show_throughput", "soak"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
 StreamSpec read_stream(const Object& o) {
@@ -742,6 +742,13 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
         for (const auto& name : figures)
             if (load.has(name)) t.load[name] = read_band(r, load.at(name), load.path(name), name);
     }
+    if (o.has("soak")) {
+        workload_only("soak");
+        const std::vector<std::string>& figures = soak_figure_names();
+        Object soak(r, o.at("soak"), o.path("soak"), figures);
+        for (const auto& name : figures)
+            if (soak.has(name)) t.soak[name] = read_band(r, soak.at(name), soak.path(name), name);
+    }
 }
 
 const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite", "lost",           "duplicated",
@@ -749,7 +756,7 @@ const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite"
                                                 "unapplied",
                                                 "side_effects_out_of_order",
                                                 "never",       "sequence",        "publish_delay_ms", "counts",
-                                                "republished", "reapplied",       "skipped",  "load"};
+                                                "republished", "reapplied",       "skipped",  "load", "soak"};
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
@@ -903,6 +910,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     } else if (top.has("idem")) {
         read_idem_workload(top, s);  // clients and a middleware (or a benchmark, or a cluster) instead of a stream
         if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
+        if (top.has("soak")) r.fail(top.path("soak"), "applies to stream labs (a workload published into a consumer group)");
         if (s.kind != LabKind::idem_clients)
             for (const char* key : {"faults", "servers"})
                 if (top.has(key))
@@ -917,6 +925,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (s.servers.replica) actors.push_back("redis-replica");
             if (s.servers.cache) actors.push_back("redis-cache");
             s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
+            for (size_t i = 0; i < s.faults.size(); ++i)
+                if (s.faults[i].trigger.until_published)
+                    r.fail(child(child(top.path("faults"), i), "until"),
+                           "\"until\": \"published\" ends the repeats when a stream lab's publishing roles are done; "
+                           "an idempotency lab's clients publish nothing: give \"count\"");
         }
         const auto& clients = s.idem.clients;
         for (size_t i = 0; i < clients.size(); ++i)
@@ -1011,6 +1024,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                                       : s.fanout.enabled   ? "fanout"
                                       : top.has("recovery") ? "recovery"
                                       : top.has("faults")   ? "faults"
+                                      : top.has("soak")     ? "soak"
                                       // A PostgreSQL of the lab's own is fine (the load labs'); a Redis is the cluster's.
                                       : s.servers.own || s.servers.replica || s.servers.cache ? "servers"
                                       : !s.producer.failures.empty() ? "producer"
@@ -1028,6 +1042,11 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (!top.at("show_throughput").is_boolean())
                 r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
             s.show_throughput = top.at("show_throughput").get<bool>();
+        }
+        if (top.has("soak") && !top.at("soak").is_null()) {
+            const Object soak(r, top.at("soak"), top.path("soak"), {"drain_ms"});
+            s.soak.enabled = true;
+            s.soak.drain_ms = soak.opt_int("drain_ms", s.soak.drain_ms, 1, 3'600'000);
         }
         if (top.has("sim"))
             s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
@@ -1055,6 +1074,14 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     }
 
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);
+    // The soak figures are read from the group relab observes at a soak trial's end.
+    if (!s.soak.enabled) {
+        if (!s.expect.every_trial.soak.empty())
+            r.fail(child(top.path("expect"), "soak"), "the soak figures are measured in a soak lab: add \"soak\": {\"drain_ms\": N}");
+        if (!s.expect.every_wrong_trial.soak.empty())
+            r.fail(child(child(top.path("expect"), "every_wrong_trial"), "soak"),
+                   "the soak figures are measured in a soak lab: add \"soak\": {\"drain_ms\": N}");
+    }
     // Side effects are counted only where consumers send them: elsewhere the term could never hold.
     if (!s.write.side_effect) {
         if (s.expect.every_trial.side_effects_out_of_order)

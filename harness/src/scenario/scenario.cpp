@@ -1,5 +1,7 @@
 #include "scenario/scenario.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace relab {
@@ -55,10 +57,25 @@ const std::vector<std::string>& load_figure_names() {
     return names;
 }
 
+const std::vector<std::string>& soak_figure_names() {
+    static const std::vector<std::string> names = {"kills",   "restarts",    "fault_failures",  "recovered",
+                                                   "pending", "undelivered", "deadline_passed"};
+    return names;
+}
+
+int64_t last_event_ms(const Scenario& s) {
+    int64_t last = 0;
+    for (const auto& e : s.events) last = std::max(last, e.at_ms);
+    return last;
+}
+
+int64_t soak_deadline_ms(const Scenario& s) { return last_event_ms(s) + s.soak.drain_ms; }
+
 bool TrialTerms::empty() const {
     return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
            !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && !republished && !reapplied && !skipped && has.empty() &&
-           never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty() && load.empty();
+           never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty() && load.empty() &&
+           soak.empty();
 }
 
 std::string TrialTerms::describe() const {
@@ -79,6 +96,7 @@ std::string TrialTerms::describe() const {
     if (skipped) parts.push_back("skipped " + skipped->describe());
     for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
     for (const auto& [name, band] : load) parts.push_back(name + " " + band.describe());
+    for (const auto& [name, band] : soak) parts.push_back(name + " " + band.describe());
     for (const auto& m : has) parts.push_back("has " + m.describe());
     for (const auto& m : never) parts.push_back("never " + m.describe());
     if (!sequence.empty()) {

@@ -66,6 +66,18 @@ struct LoadSpec {
     bool operator==(const LoadSpec&) const = default;
 };
 
+// A soak lab ("soak": {"drain_ms": N}): a long generated workload under a repeated fault, judged
+// on its accounting. Its trial ends drained or, at the latest, drain_ms after its last event is
+// due (counted from the trial's origin, the producer's start): what is left then is reported (the
+// group's pending entries, those never delivered, the entries never processed) as the trial's
+// result, not as a timeout. At the end relab reads the consumer group (XINFO GROUPS) into the
+// history, and the run ends with the soak's accounting.
+struct SoakSpec {
+    bool enabled = false;
+    int64_t drain_ms = 30000;
+    bool operator==(const SoakSpec&) const = default;
+};
+
 struct StreamSpec {
     std::string key = "orders";
     std::string group = "order-processor";
@@ -326,6 +338,9 @@ struct TrialTerms {
     // Load labs: a band per figure of the trial's load stats (check/load_stats.h), named as
     // load_figure_names() lists them.
     std::map<std::string, Band> load;
+    // Soak labs: a band per figure of the trial's soak stats (check/soak_stats.h), named as
+    // soak_figure_names() lists them.
+    std::map<std::string, Band> soak;
     bool empty() const;
     std::string describe() const;
 };
@@ -333,6 +348,9 @@ struct TrialTerms {
 // The load figures an expectation may bound ("load": {"hol_ms": {...}}); check/load_stats.cpp's
 // load_figure() reads each of them.
 const std::vector<std::string>& load_figure_names();
+// The soak figures an expectation may bound ("soak": {"kills": {...}}); check/soak_stats.cpp's
+// soak_figure() reads each of them.
+const std::vector<std::string>& soak_figure_names();
 
 struct Expectation {
     enum class Count { all, none, at_least, at_most, exactly, between };
@@ -447,6 +465,7 @@ struct Scenario {
     DispatcherSpec dispatcher;
     ShardSpec shard;               // S2: a router over N streams, a consumer per shard
     LoadSpec load;                 // a generated workload's arrival and job costs (the load labs)
+    SoakSpec soak;                 // a soak lab: its deadline, its group read at the end
     // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"
     // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
     std::string stream_line = "list";
@@ -494,6 +513,11 @@ Scenario with_generated_orders(const Scenario& s, int orders);
 
 // The rows tmp_orders holds before a trial: every order but the absent ones.
 std::vector<OrderRow> initial_order_rows(const Scenario& s);
+
+// When the lab's last event is due, in ms from the trial's origin (0 without events).
+int64_t last_event_ms(const Scenario& s);
+// A soak lab's deadline, in ms from the trial's origin: its last event's time + drain_ms.
+int64_t soak_deadline_ms(const Scenario& s);
 
 std::string to_string(WriteMode m);
 std::string to_string(VersionSource v);

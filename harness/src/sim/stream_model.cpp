@@ -1,6 +1,7 @@
 #include "sim/stream_model.h"
 
 #include <charconv>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -222,6 +223,14 @@ std::optional<std::string> StreamModel::last_id(const std::string& key) const {
 size_t StreamModel::length(const std::string& key) const {
     const Stream* s = find(key);
     return s ? s->entries.size() : 0;
+}
+
+size_t StreamModel::undelivered(const std::string& key, const std::string& group) const {
+    const Stream* s = find(key);
+    if (!s) return 0;
+    auto g = s->groups.find(group);
+    if (g == s->groups.end()) return s->entries.size();
+    return static_cast<size_t>(std::distance(s->entries.upper_bound(g->second.last_delivered), s->entries.end()));
 }
 
 bool StreamModel::drained(const std::string& key, const std::string& group) const {

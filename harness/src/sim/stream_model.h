@@ -93,6 +93,9 @@ public:
     void drop_waiters() { m_waiters.clear(); }
     // XLEN: the stream's entries (0 for a missing stream).
     size_t length(const std::string& key) const;
+    // The entries after the group's last-delivered-id: never given to any of its consumers (every
+    // entry when there is no such group).
+    size_t undelivered(const std::string& key, const std::string& group) const;
     // Every entry delivered to the group and acknowledged (XINFO GROUPS: pending 0 and
     // last-delivered-id equal to the stream's last ID). A stream without entries is drained.
     bool drained(const std::string& key, const std::string& group) const;

@@ -82,6 +82,9 @@ TEST_F(ReportDirFiles, reads_every_run_report_in_name_order_and_ignores_other_js
     write("08a-baseline.json", run_to_json(baseline).dump(2));
     write("package.json", R"({"name": "not a run"})");
     write("08a-baseline.txt", "text");
+    // relab run's tables beside the labs: not runs, and not said to be ignored either.
+    write("load-table.json", R"({"load_table": [], "relab_peak_rss_kb": 1})");
+    write("soak-table.json", R"({"soak_table": [], "relab_peak_rss_kb": 1})");
     const SavedReports saved = read_report_dir(m_dir.string());
     ASSERT_EQ(saved.files.size(), 2u);
     EXPECT_EQ(fs::path(saved.files[0]).filename(), "08a-baseline.json");

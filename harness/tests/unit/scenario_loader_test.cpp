@@ -917,6 +917,37 @@ TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to
                  "one of \"reaper\", \"consumers\"");
 }
 
+// "until": "published" ends a repeated fault's repeats with the workload: every_ms alone is then a
+// schedule (no count needed), a count still caps it; it needs every_ms, names only "published",
+// and an idempotency lab (whose clients publish nothing) refuses it.
+TEST(FaultScheduleLoaderTest, until_published_bounds_a_repeated_fault_by_the_workload) {
+    const Scenario s = parse(fault_doc(json::parse(R"([
+        {"action": "restart", "target": "C1", "at_ms": 100, "every_ms": 300, "until": "published"},
+        {"action": "restart", "target": "C2", "at_ms": 100, "every_ms": 300, "count": 4, "until": "published"},
+        {"action": "pause", "target": "C2", "at_ms": 50, "every_ms": 200, "count": 3}
+    ])")));
+    ASSERT_EQ(s.faults.size(), 3u);
+    EXPECT_TRUE(s.faults[0].trigger.until_published);
+    EXPECT_EQ(s.faults[0].trigger.every_ms, 300);
+    EXPECT_EQ(s.faults[0].trigger.count, k_fault_count_until_published);
+    EXPECT_TRUE(s.faults[1].trigger.until_published);
+    EXPECT_EQ(s.faults[1].trigger.count, 4);
+    EXPECT_FALSE(s.faults[2].trigger.until_published);
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "until": "published"}])")),
+                 "/faults/0/until", "give \"every_ms\" as well");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "every_ms": 5, "until": "drained"}])")),
+                 "/faults/0/until", "\"published\"");
+    expect_error(fault_doc(json::parse(R"([{"action": "kill", "target": "C1", "at_ms": 1, "every_ms": 5}])")),
+                 "/faults/0/every_ms", "or \"until\": \"published\"");
+    json idem = json::parse(R"({
+        "id": "i-1", "title": "I", "kind": "workload",
+        "idem": { "clients": [ { "name": "A", "requests": [ { "client_key": "k", "at_ms": 0 } ] } ] },
+        "faults": [ { "action": "kill", "target": "A", "at_ms": 1, "every_ms": 10, "until": "published" } ],
+        "expect": { "wrong": "none" }
+    })");
+    expect_error(idem, "/faults/0/until", "give \"count\"");
+}
+
 // Which action may act on which target is one table (fault/faults.cpp): the loader refuses a
 // pairing it does not list, naming what the action acts on, and an action that needs another
 // target (failover: the replica) says how to give the lab one.

@@ -253,6 +253,52 @@ TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_fai
     }
 }
 
+// "until": "published": the repeats go on while the producer publishes and end with it, however
+// many the schedule would allow. The events are due up to 900 ms: "restart C1 every 300 ms from 100
+// ms" fires at 100, 400 and 700 ms, never at 1000 ms; each restart found C1 running and says it
+// killed it. A restart of a role that is not running starts it and says it killed nothing.
+TEST(SimFaultScheduleTest, a_fault_repeated_until_published_ends_with_the_producer) {
+    Scenario s = test::scenario("08h-restart-pel.json");
+    s.events = {EventSpec{.order = 42, .type = "created", .version = 1, .at_ms = 0},
+                EventSpec{.order = 42, .type = "paid", .version = 2, .at_ms = 900}};
+    s.job_cost_ms = {{"created", 10}, {"paid", 10}};
+    s.faults.clear();
+    FaultSpec restart;
+    restart.action = FaultAction::restart;
+    restart.target = "C1";
+    restart.trigger.at_ms = 100;
+    restart.trigger.every_ms = 300;
+    restart.trigger.count = k_fault_count_until_published;
+    restart.trigger.until_published = true;
+    FaultSpec kill;
+    kill.action = FaultAction::kill;
+    kill.target = "C2";
+    kill.trigger.at_ms = 50;
+    FaultSpec start = restart;
+    start.target = "C2";
+    start.trigger = FaultTrigger{};
+    start.trigger.at_ms = 60;
+    s.faults = {restart, kill, start};
+    s.expect = Expectation{};
+    s.expect.wrong = Expectation::Count::at_least;
+    s.expect.n = 0;
+    const LabResult lab = test::run_sim(s, 3);
+    ASSERT_EQ(lab.trials.size(), 3u);
+    for (const auto& t : lab.trials) {
+        std::vector<std::string> seen;
+        for (const auto& r : t.history)
+            if (r.op == Op::fault && r.data.at("phase") == "ok")
+                seen.push_back(fmt::format("{} {} {}{} @{}", r.data.at("fault").get<int>(),
+                                           r.data.at("action").get<std::string>(), r.data.at("target").get<std::string>(),
+                                           r.data.contains("killed") ? r.data.at("killed").get<bool>() ? " killed" : " started"
+                                                                     : "",
+                                           r.t_ns / 1'000'000));
+        EXPECT_EQ(seen, (std::vector<std::string>{"2 kill C2 @50", "3 restart C2 started @60", "1 restart C1 killed @100",
+                                                  "1 restart C1 killed @400", "1 restart C1 killed @700"}));
+        EXPECT_EQ(t.accounting.lost, 0);
+    }
+}
+
 // Both triggers: the fault waits for whichever comes later. "at 600 ms, once created was received"
 // fires at 600 ms (the receipt came first); "at 10 ms, once paid was written" waits for the write.
 TEST(SimFaultScheduleTest, a_fault_with_at_ms_and_after_fires_at_whichever_comes_later) {
