@@ -77,6 +77,7 @@ TEST(ScenarioSchemaTest, SchemaNamesTheLoadersVocabulary) {
     EXPECT_EQ(ops_with_fields, as_set(op_names()));
     EXPECT_EQ(enum_of("/$defs/fault/properties/action"), as_set(fault_action_names()));
     EXPECT_EQ(property_names("/$defs/loadBands"), as_set(load_figure_names()));
+    EXPECT_EQ(property_names("/$defs/soakBands"), as_set(soak_figure_names()));
     std::set<std::string> top, autoclaim;
     for (const auto& f : recovery_fields()) {
         const std::string name = f.name;
@@ -127,6 +128,7 @@ const std::vector<Place>& places() {
         {"/generate/events/N", fixed("/$defs/generate/properties/events/items")},
         {"/generate/job_cost", fixed("/$defs/costDraw")},
         {"/generate/slow_jobs/N", fixed("/$defs/generate/properties/slow_jobs/items")},
+        {"/soak", fixed("/properties/soak")},
         {"/shard", fixed("/$defs/shard")},
         {"/shard/reshard", fixed("/$defs/shard/properties/reshard")},
         {"/faults/N", fixed("/$defs/fault")},
@@ -164,10 +166,11 @@ const std::vector<Place>& places() {
         {k_expect + "/stale_overwrite(/N)?", fixed("/$defs/staleOverwrite")},
         {k_expect + "/counts", fixed("/$defs/expect/properties/counts")},
         {k_expect + "/load", fixed("/$defs/loadBands")},
+        {k_expect + "/soak", fixed("/$defs/soakBands")},
         {k_expect + "/(wrong|lost|duplicated|redelivered|unexpected|processed_once|reordered|unapplied|"
                     "side_effects_out_of_order|republished|reapplied|skipped)",
          fixed("/$defs/band")},
-        {k_expect + "/(counts|load)/[^/]+", fixed("/$defs/band")},
+        {k_expect + "/(counts|load|soak)/[^/]+", fixed("/$defs/band")},
         {k_expect + "/(every_trial_has|has|never|sequence)/N/bands/[^/]+", fixed("/$defs/band")},
         {k_expect + "/sequence/N/gap_ms", fixed("/$defs/band")},
         {"/documented", fixed("/$defs/documented")},
