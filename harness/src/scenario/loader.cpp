@@ -1091,6 +1091,39 @@ std::string parser_reason(const json::parse_error& e) {
     return bracket == std::string::npos ? what : what.substr(bracket + 2);
 }
 
+// The byte where parsing `text` stops, found by a second pass that builds nothing: json::parse's
+// out_of_range (a number too large for a double, 1e400) carries no position of its own.
+size_t parse_error_byte(const std::string& text) {
+    struct Where : nlohmann::json_sax<json> {
+        size_t byte = 0;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t&) override { return true; }
+        bool string(string_t&) override { return true; }
+        bool binary(binary_t&) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t&) override { return true; }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t at, const std::string&, const nlohmann::detail::exception&) override {
+            byte = at;
+            return false;
+        }
+    } where;
+    json::sax_parse(text, &where, json::input_format_t::json, true, /*ignore_comments=*/true);
+    return where.byte;
+}
+
+// The library's message without its exception id: "number overflow parsing '1e400'".
+std::string without_exception_id(const json::exception& e) {
+    const std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, const std::string& file_for_errors) {
@@ -1099,6 +1132,9 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
         doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
     } catch (const json::parse_error& e) {
         throw ScenarioError(file_for_errors, text_position(text, e.byte), parser_reason(e));
+    } catch (const json::exception& e) {
+        // A number out of a double's range (out_of_range 406): a refusal like a syntax error.
+        throw ScenarioError(file_for_errors, text_position(text, parse_error_byte(text)), without_exception_id(e));
     }
     Scenario s = read_scenario(Reader(file_for_errors), doc);
     s.file = file_for_errors;
