@@ -10,6 +10,7 @@
 #include "ports/seed_text.h"
 #include "report/idem_json.h"
 #include "report/reporter.h"
+#include "util/json_shape.h"
 
 namespace relab {
 
@@ -404,6 +405,12 @@ LabResult lab_from_json(const json& j, const std::string& path) {
 
 RunReport run_from_json(const json& j) {
     object_at(j, "");
+    // relab's reports nest about a dozen levels (a lab's scenario inside the run). Deeper is refused
+    // before a scenario or a record is copied or printed: both recurse once a level.
+    constexpr size_t k_max_nesting = 100;
+    if (const auto at = json_nested_too_deep(j, k_max_nesting))
+        throw std::runtime_error(
+            fmt::format("JSON report: at {}: nested more than {} arrays and objects deep", *at, k_max_nesting));
     RunReport run;
     run.relab_commit = get<std::string>(j, "", "relab_commit", "");
     run.seed = get<uint64_t>(j, "", "seed", 0);

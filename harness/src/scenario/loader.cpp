@@ -17,6 +17,7 @@
 #include "scenario/idem_loader.h"
 #include "scenario/json_reader.h"
 #include "scenario/scenario.h"
+#include "util/json_shape.h"
 
 namespace relab {
 
@@ -1091,6 +1092,18 @@ std::string parser_reason(const json::parse_error& e) {
     return bracket == std::string::npos ? what : what.substr(bracket + 2);
 }
 
+// Arrays and objects within each other: the scenarios nest 9 levels at most. Deeper is refused
+// before anything copies or prints the value (both recurse once a level).
+constexpr size_t k_max_nesting = 64;
+// What a mutant's patch may add to its lab, in JSON values: room for any change a lab needs, none
+// for a patch whose "copy" ops double the document forty times over.
+constexpr size_t k_max_patch_growth = 10000;
+
+void check_nesting(const json& doc, const std::string& file) {
+    if (const auto at = json_nested_too_deep(doc, k_max_nesting))
+        throw ScenarioError(file, *at, fmt::format("nested more than {} arrays and objects deep", k_max_nesting));
+}
+
 // The byte where parsing `text` stops, found by a second pass that builds nothing: json::parse's
 // out_of_range (a number too large for a double, 1e400) carries no position of its own.
 size_t parse_error_byte(const std::string& text) {
@@ -1136,6 +1149,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
         // A number out of a double's range (out_of_range 406): a refusal like a syntax error.
         throw ScenarioError(file_for_errors, text_position(text, parse_error_byte(text)), without_exception_id(e));
     }
+    check_nesting(doc, file_for_errors);
     Scenario s = read_scenario(Reader(file_for_errors), doc);
     s.file = file_for_errors;
     s.source = std::move(doc);
@@ -1146,13 +1160,26 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
 
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
     const std::string file = fmt::format("{} (mutant {})", s.file, mutant.name);
-    json doc;
-    try {
-        doc = s.source.patch(mutant.patch);
-    } catch (const json::exception& e) {
-        throw ScenarioError(s.file, "/mutants", fmt::format("mutant {}: the patch does not apply: {}", mutant.name, e.what()));
+    auto refuse = [&](const std::string& why) {
+        throw ScenarioError(s.file, "/mutants", fmt::format("mutant {}: the patch does not apply: {}", mutant.name, why));
+    };
+    // One op at a time, each result measured: an op can at most double the document (a "copy" of
+    // its root), so neither the values nor the nesting run away before the check.
+    json doc = s.source;
+    const size_t max_values = json_value_count(doc, std::numeric_limits<size_t>::max()) + k_max_patch_growth;
+    for (size_t i = 0; i < mutant.patch.size(); ++i) {
+        try {
+            doc.patch_inplace(json::array({mutant.patch[i]}));
+        } catch (const json::exception& e) {
+            refuse(e.what());
+        }
+        if (const auto at = json_nested_too_deep(doc, k_max_nesting))
+            refuse(fmt::format("op {} nests {} more than {} arrays and objects deep", i + 1, *at, k_max_nesting));
+        if (json_value_count(doc, max_values) > max_values)
+            refuse(fmt::format("op {} grows the lab by more than {} JSON values", i + 1, k_max_patch_growth));
     }
-    doc.erase("mutants");
+    // A patch may replace the whole document: read_scenario says what a non-object is.
+    if (doc.is_object()) doc.erase("mutants");
     Scenario m = read_scenario(Reader(file), doc);
     m.file = s.file;
     m.source = std::move(doc);

@@ -11,7 +11,9 @@
 #include "real/temp_dir.h"
 #include "report/lab_diff.h"
 #include "report/report_dir.h"
+#include "report/reporter.h"
 #include "scenario/scenario.h"
+#include "util/json_shape.h"
 
 namespace relab {
 namespace {
@@ -25,6 +27,25 @@ std::optional<ScenarioError> scenario_error(const std::string& text) {
         return e;
     }
     return std::nullopt;
+}
+
+std::string report_error(const json& j) {
+    try {
+        run_from_json(j);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+const char* k_lab = R"({
+    "id": "t-1", "title": "T", "kind": "workload",
+    "orders": [ { "id": 42 } ],
+    "events": [ { "order": 42, "type": "created", "version": 1 } ],
+    "expect": { "wrong": "none" })";
+
+std::string with_mutant_patch(const json& patch) {
+    return std::string(k_lab) + R"(, "mutants": [{"name": "m", "change": "c", "patch": )" + patch.dump() + "}]}";
 }
 
 TEST(FuzzFindingsTest, a_number_beyond_a_double_is_a_scenario_error_at_its_line) {
@@ -53,6 +74,74 @@ TEST(FuzzFindingsTest, a_report_file_with_a_number_beyond_a_double_is_not_json_a
     } catch (const std::runtime_error& e) {
         EXPECT_EQ(std::string(e.what()).rfind(file + ": not JSON (", 0), 0u) << e.what();
     }
+}
+
+TEST(FuzzFindingsTest, a_scenario_nested_deeper_than_64_is_refused_at_the_value) {
+    // Dumping the value into the message recursed once a level: 50,000 '[' overflowed the stack.
+    const std::string deep = std::string(50000, '[') + std::string(50000, ']');
+    const auto e = scenario_error(R"({"id": "a", "title": )" + deep + "}");
+    ASSERT_TRUE(e.has_value());
+    std::string path = "/title";
+    for (int i = 0; i < 63; ++i) path += "/0";
+    EXPECT_EQ(e->json_path(), path);
+    EXPECT_EQ(e->reason(), "nested more than 64 arrays and objects deep");
+}
+
+TEST(FuzzFindingsTest, a_report_nested_deeper_than_100_is_refused_at_the_value) {
+    json deep = json::array();
+    for (int i = 0; i < 200; ++i) deep = json::array({deep});
+    json j = {{"labs", json::array({{{"id", "x"}, {"scenario", {{"id", deep}}}}})}};
+    const std::string e = report_error(j);
+    EXPECT_EQ(e.rfind("JSON report: at /labs/0/scenario/id/0/0/", 0), 0u) << e;
+    EXPECT_NE(e.find(": nested more than 100 arrays and objects deep"), std::string::npos) << e;
+}
+
+TEST(FuzzFindingsTest, a_mutant_patch_that_keeps_doubling_the_lab_is_refused) {
+    // {"op": "copy"} of a value into itself, forty times: 2^40 values, out of memory.
+    json patch = json::array({{{"op", "add"}, {"path", "/a"}, {"value", json::object()}}});
+    for (int i = 0; i < 40; ++i) patch.push_back({{"op", "copy"}, {"from", "/a"}, {"path", "/a/k" + std::to_string(i)}});
+    const auto e = scenario_error(with_mutant_patch(patch));
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->json_path(), "/mutants");
+    EXPECT_EQ(e->reason().rfind("mutant m: the patch does not apply: op ", 0), 0u) << e->what();
+    EXPECT_NE(e->reason().find(" grows the lab by more than 10000 JSON values"), std::string::npos) << e->what();
+}
+
+TEST(FuzzFindingsTest, a_mutant_patch_that_nests_the_lab_too_deep_is_refused) {
+    // Each copy of /a into its own deepest object about doubles its depth: past 64 in six ops,
+    // though the file itself nests 5 deep.
+    json patch = json::array({{{"op", "add"}, {"path", "/a"}, {"value", {{"k", json::object()}}}}});
+    std::string leaf = "/a/k";
+    for (int i = 0; i < 7; ++i) {
+        patch.push_back({{"op", "copy"}, {"from", "/a"}, {"path", leaf}});
+        leaf += leaf.substr(2);
+    }
+    const auto e = scenario_error(with_mutant_patch(patch));
+    ASSERT_TRUE(e.has_value());
+    EXPECT_EQ(e->json_path(), "/mutants");
+    EXPECT_NE(e->reason().find("more than 64 arrays and objects deep"), std::string::npos) << e->what();
+}
+
+TEST(FuzzFindingsTest, a_mutant_patch_that_replaces_the_lab_with_a_number_is_a_scenario_error) {
+    // The loader erased "mutants" from the patched document: a type_error on a number.
+    const auto e = scenario_error(with_mutant_patch(json::parse(R"([{"op": "replace", "path": "", "value": 5}])")));
+    ASSERT_TRUE(e.has_value());
+    EXPECT_STREQ(e->what(), "f.json (mutant m): expected a JSON object at the top level, got 5");
+}
+
+TEST(FuzzFindingsTest, json_nesting_is_measured_without_recursion) {
+    EXPECT_EQ(json_nested_too_deep(json(1), 0), std::nullopt);
+    EXPECT_EQ(json_nested_too_deep(json::array(), 1), std::nullopt);
+    EXPECT_EQ(json_nested_too_deep(json::array(), 0), "");
+    // {"a": [1, {"b/~": []}]} nests 4 deep: the object, "a", its second element, "b/~".
+    EXPECT_EQ(json_nested_too_deep(json::parse(R"({"a": [1, {"b/~": []}]})"), 4), std::nullopt);
+    EXPECT_EQ(json_nested_too_deep(json::parse(R"({"a": [1, {"b/~": []}]})"), 3), "/a/1/b~1~0");
+    EXPECT_EQ(json_nested_too_deep(json::parse(R"({"a": [1, {"b/~": []}]})"), 2), "/a/1");
+    EXPECT_EQ(json_nested_too_deep(json::parse(R"({"a": [1, {"b/~": [], "c": 1}]})"), 4), std::nullopt);
+    EXPECT_EQ(json_nested_too_deep(json::parse(R"({"x": {}, "a": [1, {"b/~": [[]]}], "z": [[]]})"), 4),
+              "/a/1/b~1~0/0");
+    EXPECT_EQ(json_value_count(json::parse(R"({"a": [1, {"b": []}], "c": null})"), 100), 6u);
+    EXPECT_EQ(json_value_count(json::parse(R"([1, 2, 3, 4])"), 2), 3u);  // stops once past the limit
 }
 
 }  // namespace
