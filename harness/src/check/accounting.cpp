@@ -15,6 +15,7 @@ namespace {
 
 using nlohmann::json;
 
+using record_fields::bool_field;
 using record_fields::int_field;
 using record_fields::text_field;
 
@@ -145,7 +146,7 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
 
 bool reached_stream(const HistoryRecord& r) {
     if (r.op != Op::publish) return false;
-    return text_field(r.data, "result") == "ok" || (r.data.value("reply_lost", false) && r.data.contains("entry"));
+    return text_field(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && r.data.contains("entry"));
 }
 
 Accounting account(const std::vector<HistoryRecord>& history) {

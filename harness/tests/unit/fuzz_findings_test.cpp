@@ -2,17 +2,20 @@
 // crashed a target are replayed by ctest's fuzz_regressions (harness/fuzz/regressions/); these
 // tests pin the messages.
 #include <fstream>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "check/record_fields.h"
 #include "real/temp_dir.h"
 #include "report/lab_diff.h"
 #include "report/report_dir.h"
 #include "report/reporter.h"
 #include "scenario/scenario.h"
+#include "util/json_number.h"
 #include "util/json_shape.h"
 
 namespace relab {
@@ -127,6 +130,62 @@ TEST(FuzzFindingsTest, a_mutant_patch_that_replaces_the_lab_with_a_number_is_a_s
     const auto e = scenario_error(with_mutant_patch(json::parse(R"([{"op": "replace", "path": "", "value": 5}])")));
     ASSERT_TRUE(e.has_value());
     EXPECT_STREQ(e->what(), "f.json (mutant m): expected a JSON object at the top level, got 5");
+}
+
+TEST(FuzzFindingsTest, a_report_number_its_field_cannot_hold_names_its_path) {
+    // get<int>() of 1e300 is undefined behaviour (UBSan: outside the range of representable values).
+    EXPECT_EQ(report_error(json::parse(R"({"labs": [{"id": "x", "trials": [{"trial": 1e300}]}]})")),
+              "JSON report: at /labs/0/trials/0/trial: expected a number from -2147483648 to 2147483647, got 1e+300");
+    EXPECT_EQ(report_error(json::parse(R"({"seed": -1})")),
+              "JSON report: at /seed: expected a number from 0 to 18446744073709551615, got -1");
+    // The checker subtracts record times: they must stay within ±2^62 ns.
+    EXPECT_EQ(report_error(json::parse(R"({"labs": [{"id": "x", "trials": [{"history": [{"op": "start", "t_us": 1e16}]}]}]})")),
+              "JSON report: at /labs/0/trials/0/history/0/t_us: expected a time within ±4611686018427387904 ns of the "
+              "trial's start, got 10000000000000000");
+    EXPECT_EQ(report_error(json::parse(R"({"labs": [{"id": "x", "trials": [{"history": [{"op": "start", "t_ns": -9.2e18}]}]}]})")),
+              "JSON report: at /labs/0/trials/0/history/0/t_ns: expected a time within ±4611686018427387904 ns of the "
+              "trial's start, got -9200000000000000000");
+}
+
+TEST(FuzzFindingsTest, idempotency_fields_of_the_wrong_type_name_their_path) {
+    // read_idem_json used json::value(), whose type_error escaped with no path.
+    EXPECT_EQ(report_error(json::parse(R"({"labs": [{"id": "x", "trials": [{"idem": {"counts": {"sends": "3"}}}]}]})")),
+              "JSON report: at /labs/0/trials/0/idem/counts/sends: expected a number, got a string");
+    EXPECT_EQ(report_error(json::parse(R"({"labs": [{"id": "x", "trials": [{"idem": {"counts": 5}}]}]})")),
+              "JSON report: at /labs/0/trials/0/idem/counts: expected an object, got a number");
+    EXPECT_EQ(report_error(json::parse(R"({"labs": [{"id": "x", "summary": {"measurements": [7]}}]})")),
+              "JSON report: at /labs/0/summary/measurements/0: expected an object, got a number");
+}
+
+TEST(FuzzFindingsTest, a_null_record_field_reads_as_absent) {
+    // history_record_from_json used json::value(), whose type_error a null escaped with.
+    const RunReport run = run_from_json(json::parse(
+        R"({"labs": [{"id": "x", "trials": [{"history": [{"op": "start", "trial": null, "t_ns": null, "t_us": 7}]}]}]})"));
+    ASSERT_EQ(run.labs.at(0).trials.at(0).history.size(), 1u);
+    EXPECT_EQ(run.labs[0].trials[0].history[0].t_ns, 7000);
+}
+
+TEST(FuzzFindingsTest, a_record_number_beyond_int64_reads_as_absent) {
+    const json data = {{"a", 1e300}, {"b", 18446744073709551615ULL}, {"c", -2.5}, {"d", "7"}};
+    EXPECT_EQ(record_fields::int_field(data, "a", -1), -1);
+    EXPECT_EQ(record_fields::int_field(data, "b", -1), -1);
+    EXPECT_EQ(record_fields::int_field(data, "c", -1), -2);  // truncated, as get<int64_t>() does
+    EXPECT_EQ(record_fields::int_field(data, "d", -1), -1);
+}
+
+TEST(FuzzFindingsTest, json_number_as_holds_only_what_fits) {
+    EXPECT_EQ(json_number_as<int>(json(2147483647)), 2147483647);
+    EXPECT_EQ(json_number_as<int>(json(2147483648LL)), std::nullopt);
+    EXPECT_EQ(json_number_as<int64_t>(json(9223372036854775807ULL)), INT64_MAX);
+    EXPECT_EQ(json_number_as<int64_t>(json(9223372036854775808ULL)), std::nullopt);
+    EXPECT_EQ(json_number_as<int64_t>(json(9223372036854775808.0)), std::nullopt);
+    EXPECT_EQ(json_number_as<int64_t>(json(-9223372036854775808.0)), INT64_MIN);
+    EXPECT_EQ(json_number_as<uint64_t>(json(-1)), std::nullopt);
+    EXPECT_EQ(json_number_as<uint64_t>(json(-0.5)), 0u);
+    EXPECT_EQ(json_number_as<uint64_t>(json(18446744073709551616.0)), std::nullopt);
+    EXPECT_EQ(json_number_as<int>(json(std::numeric_limits<double>::quiet_NaN())), std::nullopt);
+    EXPECT_EQ(json_number_as<double>(json(1e300)), 1e300);
+    EXPECT_EQ(json_number_as<int>(json("1")), std::nullopt);
 }
 
 TEST(FuzzFindingsTest, json_nesting_is_measured_without_recursion) {
