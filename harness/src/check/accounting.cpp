@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "check/record_fields.h"
+#include "util/numbers.h"
 
 namespace relab {
 
@@ -57,19 +58,11 @@ std::string plural(int n, const char* one, const char* many) { return fmt::forma
 }  // namespace
 
 Accounting& Accounting::operator+=(const Accounting& o) {
-    published += o.published;
-    processed_once += o.processed_once;
-    duplicated += o.duplicated;
-    lost += o.lost;
-    redelivered += o.redelivered;
-    unexpected += o.unexpected;
-    stale_overwrites += o.stale_overwrites;
-    unapplied += o.unapplied;
-    side_effects += o.side_effects;
-    side_effects_out_of_order += o.side_effects_out_of_order;
-    republished += o.republished;
-    reapplied += o.reapplied;
-    skipped += o.skipped;
+    for (auto field : {&Accounting::published, &Accounting::processed_once, &Accounting::duplicated, &Accounting::lost,
+                       &Accounting::redelivered, &Accounting::unexpected, &Accounting::stale_overwrites,
+                       &Accounting::unapplied, &Accounting::side_effects, &Accounting::side_effects_out_of_order,
+                       &Accounting::republished, &Accounting::reapplied, &Accounting::skipped})
+        this->*field = add_clamped(this->*field, o.*field);
     return *this;
 }
 

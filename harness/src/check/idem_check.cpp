@@ -17,17 +17,10 @@ using record_fields::text_field;
 }  // namespace
 
 void IdemCounts::add(const IdemCounts& o) {
-    sends += o.sends;
-    orders += o.orders;
-    duplicates += o.duplicates;
-    created += o.created;
-    replays += o.replays;
-    conflicts += o.conflicts;
-    mismatches += o.mismatches;
-    layer4 += o.layer4;
-    errors += o.errors;
-    leaks += o.leaks;
-    unanswered += o.unanswered;
+    for (auto field : {&IdemCounts::sends, &IdemCounts::orders, &IdemCounts::duplicates, &IdemCounts::created,
+                       &IdemCounts::replays, &IdemCounts::conflicts, &IdemCounts::mismatches, &IdemCounts::layer4,
+                       &IdemCounts::errors, &IdemCounts::leaks, &IdemCounts::unanswered})
+        this->*field = add_clamped(this->*field, o.*field);
 }
 
 IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vector<PlacedOrder> orders) {

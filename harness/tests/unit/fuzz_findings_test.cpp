@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include "check/accounting.h"
+#include "check/idem_outcome.h"
 #include "check/record_fields.h"
 #include "real/temp_dir.h"
 #include "report/lab_diff.h"
@@ -163,6 +165,24 @@ TEST(FuzzFindingsTest, a_null_record_field_reads_as_absent) {
         R"({"labs": [{"id": "x", "trials": [{"history": [{"op": "start", "trial": null, "t_ns": null, "t_us": 7}]}]}]})"));
     ASSERT_EQ(run.labs.at(0).trials.at(0).history.size(), 1u);
     EXPECT_EQ(run.labs[0].trials[0].history[0].t_ns, 7000);
+}
+
+TEST(FuzzFindingsTest, counts_summed_over_trials_stop_at_ints_end) {
+    // Two trials of a report, "lost": 2147483647 and 1: the total overflowed (UBSan) in digest_run.
+    Accounting total;
+    total.lost = std::numeric_limits<int>::max();
+    Accounting one;
+    one.lost = 1;
+    one.published = 3;
+    total += one;
+    EXPECT_EQ(total.lost, std::numeric_limits<int>::max());
+    EXPECT_EQ(total.published, 3);
+    IdemCounts idem;
+    idem.sends = std::numeric_limits<int>::min();
+    IdemCounts minus;
+    minus.sends = -1;
+    idem.add(minus);
+    EXPECT_EQ(idem.sends, std::numeric_limits<int>::min());
 }
 
 TEST(FuzzFindingsTest, a_record_number_beyond_int64_reads_as_absent) {
