@@ -639,7 +639,9 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
         const json& list = r.array(o.at("publish_delay_ms"), o.path("publish_delay_ms"), false);
         for (size_t i = 0; i < list.size(); ++i) {
             Object d(r, list[i], child(o.path("publish_delay_ms"), i), {"order", "min", "max"});
-            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0), d.req_int("max", 0)};
+            // In µs the checker compares them with, they must fit.
+            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0, k_int64_max / 1000),
+                         d.req_int("max", 0, k_int64_max / 1000)};
             if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
             t.publish_delay_ms.push_back(b);
         }

@@ -185,6 +185,15 @@ TEST(FuzzFindingsTest, counts_summed_over_trials_stop_at_ints_end) {
     EXPECT_EQ(idem.sends, std::numeric_limits<int>::min());
 }
 
+TEST(FuzzFindingsTest, a_publish_delay_bound_must_fit_in_microseconds) {
+    // The checker compares it * 1000 with the measured µs: 2^63 - 1 ms overflowed.
+    const auto e = scenario_error(std::string(k_lab).substr(0, std::string(k_lab).rfind('}')) +
+                                  R"(, "publish_delay_ms": [{"order": 42, "min": 0, "max": 9223372036854775807}]}})");
+    ASSERT_TRUE(e.has_value());
+    EXPECT_STREQ(e->what(), "f.json: at /expect/publish_delay_ms/0/max: expected an integer in 0..9223372036854775, got "
+                            "9223372036854775807");
+}
+
 TEST(FuzzFindingsTest, a_record_number_beyond_int64_reads_as_absent) {
     const json data = {{"a", 1e300}, {"b", 18446744073709551615ULL}, {"c", -2.5}, {"d", "7"}};
     EXPECT_EQ(record_fields::int_field(data, "a", -1), -1);
