@@ -12,10 +12,11 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake g++ ninja-build pkg-config git redis-server redis-tools libhiredis-dev libpqxx-dev
           libboost-dev libboost-filesystem-dev libboost-context-dev nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev
           postgresql zlib1g-dev)
-# The tests also render the HTML report in headless Chromium, check junit.xml with xmllint and
-# validate docker-compose.yml with docker-compose (which needs no Docker engine for that).
+# The tests also render the HTML report in headless Chromium, check junit.xml with xmllint,
+# validate docker-compose.yml with docker-compose (which needs no Docker engine for that), and
+# build the fuzz targets with clang and libFuzzer (ctest label fuzz, harness/fuzz/).
 if [ "${1:-}" = "test" ]; then
-  PACKAGES+=(chromium fonts-dejavu-core libxml2-utils docker-compose)
+  PACKAGES+=(chromium fonts-dejavu-core libxml2-utils docker-compose clang libclang-rt-14-dev)
 fi
 
 missing=()
