@@ -1,8 +1,9 @@
 // libFuzzer target: one JSON file as `relab report` (report_dir.cpp's read_report_files) and
 // `relab diff` (lab_diff.cpp's read_digest) read it: a lab digest goes through digest_from_json;
 // a run report ("labs": [...]) through run_from_json (each lab's embedded scenario re-parsed), then
-// every lab's verdict is recomputed from its trials (recheck_verdict), and the run is merged and
-// digested and diffed against itself as those commands do. Anything else is skipped, as they skip it.
+// every lab's verdict is recomputed from its trials (recheck_verdict), its text report written (what
+// junit.xml carries for a broken lab), and the run is merged and digested and diffed against itself
+// as those commands do. Anything else is skipped, as they skip it.
 //
 // The readers refuse a file with a std::runtime_error naming the JSON Pointer ("JSON report: at
 // /labs/0/trials: expected an array, got a string"; "lab digest: at ..."), and text that is not
@@ -21,6 +22,7 @@
 
 #include "report/lab_diff.h"
 #include "report/lab_digest.h"
+#include "report/lab_summary.h"
 #include "report/report_dir.h"
 #include "report/reporter.h"
 #include "report/verdict_recheck.h"
@@ -40,6 +42,7 @@ bool is_refusal(const std::exception& e) {
 void read_run_report(const json& j) {
     relab::RunReport run = relab::run_from_json(j);
     for (auto& lab : run.labs) (void)relab::recheck_verdict(lab);
+    for (const auto& lab : run.labs) (void)relab::lab_text_report(lab);
     const relab::RunReport merged = relab::merge_runs({run, run});
     const relab::RunDigest d = relab::digest_run(merged);
     const relab::DigestDiff diff = relab::diff_digests(d, relab::digest_run(run));
