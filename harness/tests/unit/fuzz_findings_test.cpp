@@ -14,6 +14,7 @@
 #include "check/record_fields.h"
 #include "real/temp_dir.h"
 #include "report/lab_diff.h"
+#include "report/lab_summary.h"
 #include "report/report_dir.h"
 #include "report/reporter.h"
 #include "scenario/scenario.h"
@@ -192,6 +193,24 @@ TEST(FuzzFindingsTest, a_publish_delay_bound_must_fit_in_microseconds) {
     ASSERT_TRUE(e.has_value());
     EXPECT_STREQ(e->what(), "f.json: at /expect/publish_delay_ms/0/max: expected an integer in 0..9223372036854775, got "
                             "9223372036854775807");
+}
+
+TEST(FuzzFindingsTest, a_text_report_reads_record_fields_of_any_type_and_size) {
+    // relab report writes a broken lab's text report into junit.xml. A store record's "ttl_ms":
+    // 8.6e62 was cast to int64_t (UBSan; the report target, after the text report joined it), and a
+    // reshard record's "from": "two" threw type_error out of relab report.
+    RunReport idem = run_from_json(json::parse(
+        R"({"labs": [{"id": "x", "lab_kind": "idem_clients", "trials": [{"trial": 1, "history": [
+            {"op": "store", "actor": "c1", "t_ns": 0, "key": "k", "ttl_ms": 8.6e62}]}]}]})"));
+    EXPECT_NE(lab_text_report(idem.labs.at(0)).find("SET k {done} XX EX 0"), std::string::npos)
+        << lab_text_report(idem.labs[0]);
+    RunReport shard = run_from_json(json::parse(
+        R"({"labs": [{"id": "x", "lab_kind": "stream", "scenario": {"id": "t-1", "title": "T", "kind": "workload",
+            "orders": [{"id": 42}], "events": [{"order": 42, "type": "created", "version": 1}],
+            "shard": {"streams": 2}, "expect": {"wrong": "none"}},
+            "trials": [{"trial": 1, "history": [{"op": "reshard", "actor": "relab", "t_ns": 0, "from": "two", "to": 3}]}]}]})"));
+    EXPECT_NE(lab_text_report(shard.labs.at(0)).find("reshard 0 → 3 before event 0"), std::string::npos)
+        << lab_text_report(shard.labs[0]);
 }
 
 TEST(FuzzFindingsTest, a_record_number_beyond_int64_reads_as_absent) {
