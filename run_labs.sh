@@ -13,12 +13,13 @@ cd "$(dirname "$0")"
 PACKAGES=(cmake g++ ninja-build pkg-config git redis-server redis-tools libhiredis-dev libpqxx-dev
           libboost-dev libboost-filesystem-dev libboost-context-dev nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev
           postgresql zlib1g-dev)
-# The tests also render the HTML report in headless Chromium, check junit.xml with xmllint and
-# validate docker-compose.yml with docker-compose (which needs no Docker engine for that). The lint
+# The tests also render the HTML report in headless Chromium, check junit.xml with xmllint,
+# validate docker-compose.yml with docker-compose (which needs no Docker engine for that), and
+# build the fuzz targets with clang and libFuzzer (ctest label fuzz, harness/fuzz/). The lint
 # tests run node: Debian's nodejs and npm when the machine has no node and npm of its own (looked up
 # as commands, not packages: a NodeSource nodejs ships npm inside and conflicts with Debian's npm).
 if [ "${1:-}" = "test" ]; then
-  PACKAGES+=(chromium fonts-dejavu-core libxml2-utils docker-compose)
+  PACKAGES+=(chromium fonts-dejavu-core libxml2-utils docker-compose clang libclang-rt-14-dev)
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then PACKAGES+=(nodejs npm); fi
 fi
 

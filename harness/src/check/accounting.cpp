@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "check/record_fields.h"
+#include "util/numbers.h"
 
 namespace relab {
 
@@ -15,6 +16,7 @@ namespace {
 
 using nlohmann::json;
 
+using record_fields::bool_field;
 using record_fields::int_field;
 using record_fields::text_field;
 
@@ -56,19 +58,11 @@ std::string plural(int n, const char* one, const char* many) { return fmt::forma
 }  // namespace
 
 Accounting& Accounting::operator+=(const Accounting& o) {
-    published += o.published;
-    processed_once += o.processed_once;
-    duplicated += o.duplicated;
-    lost += o.lost;
-    redelivered += o.redelivered;
-    unexpected += o.unexpected;
-    stale_overwrites += o.stale_overwrites;
-    unapplied += o.unapplied;
-    side_effects += o.side_effects;
-    side_effects_out_of_order += o.side_effects_out_of_order;
-    republished += o.republished;
-    reapplied += o.reapplied;
-    skipped += o.skipped;
+    for (auto field : {&Accounting::published, &Accounting::processed_once, &Accounting::duplicated, &Accounting::lost,
+                       &Accounting::redelivered, &Accounting::unexpected, &Accounting::stale_overwrites,
+                       &Accounting::unapplied, &Accounting::side_effects, &Accounting::side_effects_out_of_order,
+                       &Accounting::republished, &Accounting::reapplied, &Accounting::skipped})
+        this->*field = add_clamped(this->*field, o.*field);
     return *this;
 }
 
@@ -145,7 +139,7 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
 
 bool reached_stream(const HistoryRecord& r) {
     if (r.op != Op::publish) return false;
-    return text_field(r.data, "result") == "ok" || (r.data.value("reply_lost", false) && r.data.contains("entry"));
+    return text_field(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && r.data.contains("entry"));
 }
 
 Accounting account(const std::vector<HistoryRecord>& history) {

@@ -115,7 +115,9 @@ std::optional<int64_t> idem_count(const IdemCounts& c, const std::string& name) 
 void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::string& lead, std::vector<std::string>& unmet) {
     auto fail = [&](const std::string& what) { unmet.push_back(lead + what); };
     for (const auto& [order, status] : terms.final_status) {
-        const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(), [&](const OrderRow& r) { return r.id == order; });
+        // A copy to capture: clang 14 (the fuzz build's) cannot capture a structured binding.
+        const int64_t id = order;
+        const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(), [&](const OrderRow& r) { return r.id == id; });
         if (row == t.final_rows.end())
             fail(fmt::format("#{} = {} (no row)", order, status));
         else if (row->status != status)

@@ -71,11 +71,21 @@ nlohmann::json to_json(const HistoryRecord& r) {
 }
 
 HistoryRecord history_record_from_json(const nlohmann::json& j) {
+    // An absent or null field takes its default, as in the JSON report whose reader (json_reader.cpp)
+    // has checked the fields' types and ranges before it calls this.
+    auto field = [&](const char* key) -> const nlohmann::json* {
+        const auto it = j.find(key);
+        return it == j.end() || it->is_null() ? nullptr : &*it;
+    };
     HistoryRecord r;
-    r.trial = j.value("trial", 0);
-    r.t_ns = j.contains("t_ns") ? j.at("t_ns").get<int64_t>() : j.value("t_us", int64_t{0}) * 1000;
-    r.actor = j.value("actor", "");
-    const std::string op = j.value("op", "");
+    if (const auto* v = field("trial")) r.trial = v->get<int>();
+    if (const auto* v = field("t_ns"))
+        r.t_ns = v->get<int64_t>();
+    else if (const auto* us = field("t_us"))
+        r.t_ns = us->get<int64_t>() * 1000;
+    if (const auto* v = field("actor")) r.actor = v->get<std::string>();
+    const auto* op_field = field("op");
+    const std::string op = op_field ? op_field->get<std::string>() : std::string();
     const auto named = op_named(op);
     if (!named)
         throw std::invalid_argument("unknown history op \"" + op + "\" (known ops: " + known_ops_text() + ")");

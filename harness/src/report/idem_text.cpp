@@ -5,8 +5,10 @@
 
 #include <fmt/format.h>
 
+#include "check/record_fields.h"
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
+#include "util/json_number.h"
 
 namespace relab {
 
@@ -52,8 +54,8 @@ std::string text_of(const nlohmann::json& d, const char* key) {
 }
 
 int64_t int_of(const nlohmann::json& d, const char* key, int64_t fallback = 0) {
-    if (!d.is_object() || !d.contains(key) || !d.at(key).is_number()) return fallback;
-    return d.at(key).get<int64_t>();
+    if (!d.is_object() || !d.contains(key)) return fallback;
+    return json_number_as<int64_t>(d.at(key)).value_or(fallback);  // a number int64_t cannot hold: the fallback
 }
 
 std::string ttl_text(int64_t ms) { return ms % 1000 == 0 ? fmt::format("EX {}", ms / 1000) : fmt::format("PX {}", ms); }
@@ -118,7 +120,7 @@ std::string describe(const HistoryRecord& r) {
         const std::string ttl = d.contains("keepttl") ? "KEEPTTL" : ttl_text(int_of(d, "ttl_ms"));
         std::string text = fmt::format("{}   SET {} {{done}} XX {} → ", pad, text_of(d, "key"), ttl);
         if (d.contains("error")) return text + "ERROR " + error_text(d);
-        return text + (d.value("written", false) ? "OK" : "(nil): the key is gone, nothing stored");
+        return text + (record_fields::bool_field(d, "written") ? "OK" : "(nil): the key is gone, nothing stored");
     }
     if (r.op == Op::answer)
         return fmt::format("{} ← {} {} ({})", r.actor, text_of(d, "code"), text_of(d, "body"), text_of(d, "source"));

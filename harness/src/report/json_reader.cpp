@@ -9,7 +9,9 @@
 
 #include "ports/seed_text.h"
 #include "report/idem_json.h"
+#include "report/json_fields.h"
 #include "report/reporter.h"
+#include "util/json_shape.h"
 
 namespace relab {
 
@@ -17,65 +19,16 @@ namespace {
 
 using nlohmann::json;
 
-std::string kind_text(const json& v) {
-    switch (v.type()) {
-        case json::value_t::null: return "null";
-        case json::value_t::boolean: return "a boolean";
-        case json::value_t::string: return "a string";
-        case json::value_t::array: return "an array";
-        case json::value_t::object: return "an object";
-        default: return "a number";
-    }
-}
-
-[[noreturn]] void wrong_type(const std::string& path, const char* expected, const json& got) {
-    throw std::runtime_error(fmt::format("JSON report: at {}: expected {}, got {}", path.empty() ? "/" : path,
-                                         expected, kind_text(got)));
-}
-
-const json& object_at(const json& v, const std::string& path) {
-    if (!v.is_object()) wrong_type(path, "an object", v);
-    return v;
-}
-
-// The field `key` of the object `obj` (at `path`), or `fallback` when it is absent or null.
-template <class T>
-T get(const json& obj, const std::string& path, const char* key, T fallback) {
-    object_at(obj, path);
-    const auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return fallback;
-    const std::string at = path + "/" + key;
-    if constexpr (std::is_same_v<T, bool>) {
-        if (!it->is_boolean()) wrong_type(at, "a boolean", *it);
-    } else if constexpr (std::is_arithmetic_v<T>) {
-        if (!it->is_number()) wrong_type(at, "a number", *it);
-    } else if constexpr (std::is_same_v<T, std::string>) {
-        if (!it->is_string()) wrong_type(at, "a string", *it);
-    }
-    try {
-        return it->get<T>();
-    } catch (const json::exception& e) {
-        throw std::runtime_error(fmt::format("JSON report: at {}: {}", at, e.what()));
-    }
-}
-
-// The array field `key`, or an empty array when absent or null.
-const json& array_at(const json& obj, const std::string& path, const char* key) {
-    static const json empty = json::array();
-    object_at(obj, path);
-    const auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return empty;
-    if (!it->is_array()) wrong_type(path + "/" + key, "an array", *it);
-    return *it;
-}
-
-const json& object_field(const json& obj, const std::string& path, const char* key) {
-    static const json empty = json::object();
-    object_at(obj, path);
-    const auto it = obj.find(key);
-    if (it == obj.end() || it->is_null()) return empty;
-    return object_at(*it, path + "/" + key);
-}
+// The field readers every part of the report shares (json_fields.h); their names are this file's,
+// unique in the report layer's unity batches as its own would have to be.
+using report_json::array_at;
+using report_json::get;
+using report_json::index_path;
+using report_json::number_at;
+using report_json::object_at;
+using report_json::object_field;
+using report_json::strings_at;
+using report_json::wrong_type;
 
 uint64_t seed_from_text(const std::string& text, const std::string& path) {
     try {
@@ -83,18 +36,6 @@ uint64_t seed_from_text(const std::string& text, const std::string& path) {
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("JSON report: at {}: {}", path, e.what()));
     }
-}
-
-std::string index_path(const std::string& path, const char* key, size_t i) { return fmt::format("{}/{}/{}", path, key, i); }
-
-std::vector<std::string> strings_at(const json& obj, const std::string& path, const char* key) {
-    std::vector<std::string> out;
-    const json& list = array_at(obj, path, key);
-    for (size_t i = 0; i < list.size(); ++i) {
-        if (!list[i].is_string()) wrong_type(index_path(path, key, i), "a string", list[i]);
-        out.push_back(list[i].get<std::string>());
-    }
-    return out;
 }
 
 std::vector<std::vector<std::string>> table_at(const json& obj, const std::string& path, const char* key) {
@@ -154,9 +95,9 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
     t.unmet = strings_at(j, path, "unmet");
     for (const auto& [order, us] : object_field(j, path, "publish_delay_us").items()) {
         const std::string p = path + "/publish_delay_us/" + order;
-        if (!us.is_number()) wrong_type(p, "a number", us);
+        const int64_t delay = number_at<int64_t>(us, p);
         try {
-            t.publish_delay_us[std::stoll(order)] = us.get<int64_t>();
+            t.publish_delay_us[std::stoll(order)] = delay;
         } catch (const std::logic_error&) {
             throw std::runtime_error(fmt::format("JSON report: at {}: expected an order id as key", p));
         }
@@ -182,8 +123,17 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
     for (size_t i = 0; i < history.size(); ++i) {
         const std::string p = index_path(path, "history", i);
         object_at(history[i], p);
-        get<int64_t>(history[i], p, "t_ns", 0);  // type checks before the lenient conversion
-        get<int64_t>(history[i], p, "t_us", 0);
+        get<int>(history[i], p, "trial", 0);  // type checks before the lenient conversion
+        // A record's time is ns from its trial's start (t_us * 1000 in a report without t_ns). The
+        // checker subtracts times: within ±2^62 ns (146 years) no difference overflows.
+        constexpr int64_t k_max_ns = int64_t{1} << 62;
+        const bool has_ns = history[i].contains("t_ns") && !history[i].at("t_ns").is_null();
+        const int64_t t_ns = get<int64_t>(history[i], p, "t_ns", 0);
+        const int64_t t_us = get<int64_t>(history[i], p, "t_us", 0);
+        if (has_ns ? (t_ns > k_max_ns || t_ns < -k_max_ns) : (t_us > k_max_ns / 1000 || t_us < -k_max_ns / 1000))
+            throw std::runtime_error(fmt::format("JSON report: at {}/{}: expected a time within ±{} ns of the trial's "
+                                                 "start, got {}", p, has_ns ? "t_ns" : "t_us", k_max_ns,
+                                                 has_ns ? t_ns : t_us));
         get<std::string>(history[i], p, "actor", "");
         const std::string op = get<std::string>(history[i], p, "op", "");
         if (!op_named(op))
@@ -229,7 +179,8 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
     }
     if (j.contains("role_peak_rss_kb") && j.at("role_peak_rss_kb").is_object())
         for (const auto& [actor, kb] : j.at("role_peak_rss_kb").items())
-            if (kb.is_number_integer()) t.role_peak_rss_kb[actor] = kb.get<int64_t>();
+            if (const auto x = kb.is_number_integer() ? json_number_as<int64_t>(kb) : std::nullopt)
+                t.role_peak_rss_kb[actor] = *x;
     return t;
 }
 
@@ -413,7 +364,7 @@ LabResult lab_from_json(const json& j, const std::string& path) {
         lab.failing_seeds.push_back(seed_from_text(text, summary_path + "/failing_seeds"));
     const std::string replay = get<std::string>(summary, summary_path, "replay_seed", "");
     if (!replay.empty()) lab.replay_seed = seed_from_text(replay, summary_path + "/replay_seed");
-    read_idem_json(j, lab);
+    read_idem_json(j, path, lab);
     return lab;
 }
 
@@ -421,6 +372,12 @@ LabResult lab_from_json(const json& j, const std::string& path) {
 
 RunReport run_from_json(const json& j) {
     object_at(j, "");
+    // relab's reports nest about a dozen levels (a lab's scenario inside the run). Deeper is refused
+    // before a scenario or a record is copied or printed: both recurse once a level.
+    constexpr size_t k_max_nesting = 100;
+    if (const auto at = json_nested_too_deep(j, k_max_nesting))
+        throw std::runtime_error(
+            fmt::format("JSON report: at {}: nested more than {} arrays and objects deep", *at, k_max_nesting));
     RunReport run;
     run.relab_commit = get<std::string>(j, "", "relab_commit", "");
     run.seed = get<uint64_t>(j, "", "seed", 0);

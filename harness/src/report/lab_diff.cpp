@@ -188,7 +188,7 @@ nlohmann::json parse_file(const fs::path& path) {
     text << in.rdbuf();
     try {
         return nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: a number beyond a double
         throw std::runtime_error(path.string() + ": not JSON (" + e.what() +
                                  "); pass a folder of run reports (reports/out) or a digest (reports/reference)");
     }

@@ -1,11 +1,14 @@
 #include "report/lab_digest.h"
 
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "report/lab_summary.h"
+#include "util/json_number.h"
 
 namespace relab {
 
@@ -55,7 +58,11 @@ T num_field(const json& o, const std::string& where, const char* key, bool requi
         return fallback;
     }
     if (!it->is_number()) bad(where + "/" + key, "expected a number");
-    return it->get<T>();
+    const std::optional<T> x = json_number_as<T>(*it);
+    if (!x)
+        bad(where + "/" + key, fmt::format("expected a number from {} to {}, got {}", std::numeric_limits<T>::lowest(),
+                                           std::numeric_limits<T>::max(), it->dump()));
+    return *x;
 }
 
 }  // namespace
@@ -205,8 +212,9 @@ RunDigest digest_from_json(const json& j) {
         if (acc != o.end() && !acc->is_null()) {
             if (!acc->is_object()) bad(where + "/accounting", "expected an object of counts");
             for (const auto& [k, v] : acc->items()) {
-                if (!v.is_number_integer()) bad(where + "/accounting/" + k, "expected a count");
-                l.accounting[k] = v.get<int>();
+                const std::optional<int> count = v.is_number_integer() ? json_number_as<int>(v) : std::nullopt;
+                if (!count) bad(where + "/accounting/" + k, "expected a count");
+                l.accounting[k] = *count;
             }
         }
         l.failure = str_field(o, where, "failure", false);

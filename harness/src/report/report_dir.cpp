@@ -108,7 +108,7 @@ SavedReports read_report_files(const std::vector<std::string>& names) {
         nlohmann::json j;
         try {
             j = nlohmann::json::parse(text.str());
-        } catch (const nlohmann::json::parse_error& e) {
+        } catch (const nlohmann::json::exception& e) {  // parse_error, or out_of_range: a number beyond a double
             throw std::runtime_error(path.string() + ": not JSON: " + e.what());
         }
         if (is_digest_json(j)) {

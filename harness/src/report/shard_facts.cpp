@@ -5,15 +5,22 @@
 
 #include <fmt/format.h>
 
+#include "check/record_fields.h"
+#include "util/json_number.h"
+
 namespace relab {
 
 namespace {
 
+using record_fields::bool_field;
+using record_fields::int_field;
+using record_fields::text_field;
+
 int64_t order_of(const HistoryRecord& r) {
     if (!r.data.is_object()) return -1;
     const auto ev = r.data.find("event");
-    if (ev == r.data.end() || !ev->is_object() || !ev->contains("order") || !ev->at("order").is_number()) return -1;
-    return ev->at("order").get<int64_t>();
+    if (ev == r.data.end() || !ev->is_object() || !ev->contains("order")) return -1;
+    return json_number_as<int64_t>(ev->at("order")).value_or(-1);
 }
 
 }  // namespace
@@ -21,13 +28,16 @@ int64_t order_of(const HistoryRecord& r) {
 ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
     ShardTrialFacts f;
     for (const auto& r : t.history) {
-        if (r.op == Op::publish && r.data.value("result", "") == "ok" && r.data.contains("stream"))
+        // Record fields are read as the checker reads them (record_fields.h): a value of another type
+        // is absent, so a hand-edited report cannot throw out of a text report.
+        if (r.op == Op::publish && text_field(r.data, "result") == "ok" && r.data.contains("stream") &&
+            r.data.at("stream").is_string())
             ++f.entries_per_stream[r.data.at("stream").get<std::string>()];
         if (r.op == Op::reshard && !f.reshard) f.reshard = r.data;
-        if (r.op == Op::observe && r.actor == "relab" && r.data.contains("streams"))
+        if (r.op == Op::observe && r.actor == "relab" && r.data.contains("streams") && r.data.at("streams").is_array())
             for (const auto& m : r.data.at("streams"))
-                f.shard_map.push_back(fmt::format("{} → slot {} on {}", m.value("stream", "?"), m.value("slot", -1),
-                                                  m.value("node", "?")));
+                f.shard_map.push_back(fmt::format("{} → slot {} on {}", text_field(m, "stream", "?"),
+                                                  int_field(m, "slot", -1), text_field(m, "node", "?")));
     }
     std::map<int64_t, std::string> expected;
     for (const auto& o : s.orders) expected[o.id] = o.expected_final;
@@ -48,9 +58,10 @@ std::string shard_facts_text(const ShardTrialFacts& f, size_t orders) {
     }
     if (f.reshard) {
         const auto& r = *f.reshard;
-        text += fmt::format("; reshard {} → {} before event {}", r.value("from", 0), r.value("to", 0), r.value("at_event", 0));
-        if (r.value("drain", false)) text += fmt::format(" (drained first: waited {} ms)", r.value("waited_ms", 0));
-        text += fmt::format(", {} of {} orders moved", r.value("moved_orders", 0), orders);
+        text += fmt::format("; reshard {} → {} before event {}", int_field(r, "from"), int_field(r, "to"),
+                            int_field(r, "at_event"));
+        if (bool_field(r, "drain")) text += fmt::format(" (drained first: waited {} ms)", int_field(r, "waited_ms"));
+        text += fmt::format(", {} of {} orders moved", int_field(r, "moved_orders"), orders);
     }
     text += fmt::format("; {} order{} wrong", f.wrong_orders.size(), f.wrong_orders.size() == 1 ? "" : "s");
     if (!f.wrong_orders.empty()) {

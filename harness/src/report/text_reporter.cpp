@@ -3,11 +3,13 @@
 // beside what the article documented, and whether the scenario's expectation held.
 #include "report/reporter.h"
 
+#include "check/record_fields.h"
 #include "ports/seed_text.h"
 #include "report/idem_text.h"
 #include "report/lab_summary.h"
 #include "report/shard_facts.h"
 #include "report/soak_table.h"
+#include "util/json_number.h"
 
 #include <algorithm>
 #include <cmath>
@@ -153,7 +155,7 @@ int64_t field_int(const nlohmann::json& data, const char* key, int64_t fallback)
     if (!data.is_object()) return fallback;
     const auto it = data.find(key);
     if (it == data.end()) return fallback;
-    if (it->is_number()) return it->get<int64_t>();
+    if (it->is_number()) return json_number_as<int64_t>(*it).value_or(fallback);  // 1e300: the fallback
     if (it->is_string()) {
         try {
             return std::stoll(it->get<std::string>());
@@ -245,7 +247,7 @@ private:
             const nlohmann::json ev = event_of(d);
             return fmt::format("{} sent {}'s side effect (#{} v={}) → tmp_side_effects seq {}{}", r.actor,
                                field_text(ev, "type"), field_text(d, "order"), field_text(d, "version"),
-                               field_text(d, "seq"), d.value("applied", true) ? "" : ", its write refused");
+                               field_text(d, "seq"), record_fields::bool_field(d, "applied", true) ? "" : ", its write refused");
         }
         if (r.op == Op::publish) return m_show_publish ? describe_publish(r) : std::string{};
         if (r.op == Op::buffer_hold)
@@ -352,7 +354,7 @@ private:
             return text;
         }
         if (mode == "insert_then_update") {
-            if (d.value("insert_conflict", false))
+            if (record_fields::bool_field(d, "insert_conflict"))
                 text += " → INSERT: ERROR 23505 unique_violation → UPDATE " + affected;
             else
                 text += " → INSERT " + affected;
@@ -381,7 +383,7 @@ private:
         }
         if (ok)
             return text + " OK → " + field_text(d, "entry") +
-                   (d.value("idmp_known", false) ? " (XADD IDMP: the entry the stream already had, nothing added)" : "");
+                   (record_fields::bool_field(d, "idmp_known") ? " (XADD IDMP: the entry the stream already had, nothing added)" : "");
 
         text += std::string(" ") + m_w.failed;
         if (attempt <= 1) {

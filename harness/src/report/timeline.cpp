@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "report/idem_text.h"
+#include "util/json_number.h"
 
 namespace relab {
 
@@ -32,8 +33,7 @@ std::string text_of(const json& v) {
 }
 
 std::optional<int64_t> int_of(const json& v) {
-    if (v.is_number_integer() || v.is_number_unsigned()) return v.get<int64_t>();
-    if (v.is_number_float()) return static_cast<int64_t>(v.get<double>());
+    if (v.is_number()) return json_number_as<int64_t>(v);  // nullopt for a number int64_t cannot hold
     if (v.is_string()) {
         const std::string s = v.get<std::string>();
         if (s.empty()) return std::nullopt;

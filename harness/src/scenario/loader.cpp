@@ -17,6 +17,7 @@
 #include "scenario/idem_loader.h"
 #include "scenario/json_reader.h"
 #include "scenario/scenario.h"
+#include "util/json_shape.h"
 
 namespace relab {
 
@@ -638,7 +639,9 @@ void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms&
         const json& list = r.array(o.at("publish_delay_ms"), o.path("publish_delay_ms"), false);
         for (size_t i = 0; i < list.size(); ++i) {
             Object d(r, list[i], child(o.path("publish_delay_ms"), i), {"order", "min", "max"});
-            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0), d.req_int("max", 0)};
+            // In µs the checker compares them with, they must fit.
+            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0, k_int64_max / 1000),
+                         d.req_int("max", 0, k_int64_max / 1000)};
             if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
             t.publish_delay_ms.push_back(b);
         }
@@ -1121,6 +1124,51 @@ std::string parser_reason(const json::parse_error& e) {
     return bracket == std::string::npos ? what : what.substr(bracket + 2);
 }
 
+// Arrays and objects within each other: the scenarios nest 9 levels at most. Deeper is refused
+// before anything copies or prints the value (both recurse once a level).
+constexpr size_t k_max_nesting = 64;
+// What a mutant's patch may add to its lab, in JSON values: room for any change a lab needs, none
+// for a patch whose "copy" ops double the document forty times over.
+constexpr size_t k_max_patch_growth = 10000;
+
+void check_nesting(const json& doc, const std::string& file) {
+    if (const auto at = json_nested_too_deep(doc, k_max_nesting))
+        throw ScenarioError(file, *at, fmt::format("nested more than {} arrays and objects deep", k_max_nesting));
+}
+
+// The byte where parsing `text` stops, found by a second pass that builds nothing: json::parse's
+// out_of_range (a number too large for a double, 1e400) carries no position of its own.
+size_t parse_error_byte(const std::string& text) {
+    struct Where : nlohmann::json_sax<json> {
+        size_t byte = 0;
+        bool null() override { return true; }
+        bool boolean(bool) override { return true; }
+        bool number_integer(number_integer_t) override { return true; }
+        bool number_unsigned(number_unsigned_t) override { return true; }
+        bool number_float(number_float_t, const string_t&) override { return true; }
+        bool string(string_t&) override { return true; }
+        bool binary(binary_t&) override { return true; }
+        bool start_object(std::size_t) override { return true; }
+        bool key(string_t&) override { return true; }
+        bool end_object() override { return true; }
+        bool start_array(std::size_t) override { return true; }
+        bool end_array() override { return true; }
+        bool parse_error(std::size_t at, const std::string&, const nlohmann::detail::exception&) override {
+            byte = at;
+            return false;
+        }
+    } where;
+    json::sax_parse(text, &where, json::input_format_t::json, true, /*ignore_comments=*/true);
+    return where.byte;
+}
+
+// The library's message without its exception id: "number overflow parsing '1e400'".
+std::string without_exception_id(const json::exception& e) {
+    const std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    return bracket == std::string::npos ? what : what.substr(bracket + 2);
+}
+
 }  // namespace
 
 Scenario parse_scenario(const std::string& text, const std::string& file_for_errors) {
@@ -1129,7 +1177,11 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
         doc = json::parse(text, nullptr, true, /*ignore_comments=*/true);
     } catch (const json::parse_error& e) {
         throw ScenarioError(file_for_errors, text_position(text, e.byte), parser_reason(e));
+    } catch (const json::exception& e) {
+        // A number out of a double's range (out_of_range 406): a refusal like a syntax error.
+        throw ScenarioError(file_for_errors, text_position(text, parse_error_byte(text)), without_exception_id(e));
     }
+    check_nesting(doc, file_for_errors);
     Scenario s = read_scenario(Reader(file_for_errors), doc);
     s.file = file_for_errors;
     s.source = std::move(doc);
@@ -1140,13 +1192,26 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
 
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
     const std::string file = fmt::format("{} (mutant {})", s.file, mutant.name);
-    json doc;
-    try {
-        doc = s.source.patch(mutant.patch);
-    } catch (const json::exception& e) {
-        throw ScenarioError(s.file, "/mutants", fmt::format("mutant {}: the patch does not apply: {}", mutant.name, e.what()));
+    auto refuse = [&](const std::string& why) {
+        throw ScenarioError(s.file, "/mutants", fmt::format("mutant {}: the patch does not apply: {}", mutant.name, why));
+    };
+    // One op at a time, each result measured: an op can at most double the document (a "copy" of
+    // its root), so neither the values nor the nesting run away before the check.
+    json doc = s.source;
+    const size_t max_values = json_value_count(doc, std::numeric_limits<size_t>::max()) + k_max_patch_growth;
+    for (size_t i = 0; i < mutant.patch.size(); ++i) {
+        try {
+            doc.patch_inplace(json::array({mutant.patch[i]}));
+        } catch (const json::exception& e) {
+            refuse(e.what());
+        }
+        if (const auto at = json_nested_too_deep(doc, k_max_nesting))
+            refuse(fmt::format("op {} nests {} more than {} arrays and objects deep", i + 1, *at, k_max_nesting));
+        if (json_value_count(doc, max_values) > max_values)
+            refuse(fmt::format("op {} grows the lab by more than {} JSON values", i + 1, k_max_patch_growth));
     }
-    doc.erase("mutants");
+    // A patch may replace the whole document: read_scenario says what a non-object is.
+    if (doc.is_object()) doc.erase("mutants");
     Scenario m = read_scenario(Reader(file), doc);
     m.file = s.file;
     m.source = std::move(doc);
