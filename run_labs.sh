@@ -76,34 +76,25 @@ if [ "${1:-}" = "test" ]; then
   exit "$status"
 fi
 
-if [ "${1:-}" = "load" ]; then
+# A group of labs found by name into reports/<name>/, then its index.html: `load` (every strategy
+# under the same generated workload: load-table.txt and .json, index.html with the throughput and p99
+# plots) and `soak` (100,002 events through S3+S5 while the consumer process is killed and restarted
+# every 3 s; soak-table.txt and .json; it stops by itself 20 s after its last event is due,
+# scenarios/soak/s3-s5-kills.json). Extra arguments go to relab run (--orders N for a smaller run).
+run_group() {
+  local name=$1
   shift
-  # Every strategy under the same generated workload, side by side: reports/load/load-table.txt and
-  # .json, index.html with the throughput and p99 plots. Extra arguments go to relab run (--orders N).
-  mkdir -p reports/load
-  ./build/relab run load --timelines none --out-dir reports/load "$@" || status=$?
+  mkdir -p "reports/$name"
+  ./build/relab run "$name" --timelines none --out-dir "reports/$name" "$@" || status=$?
   if [ "$status" -le 1 ]; then
     rc=0
-    ./build/relab report reports/load || rc=$?
+    ./build/relab report "reports/$name" || rc=$?
     if [ "$status" -eq 0 ]; then status=$rc; fi
   fi
   exit "$status"
-fi
-
-if [ "${1:-}" = "soak" ]; then
-  shift
-  # 100,002 events through S3+S5 while the consumer process is killed and restarted every 3 s; the
-  # run ends with the soak's accounting (reports/soak/soak-table.txt and .json). It stops by itself:
-  # the trial ends at the latest 20 s after its last event is due (scenarios/soak/s3-s5-kills.json).
-  # Extra arguments go to relab run (--orders N for a smaller soak).
-  mkdir -p reports/soak
-  ./build/relab run soak --timelines none --out-dir reports/soak "$@" || status=$?
-  if [ "$status" -le 1 ]; then
-    rc=0
-    ./build/relab report reports/soak || rc=$?
-    if [ "$status" -eq 0 ]; then status=$rc; fi
-  fi
-  exit "$status"
+}
+if [ "${1:-}" = "load" ] || [ "${1:-}" = "soak" ]; then
+  run_group "$@"
 fi
 
 mkdir -p reports/out
