@@ -35,6 +35,10 @@ bool Stream::create_group(const std::string&, const std::string&, const std::str
     not_supported("Stream::create_group");
 }
 
+void Stream::xack_all(const std::string& stream, const std::string& group, const std::vector<std::string>& ids) {
+    for (const auto& id : ids) xack(stream, group, id);
+}
+
 bool Stream::group_drained(const std::string&, const std::string&) { not_supported("Stream::group_drained"); }
 
 int64_t OrderStore::send_side_effect(int64_t, const std::string&, int64_t) {

@@ -88,6 +88,9 @@ public:
     // S2's draining router waits for before it reshards.
     virtual bool group_drained(const std::string& stream, const std::string& group);
     virtual void xack(const std::string& stream, const std::string& group, const std::string& id) = 0;
+    // XACK s g id1 id2 ...: one call for every entry of a read (stream.ack "batch"). Default: one
+    // xack per ID.
+    virtual void xack_all(const std::string& stream, const std::string& group, const std::vector<std::string>& ids);
     virtual std::vector<StreamEntry> xrange(const std::string& stream) = 0;
     // Start barrier: returns once `readers` consumers of this trial are blocked in XREADGROUP.
     virtual void wait_readers_blocked(int readers, Millis timeout) = 0;

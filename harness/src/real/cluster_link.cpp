@@ -152,6 +152,10 @@ void ClusterStream::xack(const std::string& s, const std::string& g, const std::
     m_r.on_key(m_r.ns().key(s), [&](ClusterRouter::Node& n) { n.stream->xack(s, g, id); });
 }
 
+void ClusterStream::xack_all(const std::string& s, const std::string& g, const std::vector<std::string>& ids) {
+    m_r.on_key(m_r.ns().key(s), [&](ClusterRouter::Node& n) { n.stream->xack_all(s, g, ids); });
+}
+
 std::vector<StreamEntry> ClusterStream::xrange(const std::string& s) {
     return m_r.on_key(m_r.ns().key(s), [&](ClusterRouter::Node& n) { return n.stream->xrange(s); });
 }

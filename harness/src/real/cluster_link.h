@@ -89,6 +89,7 @@ public:
                                         Millis block) override;
     bool create_group(const std::string& s, const std::string& g, const std::string& start) override;
     void xack(const std::string& s, const std::string& g, const std::string& id) override;
+    void xack_all(const std::string& s, const std::string& g, const std::vector<std::string>& ids) override;
     std::vector<StreamEntry> xrange(const std::string& s) override;
     bool group_drained(const std::string& s, const std::string& g) override;
     void wait_readers_blocked(int readers, Millis timeout) override;

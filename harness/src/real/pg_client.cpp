@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cstdio>
+#include <set>
 
 #include <fmt/format.h>
 #include <pqxx/pqxx>
@@ -79,6 +80,7 @@ struct PgSession::Impl {
     // Declared after conn so it unregisters before the connection goes. Notices (a WARNING for
     // COMMIT outside a transaction, ...) would otherwise go to stderr; results carry what matters.
     std::unique_ptr<pqxx::quiet_errorhandler> quiet;
+    std::set<std::string> prepared;  // statements prepared on this connection (exec_prepared)
 };
 
 PgSession::PgSession(const PgEndpoint& ep, const std::string& schema) : m_impl(std::make_unique<Impl>()) {
@@ -114,6 +116,7 @@ void PgSession::reconnect_if_broken() {
     if (!m_impl->broken) return;
     m_impl->quiet.reset();
     m_impl->conn.reset();
+    m_impl->prepared.clear();
     m_impl->broken = false;
     try {
         connect();
@@ -126,6 +129,21 @@ void PgSession::reconnect_if_broken() {
 PgSession::~PgSession() = default;
 
 SqlStepResult PgSession::run(const std::string& sql) {
+    return run_on_connection(sql, [&](pqxx::nontransaction& tx) { return tx.exec(sql); });
+}
+
+SqlStepResult PgSession::exec_prepared(const std::string& name, const std::string& definition,
+                                       const std::vector<std::string>& params, const std::string& shown) {
+    SqlStepResult r = run_on_connection(shown, [&](pqxx::nontransaction& tx) {
+        if (m_impl->prepared.insert(name).second) m_impl->conn->prepare(name, definition);
+        return tx.exec_prepared(name, pqxx::prepare::make_dynamic_params(params));
+    });
+    if (!r.ok()) throw PgError(shown, r.sqlstate, r.error);
+    return r;
+}
+
+template <class Exec>
+SqlStepResult PgSession::run_on_connection(const std::string& sql, Exec exec) {
     if (m_impl->broken)
         throw PgError(sql, "08003", "the connection was lost and not opened again (" + m_impl->ep.display() + ")");
     SqlStepResult r;
@@ -139,7 +157,7 @@ SqlStepResult PgSession::run(const std::string& sql) {
     // ROLLBACK, and after an error the server stays in the aborted block, as with psql.
     try {
         pqxx::nontransaction tx(*m_impl->conn);
-        pqxx::result res = tx.exec(sql);
+        pqxx::result res = exec(tx);
         tx.commit();
         r.tag = command_tag(res);
         r.affected = static_cast<int64_t>(res.affected_rows());
@@ -280,7 +298,14 @@ WriteResult RealOrderStore::write_state(const OrderWrite& w) {
     }
     switch (w.mode) {
         case WriteMode::plain:
-        case WriteMode::cas: out.affected = on_store(m_session, [&] { return m_session.exec(out.sql).affected; }); break;
+        case WriteMode::cas: {
+            // Prepared once per connection: out.sql is what it runs, with the values in place.
+            const PreparedSql p = *order_write_prepared(w);
+            out.affected = on_store(m_session, [&] {
+                return m_session.exec_prepared(p.name, p.definition, p.params, out.sql).affected;
+            });
+            break;
+        }
         case WriteMode::upsert: {
             // (xmax = 0) tells a row this statement inserted from one it updated.
             const std::string sql = out.sql + " RETURNING (xmax = 0) AS inserted";

@@ -49,6 +49,11 @@ public:
 
     SqlStepResult run(const std::string& sql);  // never throws for SQL errors
     SqlStepResult exec(const std::string& sql); // throws PgError on SQL errors
+    // `definition` ($1, $2, ... for `params`) prepared once per connection as `name` and executed
+    // with `params`: the server skips parsing and planning it again. `shown` is the statement as a
+    // reader sees it (with its values), for errors. Throws PgError on SQL errors.
+    SqlStepResult exec_prepared(const std::string& name, const std::string& definition,
+                                const std::vector<std::string>& params, const std::string& shown);
     std::string server_version();               // "15.18"
     // After a lost connection (PgError with SQLSTATE 08006) every call fails until this connects
     // again (search_path as before; any open transaction is gone). A role's ports call it before
@@ -57,6 +62,8 @@ public:
 
 private:
     void connect();
+    template <class Exec>
+    SqlStepResult run_on_connection(const std::string& sql, Exec exec);
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

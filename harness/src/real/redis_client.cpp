@@ -581,6 +581,12 @@ void RealStream::xack(const std::string& stream, const std::string& group, const
     m_client.call({"XACK", m_ns.key(stream), group, id});
 }
 
+void RealStream::xack_all(const std::string& stream, const std::string& group, const std::vector<std::string>& ids) {
+    std::vector<std::string> argv = {"XACK", m_ns.key(stream), group};
+    argv.insert(argv.end(), ids.begin(), ids.end());
+    m_client.call(argv);
+}
+
 std::vector<StreamEntry> RealStream::xrange(const std::string& stream) {
     std::vector<std::string> argv = {"XRANGE", m_ns.key(stream), "-", "+"};
     return parse_entries(m_client.call(argv), argv);

@@ -118,6 +118,7 @@ public:
                            Millis min_idle, const std::string& start, int count) override;
     bool create_group(const std::string& stream, const std::string& group, const std::string& start) override;
     void xack(const std::string& stream, const std::string& group, const std::string& id) override;
+    void xack_all(const std::string& stream, const std::string& group, const std::vector<std::string>& ids) override;
     std::vector<StreamEntry> xrange(const std::string& stream) override;
     bool group_drained(const std::string& stream, const std::string& group) override;
     void wait_readers_blocked(int readers, Millis timeout) override;

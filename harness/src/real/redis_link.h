@@ -102,6 +102,9 @@ public:
     void xack(const std::string& s, const std::string& g, const std::string& id) override {
         m_l.with([&] { m_l.stream().xack(s, g, id); });
     }
+    void xack_all(const std::string& s, const std::string& g, const std::vector<std::string>& ids) override {
+        m_l.with([&] { m_l.stream().xack_all(s, g, ids); });
+    }
     std::vector<StreamEntry> xrange(const std::string& s) override {
         return m_l.with([&] { return m_l.stream().xrange(s); });
     }

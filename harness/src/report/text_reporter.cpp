@@ -60,6 +60,8 @@ struct Words {
     const char* dispatch_shared;  // entry, event, ahead
     const char* take;             // entry, event, waited ms
     const char* throughput;       // jobs, span ms, jobs/s, min, max, trials
+    const char* batch_ack;        // entries, first entry, last entry
+    const char* batch_ack_one;    // entry: a read of one entry
 };
 
 constexpr Words k_en{
@@ -98,6 +100,8 @@ constexpr Words k_en{
     "puts {} {} on the shared FIFO ({} waiting before it)",
     "takes {} {} (waited {} ms)",
     "throughput: {} jobs written by {} ms = {} jobs/s (median of {} trial(s); min {}, max {})",
+    "acknowledged {} entries with one XACK ({} … {})",
+    "acknowledged {} (the read's only entry)",
 };
 
 constexpr Words k_vi{
@@ -136,6 +140,8 @@ constexpr Words k_vi{
     "đưa {} {} vào hàng FIFO chung ({} việc đứng trước)",
     "lấy {} {} (đã chờ {} ms)",
     "throughput: {} job ghi xong lúc {} ms = {} job/giây (trung vị {} lần; min {}, max {})",
+    "ACK {} entry bằng một lệnh XACK ({} … {})",
+    "ACK {} (entry duy nhất của lần đọc)",
 };
 
 const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
@@ -214,17 +220,41 @@ public:
     }
 
     void print(std::ostream& out) {
-        for (const auto& r : m_trial.history) {
-            const std::string text = describe(r);
-            if (!text.empty()) out << "  " << time_text(r.t_ns) << "  " << text << '\n';
+        for (size_t i = 0; i < m_trial.history.size(); ++i) {
+            m_at = i;
+            const std::string text = describe(m_trial.history[i]);
+            if (!text.empty()) out << "  " << time_text(m_trial.history[i].t_ns) << "  " << text << '\n';
         }
     }
 
 private:
+    // An entry's XACK is not printed (its job's write says it is over), but one XACK for a whole
+    // read (stream.ack "batch") is, once, at the first of its records: it is when the read's jobs
+    // became safe from a crash.
+    std::string describe_batch_ack(const HistoryRecord& r) {
+        if (!r.data.contains("batch")) return {};
+        const int64_t n = r.data.at("batch").get<int64_t>();
+        int64_t& left = m_batch_ack_left[r.actor];
+        if (left > 0) {
+            --left;
+            return {};
+        }
+        left = n - 1;
+        if (n == 1) return r.actor + " " + fmt::format(fmt::runtime(m_w.batch_ack_one), field_text(r.data, "entry"));
+        std::string last = field_text(r.data, "entry");
+        for (size_t i = m_at + 1, seen = 1; i < m_trial.history.size() && seen < static_cast<size_t>(n); ++i)
+            if (m_trial.history[i].op == Op::ack && m_trial.history[i].actor == r.actor) {
+                last = field_text(m_trial.history[i].data, "entry");
+                ++seen;
+            }
+        return r.actor + " " + fmt::format(fmt::runtime(m_w.batch_ack), n, field_text(r.data, "entry"), last);
+    }
+
     // The record as one line of text without its time, or empty when it is not printed.
     std::string describe(const HistoryRecord& r) {
         const auto& d = r.data;
-        if (r.op == Op::ack || r.op == Op::start) return {};
+        if (r.op == Op::ack) return describe_batch_ack(r);
+        if (r.op == Op::start) return {};
         if (r.op == Op::receive)
             return fmt::format("{} {} {} {}", r.actor, m_w.received, field_text(d, "entry"),
                                event_text(event_of(d), m_several_orders)) +
@@ -404,6 +434,8 @@ private:
     const TrialOutcome& m_trial;
     bool m_several_orders;
     bool m_show_publish = false;
+    size_t m_at = 0;                                  // the record print() is describing
+    std::map<std::string, int64_t> m_batch_ack_left;  // per actor: records of its last batch XACK not yet passed
     std::map<std::string, int64_t> m_first_attempt_ns;  // per event, as JSON text
     std::map<std::string, int64_t> m_fault_invoked_ns;  // per fault index, as text
 };

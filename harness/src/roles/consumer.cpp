@@ -95,6 +95,7 @@ public:
                         pending_after = e.id;
                         handle(e, "pending");
                     }
+                    flush_acks();
                 }
                 if (claims && m_p.clock.now() >= next_claim) {
                     claim_round();
@@ -105,10 +106,12 @@ public:
                                                      m_s.stream.read_count, buffer_block(block));
                 if (m_fanout && m_p.tasks->failed()) return;  // run_fanout's join rethrows it
                 if (entries.empty()) {
+                    flush_acks();  // what a read cut short by a Redis error left unacknowledged
                     if (m_held.empty() && fanout_idle() && m_p.kv.exists(kStopKey)) return;
                     continue;
                 }
                 for (const auto& e : entries) handle(e, "new");
+                flush_acks();
             } catch (const KvError& e) {
                 ride_out(e);
             }
@@ -157,6 +160,7 @@ private:
                 record(Op::claim, {{"claimed", ids}, {"deleted", r.deleted}, {"min_idle_ms", ac.min_idle_ms}});
             }
             for (const auto& e : r.claimed) handle(e, "claim");
+            flush_acks();
             cursor = r.next;
         } while (cursor != "0-0");
     }
@@ -203,8 +207,7 @@ private:
         if (entry.fields.empty()) {
             // Pending, but deleted from the stream meanwhile: nothing to process.
             record(Op::receive, {{"entry", entry.id}, {"deliveries", entry.deliveries}, {"via", via}, {"deleted", true}});
-            m_p.stream.xack(m_key, m_s.stream.group, entry.id);
-            record(Op::ack, {{"entry", entry.id}});
+            acknowledge(entry.id);
             return;
         }
         const Event ev = event_from_entry(entry);
@@ -372,8 +375,7 @@ private:
                               {"last_applied", last},
                               {"action", drop ? "drop" : "apply"}});
             if (drop) {
-                m_p.stream.xack(m_key, m_s.stream.group, entry.id);
-                record(Op::ack, {{"entry", entry.id}});
+                acknowledge(entry.id);
             } else {
                 apply(entry, ev);
             }
@@ -499,8 +501,28 @@ private:
                                     {"held_ms", (m_p.clock.now().count() - locked_ns) / 1'000'000},
                                     {"ttl_ms", m_s.lock.ttl_ms}});
         }
-        m_p.stream.xack(m_key, m_s.stream.group, entry.id);
-        record(Op::ack, {{"entry", entry.id}});
+        acknowledge(entry.id);
+    }
+
+    // XACK for an entry whose job is over: now, or with stream.ack "batch" once the read it came in
+    // is over (flush_acks).
+    void acknowledge(const std::string& id) {
+        if (m_s.stream.ack == StreamSpec::Ack::batch) {
+            m_unacked.push_back(id);
+            return;
+        }
+        m_p.stream.xack(m_key, m_s.stream.group, id);
+        record(Op::ack, {{"entry", id}});
+    }
+
+    // stream.ack "batch": one XACK for every entry of the read whose job is over. On a Redis error
+    // they stay pending in the group, as after a failed XACK of one entry.
+    void flush_acks() {
+        if (m_unacked.empty()) return;
+        const std::vector<std::string> ids = std::move(m_unacked);
+        m_unacked.clear();
+        m_p.stream.xack_all(m_key, m_s.stream.group, ids);
+        for (const auto& id : ids) record(Op::ack, {{"entry", id}, {"batch", ids.size()}});
     }
 
     const RoleSettings& m_s;
@@ -521,6 +543,7 @@ private:
     std::map<int64_t, int64_t> m_last_applied;
     std::map<int64_t, std::map<int64_t, Held>> m_held;
     std::shared_ptr<Fanout> m_fanout;  // the reader's FIFOs, with fanout (S3)
+    std::vector<std::string> m_unacked;  // stream.ack "batch": jobs over in this read, not yet acknowledged
 };
 
 }  // namespace

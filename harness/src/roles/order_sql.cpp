@@ -36,6 +36,21 @@ std::string order_write_sql(const OrderWrite& w) {
     return {};
 }
 
+std::optional<PreparedSql> order_write_prepared(const OrderWrite& w) {
+    switch (w.mode) {
+        case WriteMode::plain:
+            return PreparedSql{"relab_write_plain", "UPDATE tmp_orders SET status = $1 WHERE id = $2",
+                               {w.status, std::to_string(w.order)}};
+        case WriteMode::cas:
+            return PreparedSql{"relab_write_cas",
+                               "UPDATE tmp_orders SET status = $1, version = $2 WHERE id = $3 AND version < $2",
+                               {w.status, std::to_string(w.version), std::to_string(w.order)}};
+        case WriteMode::upsert:
+        case WriteMode::insert_then_update: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
 std::string order_fallback_update_sql(const OrderWrite& w) {
     return fmt::format("UPDATE tmp_orders SET status = {}, version = {} WHERE id = {}", quoted_status(w), w.version,
                        w.order);

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ports/ports.h"
 
@@ -16,6 +18,16 @@ namespace relab {
 //   insert_then_update: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2)
 //           (its fallback after a unique violation is order_fallback_update_sql)
 std::string order_write_sql(const OrderWrite& w);
+// The same plain or CAS write as a statement with parameters ($1 the status, then the numbers as
+// text), which the real OrderStore prepares once per connection and runs with `params`: the
+// per-event path of a load lab. With each $n replaced by its value (the status quoted) it reads
+// exactly as order_write_sql. nullopt for the other modes, which run as text.
+struct PreparedSql {
+    std::string name;
+    std::string definition;
+    std::vector<std::string> params;
+};
+std::optional<PreparedSql> order_write_prepared(const OrderWrite& w);
 // insert_then_update's second statement, after its INSERT failed with 23505: a plain UPDATE of
 //   status and version, no guard: UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42
 std::string order_fallback_update_sql(const OrderWrite& w);

@@ -127,8 +127,14 @@ const EnumName<WriteDedupe> kWriteDedupes[] = {{WriteDedupe::none, "none"},
 const EnumName<StoreOutages> kStoreOutages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
                                                 {StoreOutages::scheduled, "scheduled"}};
 
+const EnumName<StreamSpec::Ack> kStreamAcks[] = {{StreamSpec::Ack::each, "each"}, {StreamSpec::Ack::batch, "batch"}};
+
 json to(const StreamSpec& s) {
-    return {{"key", s.key}, {"group", s.group}, {"read_count", s.read_count}, {"block_ms", s.block_ms}};
+    return {{"key", s.key},
+            {"group", s.group},
+            {"read_count", s.read_count},
+            {"block_ms", s.block_ms},
+            {"ack", enum_name(s.ack, kStreamAcks)}};
 }
 StreamSpec stream_from(const json& j) {
     StreamSpec s;
@@ -136,6 +142,7 @@ StreamSpec stream_from(const json& j) {
     read(j, "group", s.group);
     read(j, "read_count", s.read_count);
     read(j, "block_ms", s.block_ms);
+    read_enum(j, "ack", s.ack, kStreamAcks);
     return s;
 }
 

@@ -41,6 +41,7 @@ StreamSpec read_stream(const Object& o) {
     s.group = o.opt_string("group", s.group);
     s.read_count = static_cast<int>(o.opt_int("read_count", s.read_count, 1, k_int_max));
     s.block_ms = o.opt_int("block_ms", s.block_ms, 1);
+    s.ack = o.opt_choice("ack", "each", {"each", "batch"}) == "batch" ? StreamSpec::Ack::batch : StreamSpec::Ack::each;
     return s;
 }
 
@@ -947,7 +948,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         s.kind = LabKind::stream;
         if (top.has("stream"))
             s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
-                                          {"key", "group", "read_count", "block_ms"}));
+                                          {"key", "group", "read_count", "block_ms", "ack"}));
         if (top.has("generate")) {
             for (const char* key : {"orders", "events"})
                 if (top.has(key))
@@ -988,6 +989,9 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (s.buffer.enabled)
                 r.fail(top.path("fanout"), "the reorder buffer runs in a consumer's own read loop; with \"fanout\" its "
                                            "workers apply the events (use one or the other)");
+            if (s.stream.ack == StreamSpec::Ack::batch)
+                r.fail(top.path("fanout"), "with \"fanout\" each worker acknowledges its own job; \"stream\": "
+                                           "{\"ack\": \"batch\"} acknowledges a consumer's whole read (use one or the other)");
         }
         if (top.has("producer"))
             s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),

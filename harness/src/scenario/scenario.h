@@ -83,6 +83,11 @@ struct StreamSpec {
     std::string group = "order-processor";
     int read_count = 1;       // XREADGROUP COUNT
     int64_t block_ms = 2000;  // XREADGROUP BLOCK; 0 is not allowed (would block forever)
+    // When a consumer acknowledges: each entry once its job is over (XACK per entry), or every entry
+    // of a read with one XACK once the read's last job is over (a consumer killed mid-read gets the
+    // read's finished jobs again).
+    enum class Ack { each, batch };
+    Ack ack = Ack::each;
     bool operator==(const StreamSpec&) const = default;
 };
 

@@ -52,6 +52,15 @@ void SimStream::xack(const std::string& stream, const std::string& group, const 
     });
 }
 
+void SimStream::xack_all(const std::string& stream, const std::string& group, const std::vector<std::string>& ids) {
+    m_world.round_trip([&] {
+        m_world.at_redis([&] {
+            for (const auto& id : ids) m_world.streams().xack(stream, group, id);
+            m_world.stream_changed();
+        }, m_conn);
+    });
+}
+
 bool SimStream::create_group(const std::string& stream, const std::string& group, const std::string& start) {
     return m_world.round_trip([&] {
         return m_world.at_redis([&] {

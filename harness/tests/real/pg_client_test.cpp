@@ -351,6 +351,24 @@ TEST_F(OrderStoreTest, PlainWriteOverwritesWhateverTheVersion) {
     EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "created", 2}}));
 }
 
+// Plain and CAS writes run as statements prepared once per connection: a statement that quotes
+// its value, and a connection opened again after the server dropped it (which has no prepared
+// statement until the store prepares it again), still write what the text says.
+TEST_F(OrderStoreTest, PreparedWritesQuoteTheirValueAndArePreparedAgainOnANewConnection) {
+    RealOrderStore store(session());
+    EXPECT_EQ(store.write_state({42, "o'neil", 1, WriteMode::plain}).affected, 1);
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "o'neil", 1}}));
+    const std::string pid = session().exec("SELECT pg_backend_pid()").rows.at(0).at(0);
+    PgSession admin(endpoint(), "");
+    EXPECT_EQ(admin.exec("SELECT pg_terminate_backend(" + pid + ")").rows.at(0).at(0), "t");
+    EXPECT_THROW(store.write_state({42, "paid", 2, WriteMode::cas}), StoreUnavailable);
+    const WriteResult again = store.write_state({42, "paid", 2, WriteMode::cas});  // on a new connection
+    EXPECT_EQ(again.affected, 1);
+    EXPECT_EQ(again.sql, "UPDATE tmp_orders SET status = 'paid', version = 2 WHERE id = 42 AND version < 2");
+    EXPECT_EQ(store.write_state({42, "created", 1, WriteMode::plain}).affected, 1);
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "created", 2}}));
+}
+
 TEST_F(OrderStoreTest, UpsertInsertsAMissingRowThenAppliesOnlyNewerVersions) {
     RealOrderStore store(session());
     reset_orders_table(session(), {});

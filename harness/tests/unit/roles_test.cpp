@@ -16,6 +16,31 @@ TEST(OrderSqlTest, plain_and_cas_statements_read_as_the_article_prints_them) {
     EXPECT_EQ(order_write_sql({1, "o'neil", 1, WriteMode::plain}), "UPDATE tmp_orders SET status = 'o''neil' WHERE id = 1");
 }
 
+// The prepared form of a plain or CAS write, with each $n replaced by its value (the status as a
+// literal), is the very statement the timeline shows; the other modes have none.
+TEST(OrderSqlTest, the_prepared_plain_and_cas_writes_read_as_their_text) {
+    auto as_text = [](const PreparedSql& p) {
+        std::string out = p.definition;
+        for (size_t n = p.params.size(); n >= 1; --n) {  // the highest first: $1 is a prefix of $10
+            const std::string value = n == 1 ? "'" + p.params[0] + "'" : p.params[n - 1];
+            for (auto at = out.find("$" + std::to_string(n)); at != std::string::npos;
+                 at = out.find("$" + std::to_string(n)))
+                out.replace(at, 1 + std::to_string(n).size(), value);
+        }
+        return out;
+    };
+    for (const OrderWrite& w : {OrderWrite{42, "paid", 2, WriteMode::plain}, OrderWrite{42, "created", 1, WriteMode::cas},
+                                OrderWrite{7, "shipped", 12, WriteMode::cas}}) {
+        const auto p = order_write_prepared(w);
+        ASSERT_TRUE(p.has_value());
+        EXPECT_EQ(as_text(*p), order_write_sql(w));
+    }
+    EXPECT_NE(order_write_prepared({1, "paid", 1, WriteMode::plain})->name,
+              order_write_prepared({1, "paid", 1, WriteMode::cas})->name);
+    EXPECT_FALSE(order_write_prepared({42, "paid", 2, WriteMode::upsert}).has_value());
+    EXPECT_FALSE(order_write_prepared({42, "paid", 2, WriteMode::insert_then_update}).has_value());
+}
+
 TEST(EventTest, entry_id_as_version_is_ms_times_100000_plus_seq) {
     EXPECT_EQ(entry_id_as_version("1792591578172-0"), 179259157817200000);
     EXPECT_EQ(entry_id_as_version("1792591578172-7"), 179259157817200007);
