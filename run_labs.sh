@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ ninja-build pkg-config git redis-server redis-tools libhiredis-dev libpqxx-dev
           libboost-dev libboost-filesystem-dev libboost-context-dev nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev
-          postgresql zlib1g-dev)
+          postgresql zlib1g-dev libgoogle-perftools-dev)
 # The tests also render the HTML report in headless Chromium, check junit.xml with xmllint,
 # validate docker-compose.yml with docker-compose (which needs no Docker engine for that), and
 # build the fuzz targets with clang and libFuzzer (ctest label fuzz, harness/fuzz/). The lint

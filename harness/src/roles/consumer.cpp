@@ -1,5 +1,6 @@
 #include "roles/event.h"
 #include "roles/roles.h"
+#include "util/json_object.h"
 
 #include <algorithm>
 #include <chrono>
@@ -211,7 +212,7 @@ private:
             return;
         }
         const Event ev = event_from_entry(entry);
-        record(Op::receive, {{"entry", entry.id}, {"event", event_json(ev)}, {"deliveries", entry.deliveries}, {"via", via}});
+        record(Op::receive, json_object("entry", entry.id, "event", event_json(ev), "deliveries", entry.deliveries, "via", via));
         if (m_fanout)
             dispatch(entry, ev);
         else if (m_s.buffer.enabled)
@@ -449,7 +450,7 @@ private:
             }
             locked_ns = m_p.clock.now().count();
             record(Op::lock_acquire,
-                   {{"key", lock_key}, {"attempts", attempts}, {"ttl_ms", m_s.lock.ttl_ms}, {"event", event_json(ev)}});
+                   json_object("key", lock_key, "attempts", attempts, "ttl_ms", m_s.lock.ttl_ms, "event", event_json(ev)));
         }
 
         const auto own = m_event_cost_us->find(event_cost_key(ev.order, ev.type, ev.v));
@@ -467,8 +468,8 @@ private:
         w.dedupe = m_s.write.dedupe == WriteDedupe::aggregate_version;
         w.event_version = ev.v;
         const WriteResult res = write(w);
-        nlohmann::json wd = {{"entry", entry.id}, {"event", event_json(ev)}, {"status", w.status}, {"mode", to_string(w.mode)},
-                             {"affected", res.affected}, {"sql", res.sql}};
+        nlohmann::json wd = json_object("entry", entry.id, "event", event_json(ev), "status", w.status, "mode",
+                                        to_string(w.mode), "affected", res.affected, "sql", res.sql);
         if (w.mode != WriteMode::plain) wd["version"] = w.version;
         if (!res.row_action.empty()) wd["row_action"] = res.row_action;
         if (w.mode == WriteMode::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
@@ -494,12 +495,10 @@ private:
         if (m_s.lock.enabled) {
             const int64_t released = m_p.kv.delete_if_equals(lock_key, token);
             // held_ms against ttl_ms tells whether the lock had expired before this release.
-            record(Op::lock_release, {{"key", lock_key},
-                                    {"result", released},
-                                    {"method", m_p.kv.delete_if_equals_method()},
-                                    {"event", event_json(ev)},
-                                    {"held_ms", (m_p.clock.now().count() - locked_ns) / 1'000'000},
-                                    {"ttl_ms", m_s.lock.ttl_ms}});
+            record(Op::lock_release, json_object("key", lock_key, "result", released, "method",
+                                                 m_p.kv.delete_if_equals_method(), "event", event_json(ev), "held_ms",
+                                                 (m_p.clock.now().count() - locked_ns) / 1'000'000, "ttl_ms",
+                                                 m_s.lock.ttl_ms));
         }
         acknowledge(entry.id);
     }
@@ -512,7 +511,7 @@ private:
             return;
         }
         m_p.stream.xack(m_key, m_s.stream.group, id);
-        record(Op::ack, {{"entry", id}});
+        record(Op::ack, json_object("entry", id));
     }
 
     // stream.ack "batch": one XACK for every entry of the read whose job is over. On a Redis error

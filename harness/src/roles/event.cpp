@@ -1,4 +1,5 @@
 #include "roles/event.h"
+#include "util/json_object.h"
 
 #include <stdexcept>
 
@@ -16,7 +17,7 @@ Event event_from_entry(const StreamEntry& e) {
     }
 }
 
-nlohmann::json event_json(const Event& e) { return {{"order", e.order}, {"type", e.type}, {"v", e.v}}; }
+nlohmann::json event_json(const Event& e) { return json_object("order", e.order, "type", e.type, "v", e.v); }
 
 int64_t entry_id_as_version(const std::string& entry_id) {
     const auto dash = entry_id.find('-');

@@ -1,5 +1,6 @@
 #include "roles/event.h"
 #include "roles/roles.h"
+#include "util/json_object.h"
 
 #include <fmt/format.h>
 
@@ -100,7 +101,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         const Event ev{spec.order, spec.type, spec.version};
         const Nanos sent_at = p.clock.now();
         if (next.attempt == 1) next.first_try = sent_at;
-        nlohmann::json data = {{"event", event_json(ev)}, {"attempt", next.attempt}};
+        nlohmann::json data = json_object("event", event_json(ev), "attempt", next.attempt);
         // A failed publish is recorded and, attempts left, tried again at `due`.
         auto fail = [&](const std::string& reason, Nanos due) {
             data["result"] = "fail";
