@@ -547,7 +547,10 @@ int run_run(const RunOptions& o) {
             bo.progress = show_progress;
             RealBackend backend(servers, bo);
             report.servers = backend.server_info();
-            for (const auto& s : labs) finished(backend.run(s));
+            for (size_t i = 0; i < labs.size(); ++i) {
+                if (i + 1 < labs.size()) backend.upcoming(labs[i + 1]);
+                finished(backend.run(labs[i]));
+            }
             if (progress) std::cerr << "\r\033[K" << std::flush;
         }
         return finish_run(o, topts, report, sim, run_started);

@@ -22,6 +22,7 @@ struct RedisClusterOptions {
     // after its start before it reports ok (CLUSTER_WRITABLE_DELAY), so less than that never works.
     std::chrono::milliseconds form_timeout{30000};
     std::map<std::string, std::string> config;      // more redis-server settings for every node
+    bool operator==(const RedisClusterOptions&) const = default;
 };
 
 // `masters` redis-servers in cluster mode on free loopback ports, each its own temp dir. The

@@ -12,6 +12,7 @@
 #include "ports/seeded_rng.h"
 #include "real/interrupt.h"
 #include "real/redis_cluster.h"
+#include "run/cluster_prefetch.h"
 #include "run/real_backend.h"
 #include "run/redis_session.h"
 
@@ -272,16 +273,22 @@ std::string uuid_v4(uint64_t high, uint64_t low) {
                        low >> 48, low & 0xffffffffffffULL);
 }
 
+RedisClusterOptions idem_cluster_options(const Scenario& s) {
+    RedisClusterOptions opts;
+    opts.masters = s.idem.cluster.masters;
+    opts.node_timeout = std::chrono::milliseconds(s.idem.cluster.node_timeout_ms);
+    return opts;
+}
+
 void run_idem_cluster(const Scenario& s, const IdemRunContext& ctx, LabResult& lab) {
-    const IdemCluster& spec = s.idem.cluster;
     const uint64_t seed = lab_seed(s, ctx.seed);
     const int runs = ctx.runs.value_or(s.runs);
     const auto origin = SteadyClock::now();
     if (ctx.progress) ctx.progress(s.id, 1, runs);
-    RedisClusterOptions opts;
-    opts.masters = spec.masters;
-    opts.node_timeout = std::chrono::milliseconds(spec.node_timeout_ms);
-    EmbeddedRedisCluster cluster(opts);
+    const RedisClusterOptions opts = idem_cluster_options(s);
+    const std::unique_ptr<EmbeddedRedisCluster> formed =
+        ctx.clusters ? ctx.clusters->take(opts) : std::make_unique<EmbeddedRedisCluster>(opts);
+    const EmbeddedRedisCluster& cluster = *formed;
     RedisClusterClient client(cluster.endpoints());
     // The map the cluster serves must be the one it was given: relab routes by it.
     for (size_t n = 0; n < cluster.size(); ++n)

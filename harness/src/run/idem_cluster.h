@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check/outcome.h"
+#include "real/redis_cluster.h"
 #include "run/idem_runner.h"
 
 namespace relab {
@@ -18,6 +19,8 @@ namespace relab {
 // every_trial_has matches) and lab.measurements (trial 1). Throws EnvironmentError when the
 // cluster cannot be formed, RedisError when a node refuses a command the lab needs.
 void run_idem_cluster(const Scenario& s, const IdemRunContext& ctx, LabResult& lab);
+// The Redis Cluster run_idem_cluster needs for `s` (an idem_cluster lab), so it can be formed ahead.
+RedisClusterOptions idem_cluster_options(const Scenario& s);
 
 // "3000 / 0 / 0": one figure per node, in node order.
 std::string per_node_text(const std::vector<int64_t>& counts);

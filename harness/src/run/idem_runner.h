@@ -15,6 +15,8 @@
 
 namespace relab {
 
+class ClusterPrefetch;
+
 struct IdemRunContext {
     const ServerSet& servers;
     std::string schema;      // the run's PostgreSQL schema
@@ -24,6 +26,7 @@ struct IdemRunContext {
     std::optional<uint64_t> seed;
     std::optional<int> runs;
     std::function<void(const std::string&, int, int)> progress;  // lab id, trial, trials
+    ClusterPrefetch* clusters = nullptr;  // the cluster lab's cluster, maybe formed ahead; null: formed here
 };
 
 // Every trial of an idem_clients lab. The caller summarizes. (The benchmark and the cluster lab

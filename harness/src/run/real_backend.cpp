@@ -25,6 +25,7 @@
 #include "real/temp_dir.h"
 #include "roles/roles.h"
 #include "run/idem_benchmark.h"
+#include "run/cluster_prefetch.h"
 #include "run/idem_cluster.h"
 #include "run/idem_runner.h"
 #include "run/real_control.h"
@@ -57,6 +58,9 @@ using SteadyClock = std::chrono::steady_clock;
 }  // namespace
 
 struct RealBackend::Impl {
+    // The next sharded lab's cluster, formed while this lab runs. Declared first, so it outlives
+    // every cluster its thread started (they die with that thread).
+    ClusterPrefetch clusters;
     const ServerSet& servers;
     BackendOptions opts;
     RedisClient admin;
@@ -293,7 +297,7 @@ struct RealBackend::Impl {
         } cluster_gone{*this};
         if (s.shard.enabled) {
             try {
-                cluster = std::make_unique<EmbeddedRedisCluster>(RedisClusterOptions{});
+                cluster = clusters.take(RedisClusterOptions{});
             } catch (const EnvironmentError& e) {
                 throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
                                                    "not be formed: {}",
@@ -352,8 +356,23 @@ ServerInfo RealBackend::server_info() const {
     return i;
 }
 
+namespace {
+
+// The Redis Cluster a lab forms for itself, if any.
+std::optional<RedisClusterOptions> cluster_of(const Scenario& s) {
+    if (s.kind == LabKind::stream && s.shard.enabled) return RedisClusterOptions{};
+    if (s.kind == LabKind::idem_cluster) return idem_cluster_options(s);
+    return std::nullopt;
+}
+
+}  // namespace
+
+void RealBackend::upcoming(const Scenario& next) { m_impl->clusters.want_next(cluster_of(next)); }
+
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();
+    // A lab with a cluster of its own starts the next one's once it has its own (take()).
+    if (!cluster_of(s)) m_impl->clusters.start_next();
     LabResult lab;
     std::optional<std::string> missing;
     for (const auto& feature : s.needs_features) {
@@ -372,8 +391,8 @@ LabResult RealBackend::run(const Scenario& s) {
         lab.skip_reason = *reason;
     } else {
         const Impl& i = *m_impl;
-        const IdemRunContext idem{i.servers,   i.schema,    i.run_prefix(),  i.opts.relab_exe, i.run_dir.path(),
-                                  i.opts.seed, i.opts.runs, i.opts.progress};
+        const IdemRunContext idem{i.servers,   i.schema,    i.run_prefix(),   i.opts.relab_exe, i.run_dir.path(),
+                                  i.opts.seed, i.opts.runs, i.opts.progress, &m_impl->clusters};
         lab.scenario = s;
         // The lab's runner, by its kind: the one place the real backend decides it.
         switch (s.kind) {

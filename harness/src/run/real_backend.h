@@ -32,6 +32,9 @@ public:
 
     ServerInfo server_info() const;
     LabResult run(const Scenario& s);
+    // The lab that runs after the next run(): what it needs that takes long to start (a Redis
+    // Cluster: its masters report ok only 2 s after they start) is started now, in the background.
+    void upcoming(const Scenario& next);
 
 private:
     struct Impl;
