@@ -27,6 +27,7 @@
 #include "roles/idem_client.h"
 #include "roles/idem_middleware.h"
 #include "roles/roles.h"
+#include "run/prefetch.h"
 #include "run/real_backend.h"
 #include "run/real_control.h"
 #include "run/role_process.h"
@@ -50,7 +51,10 @@ public:
 
     TrialOutcome run() {
         std::filesystem::create_directories(m_dir);
-        LabRedis redis(m_s.servers, m_ctx.servers.redis);
+        const std::unique_ptr<LabRedis> own = m_s.servers.own && m_ctx.own_redis
+                                                  ? m_ctx.own_redis->take(m_s.servers)
+                                                  : std::make_unique<LabRedis>(m_s.servers, m_ctx.servers.redis);
+        LabRedis& redis = *own;
         reset_order_table(m_pg, m_s.idem.layer4);
         RealControl control(RealControl::Env{m_s, m_prefix, m_dir, m_ctx.relab_exe, m_s.servers.own ? &redis : nullptr,
                                              m_ctx.servers.redis});
@@ -150,6 +154,10 @@ LabResult run_idem_lab(const Scenario& s, const IdemRunContext& ctx) {
     for (int t = 1; t <= runs; ++t) {
         throw_if_interrupted();
         if (ctx.progress) ctx.progress(s.id, t, runs);
+        // The trial after this one starts its own servers while this one runs.
+        if (ctx.own_redis)
+            ctx.own_redis->want_next(t < runs ? (s.servers.own ? std::optional<IdemServers>(s.servers) : std::nullopt)
+                                              : ctx.next_lab_own_redis);
         IdemTrialRun trial(s, ctx, pg, t, trial_seed(seed, t), t == 1 ? &lab.measurements : nullptr);
         lab.trials.push_back(trial.run());
     }

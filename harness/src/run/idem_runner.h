@@ -16,6 +16,9 @@
 namespace relab {
 
 class ClusterPrefetch;
+class LabRedis;
+template <class T, class Spec>
+class Prefetch;
 
 struct IdemRunContext {
     const ServerSet& servers;
@@ -27,6 +30,10 @@ struct IdemRunContext {
     std::optional<int> runs;
     std::function<void(const std::string&, int, int)> progress;  // lab id, trial, trials
     ClusterPrefetch* clusters = nullptr;  // the cluster lab's cluster, maybe formed ahead; null: formed here
+    // Each trial's own servers ("servers": {"own": true}), maybe started while the trial before ran;
+    // null: started by the trial. next_lab_own_redis: what the lab after this one starts per trial.
+    Prefetch<LabRedis, IdemServers>* own_redis = nullptr;
+    std::optional<IdemServers> next_lab_own_redis;
 };
 
 // Every trial of an idem_clients lab. The caller summarizes. (The benchmark and the cluster lab

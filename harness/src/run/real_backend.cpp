@@ -26,6 +26,7 @@
 #include "roles/roles.h"
 #include "run/idem_benchmark.h"
 #include "run/cluster_prefetch.h"
+#include "run/prefetch.h"
 #include "run/idem_cluster.h"
 #include "run/idem_runner.h"
 #include "run/real_control.h"
@@ -57,10 +58,21 @@ using SteadyClock = std::chrono::steady_clock;
 
 }  // namespace
 
+// What a lab starts for each of its trials with its own redis-server, if anything: a stream or
+// idempotency-client lab with "servers": {"own": true}.
+std::optional<IdemServers> own_redis_of(const Scenario& s) {
+    if ((s.kind == LabKind::stream || s.kind == LabKind::idem_clients) && s.servers.own) return s.servers;
+    return std::nullopt;
+}
+
 struct RealBackend::Impl {
-    // The next sharded lab's cluster, formed while this lab runs. Declared first, so it outlives
-    // every cluster its thread started (they die with that thread).
+    // The next sharded lab's cluster, formed while this lab runs, and the next trial's own
+    // redis-server (with its replica and Sentinels), started while this trial runs. Declared
+    // first, so they outlive every server their threads started (those die with the thread).
     ClusterPrefetch clusters;
+    Prefetch<LabRedis, IdemServers> own_redis_ahead{
+        [this](const IdemServers& spec) { return std::make_unique<LabRedis>(spec, servers.redis); }};
+    std::optional<IdemServers> next_lab_own_redis;  // what the lab after this one starts per trial
     const ServerSet& servers;
     BackendOptions opts;
     RedisClient admin;
@@ -154,7 +166,7 @@ struct RealBackend::Impl {
                 impl.own_pg.reset();  // resumed first if paused, then stopped, its directory removed
             }
         } own_servers{*this};
-        if (s.servers.own) own_redis = std::make_unique<LabRedis>(s.servers, servers.redis);
+        if (s.servers.own) own_redis = own_redis_ahead.take(s.servers);
         if (s.servers.postgres) start_own_postgres(s);
 
         const std::vector<OrderRow> initial = initial_order_rows(s);
@@ -314,6 +326,8 @@ struct RealBackend::Impl {
         for (int t = 1; t <= runs || s.expect.wants_more(wrong, t - 1); ++t) {
             throw_if_interrupted();
             if (opts.progress) opts.progress(s.id, t, std::max(runs, t));
+            // The trial after this one starts its own servers while this one runs.
+            own_redis_ahead.want_next(t < runs ? own_redis_of(s) : next_lab_own_redis);
             lab.trials.push_back(run_trial(s, t, trial_seed(seed, t)));
             if (lab.trials.back().wrong) ++wrong;
         }
@@ -367,12 +381,20 @@ std::optional<RedisClusterOptions> cluster_of(const Scenario& s) {
 
 }  // namespace
 
-void RealBackend::upcoming(const Scenario& next) { m_impl->clusters.want_next(cluster_of(next)); }
+void RealBackend::upcoming(const Scenario& next) {
+    m_impl->clusters.want_next(cluster_of(next));
+    m_impl->next_lab_own_redis = own_redis_of(next);
+}
 
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();
-    // A lab with a cluster of its own starts the next one's once it has its own (take()).
+    // A lab with a cluster or trial servers of its own starts the next one's once it has its own
+    // (take()); any other starts them now.
     if (!cluster_of(s)) m_impl->clusters.start_next();
+    if (!own_redis_of(s)) {
+        m_impl->own_redis_ahead.want_next(m_impl->next_lab_own_redis);
+        m_impl->own_redis_ahead.start_next();
+    }
     LabResult lab;
     std::optional<std::string> missing;
     for (const auto& feature : s.needs_features) {
@@ -391,8 +413,10 @@ LabResult RealBackend::run(const Scenario& s) {
         lab.skip_reason = *reason;
     } else {
         const Impl& i = *m_impl;
-        const IdemRunContext idem{i.servers,   i.schema,    i.run_prefix(),   i.opts.relab_exe, i.run_dir.path(),
-                                  i.opts.seed, i.opts.runs, i.opts.progress, &m_impl->clusters};
+        const IdemRunContext idem{i.servers,    i.schema,          i.run_prefix(),
+                                  i.opts.relab_exe, i.run_dir.path(), i.opts.seed,
+                                  i.opts.runs,  i.opts.progress,   &m_impl->clusters,
+                                  &m_impl->own_redis_ahead, m_impl->next_lab_own_redis};
         lab.scenario = s;
         // The lab's runner, by its kind: the one place the real backend decides it.
         switch (s.kind) {

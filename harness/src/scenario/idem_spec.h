@@ -106,6 +106,7 @@ struct IdemServers {
     // ("synchronous_commit", ...): a fault target ("postgres") that never harms the run's server.
     bool postgres = false;
     std::map<std::string, std::string> postgres_config;
+    bool operator==(const IdemServers&) const = default;
 };
 
 // Claim throughput, Redis vs PostgreSQL (article 002, section 3.1).
