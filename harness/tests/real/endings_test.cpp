@@ -56,7 +56,8 @@ protected:
             const pid_t w = waitpid(pid, &status, WNOHANG);
             if (w == pid) break;
             const auto now = relab::test::descendants(pid);
-            for (const auto& p : now) seen.emplace(std::make_pair(p.pid, p.start), p);
+            // The latest name: a reaper is "relab" from its fork until it names itself.
+            for (const auto& p : now) seen.insert_or_assign(std::make_pair(p.pid, p.start), p);
             if (!e.acted && ready && ready(now)) {
                 act(pid, now);
                 e.acted = true;
