@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "real/endpoint_json.h"
 #include "real/pg_client.h"
 #include "real/redis_client.h"
 
@@ -46,14 +47,6 @@ void send(const nlohmann::json& message) noexcept {
         } while (n < 0 && errno == EINTR);
     } catch (...) {
     }
-}
-
-nlohmann::json redis_json(const RedisEndpoint& ep) {
-    return {{"host", ep.host}, {"port", ep.port}, {"password", ep.password}, {"db", ep.db}};
-}
-
-nlohmann::json pg_json(const PgEndpoint& ep) {
-    return {{"host", ep.host}, {"port", ep.port}, {"user", ep.user}, {"password", ep.password}, {"dbname", ep.dbname}};
 }
 
 // What is registered and not yet forgotten, keyed by the message's "what" without its "op".
@@ -87,23 +80,10 @@ void clear_everything(const Registry& r) {
     for (const auto& [key, w] : r.items) {
         try {
             if (w.at("kind") == "redis") {
-                const auto& e = w.at("endpoint");
-                RedisEndpoint ep;
-                ep.host = e.at("host");
-                ep.port = e.at("port");
-                ep.password = e.at("password");
-                ep.db = e.at("db");
-                RedisClient c(ep, std::chrono::milliseconds(3000));
+                RedisClient c(redis_endpoint_from_json(w.at("endpoint")), std::chrono::milliseconds(3000));
                 delete_keys_with_prefix(c, w.at("prefix"));
             } else if (w.at("kind") == "pg") {
-                const auto& e = w.at("endpoint");
-                PgEndpoint ep;
-                ep.host = e.at("host");
-                ep.port = e.at("port");
-                ep.user = e.at("user");
-                ep.password = e.at("password");
-                ep.dbname = e.at("dbname");
-                drop_schema(ep, w.at("schema"));
+                drop_schema(pg_endpoint_from_json(w.at("endpoint")), w.at("schema"));
             }
         } catch (...) {
             // A server that went with relab (its own, killed by the parent-death signal) took its
@@ -191,17 +171,17 @@ void forget_process(pid_t pid) {
 }
 
 void watch_redis_prefix(const RedisEndpoint& ep, const std::string& prefix) {
-    send({{"op", "add"}, {"kind", "redis"}, {"endpoint", redis_json(ep)}, {"prefix", prefix}});
+    send({{"op", "add"}, {"kind", "redis"}, {"endpoint", redis_endpoint_json(ep)}, {"prefix", prefix}});
 }
 void forget_redis_prefix(const RedisEndpoint& ep, const std::string& prefix) {
-    send({{"op", "remove"}, {"kind", "redis"}, {"endpoint", redis_json(ep)}, {"prefix", prefix}});
+    send({{"op", "remove"}, {"kind", "redis"}, {"endpoint", redis_endpoint_json(ep)}, {"prefix", prefix}});
 }
 
 void watch_pg_schema(const PgEndpoint& ep, const std::string& schema) {
-    send({{"op", "add"}, {"kind", "pg"}, {"endpoint", pg_json(ep)}, {"schema", schema}});
+    send({{"op", "add"}, {"kind", "pg"}, {"endpoint", pg_endpoint_json(ep)}, {"schema", schema}});
 }
 void forget_pg_schema(const PgEndpoint& ep, const std::string& schema) {
-    send({{"op", "remove"}, {"kind", "pg"}, {"endpoint", pg_json(ep)}, {"schema", schema}});
+    send({{"op", "remove"}, {"kind", "pg"}, {"endpoint", pg_endpoint_json(ep)}, {"schema", schema}});
 }
 
 void finish() noexcept {

@@ -17,40 +17,19 @@
 #include "real/order_table.h"
 #include "real/pg_client.h"
 #include "real/real_clock.h"
+#include "real/endpoint_json.h"
 #include "real/redis_client.h"
 #include "roles/roles.h"
 
 namespace relab {
-
-namespace {
-
-nlohmann::json endpoint_to_json(const RedisEndpoint& r) {
-    return {{"host", r.host}, {"port", r.port}, {"password", r.password}, {"db", r.db}};
-}
-
-RedisEndpoint endpoint_from_json(const nlohmann::json& r) {
-    RedisEndpoint ep;
-    ep.host = r.at("host");
-    ep.port = r.at("port");
-    ep.password = r.at("password");
-    ep.db = r.at("db");
-    return ep;
-}
-
-}  // namespace
 
 nlohmann::json role_config_to_json(const RoleConfig& c) {
     nlohmann::json j = {{"role", c.role},
             {"actor", c.actor},
             {"trial", c.trial},
             {"seed", c.seed},
-            {"redis", endpoint_to_json(c.redis)},
-            {"pg",
-             {{"host", c.pg.host},
-              {"port", c.pg.port},
-              {"user", c.pg.user},
-              {"password", c.pg.password},
-              {"dbname", c.pg.dbname}}},
+            {"redis", redis_endpoint_json(c.redis)},
+            {"pg", pg_endpoint_json(c.pg)},
             {"schema", c.schema},
             {"key_prefix", c.key_prefix},
             {"barrier_prefix", c.barrier_prefix},
@@ -60,13 +39,13 @@ nlohmann::json role_config_to_json(const RoleConfig& c) {
     if (!c.redis_sentinels.empty()) {
         j["redis_sentinels"] = nlohmann::json::array();
         for (const auto& r : c.redis_sentinels)
-            j["redis_sentinels"].push_back(endpoint_to_json(r));
+            j["redis_sentinels"].push_back(redis_endpoint_json(r));
         j["redis_master_name"] = c.redis_master_name;
     }
     if (!c.redis_cluster.empty()) {
         j["redis_cluster"] = nlohmann::json::array();
         for (const auto& r : c.redis_cluster)
-            j["redis_cluster"].push_back(endpoint_to_json(r));
+            j["redis_cluster"].push_back(redis_endpoint_json(r));
     }
     return j;
 }
@@ -77,13 +56,8 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.actor = j.at("actor");
     c.trial = j.at("trial");
     c.seed = j.at("seed");
-    c.redis = endpoint_from_json(j.at("redis"));
-    const auto& p = j.at("pg");
-    c.pg.host = p.at("host");
-    c.pg.port = p.at("port");
-    c.pg.user = p.at("user");
-    c.pg.password = p.at("password");
-    c.pg.dbname = p.at("dbname");
+    c.redis = redis_endpoint_from_json(j.at("redis"));
+    c.pg = pg_endpoint_from_json(j.at("pg"));
     c.schema = j.at("schema");
     c.key_prefix = j.at("key_prefix");
     c.barrier_prefix = j.at("barrier_prefix");
@@ -92,10 +66,10 @@ RoleConfig role_config_from_json(const nlohmann::json& j) {
     c.barrier_timeout_ms = j.at("barrier_timeout_ms");
     if (j.contains("redis_sentinels")) {
         c.redis_master_name = j.at("redis_master_name");
-        for (const auto& r : j.at("redis_sentinels")) c.redis_sentinels.push_back(endpoint_from_json(r));
+        for (const auto& r : j.at("redis_sentinels")) c.redis_sentinels.push_back(redis_endpoint_from_json(r));
     }
     if (j.contains("redis_cluster"))
-        for (const auto& r : j.at("redis_cluster")) c.redis_cluster.push_back(endpoint_from_json(r));
+        for (const auto& r : j.at("redis_cluster")) c.redis_cluster.push_back(redis_endpoint_from_json(r));
     return c;
 }
 
