@@ -2,6 +2,8 @@
 #include "real/reaper.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <sys/syscall.h>
 #include <grp.h>
 #include <pwd.h>
 #include <sys/prctl.h>
@@ -29,6 +31,10 @@ namespace relab {
 
 struct ChildProcess::Impl {
     bp::child child;
+    int pidfd = -1;  // readable once the child has exited: wait_for() wakes then, not at its next poll
+    ~Impl() {
+        if (pidfd >= 0) ::close(pidfd);
+    }
 };
 
 namespace {
@@ -183,7 +189,7 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
     }
     for (const auto& [k, v] : opts.env) env[k] = v;
 
-    Fd stdin_fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    Fd stdin_fd(opts.stdin_fd >= 0 ? ::fcntl(opts.stdin_fd, F_DUPFD_CLOEXEC, 3) : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
     if (stdin_fd.get() < 0)
         throw EnvironmentError("cannot start " + opts.exe + ": cannot open /dev/null: " +
                                std::strerror(errno));
@@ -281,7 +287,9 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
     }
     m_pid = child.id();
     m_own_process_group = own_group;
-    m_impl = std::make_unique<Impl>(Impl{std::move(child)});
+    m_impl = std::make_unique<Impl>();
+    m_impl->child = std::move(child);
+    m_impl->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
     reaper::watch_process(m_pid, own_group);
 }
 
@@ -332,8 +340,15 @@ bool ChildProcess::wait_for(std::chrono::milliseconds d) {
         if (!running()) return true;
         auto now = std::chrono::steady_clock::now();
         if (now >= deadline) return false;
-        std::this_thread::sleep_for(
-            std::min<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(20)));
+        const auto slice =
+            std::min<std::chrono::steady_clock::duration>(deadline - now, std::chrono::milliseconds(20));
+        if (m_impl->pidfd >= 0) {
+            pollfd p{m_impl->pidfd, POLLIN, 0};
+            const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(slice).count() + 1;
+            (void)::poll(&p, 1, static_cast<int>(ms));
+        } else {
+            std::this_thread::sleep_for(slice);
+        }
     }
 }
 

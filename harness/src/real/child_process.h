@@ -26,6 +26,8 @@ struct ChildOptions {
                                              // HOME, USER, LOGNAME follow it.
     std::map<std::string, std::string> env;  // added to (or replacing in) the inherited environment
     std::string working_dir;                 // "" = the parent's
+    int stdin_fd = -1;                       // the child's stdin (the caller keeps and closes its
+                                             // own copy); -1 = /dev/null
     // A new process group: a terminal's Ctrl-C no longer reaches the child (relab stops it in
     // order), and terminate() kills the whole group, grandchildren included (those that stay in
     // it: PostgreSQL backends make their own groups and exit when the postmaster is gone).
@@ -55,7 +57,8 @@ public:
     const std::string& exe() const { return m_exe; }
     // Reaps the child if it has exited.
     bool running();
-    // Polls in sleeps of at most 20 ms; true once the child has exited (and is reaped). Does not
+    // Waits on the child's pidfd (in slices of at most 20 ms), so it returns as the child exits;
+    // true once the child has exited (and is reaped). Does not
     // look at the interrupt flag, so cleanup code can use it after Ctrl-C; callers that must react
     // to Ctrl-C wait in short slices and call throw_if_interrupted() between them.
     bool wait_for(std::chrono::milliseconds d);
