@@ -83,10 +83,11 @@ struct PgSession::Impl {
     std::set<std::string> prepared;  // statements prepared on this connection (exec_prepared)
 };
 
-PgSession::PgSession(const PgEndpoint& ep, const std::string& schema) : m_impl(std::make_unique<Impl>()) {
+PgSession::PgSession(const PgEndpoint& ep, const std::string& schema, PgConnect when)
+    : m_impl(std::make_unique<Impl>()) {
     m_impl->ep = ep;
     m_impl->schema = schema;
-    connect();
+    if (when == PgConnect::now) connect();
 }
 
 void PgSession::connect() {
@@ -146,6 +147,7 @@ template <class Exec>
 SqlStepResult PgSession::run_on_connection(const std::string& sql, Exec exec) {
     if (m_impl->broken)
         throw PgError(sql, "08003", "the connection was lost and not opened again (" + m_impl->ep.display() + ")");
+    if (!m_impl->conn) connect();  // PgConnect::on_first_use
     SqlStepResult r;
     auto failed = [&r](std::string sqlstate, const char* what) {
         r.sqlstate = std::move(sqlstate);

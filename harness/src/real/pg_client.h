@@ -39,10 +39,15 @@ struct SqlStepResult {
 
 // One session: a connection in autocommit mode on which BEGIN/COMMIT/ROLLBACK are plain
 // statements, like psql.
+// When a PgSession opens its connection: at once (a failure throws from the constructor), or at
+// its first statement (a role that may never need one, as a stream lab's producer, costs the
+// server no backend).
+enum class PgConnect { now, on_first_use };
+
 class PgSession {
 public:
     // schema empty: the server's default search_path.
-    PgSession(const PgEndpoint& ep, const std::string& schema);
+    PgSession(const PgEndpoint& ep, const std::string& schema, PgConnect when = PgConnect::now);
     ~PgSession();
     PgSession(const PgSession&) = delete;
     PgSession& operator=(const PgSession&) = delete;

@@ -145,6 +145,32 @@ TEST_F(PgSessionTest, SessionWorksInItsSchema) {
               "1");
 }
 
+// PgConnect::on_first_use (a stream lab's producer): no backend until a statement comes; then
+// the session is as any other, in its schema; a server that is not there fails that statement.
+TEST_F(PgSessionTest, ASessionThatConnectsOnFirstUseOpensNoBackendUntilItsFirstStatement) {
+    PgSession admin(endpoint(), "");
+    const auto backends = [&] {
+        return std::stoi(admin.exec("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'")
+                             .rows.at(0)
+                             .at(0));
+    };
+    const int before = backends();
+    PgSession lazy(endpoint(), schema(), PgConnect::on_first_use);
+    EXPECT_EQ(backends(), before) << "connected before its first statement";
+    EXPECT_EQ(lazy.exec("SELECT current_schema()").rows.at(0).at(0), schema());
+    EXPECT_EQ(backends(), before + 1);
+
+    PgEndpoint nowhere = endpoint();
+    nowhere.port = 1;
+    PgSession away(nowhere, schema(), PgConnect::on_first_use);  // no throw: nothing tried yet
+    try {
+        away.exec("SELECT 1");
+        FAIL() << "a statement ran on a server that is not there";
+    } catch (const PgError& e) {
+        EXPECT_NE(std::string(e.what()).find("connect to"), std::string::npos) << e.what();
+    }
+}
+
 TEST_F(PgSessionTest, ErrorsCarryTheSqlstateAndExecThrows) {
     SqlStepResult r = session().run("SELEC 1");
     EXPECT_FALSE(r.ok());
