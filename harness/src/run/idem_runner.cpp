@@ -57,7 +57,7 @@ public:
         LabRedis& redis = *own;
         reset_order_table(m_pg, m_s.idem.layer4);
         RealControl control(RealControl::Env{m_s, m_prefix, m_dir, m_ctx.relab_exe, m_s.servers.own ? &redis : nullptr,
-                                             m_ctx.servers.redis});
+                                             m_ctx.servers.redis, nullptr, {}, m_ctx.spawner});
         const RoleSettings settings = role_settings(m_s);
         uint64_t index = 0;
         for (const auto& launch : trial_roles(m_s)) {
@@ -79,6 +79,7 @@ public:
             c.history_path = m_dir + "/" + c.actor + ".jsonl";
             control.add(launch, std::move(c));
         }
+        control.roles_started();
         control.prepare_flags();
         Nanos origin{0};
         try {

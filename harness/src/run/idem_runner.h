@@ -11,6 +11,7 @@
 
 #include "check/outcome.h"
 #include "real/servers.h"
+#include "run/role_spawner.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -34,6 +35,7 @@ struct IdemRunContext {
     // null: started by the trial. next_lab_own_redis: what the lab after this one starts per trial.
     Prefetch<LabRedis, IdemServers>* own_redis = nullptr;
     std::optional<IdemServers> next_lab_own_redis;
+    RoleSpawner* spawner = nullptr;  // forks the clients; null: each is exec'd
 };
 
 // Every trial of an idem_clients lab. The caller summarizes. (The benchmark and the cluster lab

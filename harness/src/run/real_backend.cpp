@@ -96,6 +96,8 @@ struct RealBackend::Impl {
     std::unique_ptr<PgSession> pg;
     TempDir run_dir{"relab-run-"};
     std::string pg_version;
+    // Forks every trial's roles; started by the first trial, from the thread that runs the labs.
+    RoleSpawner spawner{opts.relab_exe};
 
     Impl(const ServerSet& s, BackendOptions o)
         : servers(s),
@@ -198,7 +200,7 @@ struct RealBackend::Impl {
         // Consumers first, the publishing role last: it waits at the start barrier for them.
         const std::vector<RoleLaunch> roles = trial_roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
-                                             cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}});
+                                             cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}, &spawner});
         // S2: whatever happens below, the trial's keys go from every node of the cluster.
         struct ClusterKeysGone {
             Impl& impl;
@@ -235,6 +237,7 @@ struct RealBackend::Impl {
             c.history_path = dir + "/" + c.actor + ".jsonl";
             control.add(launch, std::move(c));
         }
+        control.roles_started();
         try {
             supervise_stream_trial(s, roles, control);
         } catch (const HarnessError&) {
@@ -402,6 +405,7 @@ void RealBackend::upcoming(const Scenario& next) {
     m_impl->next_lab_own_pg = own_pg_of(next);
 }
 
+
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();
     // A lab with a cluster or trial servers of its own starts the next one's once it has its own
@@ -436,7 +440,8 @@ LabResult RealBackend::run(const Scenario& s) {
         const IdemRunContext idem{i.servers,    i.schema,          i.run_prefix(),
                                   i.opts.relab_exe, i.run_dir.path(), i.opts.seed,
                                   i.opts.runs,  i.opts.progress,   &m_impl->clusters,
-                                  &m_impl->own_redis_ahead, m_impl->next_lab_own_redis};
+                                  &m_impl->own_redis_ahead, m_impl->next_lab_own_redis,
+                                  &m_impl->spawner};
         lab.scenario = s;
         // The lab's runner, by its kind: the one place the real backend decides it.
         switch (s.kind) {

@@ -51,7 +51,7 @@ std::string mb(int64_t bytes) { return fmt::format("{:.1f} MB", static_cast<doub
 struct RealControl::Role {
     RoleLaunch launch;
     RoleConfig config;
-    std::unique_ptr<ChildProcess> process{};
+    std::unique_ptr<RoleProcess> process{};
     std::string stderr_path{};
     int incarnation = 1;
     bool killed = false;
@@ -96,7 +96,7 @@ struct RealControl::Impl {
         // Each incarnation its own stderr file, so a restart keeps the first one's last words.
         r.stderr_path = r.incarnation == 1 ? fmt::format("{}/{}.err", env.dir, r.launch.actor)
                                            : fmt::format("{}/{}.{}.err", env.dir, r.launch.actor, r.incarnation);
-        r.process = spawn_role_process(env.relab_exe, r.config, env.dir, r.stderr_path);
+        r.process = spawn_role_process(env.spawner, env.relab_exe, r.config, env.dir, r.stderr_path);
     }
     // /proc/PID/stat's state letter, once the signal has taken effect.
     void wait_for_state(Role& r, char state, const char* signal) {
@@ -181,18 +181,26 @@ void RealControl::add(const RoleLaunch& launch, RoleConfig config) {
     m->spawn(m->roles.back());
 }
 
+void RealControl::roles_started() {
+    for (auto& r : m->roles) r.process->started();
+}
+
 RedisClient& RealControl::admin() { return m->client(); }
 
 ClusterRouter& RealControl::cluster() { return m->cluster(); }
 
 Nanos RealControl::now() { return std::chrono::duration_cast<Nanos>(SteadyClock::now().time_since_epoch()); }
 
-void RealControl::wait(Phase, std::optional<Nanos> until) {
+void RealControl::wait(Phase phase, std::optional<Nanos> until) {
     throw_if_interrupted();
     m->refresh_flags();
     Nanos d = milliseconds(2);
     if (until) d = std::min(d, std::max(Nanos{0}, *until - now()));
-    std::this_thread::sleep_for(d);
+    // Stopping: what is awaited is the roles' exits, which the spawner reports as they happen.
+    if (phase == Phase::stopping && m->env.spawner)
+        m->env.spawner->wait_for_news(std::chrono::duration_cast<milliseconds>(d));
+    else
+        std::this_thread::sleep_for(d);
 }
 
 bool RealControl::finished(const std::string& actor) {
@@ -314,6 +322,7 @@ void RealControl::start(const std::string& actor) {
     ++r.incarnation;
     r.killed = false;
     m->spawn(r);
+    r.process->started();
 }
 
 // Sentinel's failover: the primary is killed, the (paused) replica resumed, and the three
@@ -513,6 +522,9 @@ void RealControl::raise_stop() {
         m->cluster().call(key, {"SET", key, "1"});
     else
         m->client().call({"SET", key, "1"});
+    // A role asleep (a reaper between rounds) sees the key now rather than when it wakes.
+    for (auto& r : m->roles)
+        if (!r.killed && !r.paused && r.process->running()) r.process->wake_for_trial_end();
 }
 
 void RealControl::unblock_readers() {

@@ -32,12 +32,16 @@ public:
         EmbeddedPostgres* own_pg = nullptr;  // the lab's own PostgreSQL ("postgres"); null: none to fault
         // S2: the nodes of the lab's Redis Cluster, where its shard streams live; empty: none.
         std::vector<RedisEndpoint> cluster{};
+        // Forks the roles (role_spawner.h); null: each is exec'd as `relab_exe role --config`.
+        RoleSpawner* spawner = nullptr;
     };
     explicit RealControl(Env env);
     ~RealControl() override;
 
-    // Starts a role's process.
+    // Starts a role's process (asks for it: see roles_started()).
     void add(const RoleLaunch& launch, RoleConfig config);
+    // Every role added has started; throws EnvironmentError naming why one could not.
+    void roles_started();
     // A client of the lab's current primary (again after a restart or a failover).
     RedisClient& admin();
     // S2: the harness's own router over the lab's Redis Cluster (keys under the trial's prefix).

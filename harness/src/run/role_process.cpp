@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "history/file_history.h"
+#include "real/child_process.h"
 #include "ports/seeded_rng.h"
 #include "real/redis_link.h"
 #include "real/cluster_link.h"
@@ -193,7 +194,8 @@ void run_role_on_ports(const RoleConfig& c) {
         run(pg, stream, kv, &table);
         return;
     }
-    PgSession pg(c.pg, c.schema);
+    // A stream lab's producer only publishes: its session connects if a statement ever comes.
+    PgSession pg(c.pg, c.schema, c.role == "producer" ? PgConnect::on_first_use : PgConnect::now);
     LinkStream stream(redis);
     run(pg, stream, kv, nullptr);
 }
@@ -265,8 +267,26 @@ int run_role_process(const std::string& config_path) {
     }
 }
 
-std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
-                                                 const std::string& dir, const std::string& stderr_path) {
+namespace {
+
+// A role exec'd as `relab role --config`.
+class ExecRole : public RoleProcess {
+public:
+    explicit ExecRole(const ChildOptions& o) : m_child(o) {}
+    int pid() const override { return m_child.pid(); }
+    bool running() override { return m_child.running(); }
+    bool wait_for(std::chrono::milliseconds d) override { return m_child.wait_for(d); }
+    std::optional<int> exit_code() const override { return m_child.exit_code(); }
+    void signal(int sig) noexcept override { m_child.signal(sig); }
+
+private:
+    ChildProcess m_child;
+};
+
+}  // namespace
+
+std::unique_ptr<RoleProcess> spawn_role_process(RoleSpawner* spawner, const std::string& relab_exe, const RoleConfig& c,
+                                                const std::string& dir, const std::string& stderr_path) {
     const std::string config_path = dir + "/" + c.actor + ".json";
     const SplitRoleConfig split = split_role_config(c);
     {
@@ -274,13 +294,15 @@ std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, c
         out << split.file.dump();
     }
     std::filesystem::permissions(config_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+    const std::string stdout_path = dir + "/" + c.actor + ".out";
+    if (spawner) return spawner->spawn(RoleStart{config_path, split.secrets, stdout_path, stderr_path});
     ChildOptions o;
     o.env[k_secrets_env] = split.secrets;
     o.exe = relab_exe;
     o.args = {"role", "--config", config_path};
-    o.stdout_path = dir + "/" + c.actor + ".out";
+    o.stdout_path = stdout_path;
     o.stderr_path = stderr_path;
-    return std::make_unique<ChildProcess>(o);
+    return std::make_unique<ExecRole>(o);
 }
 
 std::string tail_of_file(const std::string& path, size_t max_bytes) {

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "real/child_process.h"
 #include "real/servers.h"
 #include "roles/role_settings.h"
+#include "run/role_spawner.h"
 
 namespace relab {
 
@@ -54,11 +54,11 @@ RoleConfig join_role_config(nlohmann::json file, const std::string& secrets);
 // Runs the role; returns the process exit status (0 ok). Errors go to stderr.
 int run_role_process(const std::string& config_path);
 
-// Writes DIR/ACTOR.json (owner-only; its passwords blanked, see SplitRoleConfig) and starts
-// `relab_exe role --config` with the passwords in $RELAB_ROLE_SECRETS, stdout to DIR/ACTOR.out and
-// stderr to stderr_path.
-std::unique_ptr<ChildProcess> spawn_role_process(const std::string& relab_exe, const RoleConfig& c,
-                                                 const std::string& dir, const std::string& stderr_path);
+// Writes DIR/ACTOR.json (owner-only; its passwords blanked, see SplitRoleConfig) and starts the
+// role with the passwords in $RELAB_ROLE_SECRETS, stdout to DIR/ACTOR.out and stderr to
+// stderr_path: forked by `spawner` (role_spawner.h), or, without one, as `relab_exe role --config`.
+std::unique_ptr<RoleProcess> spawn_role_process(RoleSpawner* spawner, const std::string& relab_exe, const RoleConfig& c,
+                                                const std::string& dir, const std::string& stderr_path);
 
 // The last max_bytes of a role's stderr file, trailing blanks trimmed: what an error message quotes
 // when a role process failed.

@@ -44,7 +44,10 @@ protected:
             if (name.find_first_not_of("0123456789") != std::string::npos) continue;
             std::string cmd = slurp(p.path() / "cmdline");
             std::replace(cmd.begin(), cmd.end(), '\0', ' ');
-            if (cmd.find(m_dir.string()) != std::string::npos) out.push_back(name + ": " + cmd);
+            // The role spawner and the roles it forks name no path: theirs is the run's TMPDIR.
+            const std::string env = slurp(p.path() / "environ");
+            if (cmd.find(m_dir.string()) != std::string::npos || env.find(m_dir.string()) != std::string::npos)
+                out.push_back(name + ": " + cmd);
         }
         return out;
     }
@@ -115,19 +118,24 @@ TEST_F(JobsTest, ctrl_c_reaches_every_child_and_leaves_no_process_or_temp_dir) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     bool in_trials = false;
     while (!in_trials && std::chrono::steady_clock::now() < deadline) {
+        // pid (comm) state ppid ...
+        const auto parent_of = [&](const std::string& pid) {
+            const std::string stat = slurp(fs::path("/proc") / pid / "stat");
+            const auto close = stat.rfind(')');
+            std::string state, ppid;
+            if (close != std::string::npos) std::istringstream(stat.substr(close + 2)) >> state >> ppid;
+            return ppid;
+        };
         std::set<std::string> parents;  // the relab children whose roles run
-        for (const auto& p : leftovers())
-            if (p.find(" role --config ") != std::string::npos) {
-                const std::string stat = slurp(fs::path("/proc") / p.substr(0, p.find(':')) / "stat");
-                // pid (comm) state ppid ...
-                const auto close = stat.rfind(')');
-                if (close != std::string::npos) {
-                    std::istringstream rest(stat.substr(close + 2));
-                    std::string state, ppid;
-                    rest >> state >> ppid;
-                    parents.insert(ppid);
-                }
-            }
+        for (const auto& p : leftovers()) {
+            const std::string pid = p.substr(0, p.find(':'));
+            // A role: forked by its run's spawner (comm relab-spawner), so named relab with the
+            // spawner's command line; the run is the spawner's parent.
+            if (p.find(" role --spawner") == std::string::npos || slurp(fs::path("/proc") / pid / "comm") != "relab\n")
+                continue;
+            const std::string spawner = parent_of(pid);
+            if (!spawner.empty()) parents.insert(parent_of(spawner));
+        }
         in_trials = parents.size() >= 2;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }

@@ -370,25 +370,27 @@ TEST_F(LabsTest, ctrl_c_midway_stops_servers_and_roles_and_removes_temp_dirs) {
         execl(RELAB_BINARY, RELAB_BINARY, "run", "baseline", "--runs", "5", static_cast<char*>(nullptr));
         _exit(127);
     }
-    // Wait until the run is inside a trial: role processes alive next to the servers.
+    // Wait until the run is inside a trial: role processes alive next to the servers (the roles
+    // are children of relab's role spawner).
     std::vector<int> kids;
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     bool in_trial = false;
     while (!in_trial && std::chrono::steady_clock::now() < deadline) {
         kids = children_of(pid);
-        int relab_kids = 0, servers = 0;
+        int roles = 0, servers = 0;
         for (int k : kids) {
             const auto c = comm_of(k);
-            if (c == "relab") ++relab_kids;
+            if (c == "relab-spawner")
+                for (int r : children_of(k)) roles += comm_of(r) == "relab";
             if (c == "redis-server" || c == "postgres") ++servers;
         }
-        in_trial = relab_kids >= 2 && servers >= 2;
+        in_trial = roles >= 2 && servers >= 2;
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     ASSERT_TRUE(in_trial) << "the run never reached a trial";
     std::vector<int> pids = kids;
     for (int k : kids)
-        for (int g : children_of(k)) pids.push_back(g);  // postgres backends
+        for (int g : children_of(k)) pids.push_back(g);  // postgres backends, the spawner's roles
     ASSERT_EQ(kill(pid, SIGINT), 0);
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);

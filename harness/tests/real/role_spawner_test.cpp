@@ -1,0 +1,190 @@
+// The role spawner (run/role_spawner.h): roles forked from `relab role --spawner` run the role's
+// code on the real servers, report their exit status and stderr as an exec'd role does, take
+// relab's signals, and go with the spawner; nothing of them is left.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "real/proc_stat.h"
+#include "real/redis_client.h"
+#include "real/servers.h"
+#include "real/temp_dir.h"
+#include "roles/role_settings.h"
+#include "run/role_process.h"
+#include "run/role_spawner.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+namespace {
+
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+bool process_exists(int pid) { return ::kill(pid, 0) == 0 || errno != ESRCH; }
+
+class RoleSpawnerTest : public ::testing::Test {
+protected:
+    static void SetUpTestSuite() { s_servers = new ServerSet(start_servers("", "")); }
+    static void TearDownTestSuite() {
+        delete s_servers;
+        s_servers = nullptr;
+    }
+    void SetUp() override {
+        m_prefix = fmt::format("relab:spawnertest:{:08x}:", std::random_device{}());
+        m_admin = std::make_unique<RedisClient>(s_servers->redis);
+    }
+    void TearDown() override { delete_keys_with_prefix(*m_admin, m_prefix); }
+
+    // 08a's consumer C1 on the suite's servers: it blocks in XREADGROUP until told to stop.
+    RoleConfig consumer() {
+        const Scenario s = load_scenario(std::string(RELAB_SOURCE_DIR) + "/scenarios/08a-baseline.json");
+        m_admin->call({"XGROUP", "CREATE", m_prefix + s.stream.key, s.stream.group, "$", "MKSTREAM"});
+        RoleConfig c;
+        c.role = "consumer";
+        c.actor = "C1";
+        c.seed = 1;
+        c.redis = s_servers->redis;
+        c.pg = s_servers->pg;
+        c.schema = "public";
+        c.key_prefix = m_prefix;
+        c.barrier_prefix = m_prefix;
+        c.settings = role_settings(s);
+        c.history_path = (fs::path(m_dir.path()) / "C1.jsonl").string();
+        return c;
+    }
+
+    // Sent, then waited for: spawn() returns before the spawner answers.
+    std::unique_ptr<RoleProcess> spawn(RoleSpawner& spawner, const RoleConfig& c) {
+        auto role = spawn_role_process(&spawner, RELAB_BINARY, c, m_dir.path(), m_dir.path() + "/C1.err");
+        EXPECT_EQ(role->pid(), -1) << "answered before it was asked";
+        role->started();
+        EXPECT_GT(role->pid(), 0);
+        return role;
+    }
+
+    // True once C1 is blocked in XREADGROUP on the server (CLIENT LIST), as the barrier sees it.
+    bool blocked_within(milliseconds d) {
+        const auto deadline = std::chrono::steady_clock::now() + d;
+        while (std::chrono::steady_clock::now() < deadline) {
+            const std::string list = m_admin->call({"CLIENT", "LIST"}).str;
+            std::istringstream lines(list);
+            for (std::string line; std::getline(lines, line);)
+                if (line.find(" name=" + m_prefix + "C1 ") != std::string::npos &&
+                    line.find("cmd=xreadgroup") != std::string::npos && line.find("flags=b") != std::string::npos)
+                    return true;
+            std::this_thread::sleep_for(milliseconds(5));
+        }
+        return false;
+    }
+
+    static inline ServerSet* s_servers = nullptr;
+    TempDir m_dir{"relab-spawner-test-"};
+    std::string m_prefix;
+    std::unique_ptr<RedisClient> m_admin;
+};
+
+TEST_F(RoleSpawnerTest, a_forked_role_runs_on_the_servers_takes_signals_and_reports_how_it_ended) {
+    RoleSpawner spawner(RELAB_BINARY);
+    auto role = spawn(spawner, consumer());
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    EXPECT_TRUE(role->running());
+    EXPECT_FALSE(role->exit_code());
+    // A child of the spawner, named as an exec'd role is.
+    const auto stat = proc_stat(role->pid());
+    ASSERT_TRUE(stat);
+    EXPECT_EQ(slurp(fmt::format("/proc/{}/comm", role->pid())), "relab\n");
+    EXPECT_EQ(slurp(fmt::format("/proc/{}/comm", stat->ppid)), "relab-spawner\n");
+    EXPECT_NE(stat->ppid, ::getpid());
+
+    role->signal(SIGSTOP);
+    bool stopped = false;
+    for (int i = 0; i < 500 && !stopped; ++i) {
+        const auto s = proc_stat(role->pid());
+        stopped = s && s->state == 'T';
+        if (!stopped) std::this_thread::sleep_for(milliseconds(2));
+    }
+    EXPECT_TRUE(stopped) << "SIGSTOP did not reach the role";
+    role->signal(SIGCONT);
+    role->signal(SIGKILL);
+    ASSERT_TRUE(role->wait_for(milliseconds(5000)));
+    EXPECT_EQ(role->exit_code(), 128 + SIGKILL);
+    EXPECT_FALSE(role->running());
+    EXPECT_FALSE(process_exists(role->pid())) << "the spawner reaped it";
+}
+
+TEST_F(RoleSpawnerTest, a_role_that_fails_reports_its_exit_status_and_its_stderr) {
+    RoleSpawner spawner(RELAB_BINARY);
+    RoleConfig c = consumer();
+    c.redis.port = 1;  // nothing listens there
+    auto role = spawn(spawner, c);
+    ASSERT_TRUE(role->wait_for(milliseconds(10000)));
+    EXPECT_EQ(role->exit_code(), 1);
+    const std::string err = slurp(m_dir.path() + "/C1.err");
+    EXPECT_NE(err.find("relab role: "), std::string::npos) << err;
+    EXPECT_NE(err.find("127.0.0.1:1"), std::string::npos) << err;
+}
+
+TEST_F(RoleSpawnerTest, an_output_file_that_cannot_be_opened_is_a_clear_error) {
+    RoleSpawner spawner(RELAB_BINARY);
+    RoleStart start{m_dir.path() + "/none.json", "", m_dir.path() + "/no-such-dir/C1.out", m_dir.path() + "/C1.err"};
+    try {
+        spawner.spawn(start)->started();
+        FAIL() << "spawned with an output file that cannot be opened";
+    } catch (const EnvironmentError& e) {
+        EXPECT_NE(std::string(e.what()).find("cannot open " + m_dir.path() + "/no-such-dir/C1.out"), std::string::npos)
+            << e.what();
+    }
+    // The spawner is still there for the next role.
+    auto role = spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", m_dir.path() + "/C1.err"});
+    role->started();
+    ASSERT_TRUE(role->wait_for(milliseconds(10000)));
+    EXPECT_EQ(role->exit_code(), 2);
+    EXPECT_NE(slurp(m_dir.path() + "/C1.err").find("cannot read"), std::string::npos);
+}
+
+TEST_F(RoleSpawnerTest, the_roles_and_the_spawner_go_when_relab_is_done_with_them) {
+    int role_pid = 0, spawner_pid = 0;
+    {
+        RoleSpawner spawner(RELAB_BINARY);
+        auto role = spawn(spawner, consumer());
+        ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+        role_pid = role->pid();
+        spawner_pid = proc_stat(role_pid)->ppid;
+    }  // the role is stopped (SIGTERM), then the spawner reads the end of its socket
+    EXPECT_FALSE(process_exists(role_pid));
+    EXPECT_FALSE(process_exists(spawner_pid));
+}
+
+TEST_F(RoleSpawnerTest, a_spawner_killed_from_outside_takes_its_roles_and_says_so) {
+    RoleSpawner spawner(RELAB_BINARY);
+    auto role = spawn(spawner, consumer());
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    const int spawner_pid = proc_stat(role->pid())->ppid;
+    ::kill(spawner_pid, SIGKILL);
+    ASSERT_TRUE(role->wait_for(milliseconds(5000))) << "the role outlived its spawner";
+    EXPECT_EQ(role->exit_code(), 128 + SIGKILL);
+    try {
+        spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", ""});
+        FAIL() << "a spawner that is gone took a request";
+    } catch (const EnvironmentError& e) {
+        EXPECT_NE(std::string(e.what()).find("role spawner"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("is gone"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace relab
