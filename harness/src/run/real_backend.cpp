@@ -405,6 +405,17 @@ void RealBackend::upcoming(const Scenario& next) {
     m_impl->next_lab_own_pg = own_pg_of(next);
 }
 
+int RealBackend::clusters_taken_ahead() const { return m_impl->clusters.taken_ahead(); }
+
+void RealBackend::upcoming(const Scenario& next, const std::vector<Scenario>& later) {
+    upcoming(next);
+    if (cluster_of(next)) return;
+    for (const auto& s : later)
+        if (const auto c = cluster_of(s)) {
+            m_impl->clusters.want_next(c);
+            return;
+        }
+}
 
 LabResult RealBackend::run(const Scenario& s) {
     const auto started = SteadyClock::now();

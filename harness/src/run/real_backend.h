@@ -17,7 +17,7 @@ namespace relab {
 struct BackendOptions {
     std::optional<uint64_t> seed;  // overrides every scenario's seed
     std::optional<int> runs;       // overrides every scenario's runs
-    std::string relab_exe;         // spawned as `relab role --config FILE`
+    std::string relab_exe;         // `relab role --spawner`, which forks the roles (run/role_spawner.h)
     std::string run_id;            // names the run's key prefix and schema
     // Called before each trial (lab id, trial, trials).
     std::function<void(const std::string&, int, int)> progress;
@@ -35,6 +35,12 @@ public:
     // The lab that runs after the next run(): what it needs that takes long to start (a Redis
     // Cluster: its masters report ok only 2 s after they start) is started now, in the background.
     void upcoming(const Scenario& next);
+    // The same, knowing every lab still to come (`later`, in order, after `next`): the next lab that
+    // forms a Redis Cluster has its cluster formed from now on, even when labs without one come
+    // between (a short lab before it would leave too little time to form it).
+    void upcoming(const Scenario& next, const std::vector<Scenario>& later);
+    // How many labs took a Redis Cluster formed ahead for them.
+    int clusters_taken_ahead() const;
 
 private:
     struct Impl;
