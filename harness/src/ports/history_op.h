@@ -22,6 +22,7 @@ enum class Op {
     start,
     // stream labs
     publish,
+    mark,
     outbox_insert,
     receive,
     ack,
@@ -67,6 +68,9 @@ inline constexpr std::array k_ops = {
            "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait; "
            "reply_lost: the XADD ran (entry) but its reply never came back; idmp: the XADD's IDMP iid, idmp_known: "
            "the stream answered an entry this event already had"},
+    OpInfo{Op::mark, "mark", "outbox_id entry round",
+           "the dispatcher marked an outbox row published (UPDATE ... published_at) after its publish_ms; with "
+           "mark \"round\" in the round's transaction, committed with it"},
     OpInfo{Op::outbox_insert, "outbox_insert", "outbox_id event",
            "the source app committed a state change and its outbox row in one transaction"},
     OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream",

@@ -36,9 +36,14 @@ bool publish_row(const DispatcherSpec& d, const std::string& stream, const std::
     // In the stream from here on, whatever becomes of the row's mark.
     data["result"] = "ok";
     data["entry"] = ids.at(0);
+    const nlohmann::json round = data.contains("round") ? data.at("round") : nlohmann::json();
     p.history.record(HistoryRecord{0, t.count(), actor, Op::publish, std::move(data)});
     if (d.publish_ms > 0) p.clock.sleep_for(Millis{d.publish_ms});
     p.outbox.mark_published(row.id, ids.at(0));
+    // The end of the row's publish: its time (publish_ms after the XADD) is the lab's own.
+    nlohmann::json mark = {{"outbox_id", row.id}, {"entry", ids.at(0)}};
+    if (!round.is_null()) mark["round"] = round;
+    p.history.record(HistoryRecord{0, p.clock.now().count(), actor, Op::mark, std::move(mark)});
     return true;
 }
 
