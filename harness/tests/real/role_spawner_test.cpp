@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -15,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "real/proc_stat.h"
+#include "real/real_clock.h"
 #include "real/redis_client.h"
 #include "real/servers.h"
 #include "real/temp_dir.h"
@@ -184,6 +187,42 @@ TEST_F(RoleSpawnerTest, a_spawner_killed_from_outside_takes_its_roles_and_says_s
         EXPECT_NE(std::string(e.what()).find("role spawner"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("is gone"), std::string::npos) << e.what();
     }
+}
+
+// A process with the trial-end handler (every forked role has it): a sleep without the signal is
+// whole; the signal cuts the sleep it arrives in short, and caps every later one at 1 ms.
+TEST(TrialEndWakeupTest, the_signal_cuts_a_sleep_short_and_caps_the_later_ones) {
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        using std::chrono::steady_clock;
+        install_trial_end_wakeup();
+        RealClock clock;
+        auto t0 = steady_clock::now();
+        clock.sleep_for(milliseconds(50));
+        const bool whole = steady_clock::now() - t0 >= milliseconds(50) && !trial_end_signalled();
+        (void)!::write(ready[1], "x", 1);
+        t0 = steady_clock::now();
+        clock.sleep_for(std::chrono::seconds(20));  // the parent signals now
+        const bool cut = steady_clock::now() - t0 < std::chrono::seconds(10) && trial_end_signalled();
+        t0 = steady_clock::now();
+        clock.sleep_for(std::chrono::seconds(20));
+        const bool capped = steady_clock::now() - t0 < std::chrono::seconds(1);
+        ::_exit(!whole ? 1 : !cut ? 2 : !capped ? 3 : 0);
+    }
+    ::close(ready[1]);
+    char byte = 0;
+    ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+    ::close(ready[0]);
+    std::this_thread::sleep_for(milliseconds(50));
+    ::kill(pid, kTrialEndSignal);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 0) << "1: a sleep without the signal was cut; 2: the signal did not cut the "
+                                         "sleep it came in; 3: a later sleep lasted 1 s or more";
 }
 
 }  // namespace
