@@ -104,12 +104,6 @@ Fd open_output(const std::string& path, const std::string& exe) {
     return Fd(fd);
 }
 
-int decode_status(int status) {
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return -1;
-}
-
 // Boost.Process reports a child whose execve failed but does not reap it. The child has written
 // its error and is exiting (or, had one of Boost's own hooks failed, which report and go on,
 // would be running the program): SIGKILL changes nothing in the first case and ends the second.
@@ -121,6 +115,12 @@ void reap_failed_child(pid_t pid) {
 }
 
 }  // namespace
+
+int exit_status_of(int wait_status) {
+    if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+    if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+    return -1;
+}
 
 bool is_executable_file(const std::string& path) {
     struct stat st {};
@@ -326,7 +326,7 @@ bool ChildProcess::running() {
     if (!m_impl || m_exit_code) return false;
     std::error_code ec;
     if (m_impl->child.running(ec)) return true;  // waitpid(WNOHANG), which reaps an exited child
-    m_exit_code = ec ? -1 : decode_status(m_impl->child.native_exit_code());
+    m_exit_code = ec ? -1 : exit_status_of(m_impl->child.native_exit_code());
     // Reaped: its pid may be reused from now on.
     if (!m_own_process_group) reaper::forget_process(m_pid);
     return false;
@@ -368,7 +368,7 @@ void ChildProcess::terminate(std::chrono::milliseconds grace, int first_signal) 
             ::kill(m_pid, SIGKILL);
             std::error_code ec;
             m_impl->child.wait(ec);  // blocking waitpid, retried on EINTR
-            m_exit_code = ec ? -1 : decode_status(m_impl->child.native_exit_code());
+            m_exit_code = ec ? -1 : exit_status_of(m_impl->child.native_exit_code());
         }
         // Just reaped by us, so the group id cannot have been reused yet: clear what is left of
         // the group (e.g. PostgreSQL backends whose postmaster died).

@@ -37,6 +37,10 @@ struct ChildOptions {
     bool die_with_parent = true;
 };
 
+// A waitpid() status as relab reports it: the exit status, 128 + signal when killed by one, -1
+// otherwise.
+int exit_status_of(int wait_status);
+
 // A regular file this process may execute.
 bool is_executable_file(const std::string& path);
 // The first executable "dir/name" over the directories of $PATH.

@@ -207,7 +207,6 @@ namespace {
 // Passwords never go into the config file in the run's temp dir: each "password" value is taken out
 // of the JSON (left "") and handed to the role in its environment, keyed by its JSON pointer. A
 // process's environment is readable only by its own user; its argv and a file may not be.
-constexpr const char* k_secrets_env = "RELAB_ROLE_SECRETS";
 
 void take_passwords(nlohmann::json& j, const std::string& at, nlohmann::json& secrets) {
     if (j.is_object()) {
@@ -251,9 +250,9 @@ int run_role_process(const std::string& config_path) {
             std::cerr << "relab role: cannot read " << config_path << "\n";
             return 2;
         }
-        const char* secrets = std::getenv(k_secrets_env);
+        const char* secrets = std::getenv(k_role_secrets_env);
         const RoleConfig c = join_role_config(nlohmann::json::parse(in), secrets ? secrets : "");
-        ::unsetenv(k_secrets_env);
+        ::unsetenv(k_role_secrets_env);
         run_role_on_ports(c);
         // The role's memory high-water mark, for the load labs' report (read from its stdout file).
         // VmHWM, not getrusage: ru_maxrss keeps the forking parent's size across exec.
@@ -297,7 +296,7 @@ std::unique_ptr<RoleProcess> spawn_role_process(RoleSpawner* spawner, const std:
     const std::string stdout_path = dir + "/" + c.actor + ".out";
     if (spawner) return spawner->spawn(RoleStart{config_path, split.secrets, stdout_path, stderr_path});
     ChildOptions o;
-    o.env[k_secrets_env] = split.secrets;
+    o.env[k_role_secrets_env] = split.secrets;
     o.exe = relab_exe;
     o.args = {"role", "--config", config_path};
     o.stdout_path = stdout_path;

@@ -42,6 +42,9 @@ struct RoleConfig {
 nlohmann::json role_config_to_json(const RoleConfig& c);
 RoleConfig role_config_from_json(const nlohmann::json& j);
 
+// Where a role process finds the passwords of its config (SplitRoleConfig::secrets).
+inline constexpr const char* k_role_secrets_env = "RELAB_ROLE_SECRETS";
+
 // A role's config as it travels: the file's JSON with every password blanked, and the passwords
 // apart (JSON: pointer -> password), which go in the role's environment, never in a file or argv.
 struct SplitRoleConfig {

@@ -34,16 +34,9 @@ namespace {
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
 
-constexpr const char* k_spawned_secrets_env = "RELAB_ROLE_SECRETS";
 constexpr size_t k_max_message = 1 << 16;
 // How long relab waits for the spawner to answer a request: a fork, not a start.
 constexpr milliseconds k_answer{10000};
-
-int exit_status_of(int status) {
-    if (WIFEXITED(status)) return WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return -1;
-}
 
 int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 
@@ -365,7 +358,7 @@ namespace {
     ::close(null_fd);
     ::prctl(PR_SET_NAME, "relab");
     const std::string secrets = req.value("secrets", "");
-    if (!secrets.empty()) ::setenv(k_spawned_secrets_env, secrets.c_str(), 1);
+    if (!secrets.empty()) ::setenv(k_role_secrets_env, secrets.c_str(), 1);
     const int code = run_role_process(req.at("config").get<std::string>());
     std::cout.flush();
     std::cerr.flush();
