@@ -11,6 +11,7 @@
 #include "real/redis_client.h"
 #include "real/servers.h"
 #include "real/temp_dir.h"
+#include "run/bench_machine.h"
 #include "run/bench_redis.h"
 #include "run/bench_sim.h"
 #include "run/redis_benchmark_tool.h"
@@ -92,6 +93,37 @@ std::vector<BenchFigure> measure_sim_part(const BenchOptions& o, int jobs) {
                                      many.wrong, many.total, one.wrong, one.total);
     }
     return out;
+}
+
+std::vector<BenchFigure> measure_machine_part() {
+    constexpr size_t kBytes = size_t{64} << 20;  // beyond any last-level cache a 2-core VM has
+    const MachineProbe p = probe_machine(kBytes, 1'000'000, 50'000);
+    std::cerr << fmt::format("relab bench machine: a random memory read {:.1f} ns, a JSON record {:.0f} ns\n", p.read_ns,
+                             p.record_ns);
+    const char* why =
+        " Not relab's speed but the machine's: compare these two between bench files first, since every CPU-bound "
+        "figure (the simulator's trials/s above all) moves with them.";
+    BenchFigure read;
+    read.name = "machine/memory_read";
+    read.iterations = p.reads;
+    read.real_time = p.read_ns;
+    read.time_unit = "ns";
+    read.label = fmt::format("{:.1f} ns per dependent random read over {} MB", p.read_ns, p.memory_bytes >> 20);
+    read.measured = fmt::format("{} reads, each at the index the last one returned, through a seeded one-cycle "
+                                "permutation of {} MB of 32-bit indices.{}",
+                                p.reads, p.memory_bytes >> 20, why);
+    read.raw = {{"memory_bytes", p.memory_bytes}, {"read_ns", p.read_ns}};
+    BenchFigure record;
+    record.name = "machine/json_record";
+    record.iterations = p.records;
+    record.real_time = p.record_ns;
+    record.time_unit = "ns";
+    record.label = fmt::format("{:.0f} ns per history-shaped JSON record built, dumped and parsed", p.record_ns);
+    record.measured = fmt::format("{} records of 6 fields (one a nested event) built with nlohmann::json, written as "
+                                  "text and parsed back: the kind of work a simulated trial is made of.{}",
+                                  p.records, why);
+    record.raw = {{"record_ns", p.record_ns}};
+    return {read, record};
 }
 
 void check_redis_tools() {

@@ -17,6 +17,8 @@ std::vector<BenchFigure> measure_sim_part(const BenchOptions& o, int jobs);
 // Throws EnvironmentError (missing redis-server or redis-benchmark, no free port) before any
 // measuring, with what to do.
 std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext& context);
+// The machine's own speed (run/bench_machine.h): a random memory read and a JSON record, no target.
+std::vector<BenchFigure> measure_machine_part();
 // Looks up redis-server and redis-benchmark; throws EnvironmentError naming what to install.
 void check_redis_tools();
 

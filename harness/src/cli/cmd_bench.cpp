@@ -6,6 +6,8 @@
 //          (XADD, XREADGROUP, SET NX GET), PING and XADD → blocked consumer receipt p50/p99, and
 //          the producer's XADD rate.
 //   all    (the default) both.
+// Every run also times the machine itself (run/bench_machine.h): figures without a target, for
+// telling two bench files from different machines apart.
 // The figures print as a table, and go to --json FILE / --out-dir DIR in google/benchmark's shape.
 // --compare OLD.json prints old against new for every name in both (new = this run, or
 // --against NEW.json without measuring). Exit 0, or 1 with --fail-on-miss when a figure misses its
@@ -145,6 +147,7 @@ int run_bench(const BenchOptions& o) {
         const bool sim = o.backend != "redis", redis = o.backend != "sim";
         if (redis) check_redis_tools();  // a missing tool fails before the simulator's minutes
         if (redis) figures = measure_redis_part(o, context);
+        for (auto& f : measure_machine_part()) figures.push_back(std::move(f));
         if (sim)
             for (auto& f : measure_sim_part(o, jobs)) figures.push_back(std::move(f));
 
