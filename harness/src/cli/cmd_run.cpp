@@ -549,7 +549,7 @@ int run_run(const RunOptions& o) {
             report.servers = backend.server_info();
             for (size_t i = 0; i < labs.size(); ++i) {
                 if (i + 1 < labs.size())
-                    backend.upcoming(labs[i + 1], std::vector<Scenario>(labs.begin() + static_cast<std::ptrdiff_t>(i) + 2, labs.end()));
+                    backend.upcoming(labs[i + 1], std::span<const Scenario>(labs).subspan(i + 2));
                 finished(backend.run(labs[i]));
             }
             if (progress) std::cerr << "\r\033[K" << std::flush;

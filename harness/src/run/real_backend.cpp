@@ -407,7 +407,7 @@ void RealBackend::upcoming(const Scenario& next) {
 
 int RealBackend::clusters_taken_ahead() const { return m_impl->clusters.taken_ahead(); }
 
-void RealBackend::upcoming(const Scenario& next, const std::vector<Scenario>& later) {
+void RealBackend::upcoming(const Scenario& next, std::span<const Scenario> later) {
     upcoming(next);
     if (cluster_of(next)) return;
     for (const auto& s : later)

@@ -6,6 +6,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "check/outcome.h"
@@ -38,7 +39,7 @@ public:
     // The same, knowing every lab still to come (`later`, in order, after `next`): the next lab that
     // forms a Redis Cluster has its cluster formed from now on, even when labs without one come
     // between (a short lab before it would leave too little time to form it).
-    void upcoming(const Scenario& next, const std::vector<Scenario>& later);
+    void upcoming(const Scenario& next, std::span<const Scenario> later);
     // How many labs took a Redis Cluster formed ahead for them.
     int clusters_taken_ahead() const;
 

@@ -88,7 +88,8 @@ TEST(ClusterPrefetchTest, a_cluster_is_formed_ahead_across_the_labs_that_need_no
         return n;
     };
     const int before = redis_servers();  // the run's own
-    backend.upcoming(s1, {shard});
+    const std::vector<Scenario> later{shard};
+    backend.upcoming(s1, later);
     EXPECT_FALSE(backend.run(baseline).trials.empty());
     // Two labs before the shard lab, its cluster's masters are already up.
     bool forming = false;
