@@ -1,5 +1,3 @@
-#include <cstdlib>
-#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -9,19 +7,6 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-
-std::string default_scenarios_dir() {
-    if (const char* env = std::getenv("RELAB_SCENARIOS"); env && *env) return env;
-    if (std::filesystem::is_directory("scenarios")) return "scenarios";
-    return std::string(RELAB_SOURCE_DIR) + "/scenarios";
-}
-
-std::vector<std::string> named_only_scenario_dirs(const std::string& dir) {
-    std::vector<std::string> out;
-    for (const char* sub : {"load", "soak"})
-        if (std::filesystem::is_directory(dir + "/" + sub)) out.push_back(dir + "/" + sub);
-    return out;
-}
 
 void setup_list(CLI::App& app, ListOptions& o) {
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
