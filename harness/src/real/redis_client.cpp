@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "real/interrupt.h"
+#include "real/hiredis_handles.h"
 
 namespace relab {
 
@@ -24,19 +25,8 @@ const char* const kCompareAndDeleteScript =
 
 namespace {
 
-struct ContextDeleter {
-    void operator()(redisContext* c) const noexcept {
-        if (c) redisFree(c);
-    }
-};
-using ContextPtr = std::unique_ptr<redisContext, ContextDeleter>;
-
-struct ReplyDeleter {
-    void operator()(redisReply* r) const noexcept {
-        if (r) freeReplyObject(r);
-    }
-};
-using ReplyPtr = std::unique_ptr<redisReply, ReplyDeleter>;
+using ContextPtr = RedisContextPtr;
+using ReplyPtr = RedisReplyPtr;
 
 std::string to_upper(std::string s) {
     for (char& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "real/child_process.h"
+#include "real/hiredis_handles.h"
 #include "real/interrupt.h"
 #include "real/redis_client.h"
 #include "real/temp_dir.h"
@@ -53,12 +54,6 @@ std::map<std::string, std::string> pairs(const RedisReply& r) {
 
 std::string addr(const RedisEndpoint& ep) { return fmt::format("{}:{}", ep.host, ep.port); }
 
-struct HiredisFree {
-    void operator()(redisContext* c) const noexcept {
-        if (c) redisFree(c);
-    }
-};
-
 }  // namespace
 
 struct SentinelSet::Impl {
@@ -78,7 +73,7 @@ struct SentinelSet::Impl {
     std::vector<Node> nodes;
     std::vector<RedisEndpoint> endpoints;
     // One SUBSCRIBE +switch-master connection per sentinel (same order as nodes).
-    std::vector<std::unique_ptr<redisContext, HiredisFree>> subscriptions;
+    std::vector<RedisContextPtr> subscriptions;
     struct Switch {
         std::string payload;
         std::string sentinel;  // the first to publish it
@@ -254,7 +249,7 @@ void SentinelSet::Impl::wait_until_all_see_everything(int replicas) {
 void SentinelSet::Impl::subscribe() {
     for (auto& n : nodes) {
         timeval tv{2, 0};
-        std::unique_ptr<redisContext, HiredisFree> ctx(redisConnectWithTimeout(n.endpoint.host.c_str(), n.endpoint.port, tv));
+        RedisContextPtr ctx(redisConnectWithTimeout(n.endpoint.host.c_str(), n.endpoint.port, tv));
         if (!ctx || ctx->err)
             throw EnvironmentError(fmt::format("cannot connect to sentinel {} to SUBSCRIBE +switch-master: {}",
                                                addr(n.endpoint), ctx ? ctx->errstr : "out of memory"));

@@ -30,22 +30,18 @@ struct IdemWords {
 // A simulated lab may have thousands of trials: the counts of its first few are printed one by one.
 constexpr size_t k_trial_counts_shown = 20;
 
-constexpr IdemWords k_en{"article:", "why:", "× {} ({}) = {}", "trial",
+constexpr IdemWords k_idem_en{"article:", "why:", "× {} ({}) = {}", "trial",
                          "orders {} (duplicates {}) | 201: {} | replays: {} | 409: {} | 422: {} | layer 4 caught: {} | "
                          "5xx: {} | leaks: {} | sends: {}",
                          "all trials", "measured on this machine, beside the article:", "time scale:",
                          "(no answer: the client process was killed)", "… ({} more trials, counted in the total)"};
-constexpr IdemWords k_vi{"bài viết:", "vì sao:", "× {} ({}) = {}", "lần",
+constexpr IdemWords k_idem_vi{"bài viết:", "vì sao:", "× {} ({}) = {}", "lần",
                          "đơn {} (trùng {}) | 201: {} | replay: {} | 409: {} | 422: {} | tầng 4 chặn: {} | "
                          "5xx: {} | lộ dữ liệu: {} | số request: {}",
                          "mọi lần", "đo trên máy này, bên cạnh số của bài viết:", "tỉ lệ thời gian:",
                          "(không có phản hồi: process client bị kill)", "… (thêm {} lần, đã cộng vào tổng)"};
 
-const IdemWords& words(Lang lang) { return lang == Lang::vi ? k_vi : k_en; }
-
-const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
-    return lang == Lang::vi && !vi.empty() ? vi : en;
-}
+const IdemWords& words(Lang lang) { return lang == Lang::vi ? k_idem_vi : k_idem_en; }
 
 std::string text_of(const nlohmann::json& d, const char* key) {
     if (!d.is_object() || !d.contains(key) || d.at(key).is_null()) return "";
@@ -60,7 +56,7 @@ int64_t int_of(const nlohmann::json& d, const char* key, int64_t fallback = 0) {
 
 std::string ttl_text(int64_t ms) { return ms % 1000 == 0 ? fmt::format("EX {}", ms / 1000) : fmt::format("PX {}", ms); }
 
-std::string time_text(int64_t t_ns) {
+std::string idem_time_text(int64_t t_ns) {
     const int64_t ms = t_ns >= 0 ? t_ns / 1'000'000 : -((-t_ns + 999'999) / 1'000'000);
     return fmt::format("t={:>5} ms", ms);
 }
@@ -215,7 +211,7 @@ void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection time
         out << '\n';
         for (const auto& r : t->history) {
             if (r.op == Op::start) continue;
-            out << "  " << time_text(r.t_ns) << "  " << describe(r) << '\n';
+            out << "  " << idem_time_text(r.t_ns) << "  " << describe(r) << '\n';
         }
         for (const auto& leak : t->idem.leak_examples) out << "  ✕ " << leak << '\n';
     }

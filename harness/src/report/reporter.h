@@ -11,6 +11,11 @@
 namespace relab {
 
 enum class Lang { en, vi };
+
+// The Vietnamese text when the report is in Vietnamese and one is given, else the English.
+inline const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
+    return lang == Lang::vi && !vi.empty() ? vi : en;
+}
 enum class TimelineSelection { first_and_wrong, first, wrong, all, none };
 
 class Reporter {

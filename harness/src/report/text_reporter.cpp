@@ -144,10 +144,6 @@ constexpr Words k_vi{
     "ACK {} (entry duy nhất của lần đọc)",
 };
 
-const std::string& pick(Lang lang, const std::string& en, const std::string& vi) {
-    return lang == Lang::vi && !vi.empty() ? vi : en;
-}
-
 // A field of a record's data as text: strings as they are, anything else as JSON, "?" if absent.
 std::string field_text(const nlohmann::json& data, const char* key) {
     if (!data.is_object()) return "?";

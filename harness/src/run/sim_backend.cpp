@@ -37,6 +37,13 @@ constexpr Millis kFailoverTime{1'600};
 // trial, recovery_init_sync_method syncfs: about 200 ms, measured in 08j-outbox-pg-restart).
 constexpr Millis kPostgresRestart{200};
 
+}  // namespace
+
+// The simulated actors are named, not anonymous: SimBackend::Impl holds them, and GCC warns
+// (-Wsubobject-linkage, an error here) about a class holding a type of an anonymous namespace
+// when this file is compiled inside its layer's unity batch.
+namespace sim_backend_detail {
+
 struct Actor;
 
 // A role's tasks (S3's workers) as fibers of the trial's scheduler, each with an Actor of its own
@@ -117,6 +124,13 @@ std::vector<sim::SimConnection*> SimTasks::redis_connections() {
     for (auto& a : m_actors) out.push_back(&a->redis);
     return out;
 }
+
+}  // namespace sim_backend_detail
+
+namespace {
+
+using sim_backend_detail::Actor;
+using sim_backend_detail::SimTasks;
 
 void fnv1a(uint64_t& h, const std::string& s) {
     for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
