@@ -31,15 +31,15 @@ struct IdemWords {
 constexpr size_t k_trial_counts_shown = 20;
 
 constexpr IdemWords k_idem_en{"article:", "why:", "× {} ({}) = {}", "trial",
-                         "orders {} (duplicates {}) | 201: {} | replays: {} | 409: {} | 422: {} | layer 4 caught: {} | "
-                         "5xx: {} | leaks: {} | sends: {}",
-                         "all trials", "measured on this machine, beside the article:", "time scale:",
-                         "(no answer: the client process was killed)", "… ({} more trials, counted in the total)"};
+                              "orders {} (duplicates {}) | 201: {} | replays: {} | 409: {} | 422: {} | layer 4 caught: {} | "
+                              "5xx: {} | leaks: {} | sends: {}",
+                              "all trials", "measured on this machine, beside the article:", "time scale:",
+                              "(no answer: the client process was killed)", "… ({} more trials, counted in the total)"};
 constexpr IdemWords k_idem_vi{"bài viết:", "vì sao:", "× {} ({}) = {}", "lần",
-                         "đơn {} (trùng {}) | 201: {} | replay: {} | 409: {} | 422: {} | tầng 4 chặn: {} | "
-                         "5xx: {} | lộ dữ liệu: {} | số request: {}",
-                         "mọi lần", "đo trên máy này, bên cạnh số của bài viết:", "tỉ lệ thời gian:",
-                         "(không có phản hồi: process client bị kill)", "… (thêm {} lần, đã cộng vào tổng)"};
+                              "đơn {} (trùng {}) | 201: {} | replay: {} | 409: {} | 422: {} | tầng 4 chặn: {} | "
+                              "5xx: {} | lộ dữ liệu: {} | số request: {}",
+                              "mọi lần", "đo trên máy này, bên cạnh số của bài viết:", "tỉ lệ thời gian:",
+                              "(không có phản hồi: process client bị kill)", "… (thêm {} lần, đã cộng vào tổng)"};
 
 const IdemWords& words(Lang lang) { return lang == Lang::vi ? k_idem_vi : k_idem_en; }
 
