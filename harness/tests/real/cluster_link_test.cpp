@@ -13,7 +13,7 @@
 #include "real/redis_cluster.h"
 
 namespace relab {
-namespace {
+namespace cluster_link_test {
 
 using namespace std::chrono_literals;
 
@@ -22,8 +22,6 @@ std::string reply_of(const RedisEndpoint& ep, const std::vector<std::string>& ar
     const RedisReply r = c.command(argv);
     return r.is_error() ? "ERR:" + r.str : r.str;
 }
-
-}  // namespace
 
 TEST(ClusterLinkTest, the_client_follows_ask_while_a_slot_migrates_and_moved_once_it_has_moved) {
     RedisClusterOptions opts;
@@ -105,4 +103,5 @@ TEST(ClusterLinkTest, a_redirection_the_client_cannot_follow_is_an_error_not_a_l
     EXPECT_LE(router.asked() + router.moved(), ClusterRouter::kMaxRedirects + 1);
 }
 
+}  // namespace cluster_link_test
 }  // namespace relab

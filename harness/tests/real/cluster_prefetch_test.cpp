@@ -18,7 +18,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace cluster_prefetch_test {
 
 using namespace std::chrono_literals;
 
@@ -36,8 +36,6 @@ std::string test_comm(int pid) {
     std::getline(in, name);
     return name;
 }
-
-}  // namespace
 
 TEST(ClusterPrefetchTest, a_cluster_formed_ahead_serves_the_lab_that_takes_it_and_outlives_the_forming) {
     ClusterPrefetch prefetch;
@@ -105,4 +103,5 @@ TEST(ClusterPrefetchTest, a_cluster_is_formed_ahead_across_the_labs_that_need_no
     EXPECT_EQ(backend.clusters_taken_ahead(), 1) << "the shard lab's cluster was formed when it began";
 }
 
+}  // namespace cluster_prefetch_test
 }  // namespace relab

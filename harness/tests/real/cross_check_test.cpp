@@ -21,7 +21,7 @@
 
 #include "relab_cli.h"
 
-namespace {
+namespace cross_check_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -167,8 +167,6 @@ std::map<std::string, IdemLabOutcome> idem_outcomes(const json& report, const st
     }
     return out;
 }
-
-}  // namespace
 
 TEST_F(CrossCheckTest, consumer_side_deterministic_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08a-baseline", "08b-s1", "08c-s4c", "08d-s5"};
@@ -331,8 +329,6 @@ TEST_F(CrossCheckTest, idempotency_middleware_labs_end_the_same_on_both_backends
     EXPECT_NE(click[0].find("[201 replay"), std::string::npos) << click[0];
 }
 
-namespace {
-
 // Per lab, per trial (sorted): each order's applied writes in time order ("#42 created paid
 // shipped") and the receipts that came by XAUTOCLAIM ("#42 created d2").
 std::map<std::string, std::vector<std::string>> s3_mechanism(const json& report) {
@@ -369,8 +365,6 @@ double jobs_per_s(const json& report, const std::string& id) {
     return 0;
 }
 
-}  // namespace
-
 // S3, worker per key (issue 12): the fanout lab, S1 on its workload and the reader's crash end the
 // same on both backends, by the same mechanism: each order's writes in the same order (created,
 // paid, shipped under S3; shipped, then the claimed created and paid after a crash) and the same
@@ -396,3 +390,5 @@ TEST_F(CrossCheckTest, s3_labs_end_the_same_on_both_backends_and_s3_outpaces_s1_
               "d2, #43 paid d2");
     for (const json* report : {&real, &sim}) EXPECT_GT(jobs_per_s(*report, "s3-fanout"), jobs_per_s(*report, "s3-fanout-s1"));
 }
+
+}  // namespace cross_check_test

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-namespace {
+namespace docker_compose_test {
 
 namespace fs = std::filesystem;
 
@@ -82,4 +82,4 @@ TEST_F(DockerComposeTest, the_validation_rejects_a_broken_file) {
     EXPECT_NE(r.exit_code, 0) << r.out;
 }
 
-}  // namespace
+}  // namespace docker_compose_test

@@ -20,7 +20,7 @@
 #include "outside_servers.h"
 #include "relab_cli.h"
 
-namespace {
+namespace endings_test {
 
 namespace fs = std::filesystem;
 using relab::test::OutsideServers;
@@ -225,4 +225,4 @@ TEST_F(EndingsTest, sigkill_of_relab_takes_its_own_servers_with_it) {
     expect_nothing_left(e);
 }
 
-}  // namespace
+}  // namespace endings_test

@@ -15,7 +15,7 @@
 #include "real/servers.h"
 #include "relab_cli.h"
 
-namespace {
+namespace faults_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -258,4 +258,4 @@ TEST_F(FaultsTest, an_unseen_fault_lab_written_as_data_runs_on_both_backends) {
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
 }
 
-}  // namespace
+}  // namespace faults_test

@@ -21,7 +21,7 @@
 #include "real/servers.h"
 #include "relab_cli.h"
 
-namespace {
+namespace idem_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -499,4 +499,4 @@ TEST_F(IdemLabsTest, ctrl_c_while_the_cluster_forms_stops_every_node_and_removes
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
 }
 
-}  // namespace
+}  // namespace idem_test

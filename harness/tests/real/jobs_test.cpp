@@ -19,7 +19,7 @@
 
 #include "relab_cli.h"
 
-namespace {
+namespace jobs_test {
 
 namespace fs = std::filesystem;
 using relab::test::lab_of;
@@ -150,4 +150,4 @@ TEST_F(JobsTest, ctrl_c_reaches_every_child_and_leaves_no_process_or_temp_dir) {
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
 }
 
-}  // namespace
+}  // namespace jobs_test

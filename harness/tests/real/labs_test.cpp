@@ -19,7 +19,7 @@
 
 #include "relab_cli.h"
 
-namespace {
+namespace labs_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -401,4 +401,4 @@ TEST_F(LabsTest, ctrl_c_midway_stops_servers_and_roles_and_removes_temp_dirs) {
     EXPECT_TRUE(tmp_is_empty()) << "temp dirs left in " << (m_dir / "tmp");
 }
 
-}  // namespace
+}  // namespace labs_test

@@ -14,7 +14,7 @@
 #include "relab_cli.h"
 
 namespace relab {
-namespace {
+namespace load_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -105,5 +105,5 @@ TEST_F(LoadLabsRealTest, the_table_is_written_beside_the_labs_and_the_html_repor
     EXPECT_NE(bad.err.find("--orders resizes a generated workload"), std::string::npos) << bad.err;
 }
 
-}  // namespace
+}  // namespace load_test
 }  // namespace relab

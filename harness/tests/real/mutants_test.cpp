@@ -17,7 +17,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace mutants_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -92,5 +92,5 @@ TEST_F(MutantsTest, an_unknown_mutant_is_a_usage_error_that_names_the_labs_mutan
         << r.err;
 }
 
-}  // namespace
+}  // namespace mutants_test
 }  // namespace relab

@@ -13,7 +13,7 @@
 #include "real/servers.h"
 
 namespace relab {
-namespace {
+namespace outbox_claim_test {
 
 class OutboxClaimTest : public ::testing::Test {
 protected:
@@ -95,5 +95,5 @@ TEST_F(OutboxClaimTest, the_inbox_applies_an_event_once_and_skips_its_copy) {
     EXPECT_EQ(m_a->exec("SELECT count(*) FROM tmp_inbox").rows.at(0).at(0), "2");
 }
 
-}  // namespace
+}  // namespace outbox_claim_test
 }  // namespace relab

@@ -22,7 +22,7 @@
 #include "real/child_process.h"
 #include "relab_cli.h"
 
-namespace {
+namespace outside_data_test {
 
 namespace fs = std::filesystem;
 using relab::PgSession;
@@ -309,4 +309,4 @@ TEST_F(OutsideDataTest, a_url_password_appears_nowhere) {
     }();
 }
 
-}  // namespace
+}  // namespace outside_data_test

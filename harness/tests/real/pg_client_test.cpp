@@ -31,7 +31,7 @@ inline std::ostream& operator<<(std::ostream& os, const OrderRow& r) {
     return os << "{" << r.id << ", " << r.status << ", " << r.version << "}";
 }
 
-namespace {
+namespace pg_client_test {
 
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
@@ -444,11 +444,11 @@ TEST_F(OrderStoreTest, ResetRestoresExactlyTheInitialRows) {
     EXPECT_TRUE(store.rows().empty());
 }
 
-}  // namespace
+}  // namespace pg_client_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace pg_client_test {
 
 // The "postgres" fault target on real servers: crash() kills the postmaster and every backend (no
 // orphan keeps the shared memory), a role's store then says StoreUnavailable (its connection is
@@ -499,5 +499,5 @@ TEST(PgFaultTest, a_paused_server_holds_statements_until_it_resumes) {
     EXPECT_EQ(answer.get(), "1");
 }
 
-}  // namespace
+}  // namespace pg_client_test
 }  // namespace relab

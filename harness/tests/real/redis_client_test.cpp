@@ -14,7 +14,7 @@
 #include "real/servers.h"
 
 namespace relab {
-namespace {
+namespace redis_client_test {
 
 using namespace std::chrono_literals;
 using SteadyClock = std::chrono::steady_clock;
@@ -392,5 +392,5 @@ TEST_F(RealKvTest, MethodNamesTheLuaScriptWhereDelexIsMissing) {
     }
 }
 
-}  // namespace
+}  // namespace redis_client_test
 }  // namespace relab

@@ -10,7 +10,7 @@
 #include "real/servers.h"
 
 namespace relab {
-namespace {
+namespace redis_link_test {
 
 struct Failure {
     KvError::Kind kind;
@@ -70,5 +70,5 @@ TEST(RedisLinkTest, ARestartedServerFailsOneCallThenTheLinkIsBack) {
     EXPECT_EQ(kv.get("k"), "2");
 }
 
-}  // namespace
+}  // namespace redis_link_test
 }  // namespace relab

@@ -28,7 +28,7 @@
 #include "report/reporter.h"
 #include "report/timeline.h"
 
-namespace {
+namespace report_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -573,4 +573,4 @@ TEST(ReportBrokenLabTest, a_broken_expectation_reaches_junit_and_summary_and_fai
     }
 }
 
-}  // namespace
+}  // namespace report_test

@@ -10,7 +10,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace role_settings_test {
 
 Scenario lab(const std::string& file) { return load_scenario(std::string(RELAB_SOURCE_DIR) + "/scenarios/" + file); }
 
@@ -55,5 +55,5 @@ TEST_F(RoleSettingsRealTest, a_change_to_the_loaded_idempotency_scenario_reaches
     EXPECT_EQ(r.wrong, 1);
 }
 
-}  // namespace
+}  // namespace role_settings_test
 }  // namespace relab

@@ -27,7 +27,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace role_spawner_test {
 
 namespace fs = std::filesystem;
 using std::chrono::milliseconds;
@@ -225,5 +225,5 @@ TEST(TrialEndWakeupTest, the_signal_cuts_a_sleep_short_and_caps_the_later_ones) 
                                          "sleep it came in; 3: a later sleep lasted 1 s or more";
 }
 
-}  // namespace
+}  // namespace role_spawner_test
 }  // namespace relab

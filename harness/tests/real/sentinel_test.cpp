@@ -22,7 +22,7 @@
 #include "real/temp_dir.h"
 
 namespace relab {
-namespace {
+namespace sentinel_test {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -246,5 +246,5 @@ TEST(SentinelTest, AFailoverThatNeverComesIsAnEnvironmentErrorNotAHang) {
     EXPECT_TRUE(sentinels.switches().empty());
 }
 
-}  // namespace
+}  // namespace sentinel_test
 }  // namespace relab

@@ -33,7 +33,7 @@
 #include "real/temp_dir.h"
 
 namespace relab {
-namespace {
+namespace servers_test {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
@@ -881,5 +881,5 @@ TEST(ChildProcessTest, ChildDiesWhenItsParentIsKilled) {
     if (alive(child)) kill(child, SIGKILL);
 }
 
-}  // namespace
+}  // namespace servers_test
 }  // namespace relab

@@ -18,7 +18,7 @@
 #include "relab_cli.h"
 
 namespace relab {
-namespace {
+namespace soak_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -129,5 +129,5 @@ TEST_F(SoakRealTest, without_recovery_the_soak_stops_at_its_deadline_with_entrie
     EXPECT_EQ(leftovers(), std::vector<std::string>{});
 }
 
-}  // namespace
+}  // namespace soak_test
 }  // namespace relab

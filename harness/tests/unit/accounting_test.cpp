@@ -9,7 +9,7 @@
 #include "check/outcome.h"
 
 namespace relab {
-namespace {
+namespace accounting_test {
 
 using nlohmann::json;
 
@@ -251,5 +251,5 @@ TEST(AccountingTest, a_recheck_accounts_again_from_the_history_when_the_trial_ke
     EXPECT_EQ(bare.accounting.duplicated, 3);
 }
 
-}  // namespace
+}  // namespace accounting_test
 }  // namespace relab

@@ -6,7 +6,7 @@
 
 namespace relab {
 
-namespace {
+namespace bench_compare_test {
 
 BenchFigure fig(const std::string& name, double time, const std::string& unit = "us",
                 std::optional<double> ratio = std::nullopt) {
@@ -17,8 +17,6 @@ BenchFigure fig(const std::string& name, double time, const std::string& unit = 
     f.ratio = ratio;
     return f;
 }
-
-}  // namespace
 
 TEST(BenchCompareTest, pairs_names_in_the_new_runs_order_and_lists_the_rest) {
     const std::vector<BenchFigure> old_run = {fig("redis/XADD", 20, "us", 1.1), fig("gone", 1), fig("ping/p50", 10)};
@@ -62,4 +60,5 @@ TEST(BenchCompareTest, the_table_shows_signed_percentages_and_the_unpaired_names
     EXPECT_NE(text.find("only in the new run: new-only"), std::string::npos) << text;
 }
 
+}  // namespace bench_compare_test
 }  // namespace relab

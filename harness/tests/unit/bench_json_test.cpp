@@ -7,7 +7,7 @@
 
 namespace relab {
 
-namespace {
+namespace bench_json_test {
 
 BenchFigure round_trip() {
     BenchFigure f;
@@ -34,8 +34,6 @@ BenchFigure sim_figure() {
     f.target_of = "items_per_second";
     return f;
 }
-
-}  // namespace
 
 TEST(BenchJsonTest, has_googles_context_and_benchmark_fields_and_relabs_beside_them) {
     BenchContext c;
@@ -112,4 +110,5 @@ TEST(BenchJsonTest, the_table_has_a_row_per_figure_with_ratio_target_and_met) {
         << text;
 }
 
+}  // namespace bench_json_test
 }  // namespace relab

@@ -15,7 +15,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace beyond_outbox_test {
 
 using nlohmann::json;
 
@@ -209,11 +209,11 @@ TEST(PerEventAccountingTest, a_dedupe_skip_is_the_entrys_job_but_not_a_second_wr
               "");
 }
 
-}  // namespace
+}  // namespace beyond_outbox_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace beyond_outbox_test {
 
 std::vector<std::string> stream_of(const TrialOutcome& t) {
     std::vector<std::string> out;
@@ -285,5 +285,5 @@ TEST(BeyondOutboxSimTest, a_killed_claim_holders_row_is_taken_by_the_other_dispa
     }
 }
 
-}  // namespace
+}  // namespace beyond_outbox_test
 }  // namespace relab

@@ -14,7 +14,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace beyond_test {
 
 using nlohmann::json;
 
@@ -80,8 +80,6 @@ TEST(ClaimsLoaderTest, a_flood_names_its_database_and_may_hit_the_caches_own_ins
     restart_cache["faults"][0] = json::parse(R"({"action": "restart", "target": "redis-cache", "at_ms": 100})");
     test::expect_load_error(restart_cache, "/faults/0/target", "");
 }
-
-}  // namespace
 
 TEST(BeyondLoaderTest, an_absent_order_has_no_initial_row_and_the_new_write_modes_load) {
     const Scenario s = parse_scenario(doc().dump(), "f.json");
@@ -243,4 +241,5 @@ TEST(BeyondCheckerTest, a_side_effect_table_that_disagrees_with_the_history_is_t
     EXPECT_THROW(check_side_effects_recorded(history, {{1, 42, "paid", 2}, {2, 42, "created", 2}}), HarnessError);
 }
 
+}  // namespace beyond_test
 }  // namespace relab

@@ -6,7 +6,7 @@
 #include "check/outcome.h"
 
 namespace relab {
-namespace {
+namespace checker_test {
 
 using nlohmann::json;
 
@@ -362,5 +362,5 @@ TEST(CheckerTest, a_skipped_lab_is_neither_held_nor_broken) {
     EXPECT_TRUE(run.all_held());
 }
 
-}  // namespace
+}  // namespace checker_test
 }  // namespace relab

@@ -5,7 +5,7 @@
 #include "real/cluster_slot.h"
 
 namespace relab {
-namespace {
+namespace cluster_slot_test {
 
 TEST(ClusterSlotTest, crc16_is_the_xmodem_variant_of_the_cluster_specification) {
     EXPECT_EQ(crc16_xmodem("123456789"), 0x31C3);  // the spec's check value
@@ -74,5 +74,5 @@ TEST(ClusterSlotTest, every_split_covers_every_slot_once_in_order) {
     EXPECT_THROW(split_slots(kClusterSlots + 1), std::invalid_argument);
 }
 
-}  // namespace
+}  // namespace cluster_slot_test
 }  // namespace relab

@@ -18,7 +18,7 @@
 #include "report/lab_digest.h"
 
 namespace relab {
-namespace {
+namespace diff_test {
 
 namespace fs = std::filesystem;
 
@@ -337,5 +337,5 @@ TEST_F(DiffCommand, a_run_folder_is_no_change_against_its_saved_reference_and_an
     EXPECT_NE(c.out.find("regression  08a-baseline (sim): held → broken"), std::string::npos) << c.out;
 }
 
-}  // namespace
+}  // namespace diff_test
 }  // namespace relab

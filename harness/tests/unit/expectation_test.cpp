@@ -10,7 +10,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace expectation_test {
 
 using nlohmann::json;
 
@@ -182,11 +182,11 @@ TEST(ExpectationTest, EveryShippedScenarioHasAMutant) {
     }
 }
 
-}  // namespace
+}  // namespace expectation_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace expectation_test {
 
 Scenario lab_scenario_for_replay() {
     return parse_scenario(R"({"id": "t", "title": "T", "kind": "workload", "runs": 60,
@@ -214,5 +214,5 @@ TEST(ExpectationReplayTest, AReplayedSeedIsJudgedByItsTermsNotByTheRunsCount) {
     EXPECT_FALSE(lab.held);  // the trial's own terms still count
 }
 
-}  // namespace
+}  // namespace expectation_test
 }  // namespace relab

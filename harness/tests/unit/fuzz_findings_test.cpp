@@ -22,7 +22,7 @@
 #include "util/json_shape.h"
 
 namespace relab {
-namespace {
+namespace fuzz_findings_test {
 
 using nlohmann::json;
 
@@ -251,5 +251,5 @@ TEST(FuzzFindingsTest, json_nesting_is_measured_without_recursion) {
     EXPECT_EQ(json_value_count(json::parse(R"([1, 2, 3, 4])"), 2), 3u);  // stops once past the limit
 }
 
-}  // namespace
+}  // namespace fuzz_findings_test
 }  // namespace relab

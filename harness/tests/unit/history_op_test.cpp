@@ -15,7 +15,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace history_op_test {
 
 using nlohmann::json;
 
@@ -173,5 +173,5 @@ TEST(HistoryOpTest, the_records_the_roles_write_carry_only_the_fields_their_op_l
         EXPECT_TRUE(seen.count(op)) << to_string(op) << " never recorded";
 }
 
-}  // namespace
+}  // namespace history_op_test
 }  // namespace relab

@@ -11,7 +11,7 @@
 #include "xml_tree.h"
 
 namespace relab {
-namespace {
+namespace html_reporter_test {
 
 std::string render(const RunReport& run, const HtmlOptions& opts = {}) {
     std::ostringstream out;
@@ -517,6 +517,6 @@ TEST(HtmlReporterTest, faults_are_drawn_across_the_lanes_with_their_span_and_lab
     for (const auto& svg : svgs(html)) EXPECT_FALSE(svg.name.empty());
 }
 
-}  // namespace
+}  // namespace html_reporter_test
 }  // namespace relab
 

@@ -12,7 +12,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace idem_cluster_test {
 
 using nlohmann::json;
 
@@ -163,5 +163,5 @@ TEST(IdemClusterTest, the_simulator_skips_it_and_the_real_backend_does_not_judge
     EXPECT_FALSE(idem_skip_reason(s, "6.2.14").has_value());
 }
 
-}  // namespace
+}  // namespace idem_cluster_test
 }  // namespace relab

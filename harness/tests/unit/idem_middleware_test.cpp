@@ -11,7 +11,7 @@
 #include "roles/roles.h"
 
 namespace relab {
-namespace {
+namespace idem_middleware_test {
 
 // SET with NX/XX/GET/EX/PX/KEEPTTL, GET and DEL on a map; time is whatever `now_ms` says.
 class MapKv : public Kv {
@@ -370,5 +370,5 @@ TEST(IdemMiddlewareTest, a_stuck_claim_answers_409_until_its_ttl_then_the_retry_
     EXPECT_EQ(f.send(k_req).code, 201);
 }
 
-}  // namespace
+}  // namespace idem_middleware_test
 }  // namespace relab

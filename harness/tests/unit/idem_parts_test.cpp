@@ -12,7 +12,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace idem_parts_test {
 
 using nlohmann::json;
 
@@ -318,11 +318,11 @@ TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_count
 }
 
 
-}  // namespace
+}  // namespace idem_parts_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace idem_parts_test {
 
 HistoryRecord nemesis_ok(int64_t t_ms, int fault, nlohmann::json data) {
     data["fault"] = fault;
@@ -368,5 +368,5 @@ TEST(IdemFaultMeasurementsTest, each_fault_leaves_its_figure_beside_the_articles
     EXPECT_EQ(idem_fault_measurements(s, h)[3].measured, "freed 1.1 s after the client died (2 × 409 before, then 201)");
 }
 
-}  // namespace
+}  // namespace idem_parts_test
 }  // namespace relab

@@ -3,7 +3,7 @@
 #include "check/inherent_time.h"
 
 namespace relab {
-namespace {
+namespace inherent_time_test {
 
 HistoryRecord at_ms(int64_t ms) {
     HistoryRecord r;
@@ -63,5 +63,5 @@ TEST(InherentTimeTest, labs_and_runs_add_their_trials_and_cases_and_skipped_labs
     EXPECT_EQ(run_inherent_us({}), 0);
 }
 
-}  // namespace
+}  // namespace inherent_time_test
 }  // namespace relab

@@ -5,7 +5,7 @@
 #include "real/interrupt.h"
 
 namespace relab {
-namespace {
+namespace interrupt_test {
 
 // Restores the previous SIGINT/SIGTERM dispositions and forgets the signal, so other tests in the
 // binary are unaffected.
@@ -57,5 +57,5 @@ TEST_F(InterruptTest, FirstSignalIsKeptAndClearForgetsIt) {
     EXPECT_NO_THROW(throw_if_interrupted());
 }
 
-}  // namespace
+}  // namespace interrupt_test
 }  // namespace relab

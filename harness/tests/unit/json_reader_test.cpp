@@ -8,7 +8,7 @@
 #include "report_fixture.h"
 
 namespace relab {
-namespace {
+namespace json_reader_test {
 
 using nlohmann::json;
 
@@ -299,11 +299,11 @@ TEST(JsonReaderTest, a_field_of_the_wrong_type_names_its_path) {
     EXPECT_EQ(message("[]"), "JSON report: at /: expected an object, got an array");
 }
 
-}  // namespace
+}  // namespace json_reader_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace json_reader_test {
 
 TEST(JsonReaderTest, the_runs_wall_and_inherent_time_and_jobs_read_back_and_default_to_0_when_absent) {
     RunReport run = test::sample_run();
@@ -324,5 +324,5 @@ TEST(JsonReaderTest, the_runs_wall_and_inherent_time_and_jobs_read_back_and_defa
     EXPECT_EQ(old.jobs, 0);
 }
 
-}  // namespace
+}  // namespace json_reader_test
 }  // namespace relab

@@ -6,7 +6,7 @@
 #include "report_fixture.h"
 
 namespace relab {
-namespace {
+namespace json_reporter_test {
 
 using nlohmann::json;
 
@@ -190,5 +190,5 @@ TEST(JsonReporterTest, InvalidUtf8FromAServerDoesNotLoseTheReport) {
     EXPECT_EQ(parsed.at("labs").at(4).at("cases").at(0).at("steps").at(3).at("error"), "bad byte \xEF\xBF\xBD here");
 }
 
-}  // namespace
+}  // namespace json_reporter_test
 }  // namespace relab

@@ -7,7 +7,7 @@
 #include "xml_tree.h"
 
 namespace relab {
-namespace {
+namespace junit_reporter_test {
 
 using test::XmlElement;
 
@@ -167,5 +167,5 @@ TEST(JunitReporterTest, an_empty_run_is_still_a_valid_suite) {
     EXPECT_TRUE(root.all("testcase").empty());
 }
 
-}  // namespace
+}  // namespace junit_reporter_test
 }  // namespace relab

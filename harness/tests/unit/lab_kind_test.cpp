@@ -16,7 +16,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace lab_kind_test {
 
 using nlohmann::json;
 
@@ -167,5 +167,5 @@ TEST(LabKindTest, only_stream_and_client_labs_start_roles) {
     EXPECT_TRUE(trial_roles(load_scenario(k_scenarios + "idem-y2-cluster.json")).empty());
 }
 
-}  // namespace
+}  // namespace lab_kind_test
 }  // namespace relab

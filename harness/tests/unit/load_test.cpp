@@ -17,7 +17,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace load_test {
 
 using nlohmann::json;
 
@@ -327,5 +327,5 @@ TEST(LoadLabsTest, relab_list_names_the_load_labs_beside_the_others) {
     for (const auto& s : select_labs(every)) EXPECT_NE(s.group, "load") << s.id;
 }
 
-}  // namespace
+}  // namespace load_test
 }  // namespace relab

@@ -6,7 +6,7 @@
 #include "report_fixture.h"
 
 namespace relab {
-namespace {
+namespace markdown_reporter_test {
 
 std::string render(const RunReport& run) {
     std::ostringstream out;
@@ -158,5 +158,5 @@ TEST(MarkdownReporterTest, an_all_held_run_has_no_broken_section) {
     EXPECT_NE(md.find("| `08a-baseline` | 2 | 4 | 4 | 0 | 0 | 0 | 0 | **2** |  |\n"), std::string::npos) << md;
 }
 
-}  // namespace
+}  // namespace markdown_reporter_test
 }  // namespace relab

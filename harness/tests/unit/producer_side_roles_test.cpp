@@ -11,7 +11,7 @@
 #include "roles/roles.h"
 
 namespace relab {
-namespace {
+namespace producer_side_roles_test {
 
 class StepClock : public Clock {
 public:
@@ -199,5 +199,5 @@ TEST(ProducerTest, max_attempts_gives_up_and_the_event_never_reaches_the_stream)
     EXPECT_FALSE(h.history.records().back().data.contains("retry_in_ms"));
 }
 
-}  // namespace
+}  // namespace producer_side_roles_test
 }  // namespace relab

@@ -8,7 +8,7 @@
 #include "real/redis_link.h"
 
 namespace relab {
-namespace {
+namespace redis_reply_test {
 
 RedisReply str(std::string s) {
     RedisReply r;
@@ -123,5 +123,5 @@ TEST(RedisLinkTest, OnlyALostConnectionOrReadonlyMakesTheLinkLookForThePrimaryAg
     EXPECT_FALSE(link_must_reconnect(RedisError("SET k v", "k", "READONLY", KvError::Kind::unexpected)));
 }
 
-}  // namespace
+}  // namespace redis_reply_test
 }  // namespace relab

@@ -11,7 +11,7 @@
 #include "report_fixture.h"
 
 namespace relab {
-namespace {
+namespace report_dir_test {
 
 namespace fs = std::filesystem;
 
@@ -162,5 +162,5 @@ TEST_F(ReportDirFiles, a_broken_json_file_is_an_error_naming_it) {
     EXPECT_THROW(read_report_dir((m_dir / "missing").string()), std::runtime_error);
 }
 
-}  // namespace
+}  // namespace report_dir_test
 }  // namespace relab

@@ -14,7 +14,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace role_settings_test {
 
 RoleSettings through_json(const RoleSettings& r) {
     // As the config file carries it: dumped to text and parsed back.
@@ -217,5 +217,5 @@ TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_simulated_rol
     for (const auto& t : changed.trials) EXPECT_FALSE(t.wrong) << "trial " << t.trial;
 }
 
-}  // namespace
+}  // namespace role_settings_test
 }  // namespace relab

@@ -20,7 +20,7 @@
 #include "xml_tree.h"
 
 namespace relab {
-namespace {
+namespace run_exit_status_test {
 
 namespace fs = std::filesystem;
 
@@ -202,5 +202,5 @@ TEST_F(RunExitStatus, an_out_dir_that_cannot_be_created_fails_the_run) {
     EXPECT_NE(c.err.find("; give a folder you can write\n"), std::string::npos) << c.err;
 }
 
-}  // namespace
+}  // namespace run_exit_status_test
 }  // namespace relab

@@ -7,7 +7,7 @@
 #include "cli/run_jobs.h"
 
 namespace relab {
-namespace {
+namespace run_jobs_test {
 
 int64_t group_sum(const std::vector<size_t>& g, const std::vector<int64_t>& est) {
     int64_t s = 0;
@@ -160,5 +160,5 @@ TEST(RunJobsTest, the_childrens_labs_merge_back_into_the_order_of_one_run_with_t
     EXPECT_THROW(merge_child_labs(expanded, base_of, groups, wrong_lab), HarnessError);
 }
 
-}  // namespace
+}  // namespace run_jobs_test
 }  // namespace relab

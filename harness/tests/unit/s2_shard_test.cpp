@@ -12,7 +12,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace s2_shard_test {
 
 using nlohmann::json;
 
@@ -34,8 +34,6 @@ HistoryRecord rec(int64_t t_ns, const std::string& actor, Op op, json data) {
     r.data = std::move(data);
     return r;
 }
-
-}  // namespace
 
 TEST(S2RouterTest, the_hash_is_fnv1a_of_the_order_id_and_the_shard_is_hash_mod_n) {
     // FNV-1a 32 of "7": (2166136261 ^ '7') * 16777619 mod 2^32, computed by hand once.
@@ -183,4 +181,5 @@ TEST(S2SimTest, resharding_without_draining_ends_orders_wrong_by_stale_overwrite
     EXPECT_EQ(drained.wrong, 0);
 }
 
+}  // namespace s2_shard_test
 }  // namespace relab

@@ -13,7 +13,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace s3_fanout_test {
 
 using nlohmann::json;
 using test::expect_load_error;
@@ -39,8 +39,6 @@ std::map<int64_t, std::vector<std::string>> writes_per_order(const TrialOutcome&
             out[r.data.at("event").at("order").get<int64_t>()].push_back(r.data.at("event").at("type"));
     return out;
 }
-
-}  // namespace
 
 TEST(S3LoaderTest, fanout_loads_with_its_defaults_and_reaches_the_roles_settings) {
     const Scenario s = parse_scenario(doc().dump(), "f.json");
@@ -157,4 +155,5 @@ TEST(S3SimTest, every_mutant_of_the_s3_labs_breaks_its_lab) {
     }
 }
 
+}  // namespace s3_fanout_test
 }  // namespace relab

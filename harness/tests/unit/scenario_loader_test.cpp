@@ -9,7 +9,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace scenario_loader_test {
 
 using nlohmann::json;
 
@@ -835,11 +835,11 @@ TEST(ScenarioLoaderTest, ExpectationHolds) {
     EXPECT_FALSE(e.holds(55, 60));  // a lock that orders nothing: no better than no lock
 }
 
-}  // namespace
+}  // namespace scenario_loader_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace scenario_loader_test {
 
 json fault_doc(json faults, json recovery = json::object()) {
     json d = json::parse(R"({
@@ -1011,5 +1011,5 @@ TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_field_table) {
     EXPECT_FALSE(parse(fault_doc(json::array(), json::parse(R"({"autoclaim": null})"))).recovery.autoclaim.enabled);
 }
 
-}  // namespace
+}  // namespace scenario_loader_test
 }  // namespace relab

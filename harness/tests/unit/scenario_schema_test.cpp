@@ -22,7 +22,7 @@
 #include "scenario/scenario.h"
 
 namespace relab {
-namespace {
+namespace scenario_schema_test {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -306,5 +306,5 @@ TEST(ScenarioSchemaTest, TheLintTestsBadScenariosAreRefusedByTheLoaderToo) {
     EXPECT_GE(files, 2u);
 }
 
-}  // namespace
+}  // namespace scenario_schema_test
 }  // namespace relab

@@ -19,7 +19,7 @@
 
 namespace relab {
 
-namespace {
+namespace sim_backend_test {
 
 using test::run_sim;
 using test::scenario;
@@ -35,8 +35,6 @@ const HistoryRecord* find(const TrialOutcome& t, Op op, const std::string& statu
         if (r.op == op && (status.empty() || r.data.value("status", "") == status)) return &r;
     return nullptr;
 }
-
-}  // namespace
 
 TEST(SimBackendTest, baseline_two_consumers_end_wrong_in_every_trial_as_documented) {
     const LabResult lab = run_sim(scenario("08a-baseline.json"), 10);
@@ -207,10 +205,11 @@ TEST(SimBackendTest, the_text_report_gives_the_rate_its_interval_the_failing_see
     EXPECT_NEAR(summary.at("ci95").at(0).get<double>(), 0.9398, 1e-3);
 }
 
+}  // namespace sim_backend_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace sim_backend_test {
 
 // The schedule's repeat and its failures, on the simulator: "restart C1 every 300 ms, 3 times from
 // 100 ms" fires at 100, 400 and 700 ms after the origin, each an invoke followed by an ok; a
@@ -337,11 +336,11 @@ TEST(SimFaultScheduleTest, a_fault_with_at_ms_and_after_fires_at_whichever_comes
     }
 }
 
-}  // namespace
+}  // namespace sim_backend_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace sim_backend_test {
 
 // drop_link on one role (08k-drop-clients aimed at C1 alone): C1's blocked XREADGROUP is answered
 // with "server closed the connection" at once, it records the error and reads again on a new
@@ -379,11 +378,11 @@ TEST(SimFaultScheduleTest, drop_link_on_one_role_closes_its_blocked_read_and_no_
     }
 }
 
-}  // namespace
+}  // namespace sim_backend_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace sim_backend_test {
 
 // 08j-outbox-pg-restart on the simulator: the round's marks die with PostgreSQL, so 42's two rows
 // go out again and a plain UPDATE writes created over paid; with the marks committed per row
@@ -470,11 +469,11 @@ TEST(SimFaultScheduleTest, a_stream_lab_with_a_fault_the_sim_cannot_inject_is_sk
     EXPECT_TRUE(fault_sim_refusal(FaultAction::drop_link, FaultTarget::redis_replica, true).has_value());
 }
 
-}  // namespace
+}  // namespace sim_backend_test
 }  // namespace relab
 
 namespace relab {
-namespace {
+namespace sim_backend_test {
 
 // The ride-out is the lab's to allow: a consumer whose write finds PostgreSQL gone records the
 // error and writes again once it is back only in a lab that schedules a postgres fault; in any
@@ -532,5 +531,5 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
     }
 }
 
-}  // namespace
+}  // namespace sim_backend_test
 }  // namespace relab

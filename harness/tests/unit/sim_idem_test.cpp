@@ -15,7 +15,7 @@
 
 namespace relab {
 
-namespace {
+namespace sim_idem_test {
 
 using test::run_sim;
 using test::scenario;
@@ -36,8 +36,6 @@ std::vector<std::string> answers(const TrialOutcome& t, const std::string& actor
         out.push_back(std::to_string(r->data.value("code", 0)) + " " + r->data.value("source", ""));
     return out;
 }
-
-}  // namespace
 
 TEST(SimIdemTest, double_click_one_order_the_loser_gets_409_while_in_progress_then_the_replay) {
     const LabResult lab = run_sim(scenario("idem-f-mw-double-click.json"), 200);
@@ -224,4 +222,5 @@ TEST(SimIdemTest, labs_with_server_faults_sessions_or_the_benchmark_are_skipped_
         EXPECT_FALSE(sim_skip_reason(scenario(file)).has_value()) << file;
 }
 
+}  // namespace sim_idem_test
 }  // namespace relab

@@ -6,7 +6,7 @@
 
 namespace relab::sim {
 
-namespace {
+namespace sim_kv_model_test {
 
 constexpr Nanos ms(int64_t v) { return Nanos{v * 1'000'000}; }
 
@@ -18,8 +18,6 @@ SetOptions with(SetOptions::Condition c, std::optional<Millis> px = std::nullopt
     o.get = get;
     return o;
 }
-
-}  // namespace
 
 TEST(SimKvModelTest, nx_sets_only_a_missing_key_and_xx_only_an_existing_one) {
     KvModel kv;
@@ -128,4 +126,5 @@ TEST(SimKvModelTest, compare_and_delete_removes_only_our_own_live_token) {
     EXPECT_EQ(kv.del("lock", ms(800)), 0);
 }
 
+}  // namespace sim_kv_model_test
 }  // namespace relab::sim

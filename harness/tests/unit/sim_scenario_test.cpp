@@ -5,7 +5,7 @@
 
 namespace relab {
 
-namespace {
+namespace sim_scenario_test {
 
 nlohmann::json doc_with_sim(const nlohmann::json& sim) {
     auto doc = nlohmann::json::parse(R"({
@@ -27,8 +27,6 @@ std::string error_path(const nlohmann::json& doc, std::string* reason = nullptr)
     }
     return "(accepted)";
 }
-
-}  // namespace
 
 TEST(SimScenarioTest, without_a_sim_block_the_defaults_apply) {
     const Scenario s = parse_scenario(doc_with_sim(nullptr).dump(), "f.json");
@@ -67,4 +65,5 @@ TEST(SimScenarioTest, bad_ranges_name_the_json_path) {
     EXPECT_EQ(error_path(doc_with_sim("fast")), "/sim");
 }
 
+}  // namespace sim_scenario_test
 }  // namespace relab

@@ -11,7 +11,7 @@
 
 namespace relab::sim {
 
-namespace {
+namespace sim_scheduler_test {
 
 struct Log {
     std::vector<std::string> entries;
@@ -35,8 +35,6 @@ std::vector<std::string> tie_order(uint64_t seed) {
     s.run(Nanos{1'000});
     return log.entries;
 }
-
-}  // namespace
 
 TEST(SimSchedulerTest, events_run_in_time_order_and_time_moves_only_to_the_next_event) {
     Scheduler s;
@@ -214,10 +212,11 @@ TEST(SimSchedulerTest, reset_reuses_fiber_stacks_across_runs) {
     }
 }
 
+}  // namespace sim_scheduler_test
 }  // namespace relab::sim
 
 namespace relab::sim {
-namespace {
+namespace sim_scheduler_test {
 
 // SIGSTOP/SIGCONT on a fiber: a wake-up that comes while it is paused (its sleep ending) is held,
 // and it runs at once when resumed, as a process whose sleep ran out while it was stopped.
@@ -273,5 +272,5 @@ TEST(SimSchedulerFaultTest, a_killed_fiber_never_runs_again_and_fails_nothing) {
     EXPECT_EQ(s.failure(), nullptr);
 }
 
-}  // namespace
+}  // namespace sim_scheduler_test
 }  // namespace relab::sim

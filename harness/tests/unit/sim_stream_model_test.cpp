@@ -6,13 +6,11 @@
 
 namespace relab::sim {
 
-namespace {
+namespace sim_stream_model_test {
 
 constexpr Nanos ms(int64_t v) { return Nanos{v * 1'000'000}; }
 
 Fields ev(const std::string& type) { return {{"order", "42"}, {"type", type}}; }
-
-}  // namespace
 
 TEST(SimStreamModelTest, ids_are_the_clock_in_ms_with_a_sequence_that_never_goes_back) {
     StreamModel m;
@@ -140,4 +138,5 @@ TEST(SimStreamModelTest, entry_ids_parse_and_print_as_redis_writes_them) {
     EXPECT_THROW(EntryId::parse("1-"), StreamError);
 }
 
+}  // namespace sim_stream_model_test
 }  // namespace relab::sim

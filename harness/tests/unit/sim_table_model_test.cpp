@@ -7,7 +7,7 @@
 
 namespace relab::sim {
 
-namespace {
+namespace sim_table_model_test {
 
 RowUpdate cas(const std::string& status, int64_t version) {
     return RowUpdate::from_order_write(OrderWrite{42, status, version, WriteMode::cas});
@@ -20,8 +20,6 @@ protected:
     void SetUp() override { table.reset({OrderRow{42, "new", 0}}); }
     TableModel table;
 };
-
-}  // namespace
 
 TEST_F(SimTableModelTest, autocommit_cas_applies_the_newer_version_and_skips_the_older) {
     EXPECT_EQ(table.update_autocommit(cas("paid", 2)), 1);
@@ -155,4 +153,5 @@ TEST_F(SimTableModelTest, autocommit_into_a_locked_row_is_a_caller_bug) {
     EXPECT_EQ(row42(table).status, "paid");
 }
 
+}  // namespace sim_table_model_test
 }  // namespace relab::sim

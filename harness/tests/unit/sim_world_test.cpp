@@ -7,7 +7,7 @@
 
 namespace relab::sim {
 
-namespace {
+namespace sim_world_test {
 
 constexpr Nanos us(int64_t v) { return Nanos{v * 1000}; }
 
@@ -27,8 +27,6 @@ protected:
     }
     SimWorld world;
 };
-
-}  // namespace
 
 TEST_F(SimWorldTest, a_port_call_costs_one_round_trip_and_runs_at_the_server_halfway) {
     SimKv kv(world);
@@ -187,10 +185,11 @@ TEST_F(SimWorldTest, wait_on_the_replicaless_server_answers_zero_after_its_timeo
     EXPECT_EQ(some_at, us(200) + Millis{100});
 }
 
+}  // namespace sim_world_test
 }  // namespace relab::sim
 
 namespace relab::sim {
-namespace {
+namespace sim_world_test {
 
 // The server model's restart fault: a reader blocked at the kill gets "connection closed", calls
 // while it is down are refused, and after the restart what is left depends on persistence.
@@ -235,11 +234,11 @@ TEST(SimRedisFaultTest, a_killed_server_closes_blocked_reads_refuses_calls_and_r
     }
 }
 
-}  // namespace
+}  // namespace sim_world_test
 }  // namespace relab::sim
 
 namespace relab::sim {
-namespace {
+namespace sim_world_test {
 
 // The PostgreSQL model's kill and restart: a connection open at the kill fails its next statement
 // once ("server closed the connection"), statements while it is down are refused, both as
@@ -293,5 +292,5 @@ TEST(SimPostgresFaultTest, a_kill_loses_what_was_not_committed_and_a_restart_kee
     EXPECT_EQ(left[0].id, 1);
 }
 
-}  // namespace
+}  // namespace sim_world_test
 }  // namespace relab::sim

@@ -16,7 +16,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace soak_test {
 
 using nlohmann::json;
 
@@ -214,5 +214,5 @@ TEST(SoakLabTest, relab_list_names_the_soak_and_a_run_of_every_lab_leaves_it_out
     EXPECT_EQ(chosen[0].id, "soak-s3-s5-kills");
 }
 
-}  // namespace
+}  // namespace soak_test
 }  // namespace relab

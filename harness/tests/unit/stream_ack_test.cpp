@@ -13,7 +13,7 @@
 #include "sim_fixture.h"
 
 namespace relab {
-namespace {
+namespace stream_ack_test {
 
 using nlohmann::json;
 using test::expect_load_error;
@@ -47,8 +47,6 @@ std::vector<std::string> writes_and_acks(const TrialOutcome& t) {
     }
     return out;
 }
-
-}  // namespace
 
 TEST(StreamAckTest, each_is_the_default_and_batch_reaches_the_roles_settings) {
     json d = doc("each");
@@ -85,4 +83,5 @@ TEST(StreamAckTest, batch_acknowledges_a_read_once_after_its_last_job_and_each_a
     }
 }
 
+}  // namespace stream_ack_test
 }  // namespace relab

@@ -8,7 +8,7 @@
 #include "report_fixture.h"
 
 namespace relab {
-namespace {
+namespace text_reporter_test {
 
 using test::sample_run;
 
@@ -384,6 +384,6 @@ TEST(TextReporterTest, faults_claims_and_redeliveries_are_printed_in_the_timelin
     EXPECT_TRUE(has_line(text, "    trial 1: duplicated 1: 1790000000000-0")) << text;
 }
 
-}  // namespace
+}  // namespace text_reporter_test
 }  // namespace relab
 

@@ -6,7 +6,7 @@
 #include "report_fixture.h"
 
 namespace relab {
-namespace {
+namespace timeline_test {
 
 using test::ms_ns;
 
@@ -357,6 +357,6 @@ TEST(TimelineTest, a_kill_during_a_job_leaves_it_unfinished_and_an_unended_fault
     EXPECT_EQ(receives[2]->label, "delivery 3, from its pending list");
 }
 
-}  // namespace
+}  // namespace timeline_test
 }  // namespace relab
 

@@ -3,7 +3,7 @@
 #include "real/servers.h"
 
 namespace relab {
-namespace {
+namespace url_test {
 
 std::string error_of_redis(const std::string& url) {
     try {
@@ -130,5 +130,5 @@ TEST(UrlTest, BadPgUrlsAreRejectedWithoutThePassword) {
     EXPECT_NE(msg.find("postgresql://[user[:password]@]host[:port]/dbname"), std::string::npos) << msg;
 }
 
-}  // namespace
+}  // namespace url_test
 }  // namespace relab

@@ -18,7 +18,7 @@
 #include "xml_tree.h"
 
 namespace relab {
-namespace {
+namespace verdict_recheck_test {
 
 namespace fs = std::filesystem;
 
@@ -183,5 +183,5 @@ TEST_F(ReportRecheck, a_confirmed_file_renders_without_a_note_and_exits_0) {
     EXPECT_EQ(slurp(m_dir / "index.html").find("<p class=\"verdict-note\">"), std::string::npos);
 }
 
-}  // namespace
+}  // namespace verdict_recheck_test
 }  // namespace relab
