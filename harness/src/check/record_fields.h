@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -11,7 +12,7 @@
 
 namespace relab::record_fields {
 
-inline std::string text_field(const nlohmann::json& data, const char* key, const std::string& fallback = {}) {
+inline std::string text_field(const nlohmann::json& data, std::string_view key, const std::string& fallback = {}) {
     if (!data.is_object()) return fallback;
     auto it = data.find(key);
     return it != data.end() && it->is_string() ? it->get<std::string>() : fallback;
@@ -19,13 +20,13 @@ inline std::string text_field(const nlohmann::json& data, const char* key, const
 
 // A number beyond int64_t (1e300, 2^64 - 1: a record read back from an edited report) is "not
 // that" too, rather than a cast that is undefined or wraps.
-inline int64_t int_field(const nlohmann::json& data, const char* key, int64_t fallback = 0) {
+inline int64_t int_field(const nlohmann::json& data, std::string_view key, int64_t fallback = 0) {
     if (!data.is_object()) return fallback;
     auto it = data.find(key);
     return it != data.end() ? json_number_as<int64_t>(*it).value_or(fallback) : fallback;
 }
 
-inline bool bool_field(const nlohmann::json& data, const char* key, bool fallback = false) {
+inline bool bool_field(const nlohmann::json& data, std::string_view key, bool fallback = false) {
     if (!data.is_object()) return fallback;
     auto it = data.find(key);
     return it != data.end() && it->is_boolean() ? it->get<bool>() : fallback;
