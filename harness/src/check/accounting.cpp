@@ -49,9 +49,9 @@ std::vector<const HistoryRecord*> in_time_order(const std::vector<HistoryRecord>
     return out;
 }
 
-// What the accounting reads of one record, read once: its entry and its event (each a few JSON
-// lookups and string copies, which were a sixth of a simulated trial when every pass read them
-// again), in time order (stable: records at the same instant keep their history order).
+// What the accounting reads of one record, read once: its entry and its event (a few JSON lookups
+// and string copies each, read again by every pass while account() was a sixth of a simulated
+// trial's instructions), in time order (stable: records at the same instant keep their order).
 struct RecordFacts {
     const HistoryRecord* r;
     std::string entry;  // entry_key(data), for the records that name one
