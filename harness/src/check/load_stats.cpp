@@ -91,7 +91,10 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
         if (out.slots > 0)
             out.utilisation_pct = 100.0 * static_cast<double>(busy_ns) / (static_cast<double>(span) * out.slots);
     }
-    // Head-of-line blocking: while each slow job ran, how long events of other orders waited.
+    // Head-of-line blocking: while each slow job ran, how long events of other orders waited. An
+    // event waited behind it when it was XADDed before the job ended and had not started before
+    // the job began: also one queued before it (a consumer behind the producer, as S1 is on a slow
+    // machine), not only one XADDed while it ran.
     for (const auto& slow : s.load.slow_jobs) {
         const Entry* job = nullptr;
         for (const auto& [key, e] : entries)
@@ -99,7 +102,8 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
         if (!job) continue;
         if (out.hol_ms < 0) out.hol_ms = 0;
         for (const auto& [key, e] : entries) {
-            if (e.order == slow.order || e.published < job->started || e.published >= job->written) continue;
+            if (e.order == slow.order || e.published < 0 || e.published >= job->written) continue;
+            if (e.started >= 0 && e.started < job->started) continue;
             ++out.hol_events;
             if (e.started >= 0) out.hol_ms = std::max(out.hol_ms, (e.started - e.published) / 1'000'000);
         }

@@ -191,6 +191,24 @@ TEST(LoadStatsTest, latency_throughput_busy_share_and_the_wait_behind_a_slow_job
     EXPECT_EQ(load_stats(Scenario{}, one_consumer_history(), 0).hol_ms, -1);
 }
 
+// One consumer behind its producer: every event was XADDed before the slow job started, and the
+// ones still queued then wait behind it all the same; one done before it did not wait.
+TEST(LoadStatsTest, events_queued_before_the_slow_job_started_wait_behind_it_too) {
+    const std::vector<HistoryRecord> h = {
+        rec(0, "producer", Op::publish, {{"entry", "1-0"}, {"event", ev(3, "created", 1)}, {"result", "ok"}}),
+        rec(1, "producer", Op::publish, {{"entry", "2-0"}, {"event", ev(1, "created", 1)}, {"result", "ok"}}),
+        rec(2, "producer", Op::publish, {{"entry", "3-0"}, {"event", ev(2, "created", 1)}, {"result", "ok"}}),
+        rec(5, "C1", Op::receive, {{"entry", "1-0"}, {"event", ev(3, "created", 1)}}),
+        rec(6, "C1", Op::write, {{"entry", "1-0"}, {"event", ev(3, "created", 1)}, {"affected", 1}}),
+        rec(7, "C1", Op::receive, {{"entry", "2-0"}, {"event", ev(1, "created", 1)}}),
+        rec(107, "C1", Op::write, {{"entry", "2-0"}, {"event", ev(1, "created", 1)}, {"affected", 1}}),
+        rec(108, "C1", Op::receive, {{"entry", "3-0"}, {"event", ev(2, "created", 1)}}),
+        rec(109, "C1", Op::write, {{"entry", "3-0"}, {"event", ev(2, "created", 1)}, {"affected", 1}})};
+    const LoadStats l = load_stats(with_slow_job(), h, 0);
+    EXPECT_EQ(l.hol_events, 1);  // 3-0; 1-0 started before the slow job did
+    EXPECT_EQ(l.hol_ms, 106);    // 3-0 waited from 2 to 108 ms
+}
+
 TEST(LoadStatsTest, a_worker_pool_starts_the_job_at_its_take_and_other_orders_do_not_wait) {
     std::vector<HistoryRecord> h = {
         rec(0, "producer", Op::publish, {{"entry", "1-0"}, {"event", ev(1, "created", 1)}, {"result", "ok"}}),
