@@ -1,16 +1,38 @@
 #include "real/proc_stat.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <string>
 
 namespace relab {
 
+std::optional<std::string> read_proc_file(int pid, const char* name) {
+    const std::string path = "/proc/" + std::to_string(pid) + "/" + name;
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    std::string out;
+    char buf[4096];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n > 0) {
+            out.append(buf, static_cast<size_t>(n));
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        ::close(fd);
+        if (n < 0) return std::nullopt;  // ESRCH: the process ended after the open
+        return out;
+    }
+}
+
 std::optional<ProcStat> proc_stat(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto read = read_proc_file(pid, "stat");
+    if (!read) return std::nullopt;
+    const std::string& text = *read;
     // The command name (in parentheses) may itself hold spaces and parentheses: read after the last.
     const auto close = text.rfind(')');
     if (close == std::string::npos || close + 2 >= text.size()) return std::nullopt;

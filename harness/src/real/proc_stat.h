@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace relab {
@@ -13,6 +14,10 @@ struct ProcStat {
     int pgrp = 0;
 };
 
+// The bytes of /proc/PID/NAME, or nullopt when the process is gone. A process can end between the
+// open and the read: read(2) then fails with ESRCH, which an ifstream read through an
+// istreambuf_iterator turns into an exception. This returns nullopt instead.
+std::optional<std::string> read_proc_file(int pid, const char* name);
 // nullopt when the process is gone.
 std::optional<ProcStat> proc_stat(int pid);
 // Present and neither a zombie nor dead.

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "real/pg_client.h"
+#include "real/proc_stat.h"
 #include "real/redis_client.h"
 #include "real/servers.h"
 
@@ -107,9 +108,9 @@ inline std::vector<int> all_pids() {
     return out;
 }
 
+// Empty once the process is gone (it may end while being read).
 inline std::string proc_file(int pid, const char* what) {
-    std::ifstream in(fmt::format("/proc/{}/{}", pid, what), std::ios::binary);
-    std::string s((std::istreambuf_iterator<char>(in)), {});
+    std::string s = relab::read_proc_file(pid, what).value_or("");
     for (auto& ch : s)
         if (ch == '\0') ch = ' ';
     while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
