@@ -192,7 +192,7 @@ bool reached_stream(const HistoryRecord& r) {
     return text_field(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && r.data.contains("entry"));
 }
 
-Accounting account(const std::vector<HistoryRecord>& history) {
+Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleOverwrite>* stale_out) {
     Accounting a;
     const std::vector<RecordFacts> facts = facts_in_time_order(history);
 
@@ -293,9 +293,10 @@ Accounting account(const std::vector<HistoryRecord>& history) {
 
     a.redelivered = static_cast<int>(redelivered.size());
     a.unexpected = static_cast<int>(unexpected.size());
-    const std::vector<StaleOverwrite> stale = stale_overwrites_of(facts);
+    std::vector<StaleOverwrite> stale = stale_overwrites_of(facts);
     a.stale_overwrites = static_cast<int>(stale.size());
     for (const auto& so : stale) add_example(a.stale_examples, so.describe());
+    if (stale_out) *stale_out = std::move(stale);
     a.side_effects = static_cast<int>(
         std::count_if(history.begin(), history.end(), [](const HistoryRecord& r) { return r.op == Op::side_effect; }));
     const std::vector<std::string> inverted = side_effects_out_of_order_of(facts);

@@ -76,7 +76,9 @@ inline constexpr size_t k_accounting_examples = 3;
 // A publish whose entry is in the stream: an ok one, or one whose XADD ran but whose reply was lost.
 bool reached_stream(const HistoryRecord& r);
 
-Accounting account(const std::vector<HistoryRecord>& history);
+// `stale`, when given, receives every stale overwrite the count counts (the examples keep only a
+// few, as text): what an expectation's stale-overwrite terms are checked against, with no second pass.
+Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleOverwrite>* stale = nullptr);
 
 // Applied writes of an older event after a newer one of the same order, in time order.
 std::vector<StaleOverwrite> stale_overwrites(const std::vector<HistoryRecord>& history);

@@ -124,7 +124,7 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
             fail(fmt::format("#{} = {} (it ended {})", order, status, row->status));
     }
     if (!terms.stale_overwrites.empty()) {
-        const auto seen = stale_overwrites(t.history);
+        const std::vector<StaleOverwrite>& seen = t.stale_overwrites;
         for (const auto& want : terms.stale_overwrites) {
             const bool found = std::any_of(seen.begin(), seen.end(), [&](const StaleOverwrite& so) {
                 return so.order == want.order && so.by == want.by && so.over == want.over;
@@ -277,7 +277,7 @@ void recheck_trial(const Scenario& s, TrialOutcome& t) {
     // A trial whose timeline was dropped (a long simulated run) keeps the accounting and the terms
     // checked when it ran; one that kept its history is accounted again from it.
     if (t.history.empty()) return;
-    t.accounting = account(t.history);
+    t.accounting = account(t.history, &t.stale_overwrites);
     if (wants_load_stats(s)) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
     if (s.soak.enabled) t.soak = soak_stats(t.history);
     evaluate_trial(s, t);
@@ -323,7 +323,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
         if (result == "ok" && ev == first_ev && !out.publish_delay_us.count(order))
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
-    out.accounting = account(out.history);
+    out.accounting = account(out.history, &out.stale_overwrites);
     if (wants_load_stats(s)) out.load = load_stats(s, out.history, static_cast<int64_t>(out.wrong_orders.size()));
     if (s.soak.enabled) out.soak = soak_stats(out.history);
     return out;

@@ -31,6 +31,9 @@ struct TrialOutcome {
     // Stream labs: every published entry followed to its jobs (lost, duplicated, redelivered after
     // ack, unexpected, stale overwrites); see accounting.h.
     Accounting accounting;
+    // Every stale overwrite the accounting counted, in time order (it keeps a few as text): what
+    // the expectation's stale-overwrite terms are checked against.
+    std::vector<StaleOverwrite> stale_overwrites;
     LoadStats load;             // stream labs: throughput, latency, utilisation, head-of-line blocking
     SoakStats soak;             // soak labs: kills, restarts, entries recovered, the group at the end
     std::map<std::string, int64_t> role_peak_rss_kb;  // real backend: each role process's peak RSS
