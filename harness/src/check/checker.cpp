@@ -311,16 +311,15 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     judge_final_rows(s, out);
 
     // Per order, the event whose publication was tried first: how long until it got through.
-    std::map<int64_t, std::pair<json, int64_t>> first_try;  // order -> (event, t_ns)
+    std::map<int64_t, std::pair<const json*, int64_t>> first_try;  // order -> (its event in out.history, t_ns)
     for (const auto& r : out.history) {
         if (r.op != Op::publish || !r.data.contains("event")) continue;
         const std::string result = text_field(r.data, "result");
         if (result != "ok" && result != "fail") continue;
         const json& ev = r.data.at("event");
         const int64_t order = int_field(ev, "order");
-        first_try.try_emplace(order, ev, r.t_ns);
-        const auto& [first_ev, t0] = first_try.at(order);
-        if (result == "ok" && ev == first_ev && !out.publish_delay_us.count(order))
+        const auto& [first_ev, t0] = first_try.try_emplace(order, &ev, r.t_ns).first->second;
+        if (result == "ok" && ev == *first_ev && !out.publish_delay_us.count(order))
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
     out.accounting = account(out.history, &out.stale_overwrites);
