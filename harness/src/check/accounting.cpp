@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -19,23 +21,23 @@ using nlohmann::json;
 using record_fields::bool_field;
 using record_fields::int_field;
 using record_fields::text_field;
+using record_fields::text_view;
 
-// (order, type, v) of the record's "event".
-using EventKey = std::tuple<int64_t, std::string, int64_t>;
+// (order, type, v) of a record's "event", its type a view into the record: compared as the tuple
+// (order, type, v) is.
+struct EventKey {
+    int64_t order = 0;
+    std::string_view type;
+    int64_t v = 0;
+    auto operator<=>(const EventKey&) const = default;
+    bool operator==(const EventKey&) const = default;
+};
 
 EventKey event_key(const json& data) {
-    if (!data.is_object()) return {0, "", 0};
+    if (!data.is_object()) return {};
     auto it = data.find(std::string_view("event"));
-    if (it == data.end() || !it->is_object()) return {0, "", 0};
-    return {int_field(*it, "order"), text_field(*it, "type"), int_field(*it, "v")};
-}
-
-// The entry a record names: its ID, with its stream before it when the record names one (S2's
-// shards: two streams can hand out the same ID, "orders:{1} 1792591449272-0").
-std::string entry_key(const json& data) {
-    const std::string id = text_field(data, "entry");
-    const std::string stream = text_field(data, "stream");
-    return id.empty() || stream.empty() ? id : stream + " " + id;
+    if (it == data.end() || !it->is_object()) return {};
+    return {int_field(*it, "order"), text_view(*it, "type"), int_field(*it, "v")};
 }
 
 bool is_applied_write(const HistoryRecord& r) { return r.op == Op::write && int_field(r.data, "affected") > 0; }
@@ -50,40 +52,116 @@ std::vector<const HistoryRecord*> in_time_order(const std::vector<HistoryRecord>
     return out;
 }
 
-// What the accounting reads of one record, read once: its entry and its event (a few JSON lookups
-// and string copies each, read again by every pass while account() was a sixth of a simulated
-// trial's instructions), in time order (stable: records at the same instant keep their order).
+// Numbers for the keys of one history (entries, events), so that the accounting's sets and counts
+// are vectors indexed by them rather than trees of strings: account() was a fifth of a simulated
+// trial's instructions, most of them string copies, compares and tree nodes. A few keys are looked
+// up in a vector; past that, in a hash index beside it. Keys are views: into the records, or into
+// `owned` for the ones built from two fields.
+template <class Key, class Hash>
+class Interner {
+public:
+    explicit Interner(size_t expected) { m_keys.reserve(expected); }
+    int id(const Key& k) {
+        if (m_index.empty()) {
+            for (size_t i = 0; i < m_keys.size(); ++i)
+                if (m_keys[i] == k) return static_cast<int>(i);
+            if (m_keys.size() < kLinear) return push(k);
+            m_index.reserve(m_keys.capacity() * 2);
+            for (size_t i = 0; i < m_keys.size(); ++i) m_index.emplace(m_keys[i], static_cast<int>(i));
+        }
+        const auto [it, added] = m_index.emplace(k, static_cast<int>(m_keys.size()));
+        if (added) m_keys.push_back(k);
+        return it->second;
+    }
+    const Key& key(int id) const { return m_keys[static_cast<size_t>(id)]; }
+    size_t size() const { return m_keys.size(); }
+    // Ids in key order: the order the accounting's per-event examples come in.
+    std::vector<int> sorted_ids() const {
+        std::vector<int> ids(m_keys.size());
+        for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int>(i);
+        std::sort(ids.begin(), ids.end(), [&](int a, int b) { return key(a) < key(b); });
+        return ids;
+    }
+
+private:
+    static constexpr size_t kLinear = 16;
+    int push(const Key& k) {
+        m_keys.push_back(k);
+        return static_cast<int>(m_keys.size() - 1);
+    }
+    std::vector<Key> m_keys;
+    std::unordered_map<Key, int, Hash> m_index;
+};
+
+struct EventKeyHash {
+    size_t operator()(const EventKey& k) const noexcept {
+        size_t h = std::hash<std::string_view>{}(k.type);
+        h ^= std::hash<int64_t>{}(k.order) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        h ^= std::hash<int64_t>{}(k.v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+        return h;
+    }
+};
+
+// What the accounting reads of one record, read once, in time order (stable: records at the same
+// instant keep their order).
 struct RecordFacts {
     const HistoryRecord* r;
-    std::string entry;  // entry_key(data), for the records that name one
-    EventKey ev;        // event_key(data)
+    int entry = -1;        // the entry it names (its stream before its ID when it names one); -1: none
+    int ev = -1;           // its event's key (0, "", 0 when it has none); -1 for the other ops
     bool reached = false;  // reached_stream(*r)
 };
 
-std::vector<RecordFacts> facts_in_time_order(const std::vector<HistoryRecord>& history) {
-    std::vector<RecordFacts> out;
-    out.reserve(history.size());
+struct Facts {
+    std::vector<RecordFacts> records;
+    std::vector<std::string> owned;  // "stream id" keys; reserved, so views into them stay valid
+    Interner<std::string_view, std::hash<std::string_view>> entries;
+    Interner<EventKey, EventKeyHash> events;
+    explicit Facts(size_t n) : entries(n), events(n) { owned.reserve(n); }
+    Facts(const Facts&) = delete;  // a copy's views would point into the original
+    Facts(Facts&&) = default;
+    std::string_view entry_name(int id) const { return id < 0 ? std::string_view() : entries.key(id); }
+    std::string entry_text(int id) const { return std::string(entry_name(id)); }
+};
+
+// The entry a record names: its ID, with its stream before it when the record names one (S2's
+// shards: two streams can hand out the same ID, "orders:{1} 1792591449272-0"). -1 for none.
+int entry_of(Facts& f, const json& data) {
+    const std::string_view id = text_view(data, "entry");
+    if (id.empty()) return -1;
+    const std::string_view stream = text_view(data, "stream");
+    if (stream.empty()) return f.entries.id(id);
+    std::string key;
+    key.reserve(stream.size() + 1 + id.size());
+    key.append(stream).append(" ").append(id);
+    // One copy per such record at most: within the reserve, so no view into `owned` moves.
+    f.owned.push_back(std::move(key));
+    return f.entries.id(f.owned.back());
+}
+
+Facts facts_in_time_order(const std::vector<HistoryRecord>& history) {
+    Facts f(history.size());
+    f.records.reserve(history.size());
     for (const HistoryRecord* r : in_time_order(history)) {
-        RecordFacts f{r, {}, {0, "", 0}, false};
+        RecordFacts x{r, -1, -1, false};
         switch (r->op) {
             case Op::publish:
-                f.reached = reached_stream(*r);
+                x.reached = reached_stream(*r);
                 [[fallthrough]];
             case Op::receive:
             case Op::ack:
             case Op::write:
-                f.entry = entry_key(r->data);
-                f.ev = event_key(r->data);
+                x.entry = entry_of(f, r->data);
+                x.ev = f.events.id(event_key(r->data));
                 break;
             case Op::side_effect:
-                f.ev = event_key(r->data);
+                x.ev = f.events.id(event_key(r->data));
                 break;
             default:
                 break;
         }
-        out.push_back(std::move(f));
+        f.records.push_back(x);
     }
-    return out;
+    return f;
 }
 
 void add_example(std::vector<std::string>& examples, const std::string& what) {
@@ -105,37 +183,39 @@ Accounting& Accounting::operator+=(const Accounting& o) {
 
 namespace {
 
-std::vector<StaleOverwrite> stale_overwrites_of(const std::vector<RecordFacts>& facts) {
+std::vector<StaleOverwrite> stale_overwrites_of(const Facts& facts) {
     std::vector<StaleOverwrite> out;
-    std::map<int64_t, std::pair<int64_t, std::string>> newest;  // order -> (version, type) applied
-    for (const RecordFacts& f : facts) {
+    std::map<int64_t, std::pair<int64_t, int>> newest;  // order -> (version, event id) applied
+    for (const RecordFacts& f : facts.records) {
         const HistoryRecord* r = f.r;
         if (!is_applied_write(*r)) continue;
-        const auto& [order, type, v] = f.ev;
-        auto [it, first] = newest.emplace(order, std::make_pair(v, type));
+        const EventKey& ev = facts.events.key(f.ev);
+        auto [it, first] = newest.emplace(ev.order, std::make_pair(ev.v, f.ev));
         if (first) continue;
-        if (v < it->second.first) {
+        if (ev.v < it->second.first) {
             // A CAS on the event's own version applies only over an older one: recorded after the
             // newer write, it still committed before it (two consumers record their writes a few
             // µs after COMMIT, in either order). Not an overwrite. (A CAS on the entry ID can be.)
-            const bool cas_on_event_version = text_field(r->data, "mode") == "cas" && int_field(r->data, "version", -1) == v;
-            if (!cas_on_event_version) out.push_back({order, type, it->second.second});
+            const bool cas_on_event_version =
+                text_view(r->data, "mode") == "cas" && int_field(r->data, "version", -1) == ev.v;
+            if (!cas_on_event_version)
+                out.push_back({ev.order, std::string(ev.type), std::string(facts.events.key(it->second.second).type)});
         } else {
-            it->second = {v, type};
+            it->second = {ev.v, f.ev};
         }
     }
     return out;
 }
 
-std::vector<std::string> side_effects_out_of_order_of(const std::vector<RecordFacts>& facts) {
+std::vector<std::string> side_effects_out_of_order_of(const Facts& facts) {
     // order -> (seq, time, type, version) of each side effect it sent
-    std::map<int64_t, std::vector<std::tuple<int64_t, int64_t, std::string, int64_t>>> sent;
-    for (const RecordFacts& f : facts) {
+    std::map<int64_t, std::vector<std::tuple<int64_t, int64_t, std::string_view, int64_t>>> sent;
+    for (const RecordFacts& f : facts.records) {
         const HistoryRecord* r = f.r;
         if (r->op != Op::side_effect) continue;
-        const auto& [order, type, v] = f.ev;
-        sent[int_field(r->data, "order", order)].emplace_back(int_field(r->data, "seq"), r->t_ns, type,
-                                                              int_field(r->data, "version", v));
+        const EventKey& ev = facts.events.key(f.ev);
+        sent[int_field(r->data, "order", ev.order)].emplace_back(int_field(r->data, "seq"), r->t_ns, ev.type,
+                                                                 int_field(r->data, "version", ev.v));
     }
     std::vector<std::string> out;
     for (auto& [order, list] : sent) {
@@ -172,7 +252,7 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
     for (const HistoryRecord& r : history) {
         if (r.op != Op::side_effect) continue;
         const auto [order, type, v] = event_key(r.data);
-        recorded.push_back(SideEffectRow{int_field(r.data, "seq"), int_field(r.data, "order", order), type,
+        recorded.push_back(SideEffectRow{int_field(r.data, "seq"), int_field(r.data, "order", order), std::string(type),
                                          int_field(r.data, "version", v)});
     }
     std::sort(recorded.begin(), recorded.end(), [](const auto& a, const auto& b) { return a.seq < b.seq; });
@@ -190,109 +270,125 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
 
 bool reached_stream(const HistoryRecord& r) {
     if (r.op != Op::publish) return false;
-    return text_field(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && r.data.contains("entry"));
+    return text_view(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && r.data.contains("entry"));
 }
 
 Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleOverwrite>* stale_out) {
     Accounting a;
-    const std::vector<RecordFacts> facts = facts_in_time_order(history);
+    const Facts facts = facts_in_time_order(history);
+    const size_t n_entries = facts.entries.size(), n_events = facts.events.size();
+    auto name = [&](int entry) { return facts.entry_text(entry); };
 
-    std::vector<std::string> published;             // entry ids in publish order
-    std::map<std::string, int> writes;              // entry -> writes of it
-    std::map<std::string, int> applied;             // entry -> writes of it that changed a row
-    std::map<EventKey, std::string> first_entry_of;  // event -> the first ok publish's entry
-    for (const RecordFacts& f : facts) {
-        if (!f.reached) continue;
-        const std::string& entry = f.entry;
-        if (entry.empty() || writes.count(entry)) continue;
-        writes[entry] = 0;
-        published.push_back(entry);
-        first_entry_of.try_emplace(f.ev, entry);
+    constexpr int kNotPublished = -1;
+    std::vector<int> published;                            // entries in publish order
+    std::vector<int> writes(n_entries, kNotPublished);     // entry -> writes of it, once published
+    std::vector<int> applied(n_entries, 0);                // entry -> writes of it that changed a row
+    std::vector<int> first_entry_of(n_events, -1);         // event -> the first ok publish's entry
+    for (const RecordFacts& f : facts.records) {
+        if (!f.reached || f.entry < 0 || writes[f.entry] != kNotPublished) continue;
+        writes[f.entry] = 0;
+        published.push_back(f.entry);
+        if (first_entry_of[f.ev] < 0) first_entry_of[f.ev] = f.entry;
     }
 
-    std::set<std::string> acked, redelivered, unexpected;
-    std::map<std::string, std::pair<std::string, EventKey>> last_received;  // actor -> (entry, event)
+    std::vector<char> acked(n_entries, 0), redelivered(n_entries, 0);
+    std::set<std::string> unexpected;
+    struct LastReceived {
+        std::string_view actor;
+        int entry, ev;
+    };
+    std::vector<LastReceived> last_received;  // per actor: the entry and event it received last
     auto flag_unexpected = [&](const std::string& what) {
         if (unexpected.insert(what).second) add_example(a.unexpected_examples, what);
     };
-    for (const RecordFacts& f : facts) {
+    for (const RecordFacts& f : facts.records) {
         const HistoryRecord* r = f.r;
         if (r->op == Op::receive) {
-            const std::string& entry = f.entry;
-            last_received[r->actor] = {entry, f.ev};
-            if (!writes.count(entry)) flag_unexpected(entry.empty() ? "(receive without an entry id)" : entry);
-            if (acked.count(entry) && redelivered.insert(entry).second) add_example(a.redelivered_examples, entry);
+            auto last = std::find_if(last_received.begin(), last_received.end(),
+                                     [&](const LastReceived& l) { return l.actor == r->actor; });
+            if (last == last_received.end()) last = last_received.insert(last_received.end(), {r->actor, -1, -1});
+            last->entry = f.entry;
+            last->ev = f.ev;
+            if (f.entry < 0 || writes[f.entry] == kNotPublished)
+                flag_unexpected(f.entry < 0 ? "(receive without an entry id)" : name(f.entry));
+            if (f.entry >= 0 && acked[f.entry] && !redelivered[f.entry]) {
+                redelivered[f.entry] = 1;
+                ++a.redelivered;
+                add_example(a.redelivered_examples, name(f.entry));
+            }
         } else if (r->op == Op::ack) {
-            if (!f.entry.empty()) acked.insert(f.entry);
+            if (f.entry >= 0) acked[f.entry] = 1;
         } else if (r->op == Op::write) {
-            std::string entry = f.entry;
-            if (entry.empty()) {
+            int entry = f.entry;
+            if (entry < 0) {
                 // An older history: the write names its event only. It is the job of the entry its
                 // actor received last, when that was this event; else the event's first publish.
-                const EventKey& ev = f.ev;
-                const auto last = last_received.find(r->actor);
-                if (last != last_received.end() && last->second.second == ev && !last->second.first.empty())
-                    entry = last->second.first;
-                else if (const auto it = first_entry_of.find(ev); it != first_entry_of.end())
-                    entry = it->second;
+                const auto last = std::find_if(last_received.begin(), last_received.end(),
+                                               [&](const LastReceived& l) { return l.actor == r->actor; });
+                if (last != last_received.end() && last->ev == f.ev && last->entry >= 0)
+                    entry = last->entry;
+                else
+                    entry = first_entry_of[f.ev];
             }
-            const auto it = writes.find(entry);
-            if (it != writes.end()) {
-                ++it->second;
+            if (entry >= 0 && writes[entry] != kNotPublished) {
+                ++writes[entry];
                 if (is_applied_write(*r)) ++applied[entry];
-            }
-            else if (!entry.empty())
-                flag_unexpected(entry);
-            else {
-                const auto& [order, type, v] = f.ev;
-                flag_unexpected(fmt::format("(no entry) #{} {} v={}", order, type, v));
+            } else if (entry >= 0) {
+                flag_unexpected(name(entry));
+            } else {
+                const EventKey& ev = facts.events.key(f.ev);
+                flag_unexpected(fmt::format("(no entry) #{} {} v={}", ev.order, ev.type, ev.v));
             }
         }
     }
 
     a.published = static_cast<int>(published.size());
-    for (const auto& entry : published) {
-        const int n = writes.at(entry);
+    for (const int entry : published) {
+        const int n = writes[entry];
         if (n == 0) {
             ++a.lost;
-            add_example(a.lost_examples, entry);
+            add_example(a.lost_examples, name(entry));
         } else if (n == 1) {
             ++a.processed_once;
         } else {
             ++a.duplicated;
-            add_example(a.duplicated_examples, entry);
+            add_example(a.duplicated_examples, name(entry));
         }
-        if (n > 0 && !applied.count(entry)) {
+        if (n > 0 && applied[entry] == 0) {
             ++a.unapplied;
-            add_example(a.unapplied_examples, entry);
+            add_example(a.unapplied_examples, name(entry));
         }
     }
     // Per event: how many entries carried it (ok publishes), how many jobs wrote it.
-    auto event_text = [](const EventKey& k, int n) {
-        return fmt::format("#{} {} v{} ×{}", std::get<0>(k), std::get<1>(k), std::get<2>(k), n);
+    auto event_text = [&](int ev, int n) {
+        const EventKey& k = facts.events.key(ev);
+        return fmt::format("#{} {} v{} ×{}", k.order, k.type, k.v, n);
     };
-    std::map<EventKey, std::set<std::string>> entries_of;
-    std::map<EventKey, int> writes_of;
-    for (const RecordFacts& f : facts) {
-        if (f.reached && !f.entry.empty()) entries_of[f.ev].insert(f.entry);
+    std::vector<std::vector<int>> entries_of(n_events);  // event -> the entries that carried it
+    std::vector<int> writes_of(n_events, 0);
+    for (const RecordFacts& f : facts.records) {
+        if (f.reached && f.entry >= 0) {
+            std::vector<int>& list = entries_of[f.ev];
+            if (std::find(list.begin(), list.end(), f.entry) == list.end()) list.push_back(f.entry);
+        }
         if (f.r->op != Op::write) continue;
-        if (text_field(f.r->data, "dedupe") == "skipped")
+        if (text_view(f.r->data, "dedupe") == "skipped")
             ++a.skipped;
         else
             ++writes_of[f.ev];
     }
-    for (const auto& [ev, entries] : entries_of)
-        if (entries.size() > 1) {
+    const std::vector<int> events_in_order = facts.events.sorted_ids();  // as the examples list them
+    for (const int ev : events_in_order)
+        if (entries_of[ev].size() > 1) {
             ++a.republished;
-            add_example(a.republished_examples, event_text(ev, static_cast<int>(entries.size())));
+            add_example(a.republished_examples, event_text(ev, static_cast<int>(entries_of[ev].size())));
         }
-    for (const auto& [ev, n] : writes_of)
-        if (n > 1) {
+    for (const int ev : events_in_order)
+        if (writes_of[ev] > 1) {
             ++a.reapplied;
-            add_example(a.reapplied_examples, event_text(ev, n));
+            add_example(a.reapplied_examples, event_text(ev, writes_of[ev]));
         }
 
-    a.redelivered = static_cast<int>(redelivered.size());
     a.unexpected = static_cast<int>(unexpected.size());
     std::vector<StaleOverwrite> stale = stale_overwrites_of(facts);
     a.stale_overwrites = static_cast<int>(stale.size());

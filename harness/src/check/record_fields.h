@@ -18,6 +18,13 @@ inline std::string text_field(const nlohmann::json& data, std::string_view key, 
     return it != data.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
 
+// text_field without the copy: a view into `data`, valid while `data` is.
+inline std::string_view text_view(const nlohmann::json& data, std::string_view key) {
+    if (!data.is_object()) return {};
+    auto it = data.find(key);
+    return it != data.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>()) : std::string_view();
+}
+
 // A number beyond int64_t (1e300, 2^64 - 1: a record read back from an edited report) is "not
 // that" too, rather than a cast that is undefined or wraps.
 inline int64_t int_field(const nlohmann::json& data, std::string_view key, int64_t fallback = 0) {

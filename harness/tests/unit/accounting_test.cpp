@@ -194,6 +194,82 @@ TEST(AccountingTest, only_the_first_examples_are_kept_and_sums_add_counts) {
     EXPECT_TRUE(total.lost_examples.empty());  // examples are a trial's own
 }
 
+// Past a handful of entries the accounting looks its keys up in a hash index rather than a list:
+// the same counts, the same examples in the same order. 40 orders × (created, paid): order 25's
+// paid written twice, order 30's never, order 35's created received again after its ack, and
+// both events of order 38 published twice (a republish, each copy written).
+TEST(AccountingTest, a_history_of_many_entries_is_counted_as_a_small_one) {
+    std::vector<HistoryRecord> h;
+    int64_t t = 0;
+    auto id = [](int order, int k) { return std::to_string(1000 + order) + "-" + std::to_string(k); };
+    for (int order = 1; order <= 40; ++order)
+        for (int k = 0; k < 2; ++k) {
+            const json ev = event(order, k == 0 ? "created" : "paid", k + 1);
+            h.push_back(publish(++t, id(order, k), ev));
+            if (order == 38) h.push_back(publish(++t, id(order, k + 2), ev));
+        }
+    for (int order = 1; order <= 40; ++order)
+        for (int k = 0; k < 2; ++k) {
+            const json ev = event(order, k == 0 ? "created" : "paid", k + 1);
+            if (order == 30 && k == 1) continue;
+            h.push_back(receive(++t, "C1", id(order, k), ev));
+            h.push_back(write(++t, "C1", id(order, k), ev, 1));
+            if (order == 25 && k == 1) h.push_back(write(++t, "C2", id(order, k), ev, 0));
+            h.push_back(ack(++t, "C1", id(order, k)));
+            if (order == 35 && k == 0) h.push_back(receive(++t, "C2", id(order, k), ev, 2, "claim"));
+            if (order == 38) {
+                h.push_back(write(++t, "C1", id(order, k + 2), ev, 0));
+                h.push_back(ack(++t, "C1", id(order, k + 2)));
+            }
+        }
+    const Accounting a = account(h);
+    EXPECT_EQ(a.published, 82);
+    EXPECT_EQ(a.duplicated, 1);
+    EXPECT_EQ(a.duplicated_examples, std::vector<std::string>{"1025-1"});
+    EXPECT_EQ(a.lost, 1);
+    EXPECT_EQ(a.lost_examples, std::vector<std::string>{"1030-1"});
+    EXPECT_EQ(a.processed_once, 80);
+    EXPECT_EQ(a.redelivered, 1);
+    EXPECT_EQ(a.redelivered_examples, std::vector<std::string>{"1035-0"});
+    EXPECT_EQ(a.unexpected, 0);
+    // Order 38's second copies only ever changed nothing: unapplied, as the first copies were not.
+    EXPECT_EQ(a.unapplied, 2);
+    EXPECT_EQ(a.unapplied_examples, (std::vector<std::string>{"1038-2", "1038-3"}));
+    EXPECT_EQ(a.republished, 2);
+    EXPECT_EQ(a.republished_examples, (std::vector<std::string>{"#38 created v1 ×2", "#38 paid v2 ×2"}));
+    // Written again: order 25's paid (two jobs of one entry) and order 38's events (two entries each).
+    EXPECT_EQ(a.reapplied, 3);
+    EXPECT_EQ(a.reapplied_examples, (std::vector<std::string>{"#25 paid v2 ×2", "#38 created v1 ×2", "#38 paid v2 ×2"}));
+}
+
+// The per-event examples list events by (order, type, version), whichever was published first.
+TEST(AccountingTest, per_event_examples_come_in_event_order) {
+    const Accounting a = account({publish(1, "1-0", event(9, "paid", 2)), publish(2, "2-0", event(9, "paid", 2)),
+                                  publish(3, "3-0", event(2, "paid", 2)), publish(4, "4-0", event(2, "paid", 2)),
+                                  publish(5, "5-0", event(2, "created", 1)), publish(6, "6-0", event(2, "created", 1))});
+    EXPECT_EQ(a.republished_examples,
+              (std::vector<std::string>{"#2 created v1 ×2", "#2 paid v2 ×2", "#9 paid v2 ×2"}));
+}
+
+// S2's shards: two streams can hand out the same ID. Entries are told apart by their stream, and
+// the examples name it.
+TEST(AccountingTest, the_same_id_in_two_streams_is_two_entries) {
+    auto on = [](HistoryRecord r, const std::string& stream) {
+        r.data["stream"] = stream;
+        return r;
+    };
+    const Accounting a = account({on(publish(1, "5-0", event(1, "created", 1)), "orders:{q0}"),
+                                  on(publish(2, "5-0", event(2, "created", 1)), "orders:{q1}"),
+                                  on(receive(3, "C1", "5-0", event(1, "created", 1)), "orders:{q0}"),
+                                  on(write(4, "C1", "5-0", event(1, "created", 1), 1), "orders:{q0}"),
+                                  on(ack(5, "C1", "5-0"), "orders:{q0}")});
+    EXPECT_EQ(a.published, 2);
+    EXPECT_EQ(a.processed_once, 1);
+    EXPECT_EQ(a.lost, 1);
+    EXPECT_EQ(a.lost_examples, std::vector<std::string>{"orders:{q1} 5-0"});
+    EXPECT_EQ(a.unexpected, 0);
+}
+
 Scenario one_order() {
     Scenario s;
     s.id = "t";
