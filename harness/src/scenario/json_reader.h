@@ -152,6 +152,7 @@ public:
     }
 
     const Reader& reader() const { return m_r; }
+    const json& value() const { return m_v; }
     const std::string& path() const { return m_path; }
     std::string path(const std::string& key) const { return child(m_path, key); }
     bool has(const std::string& key) const { return m_v.contains(key); }

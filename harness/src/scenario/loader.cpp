@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -116,7 +117,9 @@ struct CostDraw {
     enum class Dist { fixed, uniform, lognormal } dist = Dist::fixed;
     int64_t a_us = 0, b_us = 0;  // fixed: a; uniform: [a, b]; lognormal: p50 a, p99 b
     std::string text;
-    int64_t draw(SeededRng& rng) const {
+    // lognormal: the spread that puts p99 at b, computed once (the same double as per draw).
+    double sigma() const { return std::log(static_cast<double>(b_us) / static_cast<double>(a_us)) / 2.3263478740408408; }
+    int64_t draw(SeededRng& rng, double sigma) const {
         switch (dist) {
             case Dist::fixed: return a_us;
             case Dist::uniform: return rng.uniform(a_us, b_us);
@@ -125,7 +128,6 @@ struct CostDraw {
                 const double u1 = (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740993.0;
                 const double u2 = static_cast<double>(rng.next() >> 11) / 9007199254740992.0;
                 const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-                const double sigma = std::log(static_cast<double>(b_us) / static_cast<double>(a_us)) / 2.3263478740408408;
                 return std::llround(static_cast<double>(a_us) * std::exp(sigma * z));
             }
         }
@@ -162,8 +164,8 @@ CostDraw read_cost_draw(const Object& o) {
 // ("arrival": "burst"). Events are listed order by order (#1 created, paid, shipped, then #2 ...),
 // so events due at the same time go out in that order. "job_cost" draws each event's cost from the
 // lab's seed; "slow_jobs" gives named events a long job (S1's head-of-line blocking).
-void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events,
-                   LoadSpec& load) {
+void generate_workload(const Object& o, uint64_t seed, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events,
+                       LoadSpec& load) {
     const Reader& r = o.reader();
     const int64_t count = o.req_int("orders", 1, 100000);
     const int64_t first = o.opt_int("first_id", 1, 0, k_int64_max - 100000);
@@ -201,6 +203,7 @@ void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& order
         cost = read_cost_draw(Object(r, o.at("job_cost"), o.path("job_cost"), {"dist", "ms", "min_ms", "max_ms", "p50_ms", "p99_ms"}));
         load.job_cost = cost->text;
     }
+    orders.reserve(orders.size() + static_cast<size_t>(count));
     for (int64_t k = 0; k < count; ++k) {
         OrderSpec spec;
         spec.id = first + k;
@@ -208,13 +211,15 @@ void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& order
         orders.push_back(spec);
     }
     SeededRng rng(derive_seed(seed, "job_cost"));
+    const double sigma = cost && cost->dist == CostDraw::Dist::lognormal ? cost->sigma() : 0;
+    events.reserve(events.size() + static_cast<size_t>(count) * templates.size());
     for (int64_t k = 0; k < count; ++k)
         for (const auto& t : templates) {
             EventSpec e = t;
             e.order = first + k;
             e.at_ms = t.at_ms + every_us * k / 1000;
-            if (cost) e.cost_us = cost->draw(rng);
-            events.push_back(e);
+            if (cost) e.cost_us = cost->draw(rng, sigma);
+            events.push_back(std::move(e));
         }
     if (o.has("slow_jobs")) {
         const json& slow = o.at("slow_jobs");
@@ -231,6 +236,42 @@ void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& order
         }
     }
     load.enabled = o.has("arrival") || o.has("job_cost") || o.has("slow_jobs");
+}
+
+// generate_workload, remembering its last result: a lab's mutants are read right after it (to
+// check their patches) and most leave "generate" and the seed as they were, and drawing 30,000 job
+// costs again for each was most of the time `relab` took to read the scenario folder. The same
+// "generate" object and seed give the same orders, events and load, so a repeat copies them.
+void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events,
+                   LoadSpec& load) {
+    struct Last {
+        std::mutex mutex;
+        bool valid = false;
+        json generate;
+        uint64_t seed = 0;
+        std::vector<OrderSpec> orders;
+        std::vector<EventSpec> events;
+        LoadSpec load;
+    };
+    static Last last;
+    if (!orders.empty() || !events.empty()) return generate_workload(o, seed, orders, events, load);
+    {
+        std::lock_guard<std::mutex> lock(last.mutex);
+        if (last.valid && last.seed == seed && last.generate == o.value()) {
+            orders = last.orders;
+            events = last.events;
+            load = last.load;
+            return;
+        }
+    }
+    generate_workload(o, seed, orders, events, load);  // throws ScenarioError for a bad block: not kept
+    std::lock_guard<std::mutex> lock(last.mutex);
+    last.valid = true;
+    last.generate = o.value();
+    last.seed = seed;
+    last.orders = orders;
+    last.events = events;
+    last.load = load;
 }
 
 ShardSpec read_shard(const Object& o, size_t events) {
