@@ -101,6 +101,37 @@ TEST(GeneratedWorkloadTest, job_costs_are_drawn_from_the_labs_seed_and_follow_th
     EXPECT_EQ(parse(load_lab({{"orders", 2}, {"events", three_events()}})).events[0].cost_us, -1);
 }
 
+// The loader remembers its last generated workload for a lab's mutants: one that leaves "generate"
+// and the seed alone gets the lab's events, one that changes either gets its own, drawn afresh.
+TEST(GeneratedWorkloadTest, a_mutant_gets_the_workload_its_own_generate_and_seed_give) {
+    const json gen = {{"orders", 50}, {"events", three_events()},
+                      {"job_cost", {{"dist", "lognormal"}, {"p50_ms", 0.2}, {"p99_ms", 2}}}};
+    json doc = load_lab(gen);
+    doc["mutants"] = json::array(
+        {{{"name", "more"}, {"change", "c"}, {"patch", json::array({{{"op", "replace"}, {"path", "/consumers"}, {"value", 2}}})}},
+         {{"name", "slower"}, {"change", "c"}, {"patch", json::array({{{"op", "replace"}, {"path", "/generate/job_cost/p99_ms"}, {"value", 9}}})}},
+         {{"name", "reseed"}, {"change", "c"}, {"patch", json::array({{{"op", "replace"}, {"path", "/seed"}, {"value", 5}}})}}});
+    const Scenario lab = parse(doc);
+    const Scenario more = apply_mutant(lab, lab.mutants.at(0));
+    EXPECT_EQ(more.events, lab.events);
+    EXPECT_EQ(more.consumers, 2);
+
+    json slower_doc = load_lab(gen);
+    slower_doc["generate"]["job_cost"]["p99_ms"] = 9;
+    json reseed_doc = load_lab(gen);
+    reseed_doc["seed"] = 5;
+    const Scenario slower = apply_mutant(lab, lab.mutants.at(1));
+    const Scenario reseed = apply_mutant(lab, lab.mutants.at(2));
+    EXPECT_NE(slower.events, lab.events);
+    EXPECT_NE(reseed.events, lab.events);
+    EXPECT_EQ(slower.load.job_cost, "log-normal p50 0.2 ms, p99 9 ms");
+    // Each as a lab read on its own, after another lab was read in between.
+    (void)parse(load_lab({{"orders", 3}, {"events", three_events()}}));
+    EXPECT_EQ(parse(slower_doc).events, slower.events);
+    EXPECT_EQ(parse(reseed_doc).events, reseed.events);
+    EXPECT_EQ(parse(doc).events, lab.events);
+}
+
 TEST(GeneratedWorkloadTest, a_slow_job_gets_its_cost_and_bad_workloads_are_refused_with_the_path) {
     const Scenario s = parse(load_lab({{"orders", 10}, {"events", three_events()},
                                        {"job_cost", {{"dist", "fixed"}, {"ms", 0.1}}},
