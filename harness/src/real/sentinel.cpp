@@ -84,9 +84,11 @@ struct SentinelSet::Impl {
     ~Impl() { stop(); }
     void stop() noexcept {
         subscriptions.clear();
+        // SIGKILL, as EmbeddedRedis::stop: a sentinel too waits for its serverCron to act on
+        // SIGTERM, and its folder is removed next.
         for (auto& n : nodes)
             if (n.child) {
-                n.child->terminate(milliseconds(5000), SIGTERM);
+                n.child->terminate(milliseconds(5000), SIGKILL);
                 n.child.reset();
             }
         dir.remove();
