@@ -65,7 +65,10 @@ public:
         if (m_index.empty()) {
             for (size_t i = 0; i < m_keys.size(); ++i)
                 if (m_keys[i] == k) return static_cast<int>(i);
-            if (m_keys.size() < kLinear) return push(k);
+            if (m_keys.size() < kLinear) {
+                m_keys.push_back(k);
+                return static_cast<int>(m_keys.size() - 1);
+            }
             m_index.reserve(m_keys.capacity() * 2);
             for (size_t i = 0; i < m_keys.size(); ++i) m_index.emplace(m_keys[i], static_cast<int>(i));
         }
@@ -85,10 +88,6 @@ public:
 
 private:
     static constexpr size_t kLinear = 16;
-    int push(const Key& k) {
-        m_keys.push_back(k);
-        return static_cast<int>(m_keys.size() - 1);
-    }
     std::vector<Key> m_keys;
     std::unordered_map<Key, int, Hash> m_index;
 };
@@ -119,8 +118,7 @@ struct Facts {
     explicit Facts(size_t n) : entries(n), events(n) { owned.reserve(n); }
     Facts(const Facts&) = delete;  // a copy's views would point into the original
     Facts(Facts&&) = default;
-    std::string_view entry_name(int id) const { return id < 0 ? std::string_view() : entries.key(id); }
-    std::string entry_text(int id) const { return std::string(entry_name(id)); }
+    std::string entry_text(int id) const { return id < 0 ? std::string() : std::string(entries.key(id)); }
 };
 
 // The entry a record names: its ID, with its stream before it when the record names one (S2's
@@ -298,15 +296,20 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
         int entry, ev;
     };
     std::vector<LastReceived> last_received;  // per actor: the entry and event it received last
+    // The actor's entry in last_received, nullptr before its first receive.
+    auto last_of = [&](const std::string& actor) -> LastReceived* {
+        for (auto& l : last_received)
+            if (l.actor == actor) return &l;
+        return nullptr;
+    };
     auto flag_unexpected = [&](const std::string& what) {
         if (unexpected.insert(what).second) add_example(a.unexpected_examples, what);
     };
     for (const RecordFacts& f : facts.records) {
         const HistoryRecord* r = f.r;
         if (r->op == Op::receive) {
-            auto last = std::find_if(last_received.begin(), last_received.end(),
-                                     [&](const LastReceived& l) { return l.actor == r->actor; });
-            if (last == last_received.end()) last = last_received.insert(last_received.end(), {r->actor, -1, -1});
+            LastReceived* last = last_of(r->actor);
+            if (!last) last = &last_received.emplace_back(LastReceived{r->actor, -1, -1});
             last->entry = f.entry;
             last->ev = f.ev;
             if (f.entry < 0 || writes[f.entry] == kNotPublished)
@@ -323,9 +326,8 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             if (entry < 0) {
                 // An older history: the write names its event only. It is the job of the entry its
                 // actor received last, when that was this event; else the event's first publish.
-                const auto last = std::find_if(last_received.begin(), last_received.end(),
-                                               [&](const LastReceived& l) { return l.actor == r->actor; });
-                if (last != last_received.end() && last->ev == f.ev && last->entry >= 0)
+                const LastReceived* last = last_of(r->actor);
+                if (last && last->ev == f.ev && last->entry >= 0)
                     entry = last->entry;
                 else
                     entry = first_entry_of[f.ev];

@@ -21,6 +21,7 @@ using nlohmann::json;
 
 using record_fields::int_field;
 using record_fields::text_field;
+using record_fields::text_view;
 
 // `want` is found in `got`: objects key by key (a record's event may be named by its type alone),
 // anything else by equality.
@@ -314,7 +315,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     std::map<int64_t, std::pair<const json*, int64_t>> first_try;  // order -> (its event in out.history, t_ns)
     for (const auto& r : out.history) {
         if (r.op != Op::publish || !r.data.contains("event")) continue;
-        const std::string result = text_field(r.data, "result");
+        const std::string_view result = text_view(r.data, "result");
         if (result != "ok" && result != "fail") continue;
         const json& ev = r.data.at("event");
         const int64_t order = int_field(ev, "order");
