@@ -33,11 +33,10 @@ struct EventKey {
     bool operator==(const EventKey&) const = default;
 };
 
-EventKey event_key(const json& data) {
-    if (!data.is_object()) return {};
-    auto it = data.find(std::string_view("event"));
-    if (it == data.end() || !it->is_object()) return {};
-    return {int_field(*it, "order"), text_view(*it, "type"), int_field(*it, "v")};
+EventKey event_key(const HistoryRecord& r) {
+    const std::optional<EventView> ev = record_event(r);
+    if (!ev) return {};
+    return {ev->order, ev->type, ev->v};
 }
 
 bool is_applied_write(const HistoryRecord& r) { return r.op == Op::write && int_field(r.data, "affected") > 0; }
@@ -123,10 +122,10 @@ struct Facts {
 
 // The entry a record names: its ID, with its stream before it when the record names one (S2's
 // shards: two streams can hand out the same ID, "orders:{1} 1792591449272-0"). -1 for none.
-int entry_of(Facts& f, const json& data) {
-    const std::string_view id = text_view(data, "entry");
+int entry_of(Facts& f, const HistoryRecord& r) {
+    const std::string_view id = record_entry(r);
     if (id.empty()) return -1;
-    const std::string_view stream = text_view(data, "stream");
+    const std::string_view stream = text_view(r.data, "stream");
     if (stream.empty()) return f.entries.id(id);
     std::string key;
     key.reserve(stream.size() + 1 + id.size());
@@ -148,11 +147,11 @@ Facts facts_in_time_order(const std::vector<HistoryRecord>& history) {
             case Op::receive:
             case Op::ack:
             case Op::write:
-                x.entry = entry_of(f, r->data);
-                x.ev = f.events.id(event_key(r->data));
+                x.entry = entry_of(f, *r);
+                x.ev = f.events.id(event_key(*r));
                 break;
             case Op::side_effect:
-                x.ev = f.events.id(event_key(r->data));
+                x.ev = f.events.id(event_key(*r));
                 break;
             default:
                 break;
@@ -249,7 +248,7 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
     std::vector<SideEffectRow> recorded;
     for (const HistoryRecord& r : history) {
         if (r.op != Op::side_effect) continue;
-        const auto [order, type, v] = event_key(r.data);
+        const auto [order, type, v] = event_key(r);
         recorded.push_back(SideEffectRow{int_field(r.data, "seq"), int_field(r.data, "order", order), std::string(type),
                                          int_field(r.data, "version", v)});
     }
@@ -268,7 +267,7 @@ void check_side_effects_recorded(const std::vector<HistoryRecord>& history, cons
 
 bool reached_stream(const HistoryRecord& r) {
     if (r.op != Op::publish) return false;
-    return text_view(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && r.data.contains("entry"));
+    return text_view(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && has_entry(r));
 }
 
 Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleOverwrite>* stale_out) {

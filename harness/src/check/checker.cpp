@@ -23,21 +23,10 @@ using record_fields::int_field;
 using record_fields::text_field;
 using record_fields::text_view;
 
-// `want` is found in `got`: objects key by key (a record's event may be named by its type alone),
-// anything else by equality.
-bool contains_value(const json& got, const json& want) {
-    if (!want.is_object() || !got.is_object()) return got == want;
-    for (const auto& [key, value] : want.items()) {
-        auto it = got.find(key);
-        if (it == got.end() || !contains_value(*it, value)) return false;
-    }
-    return true;
-}
-
 bool matches(const RecordMatch& m, const HistoryRecord& r) {
     if (r.op != m.op) return false;
     if (!m.actor.empty() && r.actor != m.actor) return false;
-    if (!contains_value(r.data, m.fields)) return false;
+    if (!record_has_fields(r, m.fields)) return false;
     for (const auto& [key, band] : m.bands) {
         auto it = r.data.find(key);
         if (it == r.data.end() || !it->is_number()) return false;
@@ -213,8 +202,9 @@ void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::stri
                     const HistoryRecord& earlier = t.history[at_index[static_cast<size_t>(step.same_as_step) - 1]];
                     std::optional<std::string> why;
                     for (const auto& f : step.same_fields) {
-                        const auto mine = r.data.contains(f) ? r.data.at(f).dump() : std::string{"(none)"};
-                        const auto theirs = earlier.data.contains(f) ? earlier.data.at(f).dump() : std::string{"(none)"};
+                        const json m = record_field(r, f), e = record_field(earlier, f);
+                        const auto mine = m.is_null() ? std::string{"(none)"} : m.dump();
+                        const auto theirs = e.is_null() ? std::string{"(none)"} : e.dump();
                         if (mine != theirs) {
                             why = fmt::format("its {} {} differs from step {}'s {}", f, mine, step.same_as_step, theirs);
                             break;
@@ -312,15 +302,17 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     judge_final_rows(s, out);
 
     // Per order, the event whose publication was tried first: how long until it got through.
-    std::map<int64_t, std::pair<const json*, int64_t>> first_try;  // order -> (its event in out.history, t_ns)
+    std::map<int64_t, std::pair<EventView, int64_t>> first_try;  // order -> (its event, a view into out.history; t_ns)
     for (const auto& r : out.history) {
-        if (r.op != Op::publish || !r.data.contains("event")) continue;
+        if (r.op != Op::publish) continue;
+        const std::optional<EventView> ev = record_event(r);
+        if (!ev) continue;
         const std::string_view result = text_view(r.data, "result");
         if (result != "ok" && result != "fail") continue;
-        const json& ev = r.data.at("event");
-        const int64_t order = int_field(ev, "order");
-        const auto& [first_ev, t0] = first_try.try_emplace(order, &ev, r.t_ns).first->second;
-        if (result == "ok" && ev == *first_ev && !out.publish_delay_us.count(order))
+        const int64_t order = ev->order;
+        const auto& [first_ev, t0] = first_try.try_emplace(order, *ev, r.t_ns).first->second;
+        const bool same_event = ev->type == first_ev.type && ev->v == first_ev.v;
+        if (result == "ok" && same_event && !out.publish_delay_us.count(order))
             out.publish_delay_us[order] = (r.t_ns - t0) / 1000;
     }
     out.accounting = account(out.history, &out.stale_overwrites);
@@ -348,7 +340,8 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
                          [](const HistoryRecord* a, const HistoryRecord* b) { return a->t_ns < b->t_ns; });
         for (const auto* r : sorted)
             // The first XADD that put the entry in the stream: a lost reply's, before its resend's.
-            if (reached_stream(*r) && !text_field(r->data, "entry").empty()) published_ns.emplace(text_field(r->data, "stream") + " " + text_field(r->data, "entry"), r->t_ns);
+            if (reached_stream(*r) && !record_entry(*r).empty())
+                published_ns.emplace(text_field(r->data, "stream") + " " + std::string(record_entry(*r)), r->t_ns);
         // Each actor's records in time order: a receipt looks only at its own consumer's records
         // around it (by binary search; a scan of the whole history per receipt took minutes on a
         // soak's 600,000 records).
@@ -378,7 +371,7 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
         };
         for (const auto* r : sorted) {
             if (r->op != Op::receive) continue;
-            const std::string entry = text_field(r->data, "stream") + " " + text_field(r->data, "entry");
+            const std::string entry = text_field(r->data, "stream") + " " + std::string(record_entry(*r));
             auto pub = published_ns.find(entry);
             // Only the first receipt is delivery; later ones are redeliveries.
             if (pub == published_ns.end() || !counted.insert(entry).second) continue;

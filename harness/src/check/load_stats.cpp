@@ -15,7 +15,7 @@ std::string text_of(const nlohmann::json& d, const char* key) {
 }
 
 // Entry ids are unique per stream: S2's shards each have their own.
-std::string entry_key(const HistoryRecord& r) { return text_of(r.data, "stream") + "/" + text_of(r.data, "entry"); }
+std::string entry_key(const HistoryRecord& r) { return text_of(r.data, "stream") + "/" + std::string(record_entry(r)); }
 
 
 int64_t nearest_rank(const std::vector<int64_t>& sorted, double q) {
@@ -40,12 +40,12 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
     for (const auto& r : history) {
         switch (r.op) {
             case Op::publish: {
-                if (text_of(r.data, "result") != "ok" || text_of(r.data, "entry").empty()) break;
+                if (text_of(r.data, "result") != "ok" || record_entry(r).empty()) break;
                 Entry& e = entries[entry_key(r)];
                 if (e.published < 0) e.published = r.t_ns;
-                if (const auto ev = r.data.find("event"); ev != r.data.end() && ev->is_object()) {
-                    e.order = ev->value("order", int64_t{0});
-                    e.type = ev->value("type", std::string{});
+                if (const std::optional<EventView> ev = record_event(r)) {
+                    e.order = ev->order;
+                    e.type = std::string(ev->type);
                 }
                 if (first_publish < 0 || r.t_ns < first_publish) first_publish = r.t_ns;
                 break;

@@ -10,9 +10,9 @@ namespace relab {
 namespace {
 
 // The entry a receive or ack names, with its stream when the record names one (S2's shards).
-std::string soak_entry_key(const nlohmann::json& data) {
-    const std::string id = record_fields::text_field(data, "entry");
-    const std::string stream = record_fields::text_field(data, "stream");
+std::string soak_entry_key(const HistoryRecord& r) {
+    const std::string id(record_entry(r));
+    const std::string stream = record_fields::text_field(r.data, "stream");
     return id.empty() || stream.empty() ? id : stream + " " + id;
 }
 
@@ -38,7 +38,7 @@ SoakStats soak_stats(const std::vector<HistoryRecord>& history) {
     for (const auto& r : history) {
         switch (r.op) {
             case Op::receive: {
-                const std::string key = soak_entry_key(r.data);
+                const std::string key = soak_entry_key(r);
                 if (key.empty()) break;
                 Seen& e = entries[key];
                 if (e.received && !e.acked && !e.recovered) {
@@ -51,7 +51,7 @@ SoakStats soak_stats(const std::vector<HistoryRecord>& history) {
                 break;
             }
             case Op::ack: {
-                const std::string key = soak_entry_key(r.data);
+                const std::string key = soak_entry_key(r);
                 if (!key.empty()) entries[key].acked = true;
                 break;
             }

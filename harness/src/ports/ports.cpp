@@ -1,5 +1,7 @@
 #include "ports/ports.h"
 
+#include "util/json_number.h"
+
 namespace relab {
 
 namespace {
@@ -70,8 +72,100 @@ std::string StreamEntry::field(const std::string& name) const {
 nlohmann::json to_json(const HistoryRecord& r) {
     nlohmann::json j = {{"trial", r.trial}, {"t_us", r.t_ns / 1000}, {"actor", r.actor}, {"op", to_string(r.op)}};
     for (const auto& [k, v] : r.data.items()) j[k] = v;
+    if (!r.entry.empty()) j["entry"] = r.entry;
+    if (r.event) j["event"] = event_json(*r.event);
     j["t_ns"] = r.t_ns;
     return j;
+}
+
+nlohmann::json event_json(const Event& e) {
+    nlohmann::json::object_t o;
+    o.emplace("order", e.order);
+    o.emplace("type", e.type);
+    o.emplace("v", e.v);
+    return nlohmann::json(std::move(o));
+}
+
+namespace {
+
+const nlohmann::json* data_member(const HistoryRecord& r, std::string_view key) {
+    if (!r.data.is_object()) return nullptr;
+    const auto it = r.data.find(key);
+    return it == r.data.end() ? nullptr : &*it;
+}
+
+int64_t int_member(const nlohmann::json& o, std::string_view key) {
+    const auto it = o.find(key);
+    return it == o.end() ? 0 : json_number_as<int64_t>(*it).value_or(0);
+}
+
+// `pattern` holds in `value`: objects key by key (recursively), anything else equal.
+bool holds(const nlohmann::json& pattern, const nlohmann::json& value) {
+    if (!pattern.is_object() || !value.is_object()) return pattern == value;
+    for (const auto& [k, v] : pattern.items()) {
+        const auto it = value.find(k);
+        if (it == value.end() || !holds(v, *it)) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::string_view record_entry(const HistoryRecord& r) {
+    if (!r.entry.empty()) return r.entry;
+    const nlohmann::json* e = data_member(r, "entry");
+    return e && e->is_string() ? std::string_view(e->get_ref<const std::string&>()) : std::string_view();
+}
+
+bool has_entry(const HistoryRecord& r) { return !r.entry.empty() || data_member(r, "entry"); }
+
+std::optional<EventView> record_event(const HistoryRecord& r) {
+    if (r.event) return EventView{r.event->order, r.event->type, r.event->v};
+    const nlohmann::json* e = data_member(r, "event");
+    if (!e || !e->is_object()) return std::nullopt;
+    EventView out{int_member(*e, "order"), {}, int_member(*e, "v")};
+    if (const auto t = e->find("type"); t != e->end() && t->is_string()) out.type = t->get_ref<const std::string&>();
+    return out;
+}
+
+nlohmann::json record_field(const HistoryRecord& r, std::string_view key) {
+    if (key == "entry" && !r.entry.empty()) return r.entry;
+    if (key == "event" && r.event) return event_json(*r.event);
+    const nlohmann::json* v = data_member(r, key);
+    return v ? *v : nlohmann::json();
+}
+
+bool record_has_fields(const HistoryRecord& r, const nlohmann::json& pattern) {
+    if (!pattern.is_object()) {
+        HistoryRecord whole = r;
+        fold_record_fields(whole);
+        return holds(pattern, whole.data);
+    }
+    if (!r.data.is_object()) return false;
+    for (const auto& [k, v] : pattern.items()) {
+        if (k == "entry" && !r.entry.empty()) {
+            if (!holds(v, nlohmann::json(r.entry))) return false;
+        } else if (k == "event" && r.event) {
+            if (!holds(v, event_json(*r.event))) return false;
+        } else {
+            const nlohmann::json* got = data_member(r, k);
+            if (!got || !holds(v, *got)) return false;
+        }
+    }
+    return true;
+}
+
+void fold_record_fields(HistoryRecord& r) {
+    if (r.entry.empty() && !r.event) return;
+    if (!r.data.is_object()) r.data = nlohmann::json::object();
+    if (!r.entry.empty()) r.data["entry"] = std::move(r.entry);
+    r.entry.clear();
+    if (r.event) r.data["event"] = event_json(*r.event);
+    r.event.reset();
+}
+
+void fold_record_fields(std::vector<HistoryRecord>& history) {
+    for (auto& r : history) fold_record_fields(r);
 }
 
 HistoryRecord history_record_from_json(const nlohmann::json& j) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -284,20 +285,66 @@ public:
     virtual std::vector<PlacedOrder> orders() = 0;
 };
 
+// A business event as carried in a stream entry: order, type, v (the version assigned when the
+// event was created at the source). In a history record: {"order", "type", "v"}.
+struct Event {
+    int64_t order = 0;
+    std::string type;
+    int64_t v = 0;
+};
+
 // One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...),
 // the ones history_op.h lists for it.
+//
+// Two of them, "entry" and "event", most stream records carry, and the simulator's roles write
+// them into `entry` and `event` rather than into `data`: a nested JSON object per record was the
+// largest single cost of a simulated trial. Either place means the same field: read them with
+// record_entry / record_event / record_field, never from `data` alone. Every history that leaves
+// a backend (reports, timelines, files) has them in `data` again (fold_record_fields); to_json
+// writes them from either place.
 struct HistoryRecord {
+    HistoryRecord() = default;
+    HistoryRecord(int trial_, int64_t t_ns_, std::string actor_, Op op_,
+                  nlohmann::json data_ = nlohmann::json::object(), std::string entry_ = {},
+                  std::optional<Event> event_ = std::nullopt)
+        : trial(trial_), t_ns(t_ns_), actor(std::move(actor_)), op(op_), data(std::move(data_)),
+          entry(std::move(entry_)), event(std::move(event_)) {}
+
     int trial = 0;
     int64_t t_ns = 0;
     std::string actor;
     Op op = Op::start;
     nlohmann::json data = nlohmann::json::object();
+    std::string entry;                // the "entry" field when not in data; empty: see data
+    std::optional<Event> event;       // the "event" field when not in data
 };
 
 // {"trial", "t_us", "t_ns", "actor", "op": its name, and the data fields beside them}.
 nlohmann::json to_json(const HistoryRecord& r);
-// Throws std::invalid_argument for an op the table does not know.
+// Throws std::invalid_argument for an op the table does not know. Every field lands in `data`.
 HistoryRecord history_record_from_json(const nlohmann::json& j);
+
+// The record's "entry" (a stream entry ID), wherever it is; empty when it has none or it is not text.
+std::string_view record_entry(const HistoryRecord& r);
+bool has_entry(const HistoryRecord& r);  // an "entry" field of any kind
+// The record's "event" as (order, type, v), its type a view into the record: nullopt when it has
+// none or it is not an object. An object lacking a member reads it as 0 or "" (a malformed record
+// counts as "not that").
+struct EventView {
+    int64_t order = 0;
+    std::string_view type;
+    int64_t v = 0;
+};
+std::optional<EventView> record_event(const HistoryRecord& r);
+nlohmann::json event_json(const Event& e);
+// Any field by name as JSON, wherever it is; null when absent.
+nlohmann::json record_field(const HistoryRecord& r, std::string_view key);
+// `pattern` holds in the record's fields: objects key by key (recursively: a record's event may be
+// named by its type alone), anything else by equality.
+bool record_has_fields(const HistoryRecord& r, const nlohmann::json& pattern);
+// Moves `entry` and `event` into `data`, as a history read from JSON has them.
+void fold_record_fields(HistoryRecord& r);
+void fold_record_fields(std::vector<HistoryRecord>& history);
 
 class History {
 public:

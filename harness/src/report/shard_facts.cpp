@@ -17,10 +17,9 @@ using record_fields::int_field;
 using record_fields::text_field;
 
 int64_t order_of(const HistoryRecord& r) {
-    if (!r.data.is_object()) return -1;
-    const auto ev = r.data.find("event");
-    if (ev == r.data.end() || !ev->is_object() || !ev->contains("order")) return -1;
-    return json_number_as<int64_t>(ev->at("order")).value_or(-1);
+    const nlohmann::json ev = record_field(r, "event");
+    if (!ev.is_object() || !ev.contains("order")) return -1;
+    return json_number_as<int64_t>(ev.at("order")).value_or(-1);
 }
 
 }  // namespace

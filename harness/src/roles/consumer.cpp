@@ -142,10 +142,14 @@ private:
         return shard_stream_key(s.shard, k - 1);
     }
 
-    void record(Op op, nlohmann::json data) {
+    // The entry and the event a record names go in its own fields (HistoryRecord::entry, ::event):
+    // no JSON object built per record for them.
+    void record(Op op, nlohmann::json data, const std::string& entry = {}, const Event* ev = nullptr) {
         // With several streams an entry ID names an entry only with its stream.
         if (m_s.shard.enabled && (op == Op::receive || op == Op::ack || op == Op::write)) data["stream"] = m_key;
-        m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_actor, op, std::move(data)});
+        HistoryRecord r{0, m_p.clock.now().count(), m_actor, op, std::move(data), entry, std::nullopt};
+        if (ev) r.event = *ev;
+        m_p.history.record(std::move(r));
     }
 
     // One full XAUTOCLAIM scan from 0-0; each claimed entry is processed like a new one.
@@ -207,12 +211,12 @@ private:
     void handle(const StreamEntry& entry, const char* via) {
         if (entry.fields.empty()) {
             // Pending, but deleted from the stream meanwhile: nothing to process.
-            record(Op::receive, {{"entry", entry.id}, {"deliveries", entry.deliveries}, {"via", via}, {"deleted", true}});
+            record(Op::receive, json_object("deliveries", entry.deliveries, "via", via, "deleted", true), entry.id);
             acknowledge(entry.id);
             return;
         }
         const Event ev = event_from_entry(entry);
-        record(Op::receive, json_object("entry", entry.id, "event", event_json(ev), "deliveries", entry.deliveries, "via", via));
+        record(Op::receive, json_object("deliveries", entry.deliveries, "via", via), entry.id, &ev);
         if (m_fanout)
             dispatch(entry, ev);
         else if (m_s.buffer.enabled)
@@ -283,7 +287,7 @@ private:
             ++m_fanout->in_flight;
             if (per_key && q.size() == 1 && !m_fanout->busy.count(key)) m_fanout->runnable.push_back(key);
         }
-        record(Op::dispatch, {{"entry", entry.id}, {"event", event_json(ev)}, {"key", key}, {"ahead", ahead}});
+        record(Op::dispatch, json_object("key", key, "ahead", ahead), entry.id, &ev);
     }
 
     // The next job a free worker may take: per_key, the head of the first order waiting that no
@@ -346,9 +350,8 @@ private:
                 continue;
             }
             const auto& [key, j] = *job;
-            record(Op::take, {{"entry", j.entry.id},
-                              {"event", event_json(j.ev)},
-                              {"waited_ms", (m_p.clock.now() - j.queued_at).count() / 1'000'000}});
+            record(Op::take, json_object("waited_ms", (m_p.clock.now() - j.queued_at).count() / 1'000'000), j.entry.id,
+                   &j.ev);
             try {
                 apply(j.entry, j.ev);
             } catch (const KvError& e) {
@@ -367,14 +370,11 @@ private:
             last = ev.v;
             release_in_order(ev.order);
         } else if (ev.v > last + 1) {
-            record(Op::buffer_hold, {{"entry", entry.id}, {"event", event_json(ev)}, {"waiting_for", last + 1}});
+            record(Op::buffer_hold, json_object("waiting_for", last + 1), entry.id, &ev);
             m_held[ev.order].emplace(ev.v, Held{entry, ev, m_p.clock.now()});
         } else {
             const bool drop = m_s.buffer.late == BufferSpec::Late::drop;
-            record(Op::late, {{"entry", entry.id},
-                              {"event", event_json(ev)},
-                              {"last_applied", last},
-                              {"action", drop ? "drop" : "apply"}});
+            record(Op::late, json_object("last_applied", last, "action", drop ? "drop" : "apply"), entry.id, &ev);
             if (drop) {
                 acknowledge(entry.id);
             } else {
@@ -390,10 +390,9 @@ private:
         while (held != m_held.end() && !held->second.empty() && held->second.begin()->first == last + 1) {
             const Held h = held->second.begin()->second;
             held->second.erase(held->second.begin());
-            record(Op::buffer_release, {{"entry", h.entry.id},
-                                        {"event", event_json(h.ev)},
-                                        {"reason", "in_order"},
-                                        {"held_ms", (m_p.clock.now() - h.since).count() / 1'000'000}});
+            record(Op::buffer_release,
+                   json_object("reason", "in_order", "held_ms", (m_p.clock.now() - h.since).count() / 1'000'000),
+                   h.entry.id, &h.ev);
             apply(h.entry, h.ev);
             last = h.ev.v;
         }
@@ -412,11 +411,10 @@ private:
             nlohmann::json skipped = nlohmann::json::array();
             for (int64_t v = last + 1; v < h.ev.v; ++v) skipped.push_back(v);
             m_held[order].erase(m_held[order].begin());
-            record(Op::buffer_release, {{"entry", h.entry.id},
-                                        {"event", event_json(h.ev)},
-                                        {"reason", "gap_timeout"},
-                                        {"held_ms", (m_p.clock.now() - h.since).count() / 1'000'000},
-                                        {"skipped", skipped}});
+            record(Op::buffer_release,
+                   json_object("reason", "gap_timeout", "held_ms", (m_p.clock.now() - h.since).count() / 1'000'000,
+                               "skipped", std::move(skipped)),
+                   h.entry.id, &h.ev);
             apply(h.entry, h.ev);
             last = h.ev.v;
             release_in_order(order);
@@ -450,7 +448,7 @@ private:
             }
             locked_ns = m_p.clock.now().count();
             record(Op::lock_acquire,
-                   json_object("key", lock_key, "attempts", attempts, "ttl_ms", m_s.lock.ttl_ms, "event", event_json(ev)));
+                   json_object("key", lock_key, "attempts", attempts, "ttl_ms", m_s.lock.ttl_ms), std::string(), &ev);
         }
 
         const auto own = m_event_cost_us->find(event_cost_key(ev.order, ev.type, ev.v));
@@ -468,7 +466,7 @@ private:
         w.dedupe = m_s.write.dedupe == WriteDedupe::aggregate_version;
         w.event_version = ev.v;
         const WriteResult res = write(w);
-        nlohmann::json wd = json_object("entry", entry.id, "event", event_json(ev), "status", w.status, "mode",
+        nlohmann::json wd = json_object("status", w.status, "mode",
                                         to_string(w.mode), "affected", res.affected, "sql", res.sql);
         if (w.mode != WriteMode::plain) wd["version"] = w.version;
         if (!res.row_action.empty()) wd["row_action"] = res.row_action;
@@ -479,26 +477,23 @@ private:
             if (res.duplicate)
                 wd["reason"] = fmt::format("duplicate: ({}, v{}) is already in tmp_inbox", ev.order, ev.v);
         }
-        record(Op::write, std::move(wd));
+        record(Op::write, std::move(wd), entry.id, &ev);
         // The job's email or webhook goes out once the job is done, whatever its write did, as
         // application code that sends it after the UPDATE does.
         if (m_s.write.side_effect) {
             const int64_t seq = with_store_retry([&] { return m_p.orders.send_side_effect(w.order, ev.type, ev.v); });
-            record(Op::side_effect, {{"entry", entry.id},
-                                     {"event", event_json(ev)},
-                                     {"order", w.order},
-                                     {"version", ev.v},
-                                     {"seq", seq},
-                                     {"applied", res.affected > 0}});
+            record(Op::side_effect,
+                   json_object("order", w.order, "version", ev.v, "seq", seq, "applied", res.affected > 0), entry.id,
+                   &ev);
         }
 
         if (m_s.lock.enabled) {
             const int64_t released = m_p.kv.delete_if_equals(lock_key, token);
             // held_ms against ttl_ms tells whether the lock had expired before this release.
-            record(Op::lock_release, json_object("key", lock_key, "result", released, "method",
-                                                 m_p.kv.delete_if_equals_method(), "event", event_json(ev), "held_ms",
-                                                 (m_p.clock.now().count() - locked_ns) / 1'000'000, "ttl_ms",
-                                                 m_s.lock.ttl_ms));
+            record(Op::lock_release,
+                   json_object("key", lock_key, "result", released, "method", m_p.kv.delete_if_equals_method(),
+                               "held_ms", (m_p.clock.now().count() - locked_ns) / 1'000'000, "ttl_ms", m_s.lock.ttl_ms),
+                   std::string(), &ev);
         }
         acknowledge(entry.id);
     }
@@ -511,7 +506,7 @@ private:
             return;
         }
         m_p.stream.xack(m_key, m_s.stream.group, id);
-        record(Op::ack, json_object("entry", id));
+        record(Op::ack, nlohmann::json::object(), id);
     }
 
     // stream.ack "batch": one XACK for every entry of the read whose job is over. On a Redis error
@@ -521,7 +516,7 @@ private:
         const std::vector<std::string> ids = std::move(m_unacked);
         m_unacked.clear();
         m_p.stream.xack_all(m_key, m_s.stream.group, ids);
-        for (const auto& id : ids) record(Op::ack, {{"entry", id}, {"batch", ids.size()}});
+        for (const auto& id : ids) record(Op::ack, json_object("batch", ids.size()), id);
     }
 
     const RoleSettings& m_s;

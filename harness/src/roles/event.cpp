@@ -17,8 +17,6 @@ Event event_from_entry(const StreamEntry& e) {
     }
 }
 
-nlohmann::json event_json(const Event& e) { return json_object("order", e.order, "type", e.type, "v", e.v); }
-
 int64_t entry_id_as_version(const std::string& entry_id) {
     const auto dash = entry_id.find('-');
     if (dash == std::string::npos) throw std::runtime_error("bad entry id " + entry_id);

@@ -101,7 +101,11 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         const Event ev{spec.order, spec.type, spec.version};
         const Nanos sent_at = p.clock.now();
         if (next.attempt == 1) next.first_try = sent_at;
-        nlohmann::json data = json_object("event", event_json(ev), "attempt", next.attempt);
+        nlohmann::json data = json_object("attempt", next.attempt);
+        std::string entry;  // the record's entry (HistoryRecord::entry), once the XADD gave one
+        auto publish_record = [&] {
+            return HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data), std::move(entry), ev};
+        };
         // A failed publish is recorded and, attempts left, tried again at `due`.
         auto fail = [&](const std::string& reason, Nanos due) {
             data["result"] = "fail";
@@ -111,7 +115,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
                 queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
                 std::push_heap(queue.begin(), queue.end(), later);
             }
-            p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
+            p.history.record(publish_record());
         };
         // Retry k is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
         auto backoff_due = [&] {
@@ -148,14 +152,14 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         if (reply_lost(s.producer, spec, next.attempt)) {
             // The XADD ran: the stream has the entry (recorded here, for the accounting), but the
             // producer never learns it and sends the event again.
-            data["entry"] = ids.at(0);
+            entry = ids.at(0);
             data["reply_lost"] = true;
             if (s.producer.idmp) entries_of[idmp_iid(ev)].insert(ids.at(0));
             fail("reply lost: the XADD ran on the server, its reply never reached the producer", backoff_due());
             continue;
         }
         data["result"] = "ok";
-        data["entry"] = ids.at(0);
+        entry = ids.at(0);
         if (s.producer.idmp) {
             // An entry this event already got: IDMP added nothing.
             auto& seen = entries_of[idmp_iid(ev)];
@@ -163,7 +167,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
             seen.insert(ids.at(0));
         }
         ++routed;
-        p.history.record(HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data)});
+        p.history.record(publish_record());
     }
 }
 

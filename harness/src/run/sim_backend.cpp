@@ -648,6 +648,7 @@ struct SimBackend::Impl {
             if (opts.progress) opts.progress(s.id, 1, 1);
             lab.trials.push_back(run_trial(s, roles, trial, *opts.replay));
             if (opts.self_check) check_determinism(s, roles, lab.trials.back());
+            fold_record_fields(lab.trials.back().history);
             lab.replay_seed = opts.replay;
             return lab;
         }
@@ -670,6 +671,8 @@ struct SimBackend::Impl {
                 // The outcome stays; the timeline is dropped (reporters print none for it).
                 o.history = {};
                 o.stream = {};
+            } else {
+                fold_record_fields(o.history);  // as the reporters read a history
             }
             lab.trials.push_back(std::move(o));
         }
@@ -700,7 +703,9 @@ LabResult SimBackend::run(const Scenario& s) {
 }
 
 TrialOutcome SimBackend::run_trial(const Scenario& s, int trial, uint64_t trial_seed) {
-    return m_impl->run_trial(s, trial, trial_seed);
+    TrialOutcome o = m_impl->run_trial(s, trial, trial_seed);
+    fold_record_fields(o.history);
+    return o;
 }
 
 std::pair<uint64_t, uint64_t> SimBackend::self_check(const Scenario& s, uint64_t seed) {

@@ -15,17 +15,8 @@ namespace {
 
 bool is_consuming(const RoleLaunch& r) { return r.role == "consumer" || r.role == "reaper"; }
 
-// `pattern` holds in `value`: objects key by key (recursively), anything else equal.
-bool subset(const nlohmann::json& pattern, const nlohmann::json& value) {
-    if (!pattern.is_object()) return pattern == value;
-    if (!value.is_object()) return false;
-    for (const auto& [k, v] : pattern.items())
-        if (!value.contains(k) || !subset(v, value.at(k))) return false;
-    return true;
-}
-
 bool matches(const FaultTrigger::After& a, const HistoryRecord& r) {
-    return r.op == a.op && (a.actor.empty() || r.actor == a.actor) && subset(a.fields, r.data);
+    return r.op == a.op && (a.actor.empty() || r.actor == a.actor) && record_has_fields(r, a.fields);
 }
 
 // One fault of the schedule while the trial runs.

@@ -140,8 +140,8 @@ TEST(DispatcherTest, per_key_dispatcher_holds_back_only_the_failed_rows_order) {
     std::vector<std::string> rounds;
     for (const auto& r : h.history.records())
         if (r.op == Op::publish)
-            rounds.push_back(fmt::format("{}:{}:{}:{}", r.data["round"].get<int>(), r.data["event"]["order"].get<int>(),
-                                         r.data["event"]["type"].get<std::string>(), r.data["result"].get<std::string>()));
+            rounds.push_back(fmt::format("{}:{}:{}:{}", r.data["round"].get<int>(), record_event(r)->order,
+                                         record_event(r)->type, r.data["result"].get<std::string>()));
     EXPECT_EQ(rounds, (std::vector<std::string>{"1:42:created:fail", "1:42:paid:wait", "1:43:created:ok", "1:43:paid:ok",
                                                 "2:42:created:fail", "2:42:paid:wait", "3:42:created:ok",
                                                 "3:42:paid:ok"}));
@@ -179,7 +179,7 @@ TEST(ProducerTest, a_failed_publish_is_retried_on_doubling_backoff_and_paid_over
     std::vector<std::string> attempts;
     for (const auto& r : h.history.records())
         if (r.op == Op::publish)
-            attempts.push_back(fmt::format("{}ms {} #{} {}", r.t_ns / 1'000'000, r.data["event"]["type"].get<std::string>(),
+            attempts.push_back(fmt::format("{}ms {} #{} {}", r.t_ns / 1'000'000, std::string(record_event(r)->type),
                                            r.data["attempt"].get<int>(), r.data["result"].get<std::string>()));
     // Retries are due 500 and 1000 ms after the first try (backoff 500, doubling).
     EXPECT_EQ(attempts, (std::vector<std::string>{"0ms created #1 fail", "300ms paid #1 ok", "500ms created #2 fail",
