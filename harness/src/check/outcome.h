@@ -156,6 +156,8 @@ struct RunReport {
 // Makes history times count from the trial's origin: the last "start" record (the publishing
 // role's, right after the start barrier); unchanged when there is none.
 void rebase_on_start(std::vector<HistoryRecord>& history);
+// Sorts by t_ns, stably: records of one instant keep the order they were recorded (merged) in.
+void sort_by_time(std::vector<HistoryRecord>& history);
 
 TrialOutcome check_trial(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                          std::vector<OrderRow> final_rows, std::vector<StreamEntry> stream);

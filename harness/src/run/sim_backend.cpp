@@ -248,6 +248,7 @@ struct SimBackend::Impl {
     std::vector<std::unique_ptr<Actor>> actors;
     std::vector<std::unique_ptr<Actor>> restarted;  // roles a fault restarted, this trial
     RoleSettings settings;  // role_settings() of this trial's lab, as a role process receives it
+    std::vector<std::string> stream_keys;  // lab_stream_keys() of this trial's stream lab, once per trial
 
     explicit Impl(SimOptions o) : opts(std::move(o)) {}
 
@@ -272,7 +273,7 @@ struct SimBackend::Impl {
     // With S2's shards: every shard's stream (the cluster is one modelled keyspace here).
     bool drained(const Scenario& s) {
         if (!world.redis_up()) return false;
-        for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+        for (const auto& key : stream_keys) {
             if (!world.streams().exists(key)) continue;
             if (!world.streams().last_delivered(key, s.stream.group)) return false;
             if (!world.streams().drained(key, s.stream.group)) return false;
@@ -355,6 +356,9 @@ struct SimBackend::Impl {
         }
 
         bool finished(const std::string& actor) override {
+            // The supervisor asks about its roles many times a trial: look them up first.
+            for (size_t i = 0; i < m_roles.size(); ++i)
+                if (m_roles[i].actor == actor) return finished_at(i);
             if (actor == "redis") return !m_impl.world.redis_up();
             if (actor == "postgres") return !m_impl.world.postgres_up();
             if (actor == "redis-replica") return false;
@@ -559,11 +563,12 @@ struct SimBackend::Impl {
 
     TrialOutcome run_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
         const Nanos limit = kEpoch + stream_trial_budget(s);
+        stream_keys = lab_stream_keys(s.stream, s.shard);
         auto prepare = [&] {
             const std::vector<OrderRow> initial = initial_order_rows(s);
             world.orders().reset(initial);
             world.outbox().reset(initial);
-            for (const auto& key : lab_stream_keys(s.stream, s.shard)) world.streams().create_group(key, s.stream.group, "$", true);
+            for (const auto& key : stream_keys) world.streams().create_group(key, s.stream.group, "$", true);
         };
         std::vector<HistoryRecord> records =
             run_roles(s, roles, trial, seed, limit, prepare, [&](const std::vector<FiberId>& fibers) {
@@ -574,7 +579,7 @@ struct SimBackend::Impl {
         rebase_on_start(records);
         if (s.write.side_effect) check_side_effects_recorded(records, world.orders().side_effects());
         std::vector<StreamEntry> entries;
-        for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+        for (const auto& key : stream_keys) {
             auto part = world.streams().xrange(key);
             entries.insert(entries.end(), part.begin(), part.end());
         }
@@ -613,6 +618,7 @@ struct SimBackend::Impl {
 
     // --- the idempotency middleware labs: the same supervisor as run_idem_lab's trial ---
     TrialOutcome run_idem_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
+        stream_keys.clear();
         const Nanos limit = kEpoch + idem_trial_budget(s);
         Nanos origin = kEpoch;
         std::vector<HistoryRecord> records = run_roles(
