@@ -62,6 +62,15 @@ TEST(RecordFieldsTest, readers_see_entry_and_event_in_either_place) {
         EXPECT_FALSE(record_has_fields(r, {{"event", {{"type", "created"}}}}));
         EXPECT_FALSE(record_has_fields(r, {{"entry", "2-0"}}));
         EXPECT_FALSE(record_has_fields(r, {{"deliveries", 1}}));
+        EXPECT_TRUE(record_has_fields(r, {{"event", {{"order", 42}, {"v", 2}}}}));
+        EXPECT_TRUE(record_has_fields(r, {{"event", {{"order", 42}, {"type", "paid"}, {"v", 2}}}}));
+        EXPECT_FALSE(record_has_fields(r, {{"event", {{"order", 43}}}}));
+        EXPECT_FALSE(record_has_fields(r, {{"event", {{"v", 1}}}}));
+        EXPECT_FALSE(record_has_fields(r, {{"event", {{"version", 2}}}}));   // no such member
+        EXPECT_FALSE(record_has_fields(r, {{"event", {{"type", {{"x", 1}}}}}}));
+        EXPECT_FALSE(record_has_fields(r, {{"event", "paid"}}));
+        EXPECT_TRUE(record_has_fields(r, {{"event", json::object()}}));
+        EXPECT_FALSE(record_has_fields(r, {{"entry", 1}}));
         EXPECT_EQ(to_json(r).dump(), to_json(typed_receive()).dump());
     }
     // from_json puts every field in data; to_json writes the same line back.
