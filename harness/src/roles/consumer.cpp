@@ -434,10 +434,11 @@ private:
 
     // The job for one event: [lock], its cost, the write, [release], XACK.
     void apply(const StreamEntry& entry, const Event& ev) {
-        const std::string token = m_actor + ":" + entry.id;  // unique to this holder
+        std::string token;  // unique to this holder
         std::string lock_key;
         int64_t locked_ns = 0;
         if (m_s.lock.enabled) {
+            token = m_actor + ":" + entry.id;
             lock_key = lock_key_for(m_s.lock, ev.order);
             if (m_s.lock.skew_max_ms > 0)
                 m_p.clock.sleep_for(Millis{m_p.rng.uniform(m_s.lock.skew_min_ms, m_s.lock.skew_max_ms)});
@@ -451,7 +452,9 @@ private:
                    json_object("key", lock_key, "attempts", attempts, "ttl_ms", m_s.lock.ttl_ms), std::string(), &ev);
         }
 
-        const auto own = m_event_cost_us->find(event_cost_key(ev.order, ev.type, ev.v));
+        // Only a generated workload has costs of its own: no key to build for the others.
+        const auto own = m_event_cost_us->empty() ? m_event_cost_us->end()
+                                                  : m_event_cost_us->find(event_cost_key(ev.order, ev.type, ev.v));
         if (own != m_event_cost_us->end()) {
             if (own->second > 0) m_p.clock.sleep_for(Micros{own->second});
         } else if (const auto cost = m_s.job_cost_ms.find(ev.type); cost != m_s.job_cost_ms.end()) {
