@@ -249,6 +249,8 @@ struct SimBackend::Impl {
     std::vector<std::unique_ptr<Actor>> restarted;  // roles a fault restarted, this trial
     RoleSettings settings;  // role_settings() of this trial's lab, as a role process receives it
     std::vector<std::string> stream_keys;  // lab_stream_keys() of this trial's stream lab, once per trial
+    // While run_workload runs a lab's trials: that lab, whose `settings` it built once.
+    const Scenario* settings_of = nullptr;
 
     explicit Impl(SimOptions o) : opts(std::move(o)) {}
 
@@ -292,7 +294,7 @@ struct SimBackend::Impl {
                                          uint64_t seed, Nanos limit, Prepare prepare, Supervise supervise) {
         world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
         restarted.clear();  // after the reset: their fibers are gone
-        settings = role_settings(s);
+        if (settings_of != &s) settings = role_settings(s);
         prepare();
         history.reset(trial);
 
@@ -644,6 +646,13 @@ struct SimBackend::Impl {
     LabResult run_workload(const Scenario& s) {
         LabResult lab;
         lab.scenario = s;
+        // Every trial of the lab runs its roles with the same settings: built once, not per trial.
+        settings = role_settings(s);
+        settings_of = &s;
+        struct Forget {
+            const Scenario*& of;
+            ~Forget() { of = nullptr; }
+        } forget{settings_of};
         // A lab that requires DELEX runs on a Redis 8.4 model; any other on Redis 7.0's.
         world.kv().delex = std::find(s.needs_features.begin(), s.needs_features.end(), "DELEX") != s.needs_features.end();
         if (s.lock.enabled) lab.lock_release_method = sim::SimKv(world).delete_if_equals_method();
