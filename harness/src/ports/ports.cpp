@@ -72,8 +72,8 @@ std::string StreamEntry::field(const std::string& name) const {
 nlohmann::json to_json(const HistoryRecord& r) {
     nlohmann::json j = {{"trial", r.trial}, {"t_us", r.t_ns / 1000}, {"actor", r.actor}, {"op", to_string(r.op)}};
     for (const auto& [k, v] : r.data.items()) j[k] = v;
-    if (!r.entry.empty()) j["entry"] = r.entry;
-    if (r.event) j["event"] = event_json(*r.event);
+    if (r.names && !r.names->entry.empty()) j["entry"] = r.names->entry;
+    if (r.names && r.names->event) j["event"] = event_json(*r.names->event);
     j["t_ns"] = r.t_ns;
     return j;
 }
@@ -136,15 +136,18 @@ bool holds_event(const nlohmann::json& pattern, const Event& e) {
 }  // namespace
 
 std::string_view record_entry(const HistoryRecord& r) {
-    if (!r.entry.empty()) return r.entry;
+    if (r.names && !r.names->entry.empty()) return r.names->entry;
     const nlohmann::json* e = data_member(r, "entry");
     return e && e->is_string() ? std::string_view(e->get_ref<const std::string&>()) : std::string_view();
 }
 
-bool has_entry(const HistoryRecord& r) { return !r.entry.empty() || data_member(r, "entry"); }
+bool has_entry(const HistoryRecord& r) { return (r.names && !r.names->entry.empty()) || data_member(r, "entry"); }
 
 std::optional<EventView> record_event(const HistoryRecord& r) {
-    if (r.event) return EventView{r.event->order, r.event->type, r.event->v};
+    if (r.names && r.names->event) {
+        const Event& e = *r.names->event;
+        return EventView{e.order, e.type, e.v};
+    }
     const nlohmann::json* e = data_member(r, "event");
     if (!e || !e->is_object()) return std::nullopt;
     EventView out{int_member(*e, "order"), {}, int_member(*e, "v")};
@@ -153,8 +156,8 @@ std::optional<EventView> record_event(const HistoryRecord& r) {
 }
 
 nlohmann::json record_field(const HistoryRecord& r, std::string_view key) {
-    if (key == "entry" && !r.entry.empty()) return r.entry;
-    if (key == "event" && r.event) return event_json(*r.event);
+    if (r.names && key == "entry" && !r.names->entry.empty()) return r.names->entry;
+    if (r.names && key == "event" && r.names->event) return event_json(*r.names->event);
     const nlohmann::json* v = data_member(r, key);
     return v ? *v : nlohmann::json();
 }
@@ -167,10 +170,10 @@ bool record_has_fields(const HistoryRecord& r, const nlohmann::json& pattern) {
     }
     if (!r.data.is_object()) return false;
     for (const auto& [k, v] : pattern.items()) {
-        if (k == "entry" && !r.entry.empty()) {
-            if (!holds_text(v, r.entry)) return false;
-        } else if (k == "event" && r.event) {
-            if (!holds_event(v, *r.event)) return false;
+        if (r.names && k == "entry" && !r.names->entry.empty()) {
+            if (!holds_text(v, r.names->entry)) return false;
+        } else if (r.names && k == "event" && r.names->event) {
+            if (!holds_event(v, *r.names->event)) return false;
         } else {
             const nlohmann::json* got = data_member(r, k);
             if (!got || !holds(v, *got)) return false;
@@ -180,12 +183,11 @@ bool record_has_fields(const HistoryRecord& r, const nlohmann::json& pattern) {
 }
 
 void fold_record_fields(HistoryRecord& r) {
-    if (r.entry.empty() && !r.event) return;
+    if (!r.names) return;
     if (!r.data.is_object()) r.data = nlohmann::json::object();
-    if (!r.entry.empty()) r.data["entry"] = std::move(r.entry);
-    r.entry.clear();
-    if (r.event) r.data["event"] = event_json(*r.event);
-    r.event.reset();
+    if (!r.names->entry.empty()) r.data["entry"] = r.names->entry;
+    if (r.names->event) r.data["event"] = event_json(*r.names->event);
+    r.names.reset();
 }
 
 void fold_record_fields(std::vector<HistoryRecord>& history) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -296,27 +297,36 @@ struct Event {
 // One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...),
 // the ones history_op.h lists for it.
 //
-// Two of them, "entry" and "event", most stream records carry, and the simulator's roles write
-// them into `entry` and `event` rather than into `data`: a nested JSON object per record was the
-// largest single cost of a simulated trial. Either place means the same field: read them with
-// record_entry / record_event / record_field, never from `data` alone. Every history that leaves
-// a backend (reports, timelines, files) has them in `data` again (fold_record_fields); to_json
-// writes them from either place.
+// Two of them, "entry" and "event", most stream records carry, and the roles write them into
+// `names` (RecordNames) rather than into `data`: a nested JSON object per record was the largest
+// single cost of a simulated trial. Either place means the same field: read them with
+// record_entry / record_event / record_field / record_has_fields, never from `data` alone. Every
+// history that leaves the simulator (reports, timelines) has them in `data` again
+// (fold_record_fields); to_json writes them from either place, so a role process's lines do too.
+struct RecordNames {
+    std::string entry;           // empty: none here
+    std::optional<Event> event;  // nullopt: none here
+};
+
 struct HistoryRecord {
     HistoryRecord() = default;
     HistoryRecord(int trial_, int64_t t_ns_, std::string actor_, Op op_,
                   nlohmann::json data_ = nlohmann::json::object(), std::string entry_ = {},
                   std::optional<Event> event_ = std::nullopt)
-        : trial(trial_), t_ns(t_ns_), actor(std::move(actor_)), op(op_), data(std::move(data_)),
-          entry(std::move(entry_)), event(std::move(event_)) {}
+        : trial(trial_), t_ns(t_ns_), actor(std::move(actor_)), op(op_), data(std::move(data_)) {
+        if (!entry_.empty() || event_)
+            names = std::make_shared<const RecordNames>(RecordNames{std::move(entry_), std::move(event_)});
+    }
 
     int trial = 0;
     int64_t t_ns = 0;
     std::string actor;
     Op op = Op::start;
     nlohmann::json data = nlohmann::json::object();
-    std::string entry;                // the "entry" field when not in data; empty: see data
-    std::optional<Event> event;       // the "event" field when not in data
+    // The entry and event when not in data; null when both are in data or absent. Shared and
+    // immutable: a copy of the record costs no copy of them, and a record read from JSON (the real
+    // backend's every record) carries 16 bytes for them, not the 88 of the fields inline.
+    std::shared_ptr<const RecordNames> names;
 };
 
 // {"trial", "t_us", "t_ns", "actor", "op": its name, and the data fields beside them}.

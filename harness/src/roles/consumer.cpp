@@ -147,9 +147,8 @@ private:
     void record(Op op, nlohmann::json data, const std::string& entry = {}, const Event* ev = nullptr) {
         // With several streams an entry ID names an entry only with its stream.
         if (m_s.shard.enabled && (op == Op::receive || op == Op::ack || op == Op::write)) data["stream"] = m_key;
-        HistoryRecord r{0, m_p.clock.now().count(), m_actor, op, std::move(data), entry, std::nullopt};
-        if (ev) r.event = *ev;
-        m_p.history.record(std::move(r));
+        m_p.history.record(HistoryRecord{0, m_p.clock.now().count(), m_actor, op, std::move(data), entry,
+                                         ev ? std::optional<Event>(*ev) : std::nullopt});
     }
 
     // One full XAUTOCLAIM scan from 0-0; each claimed entry is processed like a new one.

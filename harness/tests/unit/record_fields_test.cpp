@@ -32,15 +32,17 @@ HistoryRecord in_data(HistoryRecord r) {
 
 // The other way: entry and event lifted out of data when they have the shape the roles write.
 HistoryRecord lifted(HistoryRecord r) {
+    RecordNames n;
     if (auto it = r.data.find("entry"); it != r.data.end() && it->is_string() && !it->get<std::string>().empty()) {
-        r.entry = it->get<std::string>();
+        n.entry = it->get<std::string>();
         r.data.erase(it);
     }
     if (auto it = r.data.find("event"); it != r.data.end() && it->is_object() && it->size() == 3 &&
                                         it->contains("order") && it->contains("type") && it->contains("v")) {
-        r.event = Event{it->at("order").get<int64_t>(), it->at("type").get<std::string>(), it->at("v").get<int64_t>()};
+        n.event = Event{it->at("order").get<int64_t>(), it->at("type").get<std::string>(), it->at("v").get<int64_t>()};
         r.data.erase(it);
     }
+    if (!n.entry.empty() || n.event) r.names = std::make_shared<const RecordNames>(std::move(n));
     return r;
 }
 
@@ -75,8 +77,7 @@ TEST(RecordFieldsTest, readers_see_entry_and_event_in_either_place) {
     }
     // from_json puts every field in data; to_json writes the same line back.
     const HistoryRecord back = history_record_from_json(to_json(typed_receive()));
-    EXPECT_TRUE(back.entry.empty());
-    EXPECT_FALSE(back.event);
+    EXPECT_FALSE(back.names);
     EXPECT_EQ(to_json(back), to_json(typed_receive()));
 }
 
@@ -98,8 +99,7 @@ TEST(RecordFieldsTest, a_record_without_them_or_with_a_malformed_event_has_none)
 TEST(RecordFieldsTest, fold_moves_them_into_data_once) {
     HistoryRecord r = typed_receive();
     fold_record_fields(r);
-    EXPECT_TRUE(r.entry.empty());
-    EXPECT_FALSE(r.event);
+    EXPECT_FALSE(r.names);
     EXPECT_EQ(r.data, json({{"entry", "1-0"}, {"event", {{"order", 42}, {"type", "paid"}, {"v", 2}}}, {"via", "new"}}));
     const json once = r.data;
     fold_record_fields(r);
@@ -122,7 +122,7 @@ TEST(RecordFieldsTest, the_checker_gives_the_same_outcome_whichever_place_they_a
             std::vector<HistoryRecord> typed;
             for (const auto& r : t.history) {
                 typed.push_back(lifted(r));
-                if (!typed.back().entry.empty() || typed.back().event) ++lifted_records;
+                if (typed.back().names) ++lifted_records;
             }
             RunReport a, b;
             a.labs.push_back(lab);
