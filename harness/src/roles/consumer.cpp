@@ -142,7 +142,7 @@ private:
         return shard_stream_key(s.shard, k - 1);
     }
 
-    // The entry and the event a record names go in its own fields (HistoryRecord::entry, ::event):
+    // The entry and the event a record names go in the record's names (HistoryRecord::names):
     // no JSON object built per record for them.
     void record(Op op, nlohmann::json data, const std::string& entry = {}, const Event* ev = nullptr) {
         // With several streams an entry ID names an entry only with its stream.

@@ -102,7 +102,7 @@ void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
         const Nanos sent_at = p.clock.now();
         if (next.attempt == 1) next.first_try = sent_at;
         nlohmann::json data = json_object("attempt", next.attempt);
-        std::string entry;  // the record's entry (HistoryRecord::entry), once the XADD gave one
+        std::string entry;  // the record's entry (in HistoryRecord::names), once the XADD gave one
         auto publish_record = [&] {
             return HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data), std::move(entry), ev};
         };
