@@ -27,6 +27,16 @@ using relab::test::RelabRun;
 using relab::test::run_relab;
 using relab::test::slurp;
 
+// A /proc file of a process that may have exited meanwhile (the roles of a run come and go while
+// the test looks): its text, or "" once the process is gone, rather than an exception.
+std::string proc_file(const fs::path& path) {
+    try {
+        return slurp(path);
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
 class JobsTest : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -42,10 +52,10 @@ protected:
         for (const auto& p : fs::directory_iterator("/proc")) {
             const std::string name = p.path().filename().string();
             if (name.find_first_not_of("0123456789") != std::string::npos) continue;
-            std::string cmd = slurp(p.path() / "cmdline");
+            std::string cmd = proc_file(p.path() / "cmdline");
             std::replace(cmd.begin(), cmd.end(), '\0', ' ');
             // The role spawner and the roles it forks name no path: theirs is the run's TMPDIR.
-            const std::string env = slurp(p.path() / "environ");
+            const std::string env = proc_file(p.path() / "environ");
             if (cmd.find(m_dir.string()) != std::string::npos || env.find(m_dir.string()) != std::string::npos)
                 out.push_back(name + ": " + cmd);
         }
@@ -120,7 +130,7 @@ TEST_F(JobsTest, ctrl_c_reaches_every_child_and_leaves_no_process_or_temp_dir) {
     while (!in_trials && std::chrono::steady_clock::now() < deadline) {
         // pid (comm) state ppid ...
         const auto parent_of = [&](const std::string& pid) {
-            const std::string stat = slurp(fs::path("/proc") / pid / "stat");
+            const std::string stat = proc_file(fs::path("/proc") / pid / "stat");
             const auto close = stat.rfind(')');
             std::string state, ppid;
             if (close != std::string::npos) std::istringstream(stat.substr(close + 2)) >> state >> ppid;
@@ -131,7 +141,7 @@ TEST_F(JobsTest, ctrl_c_reaches_every_child_and_leaves_no_process_or_temp_dir) {
             const std::string pid = p.substr(0, p.find(':'));
             // A role: forked by its run's spawner (comm relab-spawner), so named relab with the
             // spawner's command line; the run is the spawner's parent.
-            if (p.find(" role --spawner") == std::string::npos || slurp(fs::path("/proc") / pid / "comm") != "relab\n")
+            if (p.find(" role --spawner") == std::string::npos || proc_file(fs::path("/proc") / pid / "comm") != "relab\n")
                 continue;
             const std::string spawner = parent_of(pid);
             if (!spawner.empty()) parents.insert(parent_of(spawner));
