@@ -165,9 +165,11 @@ std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext&
 // and every order sent at once, run by `relab run` as a user runs it (its own redis-server and
 // PostgreSQL), its events applied per second against redis-benchmark XADD with the same one client
 // and no pipelining on the bench's server: what a consumer's round trips and relab's history cost
-// next to a bare XADD. Twice: with a consumer built for throughput (XREADGROUP COUNT 100, one
-// XACK per read: stream.ack "batch"), which the target is set for, and as the load labs ship
-// (COUNT 1, an XACK per event), which shows what the three round trips per event cost.
+// next to a bare XADD. Three times: with a consumer built for throughput (XREADGROUP COUNT 100, the
+// read's UPDATEs in one transaction: write.commit "batch", one XACK per read: stream.ack
+// "batch"), which the target is set for; the same with an autocommit UPDATE per event
+// (write.commit "each"); and as the load labs ship (COUNT 1, an XACK per event), which shows what
+// the three round trips per event cost.
 namespace {
 
 struct NoopRun {
@@ -176,9 +178,11 @@ struct NoopRun {
     double latency_p50_us = 0;
 };
 
-NoopRun run_noop_load_lab(nlohmann::json doc, int read_count, const std::string& ack, const std::string& work) {
+NoopRun run_noop_load_lab(nlohmann::json doc, int read_count, const std::string& ack, const std::string& commit,
+                          const std::string& work) {
     doc["stream"]["read_count"] = read_count;
     doc["stream"]["ack"] = ack;
+    doc["write"]["commit"] = commit;
     const std::string file = work + "/noop-load.json", report = work + "/noop-load.out.json";
     {
         std::ofstream out(file);
@@ -227,14 +231,16 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
     const int shipped_count = labs.front().stream.read_count;
     const std::string shipped_ack = labs.front().stream.ack == StreamSpec::Ack::batch ? "batch" : "each";
     constexpr int kBatch = 100;
-    std::vector<NoopRun> batched, shipped;
+    const std::string shipped_commit = labs.front().write.commit == WriteSpec::Commit::batch ? "batch" : "each";
+    std::vector<NoopRun> batched, autocommit, shipped;
     std::vector<double> rb_rate;
     for (int rep = 0; rep < o.repetitions; ++rep) {
-        batched.push_back(run_noop_load_lab(doc, kBatch, "batch", work));
-        shipped.push_back(run_noop_load_lab(doc, shipped_count, shipped_ack, work));
+        batched.push_back(run_noop_load_lab(doc, kBatch, "batch", "batch", work));
+        autocommit.push_back(run_noop_load_lab(doc, kBatch, "batch", "each", work));
+        shipped.push_back(run_noop_load_lab(doc, shipped_count, shipped_ack, shipped_commit, work));
         rb_rate.push_back(tool.run({"XADD", "bench:noop:rb", "*", "order", "1", "type", "paid", "v", "1"}, o.requests, 1, 1).rps);
     }
-    const NoopRun b = median_run(batched), s = median_run(shipped);
+    const NoopRun b = median_run(batched), a = median_run(autocommit), s = median_run(shipped);
     const double rb = percentile(rb_rate, 50);
     const std::string compared = fmt::format(
         "against `redis-benchmark -c 1 -P 1 -n {} XADD <key> * order 1 type paid v 1` on the bench's server (the lab's "
@@ -250,13 +256,14 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
     f.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
     f.target = kLoadTarget;
     f.target_kind = TargetKind::at_least;
-    f.label = fmt::format("load-s1, no-op jobs, COUNT {} + one XACK per read: {:.0f} events/s applied; redis-benchmark {:.0f} XADD/s",
+    f.label = fmt::format("load-s1, no-op jobs, COUNT {}, one transaction and one XACK per read: {:.0f} events/s applied; "
+                          "redis-benchmark {:.0f} XADD/s",
                           kBatch, b.events_per_s, rb);
     f.measured = fmt::format(
         "`relab run` of load-s1 with {} orders × 3 events sent at once and every job free (0 ms), its consumer reading "
-        "XREADGROUP COUNT {} and acknowledging each read with one XACK (\"stream\": {{\"ack\": \"batch\"}}): events "
-        "applied per second (first XADD to last write; 1 producer, 1 consumer, each event a prepared UPDATE, every "
-        "step recorded), {}.",
+        "XREADGROUP COUNT {}, sending the read's UPDATEs as one transaction in one round trip (\"write\": "
+        "{{\"commit\": \"batch\"}}) and acknowledging the read with one XACK (\"stream\": {{\"ack\": \"batch\"}}): "
+        "events applied per second (first XADD to last write; 1 producer, 1 consumer, every step recorded), {}.",
         orders, kBatch, compared);
     f.raw = {{"load_lab_events_per_s", b.events_per_s},
              {"redis_benchmark_xadd_per_s", rb},
@@ -264,9 +271,35 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
              {"latency_p50_us", b.latency_p50_us},
              {"read_count", kBatch},
              {"ack", "batch"},
+             {"commit", "batch"},
              {"clients", 1},
              {"pipeline", 1},
              {"redis_benchmark_rate_repetitions", rb_rate}};
+
+    BenchFigure e;
+    e.name = "load/noop_jobs/commit:each";
+    e.iterations = a.events;
+    e.real_time = a.events_per_s > 0 ? 1e6 / a.events_per_s : 0;
+    e.items_per_second = a.events_per_s;
+    e.ratio = safe_ratio(a.events_per_s, rb);
+    e.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+    e.label = fmt::format("load-s1, no-op jobs, COUNT {}, an autocommit UPDATE per event, one XACK per read: {:.0f} "
+                          "events/s applied; no target",
+                          kBatch, a.events_per_s);
+    e.measured = fmt::format(
+        "the same run with each event's UPDATE its own autocommit statement and round trip (\"write\": {{\"commit\": "
+        "\"each\"}}, as every other lab), {}. No target: beside load/noop_jobs it shows what a round trip and a "
+        "commit per event cost.",
+        compared);
+    e.raw = {{"load_lab_events_per_s", a.events_per_s},
+             {"redis_benchmark_xadd_per_s", rb},
+             {"events", a.events},
+             {"latency_p50_us", a.latency_p50_us},
+             {"read_count", kBatch},
+             {"ack", "batch"},
+             {"commit", "each"},
+             {"clients", 1},
+             {"pipeline", 1}};
 
     BenchFigure g;
     g.name = fmt::format("load/noop_jobs/count:{}", shipped_count);
@@ -287,9 +320,10 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
              {"latency_p50_us", s.latency_p50_us},
              {"read_count", shipped_count},
              {"ack", shipped_ack},
+             {"commit", shipped_commit},
              {"clients", 1},
              {"pipeline", 1}};
-    return {f, g};
+    return {f, e, g};
 }
 
 }  // namespace relab

@@ -86,10 +86,11 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason stream",
+    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason stream batch",
            "a consumer's state write to tmp_orders (plain, CAS, upsert or insert-then-update) and the rows it "
            "affected; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
-           "followed; dedupe: applied, or skipped (reason) when tmp_inbox already had the event's (aggregate, version)"},
+           "followed; dedupe: applied, or skipped (reason) when tmp_inbox already had the event's (aggregate, version); "
+           "batch (write.commit \"batch\"): the number of writes that committed with it in one transaction"},
     OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
            "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
     OpInfo{Op::buffer_hold, "buffer_hold", "entry event waiting_for",

@@ -43,6 +43,9 @@ void Stream::xack_all(const std::string& stream, const std::string& group, const
 
 bool Stream::group_drained(const std::string&, const std::string&) { not_supported("Stream::group_drained"); }
 
+std::vector<WriteResult> OrderStore::write_states(const std::vector<OrderWrite>&) {
+    not_supported("OrderStore::write_states");
+}
 int64_t OrderStore::send_side_effect(int64_t, const std::string&, int64_t) {
     not_supported("OrderStore::send_side_effect");
 }

@@ -216,6 +216,10 @@ class OrderStore {
 public:
     virtual ~OrderStore() = default;
     virtual WriteResult write_state(const OrderWrite& w) = 0;
+    // write.commit "batch": the writes of one read (plain or CAS) in one transaction, sent as one
+    // multi-statement query: one round trip, every write or none. A result per write, in order.
+    // The default throws std::logic_error ("... not supported by this backend").
+    virtual std::vector<WriteResult> write_states(const std::vector<OrderWrite>& ws);
     virtual std::vector<OrderRow> rows() = 0;
     // The job's side effect (write.side_effect): INSERT INTO tmp_side_effects ... RETURNING seq.
     // The defaults throw std::logic_error ("... not supported by this backend").

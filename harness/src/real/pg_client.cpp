@@ -143,6 +143,32 @@ SqlStepResult PgSession::exec_prepared(const std::string& name, const std::strin
     return r;
 }
 
+std::vector<SqlStepResult> PgSession::exec_batch(const std::vector<std::string>& statements, const std::string& shown) {
+    std::vector<SqlStepResult> out;
+    if (statements.empty()) return out;
+    std::vector<pqxx::result> results;
+    const SqlStepResult r = run_on_connection(shown, [&](pqxx::nontransaction& tx) {
+        pqxx::pipeline p(tx);
+        // Retained until the first retrieve: then every statement leaves in one query string.
+        p.retain(static_cast<int>(statements.size()) + 1);
+        std::vector<pqxx::pipeline::query_id> ids;
+        ids.reserve(statements.size());
+        for (const auto& sql : statements) ids.push_back(p.insert(sql));
+        results.reserve(statements.size());
+        for (const auto id : ids) results.push_back(p.retrieve(id));
+        return results.back();
+    });
+    if (!r.ok()) throw PgError(shown, r.sqlstate, r.error);
+    out.reserve(results.size());
+    for (const auto& res : results) {
+        SqlStepResult s;
+        s.tag = command_tag(res);
+        s.affected = static_cast<int64_t>(res.affected_rows());
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
 template <class Exec>
 SqlStepResult PgSession::run_on_connection(const std::string& sql, Exec exec) {
     if (m_impl->broken)
@@ -270,6 +296,24 @@ auto on_store(PgSession& s, F f) -> decltype(f()) {
 }  // namespace
 
 RealOrderStore::RealOrderStore(PgSession& s) : m_session(s) {}
+
+std::vector<WriteResult> RealOrderStore::write_states(const std::vector<OrderWrite>& ws) {
+    std::vector<WriteResult> out(ws.size());
+    if (ws.empty()) return out;
+    std::vector<std::string> statements;
+    statements.reserve(ws.size());
+    for (size_t i = 0; i < ws.size(); ++i) {
+        // The loader allows write.commit "batch" only with these: each write one UPDATE.
+        if (ws[i].dedupe || (ws[i].mode != WriteMode::plain && ws[i].mode != WriteMode::cas))
+            throw std::logic_error("write_states: only plain and CAS writes without the inbox go in one batch");
+        out[i].sql = order_write_sql(ws[i]);
+        statements.push_back(out[i].sql);
+    }
+    const std::string shown = fmt::format("{} UPDATEs in one transaction, the first: {}", ws.size(), statements.front());
+    const std::vector<SqlStepResult> rs = on_store(m_session, [&] { return m_session.exec_batch(statements, shown); });
+    for (size_t i = 0; i < ws.size(); ++i) out[i].affected = rs.at(i).affected;
+    return out;
+}
 
 WriteResult RealOrderStore::write_state(const OrderWrite& w) {
     WriteResult out;

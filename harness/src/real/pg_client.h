@@ -59,6 +59,11 @@ public:
     // reader sees it (with its values), for errors. Throws PgError on SQL errors.
     SqlStepResult exec_prepared(const std::string& name, const std::string& definition,
                                 const std::vector<std::string>& params, const std::string& shown);
+    // `statements` (no semicolons of their own) as one multi-statement query: one round trip, and
+    // one transaction, since the server runs such a query as a single implicit transaction unless
+    // it holds BEGIN or COMMIT itself. A result per statement; throws PgError for the first that
+    // failed, and then none of them took effect. `shown` names the batch in errors.
+    std::vector<SqlStepResult> exec_batch(const std::vector<std::string>& statements, const std::string& shown);
     std::string server_version();               // "15.18"
     // After a lost connection (PgError with SQLSTATE 08006) every call fails until this connects
     // again (search_path as before; any open transaction is gone). A role's ports call it before
@@ -103,6 +108,7 @@ class RealOrderStore : public OrderStore {
 public:
     explicit RealOrderStore(PgSession& s);
     WriteResult write_state(const OrderWrite& w) override;
+    std::vector<WriteResult> write_states(const std::vector<OrderWrite>& ws) override;
     std::vector<OrderRow> rows() override;
     int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version) override;
     std::vector<SideEffectRow> side_effects() override;

@@ -467,19 +467,14 @@ private:
         w.version = m_s.write.version_source == VersionSource::entry_id ? entry_id_as_version(entry.id) : ev.v;
         w.dedupe = m_s.write.dedupe == WriteDedupe::aggregate_version;
         w.event_version = ev.v;
-        const WriteResult res = write(w);
-        nlohmann::json wd = json_object("status", w.status, "mode",
-                                        to_string(w.mode), "affected", res.affected, "sql", res.sql);
-        if (w.mode != WriteMode::plain) wd["version"] = w.version;
-        if (!res.row_action.empty()) wd["row_action"] = res.row_action;
-        if (w.mode == WriteMode::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
-        if (w.dedupe) {
-            // The job ran and decided: applied, or skipped as a copy of an event already applied.
-            wd["dedupe"] = res.duplicate ? "skipped" : "applied";
-            if (res.duplicate)
-                wd["reason"] = fmt::format("duplicate: ({}, v{}) is already in tmp_inbox", ev.order, ev.v);
+        if (m_s.write.commit == WriteSpec::Commit::batch) {
+            // The write waits for the read's other jobs: flush_writes sends them in one transaction
+            // and acknowledges them after it (the loader allows no lock or side effect here).
+            m_batch.push_back(BatchedWrite{entry.id, ev, std::move(w)});
+            return;
         }
-        record(Op::write, std::move(wd), entry.id, &ev);
+        const WriteResult res = write(w);
+        record(Op::write, write_data(w, res), entry.id, &ev);
         // The job's email or webhook goes out once the job is done, whatever its write did, as
         // application code that sends it after the UPDATE does.
         if (m_s.write.side_effect) {
@@ -500,6 +495,41 @@ private:
         acknowledge(entry.id);
     }
 
+    // What a write record says: the statement, what it did and, for the modes that have them, the
+    // version, the row's fate and the inbox's decision.
+    static nlohmann::json write_data(const OrderWrite& w, const WriteResult& res) {
+        nlohmann::json wd = json_object("status", w.status, "mode", to_string(w.mode), "affected", res.affected, "sql", res.sql);
+        if (w.mode != WriteMode::plain) wd["version"] = w.version;
+        if (!res.row_action.empty()) wd["row_action"] = res.row_action;
+        if (w.mode == WriteMode::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
+        if (w.dedupe) {
+            // The job ran and decided: applied, or skipped as a copy of an event already applied.
+            wd["dedupe"] = res.duplicate ? "skipped" : "applied";
+            if (res.duplicate)
+                wd["reason"] = fmt::format("duplicate: ({}, v{}) is already in tmp_inbox", w.order, w.event_version);
+        }
+        return wd;
+    }
+
+    // write.commit "batch": the read's writes in one transaction (one round trip), each recorded
+    // with the batch's size once it committed, then acknowledged. On a store error the role ends,
+    // or in a lab that faults PostgreSQL the whole batch is tried again: none of it took effect.
+    void flush_writes() {
+        if (m_batch.empty()) return;
+        std::vector<BatchedWrite> batch = std::move(m_batch);
+        m_batch.clear();
+        std::vector<OrderWrite> ws;
+        ws.reserve(batch.size());
+        for (const auto& b : batch) ws.push_back(b.write);
+        const std::vector<WriteResult> results = with_store_retry([&] { return m_p.orders.write_states(ws); });
+        for (size_t i = 0; i < batch.size(); ++i) {
+            nlohmann::json wd = write_data(batch[i].write, results.at(i));
+            wd["batch"] = batch.size();
+            record(Op::write, std::move(wd), batch[i].entry, &batch[i].ev);
+        }
+        for (const auto& b : batch) acknowledge(b.entry);
+    }
+
     // XACK for an entry whose job is over: now, or with stream.ack "batch" once the read it came in
     // is over (flush_acks).
     void acknowledge(const std::string& id) {
@@ -514,6 +544,7 @@ private:
     // stream.ack "batch": one XACK for every entry of the read whose job is over. On a Redis error
     // they stay pending in the group, as after a failed XACK of one entry.
     void flush_acks() {
+        flush_writes();
         if (m_unacked.empty()) return;
         const std::vector<std::string> ids = std::move(m_unacked);
         m_unacked.clear();
@@ -540,6 +571,12 @@ private:
     std::map<int64_t, std::map<int64_t, Held>> m_held;
     std::shared_ptr<Fanout> m_fanout;  // the reader's FIFOs, with fanout (S3)
     std::vector<std::string> m_unacked;  // stream.ack "batch": jobs over in this read, not yet acknowledged
+    struct BatchedWrite {
+        std::string entry;
+        Event ev;
+        OrderWrite write;
+    };
+    std::vector<BatchedWrite> m_batch;  // write.commit "batch": jobs run in this read, writes not yet sent
 };
 
 }  // namespace

@@ -124,6 +124,8 @@ const EnumName<DispatchClaim> kDispatchClaims[] = {{DispatchClaim::none, "none"}
                                                    {DispatchClaim::skip_locked, "skip_locked"}};
 const EnumName<WriteDedupe> kWriteDedupes[] = {{WriteDedupe::none, "none"},
                                                {WriteDedupe::aggregate_version, "aggregate_version"}};
+const EnumName<WriteSpec::Commit> kWriteCommits[] = {{WriteSpec::Commit::each, "each"},
+                                                     {WriteSpec::Commit::batch, "batch"}};
 const EnumName<StoreOutages> kStoreOutages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
                                                 {StoreOutages::scheduled, "scheduled"}};
 
@@ -163,7 +165,8 @@ json to(const WriteSpec& w) {
     return {{"mode", enum_name(w.mode, kWriteModes)},
             {"version_source", enum_name(w.version_source, kVersionSources)},
             {"side_effect", w.side_effect},
-            {"dedupe", enum_name(w.dedupe, kWriteDedupes)}};
+            {"dedupe", enum_name(w.dedupe, kWriteDedupes)},
+            {"commit", enum_name(w.commit, kWriteCommits)}};
 }
 WriteSpec write_from(const json& j) {
     WriteSpec w;
@@ -171,6 +174,7 @@ WriteSpec write_from(const json& j) {
     read_enum(j, "version_source", w.version_source, kVersionSources);
     read(j, "side_effect", w.side_effect);
     read_enum(j, "dedupe", w.dedupe, kWriteDedupes);
+    read_enum(j, "commit", w.commit, kWriteCommits);
     return w;
 }
 

@@ -342,6 +342,8 @@ WriteSpec read_write(const Object& o) {
     w.dedupe = o.opt_choice("dedupe", "none", {"none", "aggregate_version"}) == "aggregate_version"
                    ? WriteDedupe::aggregate_version
                    : WriteDedupe::none;
+    w.commit = o.opt_choice("commit", "each", {"each", "batch"}) == "batch" ? WriteSpec::Commit::batch
+                                                                            : WriteSpec::Commit::each;
     if (w.version_source == VersionSource::entry_id && w.mode != WriteMode::cas)
         o.reader().fail(o.path("version_source"),
                         "\"entry_id\" is a CAS version and requires \"mode\": \"cas\", got mode \"" +
@@ -1006,7 +1008,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
         s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
         if (top.has("write"))
-            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe"}));
+            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit"}));
         for (size_t i = 0; i < s.orders.size(); ++i)
             if (s.orders[i].absent && s.write.mode != WriteMode::upsert &&
                 s.write.mode != WriteMode::insert_then_update)
@@ -1033,6 +1035,28 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             if (s.stream.ack == StreamSpec::Ack::batch)
                 r.fail(top.path("fanout"), "with \"fanout\" each worker acknowledges its own job; \"stream\": "
                                            "{\"ack\": \"batch\"} acknowledges a consumer's whole read (use one or the other)");
+        }
+        if (s.write.commit == WriteSpec::Commit::batch) {
+            // One multi-statement query of UPDATEs per read: what else a job does per event (a lock
+            // around its write, an inbox transaction, a side effect after it) or a worker that
+            // applies events one by one has no place in it.
+            const std::string at = child(top.path("write"), "commit");
+            auto refuse = [&](const std::string& what) {
+                r.fail(at, "\"batch\" sends the UPDATEs of one read as one transaction; " + what +
+                               " (use \"commit\": \"each\")");
+            };
+            if (s.write.mode != WriteMode::plain && s.write.mode != WriteMode::cas)
+                refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(s.write.mode) + "\"");
+            else if (s.write.dedupe != WriteDedupe::none)
+                refuse("the inbox dedupe runs a transaction of its own per event");
+            else if (s.write.side_effect)
+                refuse("a side effect is sent after each event's own write");
+            else if (s.lock.enabled)
+                refuse("a lock is held around each event's own write");
+            else if (s.buffer.enabled)
+                refuse("the reorder buffer applies held events one by one");
+            else if (s.fanout.enabled)
+                refuse("with \"fanout\" the workers apply the events one by one");
         }
         if (top.has("producer"))
             s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),

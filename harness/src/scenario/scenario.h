@@ -165,6 +165,11 @@ struct WriteSpec {
     // a webhook): a row of tmp_side_effects (seq bigserial, order_id, event_type, version, sent_at).
     bool side_effect = false;
     WriteDedupe dedupe = WriteDedupe::none;
+    // each: every write its own autocommit statement, one round trip per event (the articles'
+    // consumers). batch: the writes of one read in one transaction, sent as one multi-statement
+    // query after the read's jobs ran: one round trip per read, and every write of the read or none.
+    enum class Commit { each, batch };
+    Commit commit = Commit::each;
     bool operator==(const WriteSpec&) const = default;
 };
 

@@ -87,6 +87,8 @@ class SimOrderStore : public OrderStore {
 public:
     explicit SimOrderStore(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     WriteResult write_state(const OrderWrite& w) override;
+    // One round trip; every write takes effect in the same step, or none when the model is down.
+    std::vector<WriteResult> write_states(const std::vector<OrderWrite>& ws) override;
     std::vector<OrderRow> rows() override;
     int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version) override;
     std::vector<SideEffectRow> side_effects() override;

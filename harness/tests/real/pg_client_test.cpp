@@ -395,6 +395,50 @@ TEST_F(OrderStoreTest, PreparedWritesQuoteTheirValueAndArePreparedAgainOnANewCon
     EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "created", 2}}));
 }
 
+// write.commit "batch": a read's writes as one multi-statement query. Each gets its own result, in
+// order (the stale CAS affects nothing, the plain write to a missing row nothing), they commit
+// together, and a statement that fails takes the others with it: the server runs the string as one
+// transaction, and the session is usable afterwards.
+TEST_F(OrderStoreTest, BatchedWritesGiveAResultEachAndCommitTogetherOrNotAtAll) {
+    reset_orders_table(session(), {{42, "created", 1}, {43, "created", 1}});
+    RealOrderStore store(session());
+    const std::vector<OrderWrite> ws = {{42, "paid", 2, WriteMode::cas},
+                                        {42, "created", 1, WriteMode::cas},
+                                        {43, "o'neil", 3, WriteMode::plain},
+                                        {7, "paid", 2, WriteMode::plain},
+                                        {42, "shipped", 3, WriteMode::cas}};
+    const std::vector<WriteResult> rs = store.write_states(ws);
+    ASSERT_EQ(rs.size(), ws.size());
+    std::vector<int64_t> affected;
+    for (size_t i = 0; i < rs.size(); ++i) {
+        affected.push_back(rs[i].affected);
+        EXPECT_EQ(rs[i].sql, order_write_sql(ws[i]));
+    }
+    EXPECT_EQ(affected, (std::vector<int64_t>{1, 0, 1, 0, 1}));
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "shipped", 3}, {43, "o'neil", 1}}));
+    EXPECT_TRUE(store.write_states({}).empty());
+
+    // The second statement fails (division by zero) after the first ran: neither stays.
+    try {
+        session().exec_batch({"UPDATE tmp_orders SET status = 'lost' WHERE id = 42", "SELECT 1/0",
+                              "UPDATE tmp_orders SET status = 'lost' WHERE id = 43"},
+                             "a batch with a failing statement");
+        ADD_FAILURE() << "the batch should have failed";
+    } catch (const PgError& e) {
+        EXPECT_EQ(e.sqlstate(), "22012") << e.what();
+    }
+    EXPECT_EQ(session().exec("SELECT count(*) FROM tmp_orders WHERE status = 'lost'").rows.at(0).at(0), "0");
+    EXPECT_EQ(session().exec("SHOW transaction_isolation").rows.size(), 1u);  // no aborted block left
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "shipped", 3}, {43, "o'neil", 1}}));
+
+    // A lost connection is StoreUnavailable, as for one write, and the next batch connects again.
+    const std::string pid = session().exec("SELECT pg_backend_pid()").rows.at(0).at(0);
+    PgSession admin(endpoint(), "");
+    EXPECT_EQ(admin.exec("SELECT pg_terminate_backend(" + pid + ")").rows.at(0).at(0), "t");
+    EXPECT_THROW(store.write_states({{43, "paid", 2, WriteMode::plain}}), StoreUnavailable);
+    EXPECT_EQ(store.write_states({{43, "paid", 2, WriteMode::plain}}).at(0).affected, 1);
+}
+
 TEST_F(OrderStoreTest, UpsertInsertsAMissingRowThenAppliesOnlyNewerVersions) {
     RealOrderStore store(session());
     reset_orders_table(session(), {});
