@@ -62,6 +62,7 @@ struct Words {
     const char* throughput;       // jobs, span ms, jobs/s, min, max, trials
     const char* batch_ack;        // entries, first entry, last entry
     const char* batch_ack_one;    // entry: a read of one entry
+    const char* batch_commit;     // writes: write.commit "batch", the writes of the one transaction
 };
 
 constexpr Words k_en{
@@ -102,6 +103,7 @@ constexpr Words k_en{
     "throughput: {} jobs written by {} ms = {} jobs/s (median of {} trial(s); min {}, max {})",
     "acknowledged {} entries with one XACK ({} … {})",
     "acknowledged {} (the read's only entry)",
+    "(one transaction of {} writes)",
 };
 
 constexpr Words k_vi{
@@ -142,6 +144,7 @@ constexpr Words k_vi{
     "throughput: {} job ghi xong lúc {} ms = {} job/giây (trung vị {} lần; min {}, max {})",
     "ACK {} entry bằng một lệnh XACK ({} … {})",
     "ACK {} (entry duy nhất của lần đọc)",
+    "(một transaction gồm {} lệnh ghi)",
 };
 
 // A field of a record's data as text: strings as they are, anything else as JSON, "?" if absent.
@@ -388,6 +391,8 @@ private:
         }
         text += " → UPDATE " + affected;
         if (cas && affected == "0") text += std::string(" ") + m_w.stale;
+        if (const int64_t batch = field_int(d, "batch", 0); batch > 0)
+            text += " " + fmt::format(fmt::runtime(m_w.batch_commit), batch);
         return text;
     }
 

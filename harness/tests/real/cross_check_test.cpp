@@ -225,10 +225,10 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
 
 // The strategies the articles left unverified (group "beyond") whose outcome does not depend on
 // timing: the reorder buffer's three labs, P4, S4a's lock behind S3's per-key FIFO, and a kill
-// mid-read with batch acknowledgement.
+// mid-read with batch acknowledgement, and with batch commit.
 TEST_F(CrossCheckTest, beyond_deterministic_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"p3-buffer", "p3-gap-timeout", "p3-gap-timeout-drop", "p4-state", "lock-fifo",
-                                          "ack-batch-crash"};
+                                          "ack-batch-crash", "commit-batch-crash"};
     const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
     expect_same_outcomes(real, sim, ids);
 }
