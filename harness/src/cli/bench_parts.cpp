@@ -247,13 +247,30 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
         "one producer sends one XADD per event); median of {} alternating repetitions",
         o.requests, o.repetitions);
 
-    BenchFigure f;
-    f.name = "load/noop_jobs";
-    f.iterations = b.events;
-    f.real_time = b.events_per_s > 0 ? 1e6 / b.events_per_s : 0;
-    f.items_per_second = b.events_per_s;
-    f.ratio = safe_ratio(b.events_per_s, rb);
-    f.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+    // What the three figures share: the run's events/s against redis-benchmark's XADD/s, and the
+    // consumer's settings in the raw figures.
+    auto figure = [&](std::string name, const NoopRun& r, int read_count, const std::string& ack,
+                      const std::string& commit) {
+        BenchFigure x;
+        x.name = std::move(name);
+        x.iterations = r.events;
+        x.real_time = r.events_per_s > 0 ? 1e6 / r.events_per_s : 0;
+        x.items_per_second = r.events_per_s;
+        x.ratio = safe_ratio(r.events_per_s, rb);
+        x.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+        x.raw = {{"load_lab_events_per_s", r.events_per_s},
+                 {"redis_benchmark_xadd_per_s", rb},
+                 {"events", r.events},
+                 {"latency_p50_us", r.latency_p50_us},
+                 {"read_count", read_count},
+                 {"ack", ack},
+                 {"commit", commit},
+                 {"clients", 1},
+                 {"pipeline", 1}};
+        return x;
+    };
+
+    BenchFigure f = figure("load/noop_jobs", b, kBatch, "batch", "batch");
     f.target = kLoadTarget;
     f.target_kind = TargetKind::at_least;
     f.label = fmt::format("load-s1, no-op jobs, COUNT {}, one transaction and one XACK per read: {:.0f} events/s applied; "
@@ -265,24 +282,9 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
         "{{\"commit\": \"batch\"}}) and acknowledging the read with one XACK (\"stream\": {{\"ack\": \"batch\"}}): "
         "events applied per second (first XADD to last write; 1 producer, 1 consumer, every step recorded), {}.",
         orders, kBatch, compared);
-    f.raw = {{"load_lab_events_per_s", b.events_per_s},
-             {"redis_benchmark_xadd_per_s", rb},
-             {"events", b.events},
-             {"latency_p50_us", b.latency_p50_us},
-             {"read_count", kBatch},
-             {"ack", "batch"},
-             {"commit", "batch"},
-             {"clients", 1},
-             {"pipeline", 1},
-             {"redis_benchmark_rate_repetitions", rb_rate}};
+    f.raw["redis_benchmark_rate_repetitions"] = rb_rate;
 
-    BenchFigure e;
-    e.name = "load/noop_jobs/commit:each";
-    e.iterations = a.events;
-    e.real_time = a.events_per_s > 0 ? 1e6 / a.events_per_s : 0;
-    e.items_per_second = a.events_per_s;
-    e.ratio = safe_ratio(a.events_per_s, rb);
-    e.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+    BenchFigure e = figure("load/noop_jobs/commit:each", a, kBatch, "batch", "each");
     e.label = fmt::format("load-s1, no-op jobs, COUNT {}, an autocommit UPDATE per event, one XACK per read: {:.0f} "
                           "events/s applied; no target",
                           kBatch, a.events_per_s);
@@ -291,38 +293,14 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
         "\"each\"}}, as every other lab), {}. No target: beside load/noop_jobs it shows what a round trip and a "
         "commit per event cost.",
         compared);
-    e.raw = {{"load_lab_events_per_s", a.events_per_s},
-             {"redis_benchmark_xadd_per_s", rb},
-             {"events", a.events},
-             {"latency_p50_us", a.latency_p50_us},
-             {"read_count", kBatch},
-             {"ack", "batch"},
-             {"commit", "each"},
-             {"clients", 1},
-             {"pipeline", 1}};
 
-    BenchFigure g;
-    g.name = fmt::format("load/noop_jobs/count:{}", shipped_count);
-    g.iterations = s.events;
-    g.real_time = s.events_per_s > 0 ? 1e6 / s.events_per_s : 0;
-    g.items_per_second = s.events_per_s;
-    g.ratio = safe_ratio(s.events_per_s, rb);
-    g.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+    BenchFigure g = figure(fmt::format("load/noop_jobs/count:{}", shipped_count), s, shipped_count, shipped_ack, shipped_commit);
     g.label = fmt::format("load-s1 as shipped (COUNT {}, XACK {}), no-op jobs: {:.0f} events/s applied; no target",
                           shipped_count, shipped_ack, s.events_per_s);
     g.measured = fmt::format(
         "the same run with the consumer as the load labs ship it: XREADGROUP COUNT {}, XACK {} (three round trips "
         "per event at COUNT 1), {}. No target: it shows what the round trips per event cost.",
         shipped_count, shipped_ack == "each" ? "after each event" : "once per read", compared);
-    g.raw = {{"load_lab_events_per_s", s.events_per_s},
-             {"redis_benchmark_xadd_per_s", rb},
-             {"events", s.events},
-             {"latency_p50_us", s.latency_p50_us},
-             {"read_count", shipped_count},
-             {"ack", shipped_ack},
-             {"commit", shipped_commit},
-             {"clients", 1},
-             {"pipeline", 1}};
     return {f, e, g};
 }
 
