@@ -58,9 +58,10 @@ TEST_F(LoadLabsRealTest, every_strategy_holds_at_300_orders_and_the_figures_tell
     EXPECT_GT(trial1_load(by_id["load-s4-lock"]).at("wrong_orders").get<int>(), 0);
     for (const char* id : {"load-s1", "load-s2", "load-s3", "load-s5-cas", "load-s3-s5", "load-outbox-per-key"})
         EXPECT_EQ(trial1_load(by_id[id]).at("wrong_orders"), 0) << id;
-    // S1 queues every order behind the 800 ms job; S3's other workers go on beside it.
+    // S1 queues every order behind the 800 ms job; S3's other workers go on beside it (less than
+    // half the job's wait, as the labs say: a stall of the machine can hold every worker a while).
     EXPECT_GE(trial1_load(by_id["load-s1"]).at("hol_ms").get<int>(), 600);
-    EXPECT_LE(trial1_load(by_id["load-s3"]).at("hol_ms").get<int>(), 200);
+    EXPECT_LE(trial1_load(by_id["load-s3"]).at("hol_ms").get<int>(), 400);
     // The table on stdout, one row per strategy, and relab's own peak RSS on stderr.
     EXPECT_NE(r.out.find("Load, per strategy"), std::string::npos);
     EXPECT_NE(r.out.find("outbox-per-key"), std::string::npos);
