@@ -27,29 +27,6 @@ SeededRng::SeededRng(uint64_t seed) {
     }
 }
 
-static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-uint64_t SeededRng::next() {
-    const uint64_t result = rotl(m_s[1] * 5, 7) * 9;
-    const uint64_t t = m_s[1] << 17;
-    m_s[2] ^= m_s[0];
-    m_s[3] ^= m_s[1];
-    m_s[1] ^= m_s[2];
-    m_s[0] ^= m_s[3];
-    m_s[2] ^= t;
-    m_s[3] = rotl(m_s[3], 45);
-    return result;
-}
-
-int64_t SeededRng::uniform(int64_t lo, int64_t hi) {
-    if (hi < lo) throw std::invalid_argument("SeededRng::uniform: hi < lo");
-    const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
-    if (span == 0) return static_cast<int64_t>(next());  // the full 64-bit range
-    const uint64_t limit = UINT64_MAX - (UINT64_MAX % span);
-    uint64_t r;
-    do r = next();
-    while (r >= limit);
-    return lo + static_cast<int64_t>(r % span);
-}
+void SeededRng::bad_range() { throw std::invalid_argument("SeededRng::uniform: hi < lo"); }
 
 }  // namespace relab

@@ -26,7 +26,12 @@ struct EhGlobals {
     unsigned int uncaught_exceptions;
 };
 
-EhGlobals* eh_globals() { return reinterpret_cast<EhGlobals*>(__cxxabiv1::__cxa_get_globals()); }
+// A thread's globals stay where they are for its life: asked for once per thread, not at every
+// switch (__cxa_get_globals is a call into libstdc++ and a TLS lookup).
+EhGlobals* eh_globals() {
+    static thread_local EhGlobals* const globals = reinterpret_cast<EhGlobals*>(__cxxabiv1::__cxa_get_globals());
+    return globals;
+}
 
 ExceptionState swap_exception_state(const ExceptionState& next) {
     EhGlobals* g = eh_globals();

@@ -37,22 +37,40 @@ void Scheduler::reset(Nanos start, uint64_t schedule_seed, bool random_ties) {
     m_events_run = 0;
 }
 
-void Scheduler::at(Nanos t, Action action, void* ctx, uint64_t arg) {
-    const int64_t when = std::max(t.count(), m_now);
-    const uint64_t tie = m_random_ties ? m_rng.next() : 0;
-    m_events.push_back(Event{when, tie, m_seq++, action, ctx, arg});
-    std::push_heap(m_events.begin(), m_events.end(), Later{});
+// Sift-up and sift-down move a hole rather than swapping, so each level costs one move.
+void Scheduler::push(const Event& e) {
+    m_events.emplace_back();
+    Event* h = m_events.data();
+    size_t i = m_events.size() - 1;
+    while (i > 0) {
+        const size_t parent = (i - 1) / 2;
+        if (!e.before(h[parent])) break;
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = e;
 }
 
-Scheduler::Slot& Scheduler::slot(FiberId f) {
-    if (f < 0 || f >= m_fibers) throw std::out_of_range(fmt::format("no fiber {}", f));
-    return m_slots[static_cast<size_t>(f)];
+Scheduler::Event Scheduler::pop() {
+    Event* h = m_events.data();
+    const Event top = h[0];
+    const Event last = h[m_events.size() - 1];
+    const size_t n = m_events.size() - 1;  // the heap's size once `last` has a place
+    size_t i = 0;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && h[child + 1].before(h[child])) ++child;
+        if (!h[child].before(last)) break;
+        h[i] = h[child];
+        i = child;
+    }
+    h[i] = last;
+    m_events.pop_back();
+    return top;
 }
 
-const Scheduler::Slot& Scheduler::slot(FiberId f) const {
-    if (f < 0 || f >= m_fibers) throw std::out_of_range(fmt::format("no fiber {}", f));
-    return m_slots[static_cast<size_t>(f)];
-}
+void Scheduler::no_fiber(FiberId f) { throw std::out_of_range(fmt::format("no fiber {}", f)); }
 
 FiberId Scheduler::spawn(std::string name, std::function<void()> body, Nanos start) {
     if (static_cast<size_t>(m_fibers) == m_slots.size()) {
@@ -115,13 +133,6 @@ void Scheduler::suspend() {
     if (fiber.cancel_requested()) throw FiberCancelled{};
 }
 
-void Scheduler::wake(FiberId f, Nanos t) {
-    Slot& s = slot(f);
-    if (s.wake_pending || s.fiber->state() == FiberState::finished) return;
-    s.wake_pending = true;
-    at(t, &Scheduler::resume_event, this, static_cast<uint64_t>(f));
-}
-
 void Scheduler::kill(FiberId f) {
     Slot& s = slot(f);
     if (s.fiber->state() == FiberState::finished) return;
@@ -155,9 +166,7 @@ Scheduler::Stop Scheduler::run(Nanos limit) {
     while (!m_events.empty()) {
         if (m_failure) return Stop::fiber_failed;
         if (m_events.front().t > limit.count()) return Stop::time_limit;
-        std::pop_heap(m_events.begin(), m_events.end(), Later{});
-        const Event e = m_events.back();
-        m_events.pop_back();
+        const Event e = pop();
         m_now = e.t;
         ++m_events_run;
         e.action(e.ctx, e.arg);

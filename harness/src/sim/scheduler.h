@@ -47,7 +47,10 @@ public:
     SeededRng& rng() { return m_rng; }
 
     // Runs action(ctx, arg) at time t on the scheduler's own stack. t earlier than now means now.
-    void at(Nanos t, Action action, void* ctx, uint64_t arg = 0);
+    void at(Nanos t, Action action, void* ctx, uint64_t arg = 0) {
+        const int64_t when = t.count() > m_now ? t.count() : m_now;
+        push(Event{when, m_random_ties ? m_rng.next() : m_seq++, action, ctx, arg});
+    }
 
     // A fiber that starts running `body` at time `start`.
     FiberId spawn(std::string name, std::function<void()> body, Nanos start);
@@ -60,7 +63,12 @@ public:
     // Gives up the CPU until wake(current()). Throws FiberCancelled when the fiber is cancelled.
     void suspend();
     // Schedules a suspended fiber's resumption at t. A fiber is woken at most once per suspend.
-    void wake(FiberId f, Nanos t);
+    void wake(FiberId f, Nanos t) {
+        Slot& s = slot(f);
+        if (s.wake_pending || s.fiber->state() == FiberState::finished) return;
+        s.wake_pending = true;
+        at(t, &Scheduler::resume_event, this, static_cast<uint64_t>(f));
+    }
     void sleep_until(Nanos t);
     void sleep_for(Nanos d) { sleep_until(now() + d); }
     // Suspends until fiber f has finished.
@@ -89,20 +97,16 @@ public:
     uint64_t events_run() const { return m_events_run; }
 
 private:
+    // Ordered by (t, tie). The tie is a draw from the schedule's generator, or the queueing
+    // sequence without random ties. Two draws that collide (one chance in 2^64) are ordered by
+    // where the heap holds them: still the same for the same seed.
     struct Event {
         int64_t t;
         uint64_t tie;
-        uint64_t seq;
         Action action;
         void* ctx;
         uint64_t arg;
-    };
-    struct Later {
-        bool operator()(const Event& a, const Event& b) const {
-            if (a.t != b.t) return a.t > b.t;
-            if (a.tie != b.tie) return a.tie > b.tie;
-            return a.seq > b.seq;
-        }
+        bool before(const Event& o) const { return t < o.t || (t == o.t && tie < o.tie); }
     };
     struct Slot {
         std::unique_ptr<Fiber> fiber;
@@ -114,15 +118,25 @@ private:
 
     static void resume_event(void* ctx, uint64_t fiber);
     void resume(FiberId f);
-    Slot& slot(FiberId f);
-    const Slot& slot(FiberId f) const;
+    Slot& slot(FiberId f) {
+        if (static_cast<unsigned>(f) >= static_cast<unsigned>(m_fibers)) no_fiber(f);
+        return m_slots[static_cast<size_t>(f)];
+    }
+    const Slot& slot(FiberId f) const {
+        if (static_cast<unsigned>(f) >= static_cast<unsigned>(m_fibers)) no_fiber(f);
+        return m_slots[static_cast<size_t>(f)];
+    }
+    [[noreturn]] static void no_fiber(FiberId f);
+    // The queue: a binary min-heap of events in m_events (the earliest at the front).
+    void push(const Event& e);
+    Event pop();
 
     size_t m_stack_bytes;
     int64_t m_now = 0;
     uint64_t m_seq = 0;
     bool m_random_ties = true;
     SeededRng m_rng{0};
-    std::vector<Event> m_events;  // a binary heap under Later
+    std::vector<Event> m_events;  // a binary min-heap under Event::before
     std::vector<Slot> m_slots;    // kept across resets for their stacks
     int m_fibers = 0;             // slots in use this run
     int m_live_fibers = 0;

@@ -126,7 +126,7 @@ void SimWorld::start_redis(bool persistent) {
 
 Nanos SimWorld::uniform(Nanos lo, Nanos hi) {
     if (hi <= lo) return lo;
-    return Nanos{m_sched.rng().uniform(lo.count(), hi.count())};
+    return Nanos{m_sched.rng().draw(lo.count(), hi.count())};
 }
 
 Nanos SimWorld::draw_rtt() { return uniform(m_latency.rtt_min, m_latency.rtt_max); }
