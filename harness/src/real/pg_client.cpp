@@ -303,10 +303,7 @@ std::vector<WriteResult> RealOrderStore::write_states(const std::vector<OrderWri
     std::vector<std::string> statements;
     statements.reserve(ws.size());
     for (size_t i = 0; i < ws.size(); ++i) {
-        // The loader allows write.commit "batch" only with these: each write one UPDATE.
-        if (ws[i].dedupe || (ws[i].mode != WriteMode::plain && ws[i].mode != WriteMode::cas))
-            throw std::logic_error("write_states: only plain and CAS writes without the inbox go in one batch");
-        out[i].sql = order_write_sql(ws[i]);
+        out[i].sql = batched_write_sql(ws[i]);  // each write one UPDATE
         statements.push_back(out[i].sql);
     }
     const std::string shown = fmt::format("{} UPDATEs in one transaction, the first: {}", ws.size(), statements.front());

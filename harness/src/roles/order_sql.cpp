@@ -1,5 +1,7 @@
 #include "roles/order_sql.h"
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
 namespace relab {
@@ -34,6 +36,12 @@ std::string order_write_sql(const OrderWrite& w) {
                                w.version);
     }
     return {};
+}
+
+std::string batched_write_sql(const OrderWrite& w) {
+    if (w.dedupe || (w.mode != WriteMode::plain && w.mode != WriteMode::cas))
+        throw std::logic_error("write_states: only plain and CAS writes without the inbox go in one batch");
+    return order_write_sql(w);
 }
 
 std::optional<PreparedSql> order_write_prepared(const OrderWrite& w) {

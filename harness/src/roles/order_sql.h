@@ -18,6 +18,10 @@ namespace relab {
 //   insert_then_update: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2)
 //           (its fallback after a unique violation is order_fallback_update_sql)
 std::string order_write_sql(const OrderWrite& w);
+// One write of a read committed as one transaction (write.commit "batch"): order_write_sql, after
+// checking it is a plain or CAS write without the inbox (the loader allows no other); throws
+// std::logic_error otherwise.
+std::string batched_write_sql(const OrderWrite& w);
 // The same plain or CAS write as a statement with parameters ($1 the status, then the numbers as
 // text), which the real OrderStore prepares once per connection and runs with `params`: the
 // per-event path of a load lab. With each $n replaced by its value (the status quoted) it reads

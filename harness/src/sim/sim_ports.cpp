@@ -214,11 +214,7 @@ WriteResult SimOrderStore::write_state(const OrderWrite& w) {
 std::vector<WriteResult> SimOrderStore::write_states(const std::vector<OrderWrite>& ws) {
     std::vector<WriteResult> out(ws.size());
     if (ws.empty()) return out;
-    for (size_t i = 0; i < ws.size(); ++i) {
-        if (ws[i].dedupe || (ws[i].mode != WriteMode::plain && ws[i].mode != WriteMode::cas))
-            throw std::logic_error("write_states: only plain and CAS writes without the inbox go in one batch");
-        out[i].sql = order_write_sql(ws[i]);
-    }
+    for (size_t i = 0; i < ws.size(); ++i) out[i].sql = batched_write_sql(ws[i]);
     m_world.round_trip([&] {
         m_world.at_postgres(
             [&] {

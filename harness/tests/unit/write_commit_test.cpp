@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "check/outcome.h"
+#include "roles/order_sql.h"
 #include "roles/role_settings.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
@@ -94,6 +95,22 @@ TEST(WriteCommitTest, batch_is_refused_with_what_needs_a_write_of_its_own_and_sa
 // different virtual times. batch: the three go in one round trip after the read's jobs ran, all
 // recorded at the commit's time with "batch": 3, in the read's order (#2 shipped after #2 paid);
 // the final rows are the same.
+// Both stores build a batch's statements with batched_write_sql: a write the loader would have
+// refused is a harness error there, not a statement sent.
+TEST(WriteCommitTest, a_batch_takes_plain_and_cas_writes_without_the_inbox_only) {
+    OrderWrite w{42, "paid", 2, WriteMode::cas};
+    EXPECT_EQ(batched_write_sql(w), "UPDATE tmp_orders SET status = 'paid', version = 2 WHERE id = 42 AND version < 2");
+    w.mode = WriteMode::plain;
+    EXPECT_EQ(batched_write_sql(w), "UPDATE tmp_orders SET status = 'paid' WHERE id = 42");
+    w.dedupe = true;
+    EXPECT_THROW(batched_write_sql(w), std::logic_error);
+    w.dedupe = false;
+    w.mode = WriteMode::upsert;
+    EXPECT_THROW(batched_write_sql(w), std::logic_error);
+    w.mode = WriteMode::insert_then_update;
+    EXPECT_THROW(batched_write_sql(w), std::logic_error);
+}
+
 TEST(WriteCommitTest, batch_sends_a_reads_writes_in_one_round_trip_in_their_order) {
     const LabResult each = run_sim(parse_scenario(doc("each").dump(), "f.json"), 3);
     const LabResult batch = run_sim(parse_scenario(doc("batch").dump(), "f.json"), 3);
