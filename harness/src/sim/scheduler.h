@@ -1,8 +1,8 @@
 // The simulator's only notion of time and order (FoundationDB sim2, Seastar manual_clock).
 // Virtual time is integer nanoseconds and moves only when the scheduler takes the next event.
-// Events run in (time, tie, sequence) order; the tie is drawn from the schedule's seeded
-// generator, so simultaneous events are ordered by the seed, never by how the code happens to
-// queue them. Fibers (the roles) run cooperatively: one at a time, until they suspend.
+// Events run in (time, tie) order; the tie is drawn from the schedule's seeded generator, so
+// simultaneous events are ordered by the seed, never by how the code happens to queue them.
+// Fibers (the roles) run cooperatively: one at a time, until they suspend.
 #pragma once
 
 #include <cstdint>
