@@ -123,10 +123,32 @@ void Scheduler::resume(FiberId f) {
     done.joiners.clear();
 }
 
+bool Scheduler::run_next_here(Action action, void* ctx, uint64_t arg) {
+    if (m_current == kNoFiber) throw std::logic_error("Scheduler::run_next_here called outside a fiber");
+    if (!next_is(action, ctx, arg)) return false;
+    const Event e = pop();
+    m_now = e.t;
+    ++m_events_run;
+    const FiberId me = m_current;
+    m_current = kNoFiber;  // as on the scheduler's stack
+    e.action(e.ctx, e.arg);
+    m_current = me;
+    return true;
+}
+
 void Scheduler::suspend() {
     if (m_current == kNoFiber) throw std::logic_error("Scheduler::suspend called outside a fiber");
-    Fiber& fiber = *slot(m_current).fiber;
+    Slot& s = slot(m_current);
+    Fiber& fiber = *s.fiber;
     if (fiber.cancel_requested()) throw FiberCancelled{};
+    // Its own wake-up comes next: what run() would do (take it, move the clock, resume this
+    // fiber, which is not paused), without leaving the fiber.
+    if (!s.paused && next_is(&Scheduler::resume_event, this, static_cast<uint64_t>(m_current))) {
+        m_now = pop().t;
+        ++m_events_run;
+        s.wake_pending = false;
+        return;
+    }
     fiber.set_state(FiberState::suspended);
     fiber.yield();
     // Resumed by resume(), which set m_current back to this fiber.
@@ -163,6 +185,7 @@ void Scheduler::join(FiberId f) {
 
 Scheduler::Stop Scheduler::run(Nanos limit) {
     if (m_current != kNoFiber) throw std::logic_error("Scheduler::run called from inside a fiber");
+    m_limit = limit.count();
     while (!m_events.empty()) {
         if (m_failure) return Stop::fiber_failed;
         if (m_events.front().t > limit.count()) return Stop::time_limit;

@@ -61,7 +61,16 @@ public:
 
     // --- inside a fiber ---
     // Gives up the CPU until wake(current()). Throws FiberCancelled when the fiber is cancelled.
+    // When the fiber's own wake-up is the next event run() would take (nothing else is due
+    // before it), it is taken here instead: the clock moves to it and the fiber goes on, with no
+    // switch to the scheduler and back. Same events, same order, same clock.
     void suspend();
+    // From a fiber that has just queued (action, ctx, arg) and is about to suspend: when that
+    // event is the next one run() would take, within run()'s limit, takes it off the queue,
+    // moves the clock to it and runs it here (outside any fiber, as run() would), and returns
+    // true; false, touching nothing, otherwise. For server-side actions only: ones that queue
+    // events and wake fibers but never suspend, resume a fiber themselves, or throw.
+    bool run_next_here(Action action, void* ctx, uint64_t arg = 0);
     // Schedules a suspended fiber's resumption at t. A fiber is woken at most once per suspend.
     void wake(FiberId f, Nanos t) {
         Slot& s = slot(f);
@@ -130,9 +139,16 @@ private:
     // The queue: a binary min-heap of events in m_events (the earliest at the front).
     void push(const Event& e);
     Event pop();
+    // The front event is (action, ctx, arg) and due within the running run()'s limit.
+    bool next_is(Action action, const void* ctx, uint64_t arg) const {
+        if (m_events.empty()) return false;
+        const Event& e = m_events.front();
+        return e.action == action && e.ctx == ctx && e.arg == arg && e.t <= m_limit;
+    }
 
     size_t m_stack_bytes;
     int64_t m_now = 0;
+    int64_t m_limit = INT64_MAX;  // the running run()'s limit
     uint64_t m_seq = 0;
     bool m_random_ties = true;
     SeededRng m_rng{0};

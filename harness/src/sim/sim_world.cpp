@@ -236,6 +236,7 @@ std::vector<StreamEntry> SimWorld::xreadgroup(const std::string& key, const std:
     const Nanos request_half = rtt / 2;
     BlockedRead r{this, m_sched.current(), rtt - request_half, &key, &group, &consumer, count, block, conn, {}, nullptr};
     m_sched.at(now() + request_half, &SimWorld::blocked_read_at_server, &r);
+    m_sched.run_next_here(&SimWorld::blocked_read_at_server, &r);  // as round_trip
     m_sched.suspend();
     if (r.error) std::rethrow_exception(r.error);
     return std::move(r.result);
@@ -303,6 +304,7 @@ void SimWorld::wait_readers_blocked(int readers, Millis timeout) {
     const Nanos request_half = rtt / 2;
     BarrierWait b{this, m_next_barrier++, m_sched.current(), rtt - request_half, readers, timeout, false, nullptr};
     m_sched.at(now() + request_half, &SimWorld::barrier_at_server, &b);
+    m_sched.run_next_here(&SimWorld::barrier_at_server, &b);  // as round_trip
     m_sched.suspend();
     if (b.error) std::rethrow_exception(b.error);
 }
