@@ -19,7 +19,7 @@ Scheduler::~Scheduler() {
 void Scheduler::reset(Nanos start, uint64_t schedule_seed, bool random_ties) {
     if (m_current != kNoFiber) throw std::logic_error("Scheduler::reset called from inside a fiber");
     cancel_all();
-    m_events.clear();
+    clear_events();
     m_now = start.count();
     m_seq = 0;
     m_random_ties = random_ties;
@@ -37,8 +37,42 @@ void Scheduler::reset(Nanos start, uint64_t schedule_seed, bool random_ties) {
     m_events_run = 0;
 }
 
-// Sift-up and sift-down move a hole rather than swapping, so each level costs one move.
 void Scheduler::push(const Event& e) {
+    // The earliest event waits beside the heap: a polling fiber's next step (its request, the
+    // reply, the end of its sleep) is usually the earliest, and goes in and out without a heap
+    // operation.
+    if (!m_has_next) {
+        if (m_events.empty() || e.before(m_events.front())) {
+            m_next = e;
+            m_has_next = true;
+            return;
+        }
+        heap_push(e);
+        return;
+    }
+    if (e.before(m_next)) {
+        heap_push(m_next);
+        m_next = e;
+        return;
+    }
+    heap_push(e);
+}
+
+Scheduler::Event Scheduler::pop() {
+    if (m_has_next) {
+        m_has_next = false;
+        return m_next;
+    }
+    return heap_pop();
+}
+
+void Scheduler::clear_events() {
+    m_events.clear();
+    m_has_next = false;
+}
+
+// Sift-up and sift-down move a hole rather than swapping, so each level costs one move.
+void Scheduler::heap_push(const Event& e) {
     m_events.emplace_back();
     Event* h = m_events.data();
     size_t i = m_events.size() - 1;
@@ -51,7 +85,7 @@ void Scheduler::push(const Event& e) {
     h[i] = e;
 }
 
-Scheduler::Event Scheduler::pop() {
+Scheduler::Event Scheduler::heap_pop() {
     Event* h = m_events.data();
     const Event top = h[0];
     const Event last = h[m_events.size() - 1];
@@ -186,9 +220,9 @@ void Scheduler::join(FiberId f) {
 Scheduler::Stop Scheduler::run(Nanos limit) {
     if (m_current != kNoFiber) throw std::logic_error("Scheduler::run called from inside a fiber");
     m_limit = limit.count();
-    while (!m_events.empty()) {
+    while (const Event* next = front()) {
         if (m_failure) return Stop::fiber_failed;
-        if (m_events.front().t > limit.count()) return Stop::time_limit;
+        if (next->t > limit.count()) return Stop::time_limit;
         const Event e = pop();
         m_now = e.t;
         ++m_events_run;
@@ -199,7 +233,7 @@ Scheduler::Stop Scheduler::run(Nanos limit) {
 
 void Scheduler::cancel_all() {
     if (m_current != kNoFiber) throw std::logic_error("Scheduler::cancel_all called from inside a fiber");
-    m_events.clear();
+    clear_events();
     // A body that swallows FiberCancelled and suspends again is cancelled again; one that keeps
     // doing so is abandoned (its stack objects leak) rather than looping forever.
     for (int round = 0; round < 8 && m_live_fibers > 0; ++round) {
@@ -217,7 +251,7 @@ void Scheduler::cancel_all() {
             fiber.request_cancel();
             resume(i);
         }
-        m_events.clear();
+        clear_events();
     }
     for (int i = 0; i < m_fibers; ++i) m_slots[static_cast<size_t>(i)].fiber->set_state(FiberState::finished);
     m_live_fibers = 0;

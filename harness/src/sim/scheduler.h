@@ -136,14 +136,21 @@ private:
         return m_slots[static_cast<size_t>(f)];
     }
     [[noreturn]] static void no_fiber(FiberId f);
-    // The queue: a binary min-heap of events in m_events (the earliest at the front).
+    // The queue: m_next, when there is one, is earlier than every event of the binary min-heap
+    // in m_events. pop() takes the earliest.
     void push(const Event& e);
     Event pop();
-    // The front event is (action, ctx, arg) and due within the running run()'s limit.
+    const Event* front() const {
+        if (m_has_next) return &m_next;
+        return m_events.empty() ? nullptr : &m_events.front();
+    }
+    void clear_events();
+    void heap_push(const Event& e);
+    Event heap_pop();
+    // The next event is (action, ctx, arg) and due within the running run()'s limit.
     bool next_is(Action action, const void* ctx, uint64_t arg) const {
-        if (m_events.empty()) return false;
-        const Event& e = m_events.front();
-        return e.action == action && e.ctx == ctx && e.arg == arg && e.t <= m_limit;
+        const Event* e = front();
+        return e && e->action == action && e->ctx == ctx && e->arg == arg && e->t <= m_limit;
     }
 
     size_t m_stack_bytes;
@@ -153,6 +160,8 @@ private:
     bool m_random_ties = true;
     SeededRng m_rng{0};
     std::vector<Event> m_events;  // a binary min-heap under Event::before
+    Event m_next{};               // with m_has_next: earlier than every event in m_events
+    bool m_has_next = false;
     std::vector<Slot> m_slots;    // kept across resets for their stacks
     int m_fibers = 0;             // slots in use this run
     int m_live_fibers = 0;
