@@ -1,5 +1,7 @@
-// The simulator's scheduler: virtual time that only it moves, (time, tie, sequence) order,
-// fibers that suspend and resume, and the same schedule for the same seed.
+// The simulator's scheduler: virtual time that only it moves, (time, tie) order, fibers that
+// suspend and resume, and the same schedule for the same seed. A fiber whose own wake-up is the
+// next event, and a request whose server side is (run_next_here), go on without a switch: still
+// within run()'s limit, never past a pause, counted as events all the same.
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ports/seeded_rng.h"
 #include "sim/scheduler.h"
 
 namespace relab::sim {
@@ -78,6 +81,43 @@ TEST(SimSchedulerTest, ties_are_drawn_from_the_seed_same_seed_same_order) {
     bool some_seed_differs = false;
     for (uint64_t seed = 1; seed < 20 && !some_seed_differs; ++seed) some_seed_differs = tie_order(seed) != tie_order(42);
     EXPECT_TRUE(some_seed_differs);
+}
+
+// The queue (a heap, and the earliest event beside it): 2,000 events at seeded times, each of the
+// first half queueing another while it runs, come out in time order and, at one instant, in the
+// order they were queued (no random ties), each exactly once.
+struct Chain {
+    explicit Chain(Scheduler* sched) : s(sched) {}
+    Scheduler* s;
+    SeededRng rng{11};
+    std::vector<std::pair<int64_t, uint64_t>> ran;  // (time, id)
+    uint64_t next_id = 1000;
+    static void run(void* ctx, uint64_t id) {
+        auto& c = *static_cast<Chain*>(ctx);
+        c.ran.emplace_back(c.s->now().count(), id);
+        if (id < 1000) c.s->at(c.s->now() + Nanos{c.rng.uniform(0, 50)}, &Chain::run, &c, c.next_id++);
+    }
+};
+
+TEST(SimSchedulerTest, events_queued_while_others_run_come_out_in_time_then_queue_order) {
+    Scheduler s;
+    s.reset(Nanos{0}, 1, /*random_ties=*/false);
+    Chain c(&s);
+    for (uint64_t id = 0; id < 1000; ++id) s.at(Nanos{c.rng.uniform(0, 400)}, &Chain::run, &c, id);
+    EXPECT_EQ(s.run(Nanos{10'000}), Scheduler::Stop::idle);
+    ASSERT_EQ(c.ran.size(), 2000u);
+    std::set<uint64_t> ids;
+    for (size_t i = 0; i < c.ran.size(); ++i) {
+        ids.insert(c.ran[i].second);
+        if (i == 0) continue;
+        ASSERT_LE(c.ran[i - 1].first, c.ran[i].first) << "event " << i;
+        // At one instant: queue order. Initial events were queued first (ids 0..999 in order),
+        // and chained ones in the order their parents ran (ids from 1000 up).
+        if (c.ran[i - 1].first == c.ran[i].first && (c.ran[i - 1].second < 1000) == (c.ran[i].second < 1000)) {
+            EXPECT_LT(c.ran[i - 1].second, c.ran[i].second) << "event " << i;
+        }
+    }
+    EXPECT_EQ(ids.size(), 2000u);
 }
 
 TEST(SimSchedulerTest, an_event_beyond_the_limit_stops_the_run_and_stays_queued) {
@@ -242,6 +282,81 @@ TEST(SimSchedulerFaultTest, a_paused_fiber_runs_nothing_until_resumed_then_at_on
     EXPECT_EQ(woke[0], 500);  // resumed at 500: runs then, not at 100
     EXPECT_EQ(woke[1], 600);
     EXPECT_TRUE(s.unfinished().empty());
+}
+
+// Alone, a sleeping fiber's wake-up is always the next event and it never leaves itself; run()'s
+// limit still stops it where the limit is, as it stops any event.
+TEST(SimSchedulerTest, a_fiber_alone_keeps_to_the_runs_limit_and_counts_its_events) {
+    Scheduler s;
+    s.reset(Nanos{0}, 5);
+    int steps = 0;
+    s.spawn("alone", [&] {
+        for (int i = 0; i < 10; ++i) {
+            s.sleep_for(Nanos{100});
+            ++steps;
+        }
+    }, Nanos{0});
+    EXPECT_EQ(s.run(Nanos{450}), Scheduler::Stop::time_limit);
+    EXPECT_EQ(steps, 4);
+    EXPECT_EQ(s.now(), Nanos{400});
+    EXPECT_EQ(s.events_run(), 5u);  // its start and four wake-ups
+    EXPECT_EQ(s.run(Nanos{10'000}), Scheduler::Stop::idle);
+    EXPECT_EQ(steps, 10);
+    EXPECT_EQ(s.now(), Nanos{1'000});
+    EXPECT_EQ(s.events_run(), 11u);
+}
+
+// A fiber that pauses itself and sleeps: its wake-up is the next event, but it is held until
+// the fiber is resumed, as any wake-up of a paused fiber is.
+TEST(SimSchedulerFaultTest, a_paused_fibers_own_next_wake_up_is_held) {
+    Scheduler s;
+    s.reset(Nanos{0}, 6);
+    int64_t woke = -1;
+    const FiberId worker = s.spawn("worker", [&] {
+        s.pause(s.current());
+        s.sleep_for(Nanos{100});
+        woke = s.now().count();
+    }, Nanos{0});
+    s.spawn("nemesis", [&] {  // starts after the worker's wake-up at 100: that one is next
+        EXPECT_EQ(woke, -1);
+        s.unpause(worker);
+    }, Nanos{500});
+    EXPECT_EQ(s.run(Nanos{10'000}), Scheduler::Stop::idle);
+    EXPECT_EQ(woke, 500);
+}
+
+struct ServerSide {
+    Scheduler* s;
+    std::vector<std::string> log;
+    static void run(void* ctx, uint64_t arg) {
+        auto& me = *static_cast<ServerSide*>(ctx);
+        me.log.push_back(std::to_string(arg) + "@" + std::to_string(me.s->now().count()) +
+                         (me.s->current() == kNoFiber ? "" : " inside a fiber"));
+    }
+};
+
+// run_next_here runs a request's server side at once only when it is the next event within the
+// run's limit; otherwise it leaves it queued for run(), in its turn.
+TEST(SimSchedulerTest, run_next_here_runs_only_the_next_event_outside_any_fiber) {
+    Scheduler s;
+    s.reset(Nanos{0}, 7);
+    ServerSide server{&s, {}};
+    std::vector<bool> taken;
+    s.at(Nanos{30}, &ServerSide::run, &server, 9);  // someone else's, earlier than the second request
+    s.spawn("client", [&] {
+        s.at(Nanos{10}, &ServerSide::run, &server, 1);
+        taken.push_back(s.run_next_here(&ServerSide::run, &server, 1));
+        s.at(Nanos{50}, &ServerSide::run, &server, 2);
+        taken.push_back(s.run_next_here(&ServerSide::run, &server, 2));  // 9 at 30 comes first
+        s.sleep_for(Nanos{100});
+        s.at(Nanos{600}, &ServerSide::run, &server, 3);
+        taken.push_back(s.run_next_here(&ServerSide::run, &server, 3));  // beyond the limit
+    }, Nanos{0});
+    EXPECT_EQ(s.run(Nanos{500}), Scheduler::Stop::time_limit);
+    EXPECT_EQ(taken, (std::vector<bool>{true, false, false}));
+    EXPECT_EQ(server.log, (std::vector<std::string>{"1@10", "9@30", "2@50"}));
+    EXPECT_EQ(s.run(Nanos{1'000}), Scheduler::Stop::idle);
+    EXPECT_EQ(server.log.back(), "3@600");
 }
 
 // SIGKILL: the fiber never runs its own code again; its stack unwinds when its pending event
