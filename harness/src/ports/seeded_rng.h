@@ -18,9 +18,8 @@ uint64_t derive_seed(uint64_t parent, uint64_t index);
 class SeededRng final : public Rng {
 public:
     explicit SeededRng(uint64_t seed);
-    int64_t uniform(int64_t lo, int64_t hi) override { return draw(lo, hi); }
-    // uniform() without the virtual call, for the simulator's hot paths.
-    int64_t draw(int64_t lo, int64_t hi) {
+    // Inline, and the class final: the simulator's calls through a SeededRng& are direct.
+    int64_t uniform(int64_t lo, int64_t hi) override {
         if (hi < lo) bad_range();
         const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
         if (span == 0) return static_cast<int64_t>(next());  // the full 64-bit range

@@ -160,9 +160,7 @@ void Scheduler::resume(FiberId f) {
 bool Scheduler::run_next_here(Action action, void* ctx, uint64_t arg) {
     if (m_current == kNoFiber) throw std::logic_error("Scheduler::run_next_here called outside a fiber");
     if (!next_is(action, ctx, arg)) return false;
-    const Event e = pop();
-    m_now = e.t;
-    ++m_events_run;
+    const Event e = take_next();
     const FiberId me = m_current;
     m_current = kNoFiber;  // as on the scheduler's stack
     e.action(e.ctx, e.arg);
@@ -178,8 +176,7 @@ void Scheduler::suspend() {
     // Its own wake-up comes next: what run() would do (take it, move the clock, resume this
     // fiber, which is not paused), without leaving the fiber.
     if (!s.paused && next_is(&Scheduler::resume_event, this, static_cast<uint64_t>(m_current))) {
-        m_now = pop().t;
-        ++m_events_run;
+        take_next();
         s.wake_pending = false;
         return;
     }
@@ -223,9 +220,7 @@ Scheduler::Stop Scheduler::run(Nanos limit) {
     while (const Event* next = front()) {
         if (m_failure) return Stop::fiber_failed;
         if (next->t > limit.count()) return Stop::time_limit;
-        const Event e = pop();
-        m_now = e.t;
-        ++m_events_run;
+        const Event e = take_next();
         e.action(e.ctx, e.arg);
     }
     return m_failure ? Stop::fiber_failed : Stop::idle;

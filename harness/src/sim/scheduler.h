@@ -140,6 +140,13 @@ private:
     // in m_events. pop() takes the earliest.
     void push(const Event& e);
     Event pop();
+    // What run() does with the next event before running it: off the queue, the clock to it.
+    Event take_next() {
+        const Event e = pop();
+        m_now = e.t;
+        ++m_events_run;
+        return e;
+    }
     const Event* front() const {
         if (m_has_next) return &m_next;
         return m_events.empty() ? nullptr : &m_events.front();

@@ -126,7 +126,7 @@ void SimWorld::start_redis(bool persistent) {
 
 Nanos SimWorld::uniform(Nanos lo, Nanos hi) {
     if (hi <= lo) return lo;
-    return Nanos{m_sched.rng().draw(lo.count(), hi.count())};
+    return Nanos{m_sched.rng().uniform(lo.count(), hi.count())};
 }
 
 Nanos SimWorld::draw_rtt() { return uniform(m_latency.rtt_min, m_latency.rtt_max); }
@@ -235,9 +235,7 @@ std::vector<StreamEntry> SimWorld::xreadgroup(const std::string& key, const std:
     const Nanos rtt = draw_rtt();
     const Nanos request_half = rtt / 2;
     BlockedRead r{this, m_sched.current(), rtt - request_half, &key, &group, &consumer, count, block, conn, {}, nullptr};
-    m_sched.at(now() + request_half, &SimWorld::blocked_read_at_server, &r);
-    m_sched.run_next_here(&SimWorld::blocked_read_at_server, &r);  // as round_trip
-    m_sched.suspend();
+    request(request_half, &SimWorld::blocked_read_at_server, &r);
     if (r.error) std::rethrow_exception(r.error);
     return std::move(r.result);
 }
@@ -303,9 +301,7 @@ void SimWorld::wait_readers_blocked(int readers, Millis timeout) {
     const Nanos rtt = draw_rtt();
     const Nanos request_half = rtt / 2;
     BarrierWait b{this, m_next_barrier++, m_sched.current(), rtt - request_half, readers, timeout, false, nullptr};
-    m_sched.at(now() + request_half, &SimWorld::barrier_at_server, &b);
-    m_sched.run_next_here(&SimWorld::barrier_at_server, &b);  // as round_trip
-    m_sched.suspend();
+    request(request_half, &SimWorld::barrier_at_server, &b);
     if (b.error) std::rethrow_exception(b.error);
 }
 

@@ -170,6 +170,15 @@ private:
     void reply_blocked(BlockedRead& r, Nanos extra);
     void reader_blocked();
     Nanos uniform(Nanos lo, Nanos hi);
+    // From a fiber: `at_server` runs at the server `request_half` from now, and the fiber waits
+    // until something (at_server itself, later) wakes it. With nothing else due before the
+    // request arrives it runs at once, and with nothing due before the reply the fiber goes on
+    // without a switch (Scheduler::run_next_here, Scheduler::suspend).
+    void request(Nanos request_half, Scheduler::Action at_server, void* ctx) {
+        m_sched.at(now() + request_half, at_server, ctx);
+        m_sched.run_next_here(at_server, ctx);
+        m_sched.suspend();
+    }
 
     Scheduler m_sched;
     Latency m_latency;
@@ -251,11 +260,7 @@ auto SimWorld::round_trip(Op op) -> decltype(op()) {
     const Nanos rtt = draw_rtt();
     const Nanos request_half = rtt / 2;
     Call call{this, &op, m_sched.current(), rtt - request_half, {}, nullptr};
-    m_sched.at(now() + request_half, &Call::at_server, &call);
-    // Nothing else due before the request arrives: the server runs it now, and (suspend) the
-    // reply comes back without a switch when nothing else is due before it either.
-    m_sched.run_next_here(&Call::at_server, &call);
-    m_sched.suspend();
+    request(request_half, &Call::at_server, &call);
     if (call.error) std::rethrow_exception(call.error);
     if constexpr (!std::is_void_v<Result>) return std::move(*call.result);
 }
