@@ -1,8 +1,11 @@
 #include "real/pg_client.h"
 #include "real/reaper.h"
 
+#include <poll.h>
+
 #include <cctype>
 #include <cstdio>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -83,6 +86,65 @@ struct PgSession::Impl {
     std::set<std::string> prepared;  // statements prepared on this connection (exec_prepared)
 };
 
+namespace {
+
+// open_pg_session_ahead's session, until a PgSession takes it.
+struct SessionAhead {
+    std::mutex mu;
+    std::string key;
+    std::unique_ptr<pqxx::connection> conn;
+};
+
+SessionAhead& session_ahead() {
+    static SessionAhead s;
+    return s;
+}
+
+std::string ahead_key(const PgEndpoint& ep, const std::string& schema) { return ep.conninfo() + '\n' + schema; }
+
+std::unique_ptr<pqxx::connection> connect_pg(const PgEndpoint& ep, const std::string& what) {
+    try {
+        return std::make_unique<pqxx::connection>(ep.conninfo());
+    } catch (const pqxx::broken_connection& e) {
+        throw PgError(what, "08001", server_message(e.what()));
+    } catch (const pqxx::sql_error& e) {
+        throw PgError(what, e.sqlstate(), server_message(e.what()));
+    } catch (const pqxx::failure& e) {
+        throw PgError(what, "", server_message(e.what()));
+    }
+}
+
+// The kept session for ep and schema, if there is one and the server has not written to it since.
+std::unique_ptr<pqxx::connection> take_session_ahead(const PgEndpoint& ep, const std::string& schema) {
+    SessionAhead& s = session_ahead();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.conn) return nullptr;
+    std::unique_ptr<pqxx::connection> conn = std::move(s.conn);
+    if (s.key != ahead_key(ep, schema)) {
+        s.conn = std::move(conn);
+        return nullptr;
+    }
+    pollfd p{conn->sock(), POLLIN, 0};
+    if (p.fd < 0 || ::poll(&p, 1, 0) != 0) return nullptr;  // closed by the server, or unusable
+    return conn;
+}
+
+}  // namespace
+
+void open_pg_session_ahead(const PgEndpoint& ep, const std::string& schema) {
+    std::unique_ptr<pqxx::connection> conn = connect_pg(ep, "connect to " + ep.display());
+    if (!schema.empty()) try {
+            pqxx::nontransaction tx(*conn);
+            tx.exec("SET search_path TO " + quote_ident(schema));
+        } catch (const pqxx::sql_error& e) {
+            throw PgError("SET search_path", e.sqlstate(), server_message(e.what()));
+        }
+    SessionAhead& s = session_ahead();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.key = ahead_key(ep, schema);
+    s.conn = std::move(conn);
+}
+
 PgSession::PgSession(const PgEndpoint& ep, const std::string& schema, PgConnect when)
     : m_impl(std::make_unique<Impl>()) {
     m_impl->ep = ep;
@@ -93,16 +155,9 @@ PgSession::PgSession(const PgEndpoint& ep, const std::string& schema, PgConnect 
 void PgSession::connect() {
     const PgEndpoint& ep = m_impl->ep;
     const std::string& schema = m_impl->schema;
-    const std::string what = "connect to " + ep.display();
-    try {
-        m_impl->conn = std::make_unique<pqxx::connection>(ep.conninfo());
-    } catch (const pqxx::broken_connection& e) {
-        throw PgError(what, "08001", server_message(e.what()));
-    } catch (const pqxx::sql_error& e) {
-        throw PgError(what, e.sqlstate(), server_message(e.what()));
-    } catch (const pqxx::failure& e) {
-        throw PgError(what, "", server_message(e.what()));
-    }
+    m_impl->conn = take_session_ahead(ep, schema);
+    const bool ahead = m_impl->conn != nullptr;  // search_path already set
+    if (!ahead) m_impl->conn = connect_pg(ep, "connect to " + ep.display());
     // libpqxx 6 silently reconnects a broken connection on the next statement, which would lose
     // search_path and the session's open transaction; a session must fail instead.
 #pragma GCC diagnostic push
@@ -110,7 +165,7 @@ void PgSession::connect() {
     m_impl->conn->inhibit_reactivation(true);
 #pragma GCC diagnostic pop
     m_impl->quiet = std::make_unique<pqxx::quiet_errorhandler>(*m_impl->conn);
-    if (!schema.empty()) exec("SET search_path TO " + quote_ident(schema));
+    if (!schema.empty() && !ahead) exec("SET search_path TO " + quote_ident(schema));
 }
 
 void PgSession::reconnect_if_broken() {

@@ -1,6 +1,7 @@
 #include "real/redis_client.h"
 
 #include <hiredis/hiredis.h>
+#include <poll.h>
 
 #include <cctype>
 #include <cerrno>
@@ -349,8 +350,50 @@ struct RedisClient::Impl {
     }
 };
 
-RedisClient::RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds timeout) : m_impl(std::make_unique<Impl>()) {
+namespace {
+
+// RedisClient::open_ahead's connection, until a RedisClient takes it.
+struct ConnectionAhead {
+    std::mutex mu;
+    std::unique_ptr<RedisClient> client;
+};
+
+ConnectionAhead& connection_ahead() {
+    static ConnectionAhead c;
+    return c;
+}
+
+bool same_endpoint(const RedisEndpoint& a, const RedisEndpoint& b) {
+    return a.host == b.host && a.port == b.port && a.password == b.password && a.db == b.db;
+}
+
+}  // namespace
+
+void RedisClient::open_ahead(const RedisEndpoint& ep) {
+    auto client = std::make_unique<RedisClient>(ep);
+    ConnectionAhead& c = connection_ahead();
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.client = std::move(client);
+}
+
+std::unique_ptr<RedisClient::Impl> RedisClient::take_ahead(const RedisEndpoint& ep) {
+    ConnectionAhead& c = connection_ahead();
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (!c.client || !same_endpoint(c.client->endpoint(), ep)) return nullptr;
+    std::unique_ptr<Impl> kept = std::move(c.client->m_impl);
+    c.client.reset();
+    pollfd p{kept->ctx->fd, POLLIN, 0};
+    if (p.fd < 0 || ::poll(&p, 1, 0) != 0) return nullptr;  // closed by the server, or unusable
+    return kept;
+}
+
+RedisClient::RedisClient(const RedisEndpoint& ep, std::chrono::milliseconds timeout) : m_impl(take_ahead(ep)) {
     ignore_sigpipe_once();
+    if (m_impl) {
+        set_timeout(timeout);
+        return;
+    }
+    m_impl = std::make_unique<Impl>();
     m_impl->ep = ep;
     m_impl->timeout = timeout;
     const std::vector<std::string> connect_argv = {"CONNECT"};

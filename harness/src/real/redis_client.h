@@ -69,8 +69,16 @@ public:
     std::chrono::milliseconds timeout() const;
     const RedisEndpoint& endpoint() const;
 
+    // Connects now (AUTH, SELECT) and keeps the connection for this process's next RedisClient of
+    // the same endpoint, which takes it rather than connecting: what a role process the spawner
+    // forks ahead of its trial does while the previous trial runs (run/role_spawner.h). A kept
+    // connection the server has since written to (it closed it) is not taken. Throws as the
+    // constructor does.
+    static void open_ahead(const RedisEndpoint& ep);
+
 private:
     struct Impl;
+    static std::unique_ptr<Impl> take_ahead(const RedisEndpoint& ep);
     std::unique_ptr<Impl> m_impl;
 };
 

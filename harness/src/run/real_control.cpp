@@ -63,6 +63,24 @@ struct RealControl::Impl {
     Env env;
     RedisNamespace ns;
     std::vector<Role> roles;
+    bool asked_ahead = false;
+    // The next trial's roles forked and connected while this one runs, as many as this trial has
+    // (RoleSpawner::open_ahead): k_ahead_after into the drain, when the jobs run and the labs'
+    // races are decided (a receipt, a lock taken, 08c-s4b's skew of up to 30 ms), or when the trial
+    // ends, if sooner. Not as the drain starts: forks and PostgreSQL backends starting beside the
+    // consumers as they take the lock moved 08c-s4a from 3/60 to 16/60 wrong. Not for a lab on
+    // servers of its own (each trial gets new ones) or a cluster.
+    static constexpr milliseconds k_ahead_after{100};
+    std::optional<SteadyClock::time_point> draining_since;
+    void open_roles_ahead() {
+        if (asked_ahead) return;
+        asked_ahead = true;
+        if (!env.spawner || env.own || env.own_pg || !env.cluster.empty() || roles.empty()) return;
+        const std::string key = role_ahead_key(roles.front().config);
+        int count = 0;
+        for (const auto& r : roles) count += role_ahead_key(r.config) == key ? 1 : 0;
+        env.spawner->open_ahead(key, count);
+    }
     std::vector<HistoryRecord> own_records;
     std::unique_ptr<RedisClient> admin;
     std::unique_ptr<ClusterRouter> cluster_router;
@@ -194,6 +212,10 @@ Nanos RealControl::now() { return std::chrono::duration_cast<Nanos>(SteadyClock:
 void RealControl::wait(Phase phase, std::optional<Nanos> until) {
     throw_if_interrupted();
     m->refresh_flags();
+    if (phase == Phase::draining) {
+        if (!m->draining_since) m->draining_since = SteadyClock::now();
+        if (SteadyClock::now() - *m->draining_since >= Impl::k_ahead_after) m->open_roles_ahead();
+    }
     Nanos d = milliseconds(2);
     if (until) d = std::min(d, std::max(Nanos{0}, *until - now()));
     // Stopping: what is awaited is the roles' exits, which the spawner reports as they happen.
@@ -525,6 +547,7 @@ void RealControl::raise_stop() {
     // A role asleep (a reaper between rounds) sees the key now rather than when it wakes.
     for (auto& r : m->roles)
         if (!r.killed && !r.paused && r.process->running()) r.process->wake_for_trial_end();
+    m->open_roles_ahead();
 }
 
 void RealControl::unblock_readers() {

@@ -284,6 +284,12 @@ private:
 
 }  // namespace
 
+std::string role_ahead_key(const RoleConfig& c) {
+    if (!c.redis_sentinels.empty() || !c.redis_cluster.empty()) return "";
+    return nlohmann::json{{"redis", redis_endpoint_json(c.redis)}, {"pg", pg_endpoint_json(c.pg)}, {"schema", c.schema}}
+        .dump();
+}
+
 std::unique_ptr<RoleProcess> spawn_role_process(RoleSpawner* spawner, const std::string& relab_exe, const RoleConfig& c,
                                                 const std::string& dir, const std::string& stderr_path) {
     const std::string config_path = dir + "/" + c.actor + ".json";
@@ -294,7 +300,7 @@ std::unique_ptr<RoleProcess> spawn_role_process(RoleSpawner* spawner, const std:
     }
     std::filesystem::permissions(config_path, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
     const std::string stdout_path = dir + "/" + c.actor + ".out";
-    if (spawner) return spawner->spawn(RoleStart{config_path, split.secrets, stdout_path, stderr_path});
+    if (spawner) return spawner->spawn(RoleStart{config_path, split.secrets, stdout_path, stderr_path, role_ahead_key(c)});
     ChildOptions o;
     o.env[k_role_secrets_env] = split.secrets;
     o.exe = relab_exe;

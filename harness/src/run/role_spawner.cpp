@@ -17,14 +17,19 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "real/child_process.h"
+#include "real/endpoint_json.h"
+#include "real/pg_client.h"
 #include "real/real_clock.h"
 #include "real/reaper.h"
+#include "real/redis_client.h"
 #include "run/role_process.h"
 
 namespace relab {
@@ -42,21 +47,25 @@ int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pi
 
 int pidfd_send_signal(int pidfd, int sig) { return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0)); }
 
-// One message on the SOCK_SEQPACKET socket, with at most one descriptor beside it.
-bool send_message(int fd, const std::string& text, int pass_fd = -1) {
+constexpr int k_max_passed = 2;
+
+// One message on a SOCK_SEQPACKET socket, with at most k_max_passed descriptors beside it (-1: none).
+bool send_message(int fd, const std::string& text, int pass_fd = -1, int pass_fd2 = -1) {
     iovec iov{const_cast<char*>(text.data()), text.size()};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
-    if (pass_fd >= 0) {
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * k_max_passed)] = {};
+    const int fds[k_max_passed] = {pass_fd, pass_fd2};
+    const size_t n_fds = pass_fd < 0 ? 0 : pass_fd2 < 0 ? 1 : 2;
+    if (n_fds > 0) {
         msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
+        msg.msg_controllen = CMSG_SPACE(sizeof(int) * n_fds);
         cmsghdr* c = CMSG_FIRSTHDR(&msg);
         c->cmsg_level = SOL_SOCKET;
         c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int));
-        std::memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+        c->cmsg_len = CMSG_LEN(sizeof(int) * n_fds);
+        std::memcpy(CMSG_DATA(c), fds, sizeof(int) * n_fds);
     }
     ssize_t n;
     do {
@@ -65,15 +74,15 @@ bool send_message(int fd, const std::string& text, int pass_fd = -1) {
     return n == static_cast<ssize_t>(text.size());
 }
 
-// 1: a message (and *passed the descriptor beside it, or -1); 0: the other end closed;
-// -1: nothing to read now (non-blocking) or an error.
-int receive_message(int fd, std::string& text, int* passed, int flags) {
+// 1: a message (and passed[0..n_passed) the descriptors beside it, -1 where none came; one not
+// asked for is closed); 0: the other end closed; -1: nothing to read now (non-blocking) or an error.
+int receive_message(int fd, std::string& text, int* passed, int flags, int n_passed = 1) {
     text.resize(k_max_message);
     iovec iov{text.data(), text.size()};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * k_max_passed)] = {};
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
     ssize_t n;
@@ -83,13 +92,17 @@ int receive_message(int fd, std::string& text, int* passed, int flags) {
     if (n < 0) return -1;
     if (n == 0) return 0;
     text.resize(static_cast<size_t>(n));
-    if (passed) *passed = -1;
+    for (int i = 0; passed && i < n_passed; ++i) passed[i] = -1;
+    int taken = 0;
     for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
         if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-            int got = -1;
-            std::memcpy(&got, CMSG_DATA(c), sizeof(int));
-            if (passed) *passed = got;
-            else ::close(got);
+            const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (size_t i = 0; i < n; ++i) {
+                int got = -1;
+                std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+                if (passed && taken < n_passed) passed[taken++] = got;
+                else ::close(got);
+            }
         }
     return 1;
 }
@@ -327,6 +340,15 @@ void RoleSpawner::wait_for_news(milliseconds d) {
     (void)::poll(&p, 1, static_cast<int>(d.count()));
 }
 
+void RoleSpawner::open_ahead(const std::string& ahead, int count) {
+    if (!m->process || m->gone || ahead.empty()) return;  // no spawner yet: the first trial's roles start it
+    const nlohmann::json spec = nlohmann::json::parse(ahead, nullptr, false);
+    if (spec.is_discarded()) throw std::logic_error("open_ahead: not JSON");
+    nlohmann::json req = {{"ahead", spec}, {"count", count}};
+    req["ahead"]["key"] = ahead;
+    if (!send_message(m->fd, req.dump())) m->gone = true;  // the next spawn() says so
+}
+
 std::unique_ptr<RoleProcess> RoleSpawner::spawn(const RoleStart& start) {
     if (!m->process) m->start();
     const int id = ++m->next_request;
@@ -334,7 +356,8 @@ std::unique_ptr<RoleProcess> RoleSpawner::spawn(const RoleStart& start) {
                                                {"config", start.config_path},
                                                {"secrets", start.secrets},
                                                {"stdout", start.stdout_path},
-                                               {"stderr", start.stderr_path}}
+                                               {"stderr", start.stderr_path},
+                                               {"key", start.ahead_key}}
                                     .dump();
     if (m->gone || !send_message(m->fd, request)) {
         m->gone = true;
@@ -347,16 +370,24 @@ std::unique_ptr<RoleProcess> RoleSpawner::spawn(const RoleStart& start) {
 
 namespace {
 
-[[noreturn]] void run_forked_role(const nlohmann::json& req, int out, int err, pid_t spawner, const sigset_t& mask) {
+// A child's setup, in a role or a shell: the spawner's signal mask and SIGCHLD handling undone,
+// dying with the spawner.
+void become_child(pid_t spawner, const sigset_t& mask) {
     ::sigprocmask(SIG_SETMASK, &mask, nullptr);
     ::signal(SIGCHLD, SIG_DFL);
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != spawner) ::_exit(1);  // the spawner died before the line above
+    ::prctl(PR_SET_NAME, "relab");
+}
+
+[[noreturn]] void run_forked_role(const nlohmann::json& req, int out, int err, pid_t spawner, const sigset_t& mask) {
+    become_child(spawner, mask);
     const int null_fd = ::open("/dev/null", O_RDONLY);
     if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0 || ::dup2(out, STDOUT_FILENO) < 0 || ::dup2(err, STDERR_FILENO) < 0)
         ::_exit(127);
     ::close(null_fd);
-    ::prctl(PR_SET_NAME, "relab");
+    ::close(out);
+    ::close(err);
     const std::string secrets = req.value("secrets", "");
     if (!secrets.empty()) ::setenv(k_role_secrets_env, secrets.c_str(), 1);
     const int code = run_role_process(req.at("config").get<std::string>());
@@ -366,11 +397,44 @@ namespace {
     ::_exit(code);
 }
 
+// A shell: a role process forked ahead of its trial. It connects to the servers the request
+// names (RedisClient::open_ahead, open_pg_session_ahead), then waits on its socket for a role's
+// request and its two output descriptors, and runs it as run_forked_role does; the role's
+// RedisClient and PgSession take those connections. A connection that fails here is not an error:
+// the role connects itself, and reports what fails then.
+[[noreturn]] void run_shell(int sock, const nlohmann::json& ahead, pid_t spawner, const sigset_t& mask) {
+    become_child(spawner, mask);
+    const int null_fd = ::open("/dev/null", O_RDONLY);  // not the spawner's socket to relab
+    if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) ::_exit(127);
+    ::close(null_fd);
+    try {
+        RedisClient::open_ahead(redis_endpoint_from_json(ahead.at("redis")));
+    } catch (const std::exception&) {
+    }
+    try {
+        open_pg_session_ahead(pg_endpoint_from_json(ahead.at("pg")), ahead.at("schema").get<std::string>());
+    } catch (const std::exception&) {
+    }
+    std::string text;
+    int fds[2] = {-1, -1};
+    if (receive_message(sock, text, fds, 0, 2) != 1 || fds[0] < 0 || fds[1] < 0) ::_exit(0);  // not used
+    ::close(sock);
+    const nlohmann::json req = nlohmann::json::parse(text, nullptr, false);
+    if (req.is_discarded() || !req.contains("config")) ::_exit(127);
+    run_forked_role(req, fds[0], fds[1], spawner, mask);
+}
+
 int open_output(const std::string& path, std::string& error) {
     const int fd = ::open(path.empty() ? "/dev/null" : path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) error = "cannot open " + path + " for output: " + std::strerror(errno);
     return fd;
 }
+
+struct Shell {
+    pid_t pid;
+    int sock;  // the spawner's end
+    std::string key;
+};
 
 }  // namespace
 
@@ -389,13 +453,71 @@ int serve_role_spawner() {
         std::cerr << "relab role --spawner: signalfd: " << std::strerror(errno) << "\n";
         return 1;
     }
-    std::set<pid_t> children;
+    std::set<pid_t> children;  // roles: relab hears of their exits
+    std::vector<Shell> shells;  // forked ahead, no role given yet: relab does not know them
+    auto drop_shell = [&](size_t i) {
+        ::close(shells[i].sock);
+        shells.erase(shells.begin() + static_cast<std::ptrdiff_t>(i));
+    };
     auto reap = [&] {
         int status = 0;
         for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
-            children.erase(pid);
-            send_message(STDIN_FILENO, nlohmann::json{{"exit", pid}, {"status", exit_status_of(status)}}.dump());
+            if (children.erase(pid)) {
+                send_message(STDIN_FILENO, nlohmann::json{{"exit", pid}, {"status", exit_status_of(status)}}.dump());
+                continue;
+            }
+            for (size_t i = 0; i < shells.size(); ++i)
+                if (shells[i].pid == pid) {
+                    drop_shell(i);
+                    break;
+                }
         }
+    };
+    // {"ahead": {"key", "redis", "pg", "schema"}, "count": N}: N shells of that key, no others.
+    auto fork_ahead = [&](const nlohmann::json& req) {
+        const nlohmann::json& ahead = req.at("ahead");
+        const std::string key = ahead.value("key", "");
+        for (size_t i = shells.size(); i-- > 0;)
+            if (shells[i].key != key) {
+                ::kill(shells[i].pid, SIGKILL);  // reaped as any child
+                shells[i].key.clear();
+            }
+        int have = 0;
+        for (const auto& s : shells) have += s.key == key ? 1 : 0;
+        for (int n = req.value("count", 0); have < n; ++have) {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return;
+            std::cout.flush();
+            std::cerr.flush();
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                ::close(sfd);
+                ::close(pair[0]);
+                for (const auto& s : shells) ::close(s.sock);
+                run_shell(pair[1], ahead, self, old);
+            }
+            ::close(pair[1]);
+            if (pid < 0) {
+                ::close(pair[0]);
+                return;  // the roles are forked when asked, as without shells
+            }
+            shells.push_back(Shell{pid, pair[0], key});
+        }
+    };
+    // A role in a shell of its key, if one takes it: its pid, else -1.
+    auto give_to_shell = [&](const nlohmann::json& req, int out, int err) -> pid_t {
+        const std::string key = req.value("key", "");
+        if (key.empty()) return -1;
+        for (size_t i = 0; i < shells.size(); ++i) {
+            if (shells[i].key != key) continue;
+            const Shell s = shells[i];
+            const bool sent = send_message(s.sock, req.dump(), out, err);
+            drop_shell(i);
+            if (sent) return s.pid;
+            ::kill(s.pid, SIGKILL);  // gone or unusable: reaped as any child
+            --i;
+        }
+        return -1;
     };
     for (;;) {
         pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}};
@@ -414,6 +536,10 @@ int serve_role_spawner() {
         const int got = receive_message(STDIN_FILENO, text, nullptr, 0);
         if (got <= 0) break;  // relab closed its end (or it is unusable): stop
         const nlohmann::json req = nlohmann::json::parse(text, nullptr, false);
+        if (!req.is_discarded() && req.contains("ahead")) {
+            fork_ahead(req);
+            continue;
+        }
         if (req.is_discarded() || !req.contains("config")) {
             send_message(STDIN_FILENO, nlohmann::json{{"id", -1}, {"error", "a malformed request to the spawner"}}.dump());
             continue;
@@ -427,12 +553,16 @@ int serve_role_spawner() {
             send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"error", error}}.dump());
             continue;
         }
-        std::cout.flush();
-        std::cerr.flush();
-        const pid_t pid = ::fork();
-        if (pid == 0) {
-            ::close(sfd);
-            run_forked_role(req, out, err, self, old);
+        pid_t pid = give_to_shell(req, out, err);
+        if (pid < 0) {
+            std::cout.flush();
+            std::cerr.flush();
+            pid = ::fork();
+            if (pid == 0) {
+                ::close(sfd);
+                for (const auto& s : shells) ::close(s.sock);
+                run_forked_role(req, out, err, self, old);
+            }
         }
         ::close(out);
         ::close(err);
@@ -447,6 +577,7 @@ int serve_role_spawner() {
     }
     // relab is done with its roles (or gone): none outlives the spawner.
     for (pid_t pid : children) ::kill(pid, SIGKILL);
+    for (const auto& s : shells) ::kill(s.pid, SIGKILL);
     int status = 0;
     while (::waitpid(-1, &status, 0) > 0 || errno == EINTR) {
     }

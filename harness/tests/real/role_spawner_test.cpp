@@ -11,11 +11,14 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "real/pg_client.h"
 #include "real/proc_stat.h"
 #include "real/real_clock.h"
 #include "real/redis_client.h"
@@ -94,6 +97,53 @@ protected:
         return false;
     }
 
+    // The Redis connection named "<prefix>C1" (CLIENT LIST's id), 0 while there is none.
+    int64_t named_c1_id() {
+        std::istringstream lines(m_admin->call({"CLIENT", "LIST"}).str);
+        for (std::string line; std::getline(lines, line);)
+            if (line.find(" name=" + m_prefix + "C1 ") != std::string::npos) return std::stoll(line.substr(3));
+        return 0;
+    }
+
+    // Every Redis connection's id, and every PostgreSQL client backend's pid but `pg`'s own.
+    std::set<int64_t> redis_ids() {
+        std::set<int64_t> ids;
+        std::istringstream lines(m_admin->call({"CLIENT", "LIST"}).str);
+        for (std::string line; std::getline(lines, line);)
+            if (line.rfind("id=", 0) == 0) ids.insert(std::stoll(line.substr(3)));
+        return ids;
+    }
+    static std::set<int64_t> pg_backends(PgSession& pg) {
+        std::set<int64_t> pids;
+        for (const auto& row : pg.exec("SELECT pid FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid "
+                                       "<> pg_backend_pid()")
+                                   .rows)
+            pids.insert(std::stoll(row.at(0)));
+        return pids;
+    }
+
+    // The spawner started (open_ahead waits for the first spawn), then one shell asked for `key`:
+    // the Redis connection and PostgreSQL backend it opened, once both are there.
+    std::pair<int64_t, int64_t> open_one_ahead(RoleSpawner& spawner, const std::string& key, PgSession& pg) {
+        auto first = spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", "", ""});
+        first->started();
+        EXPECT_TRUE(first->wait_for(milliseconds(10000)));
+        const std::set<int64_t> redis_before = redis_ids(), pg_before = pg_backends(pg);
+        spawner.open_ahead(key, 1);
+        const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
+        while (std::chrono::steady_clock::now() < deadline) {
+            int64_t redis = 0, backend = 0;
+            for (int64_t id : redis_ids())
+                if (!redis_before.count(id)) redis = id;
+            for (int64_t pid : pg_backends(pg))
+                if (!pg_before.count(pid)) backend = pid;
+            if (redis && backend) return {redis, backend};
+            std::this_thread::sleep_for(milliseconds(5));
+        }
+        ADD_FAILURE() << "the shell did not connect within 10 s";
+        return {0, 0};
+    }
+
     static inline ServerSet* s_servers = nullptr;
     TempDir m_dir{"relab-spawner-test-"};
     std::string m_prefix;
@@ -143,7 +193,7 @@ TEST_F(RoleSpawnerTest, a_role_that_fails_reports_its_exit_status_and_its_stderr
 
 TEST_F(RoleSpawnerTest, an_output_file_that_cannot_be_opened_is_a_clear_error) {
     RoleSpawner spawner(RELAB_BINARY);
-    RoleStart start{m_dir.path() + "/none.json", "", m_dir.path() + "/no-such-dir/C1.out", m_dir.path() + "/C1.err"};
+    RoleStart start{m_dir.path() + "/none.json", "", m_dir.path() + "/no-such-dir/C1.out", m_dir.path() + "/C1.err", ""};
     try {
         spawner.spawn(start)->started();
         FAIL() << "spawned with an output file that cannot be opened";
@@ -152,7 +202,7 @@ TEST_F(RoleSpawnerTest, an_output_file_that_cannot_be_opened_is_a_clear_error) {
             << e.what();
     }
     // The spawner is still there for the next role.
-    auto role = spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", m_dir.path() + "/C1.err"});
+    auto role = spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", m_dir.path() + "/C1.err", ""});
     role->started();
     ASSERT_TRUE(role->wait_for(milliseconds(10000)));
     EXPECT_EQ(role->exit_code(), 2);
@@ -181,12 +231,62 @@ TEST_F(RoleSpawnerTest, a_spawner_killed_from_outside_takes_its_roles_and_says_s
     ASSERT_TRUE(role->wait_for(milliseconds(5000))) << "the role outlived its spawner";
     EXPECT_EQ(role->exit_code(), 128 + SIGKILL);
     try {
-        spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", ""});
+        spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", "", ""});
         FAIL() << "a spawner that is gone took a request";
     } catch (const EnvironmentError& e) {
         EXPECT_NE(std::string(e.what()).find("role spawner"), std::string::npos) << e.what();
         EXPECT_NE(std::string(e.what()).find("is gone"), std::string::npos) << e.what();
     }
+}
+
+// A role forked ahead (RoleSpawner::open_ahead) runs on the connections its shell opened before the
+// role was asked for: no Redis connection and no PostgreSQL backend is opened on its trial's clock.
+TEST_F(RoleSpawnerTest, a_role_forked_ahead_runs_on_the_connections_its_shell_opened_before) {
+    RoleSpawner spawner(RELAB_BINARY);
+    PgSession pg(s_servers->pg, "public");
+    const RoleConfig c = consumer();
+    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg);
+    ASSERT_GT(redis_id, 0);
+    auto role = spawn(spawner, c);
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    EXPECT_EQ(named_c1_id(), redis_id) << "the role opened a Redis connection of its own";
+    const std::set<int64_t> backends = pg_backends(pg);
+    EXPECT_TRUE(backends.count(backend)) << "the shell's backend is gone";
+    EXPECT_EQ(backends.size(), 1u) << "the role opened a PostgreSQL backend of its own";
+    EXPECT_EQ(slurp(fmt::format("/proc/{}/comm", proc_stat(role->pid())->ppid)), "relab-spawner\n");
+    role->signal(SIGKILL);
+    ASSERT_TRUE(role->wait_for(milliseconds(5000)));
+    EXPECT_EQ(role->exit_code(), 128 + SIGKILL);
+}
+
+// A connection the server closed while the shell waited is not used: the role connects itself.
+// A role whose servers differ from the shells' key is forked as before.
+TEST_F(RoleSpawnerTest, a_shell_connection_closed_meanwhile_or_of_another_key_is_not_taken) {
+    RoleSpawner spawner(RELAB_BINARY);
+    PgSession pg(s_servers->pg, "public");
+    const RoleConfig c = consumer();
+    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg);
+    ASSERT_GT(redis_id, 0);
+    m_admin->call({"CLIENT", "KILL", "ID", std::to_string(redis_id)});
+    pg.exec(fmt::format("SELECT pg_terminate_backend({})", backend));
+    std::this_thread::sleep_for(milliseconds(100));  // the close reaches the shell's sockets
+    auto role = spawn(spawner, c);
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    EXPECT_GT(named_c1_id(), redis_id) << "the role took the closed connection";
+    EXPECT_TRUE(role->running()) << slurp(m_dir.path() + "/C1.err");
+    role->signal(SIGKILL);
+    ASSERT_TRUE(role->wait_for(milliseconds(5000)));
+
+    RoleConfig other = c;
+    other.schema = "relab_no_such_schema";  // another key
+    const auto [other_id, other_backend] = open_one_ahead(spawner, role_ahead_key(other), pg);
+    ASSERT_GT(other_id, 0);
+    delete_keys_with_prefix(*m_admin, m_prefix);
+    auto second = spawn(spawner, consumer());
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    EXPECT_NE(named_c1_id(), other_id) << "a role took a shell of another key";
+    second->signal(SIGKILL);
+    ASSERT_TRUE(second->wait_for(milliseconds(5000)));
 }
 
 // A process with the trial-end handler (every forked role has it): a sleep without the signal is
