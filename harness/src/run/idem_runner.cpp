@@ -84,6 +84,7 @@ public:
         Nanos origin{0};
         try {
             origin = supervise_idem_trial(m_s, control);
+            control.open_roles_ahead();
             control.fail_on_unscheduled_failover();
         } catch (const HarnessError&) {
             throw;

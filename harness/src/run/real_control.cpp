@@ -17,6 +17,7 @@
 #include "history/file_history.h"
 #include "real/cluster_link.h"
 #include "real/child_process.h"
+#include "real/endpoint_json.h"
 #include "real/interrupt.h"
 #include "real/lab_redis.h"
 #include "real/proc_stat.h"
@@ -69,17 +70,18 @@ struct RealControl::Impl {
     // races are decided (a receipt, a lock taken, 08c-s4b's skew of up to 30 ms), or when the trial
     // ends, if sooner. Not as the drain starts: forks and PostgreSQL backends starting beside the
     // consumers as they take the lock moved 08c-s4a from 3/60 to 16/60 wrong. Not for a lab on
-    // servers of its own (each trial gets new ones) or a cluster.
+    // PostgreSQL of its own (each trial gets a new one). A shell also connects to the run's Redis,
+    // which a lab with a Redis of its own does not use.
     static constexpr milliseconds k_ahead_after{100};
     std::optional<SteadyClock::time_point> draining_since;
     void open_roles_ahead() {
         if (asked_ahead) return;
         asked_ahead = true;
-        if (!env.spawner || env.own || env.own_pg || !env.cluster.empty() || roles.empty()) return;
+        if (!env.spawner || env.own_pg || roles.empty()) return;
         const std::string key = role_ahead_key(roles.front().config);
         int count = 0;
         for (const auto& r : roles) count += role_ahead_key(r.config) == key ? 1 : 0;
-        env.spawner->open_ahead(key, count);
+        env.spawner->open_ahead(key, count, nlohmann::json{{"redis", redis_endpoint_json(env.run_redis)}}.dump());
     }
     std::vector<HistoryRecord> own_records;
     std::unique_ptr<RedisClient> admin;
@@ -198,6 +200,8 @@ void RealControl::add(const RoleLaunch& launch, RoleConfig config) {
     m->roles.push_back(Role{launch, std::move(config)});
     m->spawn(m->roles.back());
 }
+
+void RealControl::open_roles_ahead() { m->open_roles_ahead(); }
 
 void RealControl::roles_started() {
     for (auto& r : m->roles) r.process->started();

@@ -42,6 +42,10 @@ public:
     void add(const RoleLaunch& launch, RoleConfig config);
     // Every role added has started; throws EnvironmentError naming why one could not.
     void roles_started();
+    // The next trial's (or lab's) role processes forked and connected ahead while relab reads this
+    // trial's outcome (RoleSpawner::open_ahead), once per trial. A stream trial asks by itself,
+    // 100 ms into its drain or as it raises the stop; an idempotency trial, as its clients are done.
+    void open_roles_ahead();
     // A client of the lab's current primary (again after a restart or a failover).
     RedisClient& admin();
     // S2: the harness's own router over the lab's Redis Cluster (keys under the trial's prefix).

@@ -285,9 +285,7 @@ private:
 }  // namespace
 
 std::string role_ahead_key(const RoleConfig& c) {
-    if (!c.redis_sentinels.empty() || !c.redis_cluster.empty()) return "";
-    return nlohmann::json{{"redis", redis_endpoint_json(c.redis)}, {"pg", pg_endpoint_json(c.pg)}, {"schema", c.schema}}
-        .dump();
+    return nlohmann::json{{"pg", pg_endpoint_json(c.pg)}, {"schema", c.schema}}.dump();
 }
 
 std::unique_ptr<RoleProcess> spawn_role_process(RoleSpawner* spawner, const std::string& relab_exe, const RoleConfig& c,

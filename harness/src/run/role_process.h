@@ -57,9 +57,9 @@ RoleConfig join_role_config(nlohmann::json file, const std::string& secrets);
 // Runs the role; returns the process exit status (0 ok). Errors go to stderr.
 int run_role_process(const std::string& config_path);
 
-// The servers a role connects to, as RoleSpawner's shells are keyed (JSON: its Redis endpoint, its
-// PostgreSQL endpoint and schema, passwords included: it travels only on the spawner's socket).
-// Empty for a role that finds its Redis through Sentinel or a Cluster: it is never forked ahead.
+// The PostgreSQL a role connects to, as RoleSpawner's shells are keyed (JSON: the endpoint and
+// schema, password included: it travels only on the spawner's socket). A role's Redis is not in
+// it: a shell's Redis connection is taken only by a role of that endpoint (RedisClient::open_ahead).
 std::string role_ahead_key(const RoleConfig& c);
 
 // Writes DIR/ACTOR.json (owner-only; its passwords blanked, see SplitRoleConfig) and starts the

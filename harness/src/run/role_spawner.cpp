@@ -340,12 +340,15 @@ void RoleSpawner::wait_for_news(milliseconds d) {
     (void)::poll(&p, 1, static_cast<int>(d.count()));
 }
 
-void RoleSpawner::open_ahead(const std::string& ahead, int count) {
-    if (!m->process || m->gone || ahead.empty()) return;  // no spawner yet: the first trial's roles start it
-    const nlohmann::json spec = nlohmann::json::parse(ahead, nullptr, false);
-    if (spec.is_discarded()) throw std::logic_error("open_ahead: not JSON");
-    nlohmann::json req = {{"ahead", spec}, {"count", count}};
-    req["ahead"]["key"] = ahead;
+void RoleSpawner::open_ahead(const std::string& key, int count, const std::string& redis) {
+    if (!m->process || m->gone || key.empty()) return;  // no spawner yet: the first trial's roles start it
+    nlohmann::json spec = nlohmann::json::parse(key, nullptr, false);
+    const nlohmann::json also = redis.empty() ? nlohmann::json::object() : nlohmann::json::parse(redis, nullptr, false);
+    if (spec.is_discarded() || !spec.is_object() || also.is_discarded() || !also.is_object())
+        throw std::logic_error("open_ahead: not a JSON object");
+    spec.update(also);
+    spec["key"] = key;
+    const nlohmann::json req = {{"ahead", spec}, {"count", count}};
     if (!send_message(m->fd, req.dump())) m->gone = true;  // the next spawn() says so
 }
 
@@ -397,8 +400,8 @@ void become_child(pid_t spawner, const sigset_t& mask) {
     ::_exit(code);
 }
 
-// A shell: a role process forked ahead of its trial. It connects to the servers the request
-// names (RedisClient::open_ahead, open_pg_session_ahead), then waits on its socket for a role's
+// A shell: a role process forked ahead of its trial. It connects to the PostgreSQL (and Redis, if
+// any) the request names (RedisClient::open_ahead, open_pg_session_ahead), then waits on its socket for a role's
 // request and its two output descriptors, and runs it as run_forked_role does; the role's
 // RedisClient and PgSession take those connections. A connection that fails here is not an error:
 // the role connects itself, and reports what fails then.
@@ -407,10 +410,10 @@ void become_child(pid_t spawner, const sigset_t& mask) {
     const int null_fd = ::open("/dev/null", O_RDONLY);  // not the spawner's socket to relab
     if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) ::_exit(127);
     ::close(null_fd);
-    try {
-        RedisClient::open_ahead(redis_endpoint_from_json(ahead.at("redis")));
-    } catch (const std::exception&) {
-    }
+    if (ahead.contains("redis")) try {
+            RedisClient::open_ahead(redis_endpoint_from_json(ahead.at("redis")));
+        } catch (const std::exception&) {
+        }
     try {
         open_pg_session_ahead(pg_endpoint_from_json(ahead.at("pg")), ahead.at("schema").get<std::string>());
     } catch (const std::exception&) {

@@ -72,12 +72,13 @@ public:
     // spawner cannot start or is gone; started() throws it when the spawner did not answer or the
     // role's output files cannot be opened.
     std::unique_ptr<RoleProcess> spawn(const RoleStart& start);
-    // Has `count` role processes forked ahead and connected to the servers `ahead` names
-    // (role_ahead_key()): the next roles of that key start in them, without a fork, a PostgreSQL
-    // backend's start (~17 ms here) or a Redis connection on their trial's clock. Shells of another
-    // key are killed. Called while a trial drains, so the next trial's roles find them ready; a
-    // no-op before the first spawn(). Never throws for a spawner that is gone: spawn() says so.
-    void open_ahead(const std::string& ahead, int count);
+    // Has `count` role processes forked ahead and connected to the PostgreSQL `key` names
+    // (role_ahead_key()) and to the Redis of `redis` (JSON: {"redis": endpoint}, or ""): the next
+    // roles of that key start in them, without a fork, a PostgreSQL backend's start (~17 ms here)
+    // or, on that Redis, a connection on their trial's clock. Shells of another key are killed.
+    // Called while a trial drains, so the next trial's roles find them ready; a no-op before the
+    // first spawn(). Never throws for a spawner that is gone: spawn() says so.
+    void open_ahead(const std::string& key, int count, const std::string& redis = "");
     // Sleeps up to d, less if a role exits (or anything else comes from the spawner) meanwhile.
     void wait_for_news(std::chrono::milliseconds d);
 

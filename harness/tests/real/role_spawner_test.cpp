@@ -18,6 +18,7 @@
 
 #include <fmt/format.h>
 
+#include "real/endpoint_json.h"
 #include "real/pg_client.h"
 #include "real/proc_stat.h"
 #include "real/real_clock.h"
@@ -122,14 +123,15 @@ protected:
         return pids;
     }
 
-    // The spawner started (open_ahead waits for the first spawn), then one shell asked for `key`:
-    // the Redis connection and PostgreSQL backend it opened, once both are there.
-    std::pair<int64_t, int64_t> open_one_ahead(RoleSpawner& spawner, const std::string& key, PgSession& pg) {
+    // The spawner started (open_ahead waits for the first spawn), then one shell asked for `key`
+    // and `redis`: the Redis connection and PostgreSQL backend it opened, once both are there.
+    std::pair<int64_t, int64_t> open_one_ahead(RoleSpawner& spawner, const std::string& key, PgSession& pg,
+                                               const RedisEndpoint& redis) {
         auto first = spawner.spawn(RoleStart{m_dir.path() + "/none.json", "", "", "", ""});
         first->started();
         EXPECT_TRUE(first->wait_for(milliseconds(10000)));
         const std::set<int64_t> redis_before = redis_ids(), pg_before = pg_backends(pg);
-        spawner.open_ahead(key, 1);
+        spawner.open_ahead(key, 1, nlohmann::json{{"redis", redis_endpoint_json(redis)}}.dump());
         const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
         while (std::chrono::steady_clock::now() < deadline) {
             int64_t redis = 0, backend = 0;
@@ -245,7 +247,7 @@ TEST_F(RoleSpawnerTest, a_role_forked_ahead_runs_on_the_connections_its_shell_op
     RoleSpawner spawner(RELAB_BINARY);
     PgSession pg(s_servers->pg, "public");
     const RoleConfig c = consumer();
-    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg);
+    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg, c.redis);
     ASSERT_GT(redis_id, 0);
     auto role = spawn(spawner, c);
     ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
@@ -259,13 +261,33 @@ TEST_F(RoleSpawnerTest, a_role_forked_ahead_runs_on_the_connections_its_shell_op
     EXPECT_EQ(role->exit_code(), 128 + SIGKILL);
 }
 
+// A role on another Redis (a lab's own server; here another database of the same one) takes the
+// shell's PostgreSQL backend and connects to its Redis itself.
+TEST_F(RoleSpawnerTest, a_role_on_another_redis_takes_the_shells_backend_and_connects_its_own_redis) {
+    RoleSpawner spawner(RELAB_BINARY);
+    PgSession pg(s_servers->pg, "public");
+    const RoleConfig c = consumer();
+    RedisEndpoint other = c.redis;
+    other.db = 1;
+    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg, other);
+    ASSERT_GT(redis_id, 0);
+    auto role = spawn(spawner, c);
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    EXPECT_GT(named_c1_id(), redis_id) << "the role took a connection to another database";
+    const std::set<int64_t> backends = pg_backends(pg);
+    EXPECT_TRUE(backends.count(backend)) << "the shell's backend is gone";
+    EXPECT_EQ(backends.size(), 1u) << "the role opened a PostgreSQL backend of its own";
+    role->signal(SIGKILL);
+    ASSERT_TRUE(role->wait_for(milliseconds(5000)));
+}
+
 // A connection the server closed while the shell waited is not used: the role connects itself.
 // A role whose servers differ from the shells' key is forked as before.
 TEST_F(RoleSpawnerTest, a_shell_connection_closed_meanwhile_or_of_another_key_is_not_taken) {
     RoleSpawner spawner(RELAB_BINARY);
     PgSession pg(s_servers->pg, "public");
     const RoleConfig c = consumer();
-    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg);
+    const auto [redis_id, backend] = open_one_ahead(spawner, role_ahead_key(c), pg, c.redis);
     ASSERT_GT(redis_id, 0);
     m_admin->call({"CLIENT", "KILL", "ID", std::to_string(redis_id)});
     pg.exec(fmt::format("SELECT pg_terminate_backend({})", backend));
@@ -279,7 +301,7 @@ TEST_F(RoleSpawnerTest, a_shell_connection_closed_meanwhile_or_of_another_key_is
 
     RoleConfig other = c;
     other.schema = "relab_no_such_schema";  // another key
-    const auto [other_id, other_backend] = open_one_ahead(spawner, role_ahead_key(other), pg);
+    const auto [other_id, other_backend] = open_one_ahead(spawner, role_ahead_key(other), pg, c.redis);
     ASSERT_GT(other_id, 0);
     delete_keys_with_prefix(*m_admin, m_prefix);
     auto second = spawn(spawner, consumer());
