@@ -5,14 +5,21 @@
 // clients), notes the time and XADDs. The receipt is the time from just before the XADD is sent
 // to the consumer's XREADGROUP reply being read, one clock, one process: the XADD's trip to the
 // server, the server waking the reader, and the reply's trip back, about one round trip.
+// The same receipts taken with bare hiredis calls (redisCommandArgv on a connection of its own, no
+// RedisClient), alternating with relab's, are the floor the server and the machine set: what is
+// above it is relab's client.
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include <fmt/format.h>
+#include <hiredis/hiredis.h>
 
 #include "ports/ports.h"  // HarnessError
 #include "real/interrupt.h"
@@ -32,23 +39,81 @@ int64_t now_ns() {
 
 const char* const kStream = "bench:receipt";
 
-// The consumer: blocks in XREADGROUP, notes each entry's receipt time minus its sent time.
+const std::vector<std::string> kReadArgv = {"XREADGROUP", "GROUP", "g",       "c",     "COUNT", "1",
+                                            "BLOCK",      "1000",  "STREAMS", kStream, ">"};
+
+// A bare hiredis connection (no RedisClient): the floor's consumer and producer.
+struct BareConnection {
+    explicit BareConnection(const RedisEndpoint& ep) {
+        const timeval tv{5, 0};  // as RedisClient's 5 s: above the BLOCK 1000
+        ctx = redisConnectWithTimeout(ep.host.c_str(), ep.port, tv);
+        if (!ctx || ctx->err)
+            throw HarnessError(fmt::format("relab bench: cannot connect to {}:{}: {}", ep.host, ep.port,
+                                           ctx ? ctx->errstr : "out of memory"));
+        redisSetTimeout(ctx, tv);
+        if (!ep.password.empty()) expect_ok(call({"AUTH", ep.password}), "AUTH");
+        if (ep.db != 0) expect_ok(call({"SELECT", std::to_string(ep.db)}), "SELECT");
+    }
+    BareConnection(const BareConnection&) = delete;
+    BareConnection& operator=(const BareConnection&) = delete;
+    ~BareConnection() { redisFree(ctx); }
+    struct ReplyDeleter {
+        void operator()(redisReply* r) const { freeReplyObject(r); }
+    };
+    using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
+    Reply call(const std::vector<std::string>& argv) {
+        std::vector<const char*> args;
+        std::vector<size_t> lens;
+        for (const auto& a : argv) {
+            args.push_back(a.data());
+            lens.push_back(a.size());
+        }
+        Reply r(static_cast<redisReply*>(redisCommandArgv(ctx, static_cast<int>(argv.size()), args.data(), lens.data())));
+        if (!r) throw HarnessError(fmt::format("relab bench: {} failed on a bare hiredis connection: {}", argv.at(0), ctx->errstr));
+        if (r->type == REDIS_REPLY_ERROR) throw HarnessError(fmt::format("relab bench: {}: {}", argv.at(0), r->str));
+        return r;
+    }
+    static void expect_ok(const Reply& r, const char* what) {
+        if (r->type != REDIS_REPLY_STATUS) throw HarnessError(fmt::format("relab bench: {} did not answer OK", what));
+    }
+    redisContext* ctx = nullptr;
+};
+
+// The consumer: blocks in XREADGROUP, notes each entry's receipt time minus its sent time. Through
+// relab's RedisClient, or (bare) through hiredis itself.
 struct Consumer {
-    explicit Consumer(const RedisEndpoint& ep, int samples) : client(ep, milliseconds(5000)), target(samples) {
+    Consumer(const RedisEndpoint& ep, int samples, bool bare) : target(samples) {
+        if (bare)
+            bare_client = std::make_unique<BareConnection>(ep);
+        else
+            client = std::make_unique<RedisClient>(ep, milliseconds(5000));
         latencies_us.reserve(static_cast<size_t>(samples));
+    }
+    // One XREADGROUP: the entry's sent time, or nullopt when BLOCK ran out; `received` is taken as
+    // the call returns, the reply parsed (and, through RedisClient, copied) but not yet read.
+    std::optional<int64_t> read_one(int64_t& received) {
+        if (bare_client) {
+            const BareConnection::Reply r = bare_client->call(kReadArgv);
+            received = now_ns();
+            if (r->type == REDIS_REPLY_NIL) return std::nullopt;
+            // [[stream, [[id, [field, value, ...]]]]]: the one field is the sent time.
+            const redisReply* fields = r->element[0]->element[1]->element[0]->element[1];
+            if (fields->elements < 2) throw HarnessError("relab bench: a receipt entry without its field");
+            return std::stoll(std::string(fields->element[1]->str, fields->element[1]->len));
+        }
+        const RedisReply r = client->call(kReadArgv);
+        received = now_ns();
+        if (r.is_nil()) return std::nullopt;
+        const RedisReply& fields = r.elements.at(0).elements.at(1).elements.at(0).elements.at(1);
+        return std::stoll(fields.elements.at(1).str);
     }
     void run() {
         try {
-            const std::vector<std::string> argv = {"XREADGROUP", "GROUP", "g",  "c",     "COUNT",
-                                                   "1",          "BLOCK", "1000", "STREAMS", kStream, ">"};
             while (static_cast<int>(latencies_us.size()) < target && !stop.load()) {
-                const RedisReply r = client.call(argv);
-                const int64_t received = now_ns();
-                if (r.is_nil()) continue;  // BLOCK ran out: block again
-                // [[stream, [[id, [field, value, ...]]]]]: the one field is the sent time.
-                const RedisReply& fields = r.elements.at(0).elements.at(1).elements.at(0).elements.at(1);
-                const int64_t sent = std::stoll(fields.elements.at(1).str);
-                latencies_us.push_back(static_cast<double>(received - sent) / 1000.0);
+                int64_t received = 0;
+                const std::optional<int64_t> sent = read_one(received);
+                if (!sent) continue;  // BLOCK ran out: block again
+                latencies_us.push_back(static_cast<double>(received - *sent) / 1000.0);
                 std::lock_guard<std::mutex> lock(mutex);
                 received_count = static_cast<int>(latencies_us.size());
                 changed.notify_one();
@@ -66,7 +131,8 @@ struct Consumer {
         std::unique_lock<std::mutex> lock(mutex);
         return changed.wait_for(lock, timeout, [&] { return received_count >= count || failed; });
     }
-    RedisClient client;
+    std::unique_ptr<RedisClient> client;
+    std::unique_ptr<BareConnection> bare_client;
     int target;
     std::vector<double> latencies_us;  // read after join()
     std::atomic<bool> stop{false};
@@ -107,6 +173,64 @@ struct Percentiles {
 };
 Percentiles p50_p99(const std::vector<double>& v) { return {percentile(v, 50), percentile(v, 99)}; }
 
+struct ReceiptRun {
+    Percentiles receipt, xadd, ping;
+};
+
+// `samples` receipts on a fresh stream: the consumer through RedisClient, or both its XREADGROUP
+// and the producer's XADD through bare hiredis; `c` only waits for the consumer to block.
+ReceiptRun measure_receipts(const RedisEndpoint& ep, RedisClient& c, int samples, bool bare) {
+    c.call({"DEL", kStream});
+    c.call({"XGROUP", "CREATE", kStream, "g", "$", "MKSTREAM"});
+    Consumer consumer(ep, samples, bare);
+    std::unique_ptr<BareConnection> bare_producer = bare ? std::make_unique<BareConnection>(ep) : nullptr;
+    std::thread reader([&] { consumer.run(); });
+    // The producer's own XADD round trips, for the reader of a high ratio: when these are as slow
+    // as the receipts, the machine (two threads waking at once) is the cost, not the delivery.
+    std::vector<double> xadd_us, ping_us;
+    xadd_us.reserve(static_cast<size_t>(samples));
+    ping_us.reserve(static_cast<size_t>(samples));
+    const std::vector<std::string> ping = {"PING"};
+    try {
+        for (int i = 0; i < samples; ++i) {
+            if (!wait_blocked(c, consumer, i)) break;
+            // The paired PING: a round trip on the producer's connection, with the consumer blocked,
+            // just before its receipt, so both see the machine in the same state.
+            const int64_t ping_start = now_ns();
+            if (bare_producer)
+                bare_producer->call(ping);
+            else
+                c.call(ping);
+            ping_us.push_back(static_cast<double>(now_ns() - ping_start) / 1000.0);
+            const int64_t sent = now_ns();
+            const std::vector<std::string> xadd = {"XADD", kStream, "*", "t", std::to_string(sent)};
+            if (bare_producer)
+                bare_producer->call(xadd);
+            else
+                c.call(xadd);
+            xadd_us.push_back(static_cast<double>(now_ns() - sent) / 1000.0);
+        }
+    } catch (...) {
+        consumer.stop.store(true);  // its BLOCK ends within a second
+        reader.join();
+        throw;
+    }
+    reader.join();
+    if (consumer.error) std::rethrow_exception(consumer.error);
+    c.call({"DEL", kStream});
+    return {p50_p99(consumer.latencies_us), p50_p99(xadd_us), p50_p99(ping_us)};
+}
+
+// The median repetition of each percentile, taken separately.
+Percentiles median_of(const std::vector<Percentiles>& runs) {
+    std::vector<double> p50, p99;
+    for (const auto& r : runs) {
+        p50.push_back(r.p50);
+        p99.push_back(r.p99);
+    }
+    return {percentile(p50, 50), percentile(p99, 50)};
+}
+
 }  // namespace
 
 std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTool& tool, const RedisBenchOptions& o) {
@@ -129,32 +253,18 @@ std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTo
                            "the PING comparison needs them");
     const Percentiles rb_ping{*rb_row.p50_ms * 1000.0, *rb_row.p99_ms * 1000.0};
 
-    // The receipts.
-    c.call({"DEL", kStream});
-    c.call({"XGROUP", "CREATE", kStream, "g", "$", "MKSTREAM"});
-    Consumer consumer(ep, o.samples);
-    std::thread reader([&] { consumer.run(); });
-    // The producer's own XADD round trips, for the reader of a high ratio: when these are as slow
-    // as the receipts, the machine (two threads waking at once) is the cost, not the delivery.
-    std::vector<double> xadd_us;
-    xadd_us.reserve(static_cast<size_t>(o.samples));
-    try {
-        for (int i = 0; i < o.samples; ++i) {
-            if (!wait_blocked(c, consumer, i)) break;
-            const int64_t sent = now_ns();
-            c.call({"XADD", kStream, "*", "t", std::to_string(sent)});
-            xadd_us.push_back(static_cast<double>(now_ns() - sent) / 1000.0);
-        }
-    } catch (...) {
-        consumer.stop.store(true);  // its BLOCK ends within a second
-        reader.join();
-        throw;
+    // The receipts: relab's and the bare ones alternating, the median repetition of each kept.
+    std::vector<Percentiles> relab_runs, bare_runs, xadd_runs, paired_runs;
+    for (int rep = 0; rep < std::max(1, o.repetitions); ++rep) {
+        const ReceiptRun relab_run = measure_receipts(ep, c, o.samples, false);
+        relab_runs.push_back(relab_run.receipt);
+        xadd_runs.push_back(relab_run.xadd);
+        paired_runs.push_back(relab_run.ping);
+        bare_runs.push_back(measure_receipts(ep, c, o.samples, true).receipt);
     }
-    reader.join();
-    if (consumer.error) std::rethrow_exception(consumer.error);
-    c.call({"DEL", kStream});
-    const Percentiles receipt = p50_p99(consumer.latencies_us);
-    const Percentiles xadd = p50_p99(xadd_us);
+    const Percentiles receipt = median_of(relab_runs), bare = median_of(bare_runs), xadd = median_of(xadd_runs),
+                      paired = median_of(paired_runs);
+    const int reps = std::max(1, o.repetitions);
 
     std::vector<BenchFigure> out;
     for (const bool p99 : {false, true}) {
@@ -179,30 +289,59 @@ std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTo
     for (const bool p99 : {false, true}) {
         const char* pct = p99 ? "p99" : "p50";
         const double r = p99 ? receipt.p99 : receipt.p50;
+        const double paired_v = p99 ? paired.p99 : paired.p50;
         const double ping_v = p99 ? relab_ping.p99 : relab_ping.p50;
         const double rb_v = p99 ? rb_ping.p99 : rb_ping.p50;
         BenchFigure f;
         f.name = fmt::format("receipt/{}", pct);
         f.iterations = o.samples;
         f.real_time = r;
-        f.ratio = safe_ratio(r, ping_v);
-        f.ratio_of = fmt::format("receipt_{}_us / relab_ping_{}_us", pct, pct);
+        f.ratio = safe_ratio(r, paired_v);
+        f.ratio_of = fmt::format("receipt_{}_us / paired_ping_{}_us", pct, pct);
         f.target = kReceiptTarget;
         f.label = fmt::format(
-            "receipt {:.1f} µs; PING relab {:.1f} µs, redis-benchmark {:.1f} µs ({:.2f}×); the producer's XADD call "
-            "{:.1f} µs",
-            r, ping_v, rb_v, safe_ratio(r, rb_v).value_or(0), p99 ? xadd.p99 : xadd.p50);
+            "receipt {:.1f} µs; PING paired {:.1f} µs, relab {:.1f} µs, redis-benchmark {:.1f} µs ({:.2f}×); the "
+            "producer's XADD call {:.1f} µs",
+            r, paired_v, ping_v, rb_v, safe_ratio(r, rb_v).value_or(0), p99 ? xadd.p99 : xadd.p50);
         f.measured = fmt::format(
             "{} of {} receipts: the time from just before one connection sends XADD to another connection, blocked "
             "in XREADGROUP GROUP g c COUNT 1 BLOCK 1000, reading the entry (the producer waits for the server to "
-            "count the consumer as blocked before each XADD).",
-            pct, o.samples);
+            "count the consumer as blocked before each XADD), against the {} of the PING round trips the producer "
+            "timed on its connection just before each XADD (paired: the same moments, the same machine); the "
+            "median of {} repetitions, alternating with the bare hiredis receipts of receipt/client.",
+            pct, o.samples, pct, reps);
         f.raw = {{"receipt_us", r},
                  {"producer_xadd_call_us", p99 ? xadd.p99 : xadd.p50},
+                 {"paired_ping_us", paired_v},
                  {"relab_ping_us", ping_v},
                  {"redis_benchmark_ping_us", rb_v},
                  {"ratio_vs_redis_benchmark_ping", safe_ratio(r, rb_v) ? nlohmann::json(*safe_ratio(r, rb_v))
-                                                                       : nlohmann::json(nullptr)}};
+                                                                       : nlohmann::json(nullptr)},
+                 {"bare_hiredis_receipt_us", p99 ? bare.p99 : bare.p50}};
+        out.push_back(std::move(f));
+    }
+    // What relab's client adds to a receipt: relab's receipts against the same receipts taken with
+    // bare hiredis calls. The rest of receipt/ over ping/ is the server's and the machine's.
+    for (const bool p99 : {false, true}) {
+        const char* pct = p99 ? "p99" : "p50";
+        const double r = p99 ? receipt.p99 : receipt.p50;
+        const double b = p99 ? bare.p99 : bare.p50;
+        const double ping_v = p99 ? paired.p99 : paired.p50;
+        BenchFigure f;
+        f.name = fmt::format("receipt/client/{}", pct);
+        f.iterations = o.samples;
+        f.real_time = r;
+        f.ratio = safe_ratio(r, b);
+        f.ratio_of = fmt::format("receipt_{}_us / bare_hiredis_receipt_{}_us", pct, pct);
+        f.label = fmt::format("relab {:.1f} µs, bare hiredis {:.1f} µs ({:.2f}× the paired PING: the server's and "
+                              "the machine's part)",
+                              r, b, safe_ratio(b, ping_v).value_or(0));
+        f.measured = fmt::format(
+            "{} of {} receipts through relab's RedisClient (receipt/{}) against {} taken the same way with bare "
+            "hiredis calls (redisCommandArgv on connections of their own, for the XREADGROUP and the XADD); the "
+            "median of {} alternating repetitions of each. No target: it shows what relab's client adds.",
+            pct, o.samples, pct, o.samples, reps);
+        f.raw = {{"receipt_us", r}, {"bare_hiredis_receipt_us", b}, {"paired_ping_us", ping_v}};
         out.push_back(std::move(f));
     }
     return out;

@@ -71,9 +71,11 @@ TEST_F(BenchTest, redis_bench_writes_every_figure_with_a_ratio_computed_from_its
         EXPECT_EQ(b.at("time_unit"), "us");
         ASSERT_TRUE(b.at("ratio").is_number());
         const double ratio = b.at("ratio");
-        // Every figure has a target but the shipped load lab's, which shows what COUNT 1 costs, and
-        // the autocommit one's, which shows what a transaction per event costs.
-        if (name == "load/noop_jobs/count:1" || name == "load/noop_jobs/commit:each")
+        // Every figure has a target but the shipped load lab's, which shows what COUNT 1 costs, the
+        // autocommit one's, which shows what a transaction per event costs, and what relab's client
+        // adds to a receipt.
+        if (name == "load/noop_jobs/count:1" || name == "load/noop_jobs/commit:each" ||
+            name.rfind("receipt/client/", 0) == 0)
             EXPECT_FALSE(b.contains("met")) << name;
         else
             EXPECT_TRUE(b.at("met").is_boolean()) << name;
@@ -83,11 +85,18 @@ TEST_F(BenchTest, redis_bench_writes_every_figure_with_a_ratio_computed_from_its
             ASSERT_GT(b.at("relab_us").get<double>(), 0);
             ASSERT_GT(b.at("redis_benchmark_us").get<double>(), 0);
             expected = b.at("relab_us").get<double>() / b.at("redis_benchmark_us").get<double>();
+        } else if (name.rfind("receipt/client/", 0) == 0) {
+            // relab's receipts against the same receipts through bare hiredis calls.
+            ASSERT_GT(b.at("receipt_us").get<double>(), 0);
+            ASSERT_GT(b.at("bare_hiredis_receipt_us").get<double>(), 0);
+            expected = b.at("receipt_us").get<double>() / b.at("bare_hiredis_receipt_us").get<double>();
         } else if (name.rfind("receipt/", 0) == 0) {
             ASSERT_GT(b.at("receipt_us").get<double>(), 0);
+            ASSERT_GT(b.at("paired_ping_us").get<double>(), 0);
             ASSERT_GT(b.at("relab_ping_us").get<double>(), 0);
             ASSERT_GT(b.at("redis_benchmark_ping_us").get<double>(), 0);
-            expected = b.at("receipt_us").get<double>() / b.at("relab_ping_us").get<double>();
+            ASSERT_GT(b.at("bare_hiredis_receipt_us").get<double>(), 0);
+            expected = b.at("receipt_us").get<double>() / b.at("paired_ping_us").get<double>();
         } else if (name == "load/producer_xadd") {
             ASSERT_GT(b.at("relab_xadd_per_s").get<double>(), 0);
             ASSERT_GT(b.at("redis_benchmark_xadd_per_s").get<double>(), 0);
@@ -110,7 +119,8 @@ TEST_F(BenchTest, redis_bench_writes_every_figure_with_a_ratio_computed_from_its
         EXPECT_NEAR(ratio, expected, 1e-9 * expected);
     }
     EXPECT_EQ(names, (std::set<std::string>{"redis/XADD", "redis/XREADGROUP", "redis/SET_NX_GET", "ping/p50",
-                                            "ping/p99", "receipt/p50", "receipt/p99", "load/producer_xadd",
+                                            "ping/p99", "receipt/p50", "receipt/p99", "receipt/client/p50",
+                                            "receipt/client/p99", "load/producer_xadd",
                                             "load/noop_jobs", "load/noop_jobs/commit:each", "load/noop_jobs/count:1",
                                             "machine/memory_read",
                                             "machine/json_record"}));
