@@ -13,15 +13,16 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include <fmt/format.h>
-#include <hiredis/hiredis.h>
 
 #include "ports/ports.h"  // HarnessError
+#include "real/hiredis_handles.h"
 #include "real/interrupt.h"
 #include "real/redis_client.h"
 #include "run/bench_redis.h"
@@ -42,41 +43,33 @@ const char* const kStream = "bench:receipt";
 const std::vector<std::string> kReadArgv = {"XREADGROUP", "GROUP", "g",       "c",     "COUNT", "1",
                                             "BLOCK",      "1000",  "STREAMS", kStream, ">"};
 
-// A bare hiredis connection (no RedisClient): the floor's consumer and producer.
+// A bare hiredis connection (no RedisClient): the floor's consumer and producer. The bench's
+// server is its own throwaway one (no password, database 0).
 struct BareConnection {
     explicit BareConnection(const RedisEndpoint& ep) {
         const timeval tv{5, 0};  // as RedisClient's 5 s: above the BLOCK 1000
-        ctx = redisConnectWithTimeout(ep.host.c_str(), ep.port, tv);
+        ctx.reset(redisConnectWithTimeout(ep.host.c_str(), ep.port, tv));
         if (!ctx || ctx->err)
             throw HarnessError(fmt::format("relab bench: cannot connect to {}:{}: {}", ep.host, ep.port,
                                            ctx ? ctx->errstr : "out of memory"));
-        redisSetTimeout(ctx, tv);
-        if (!ep.password.empty()) expect_ok(call({"AUTH", ep.password}), "AUTH");
-        if (ep.db != 0) expect_ok(call({"SELECT", std::to_string(ep.db)}), "SELECT");
+        redisSetTimeout(ctx.get(), tv);
     }
-    BareConnection(const BareConnection&) = delete;
-    BareConnection& operator=(const BareConnection&) = delete;
-    ~BareConnection() { redisFree(ctx); }
-    struct ReplyDeleter {
-        void operator()(redisReply* r) const { freeReplyObject(r); }
-    };
-    using Reply = std::unique_ptr<redisReply, ReplyDeleter>;
-    Reply call(const std::vector<std::string>& argv) {
+    RedisReplyPtr call(const std::vector<std::string>& argv) {
         std::vector<const char*> args;
         std::vector<size_t> lens;
         for (const auto& a : argv) {
             args.push_back(a.data());
             lens.push_back(a.size());
         }
-        Reply r(static_cast<redisReply*>(redisCommandArgv(ctx, static_cast<int>(argv.size()), args.data(), lens.data())));
-        if (!r) throw HarnessError(fmt::format("relab bench: {} failed on a bare hiredis connection: {}", argv.at(0), ctx->errstr));
+        RedisReplyPtr r(static_cast<redisReply*>(
+            redisCommandArgv(ctx.get(), static_cast<int>(argv.size()), args.data(), lens.data())));
+        if (!r)
+            throw HarnessError(
+                fmt::format("relab bench: {} failed on a bare hiredis connection: {}", argv.at(0), ctx->errstr));
         if (r->type == REDIS_REPLY_ERROR) throw HarnessError(fmt::format("relab bench: {}: {}", argv.at(0), r->str));
         return r;
     }
-    static void expect_ok(const Reply& r, const char* what) {
-        if (r->type != REDIS_REPLY_STATUS) throw HarnessError(fmt::format("relab bench: {} did not answer OK", what));
-    }
-    redisContext* ctx = nullptr;
+    RedisContextPtr ctx;
 };
 
 // The consumer: blocks in XREADGROUP, notes each entry's receipt time minus its sent time. Through
@@ -93,7 +86,7 @@ struct Consumer {
     // the call returns, the reply parsed (and, through RedisClient, copied) but not yet read.
     std::optional<int64_t> read_one(int64_t& received) {
         if (bare_client) {
-            const BareConnection::Reply r = bare_client->call(kReadArgv);
+            const RedisReplyPtr r = bare_client->call(kReadArgv);
             received = now_ns();
             if (r->type == REDIS_REPLY_NIL) return std::nullopt;
             // [[stream, [[id, [field, value, ...]]]]]: the one field is the sent time.
@@ -190,24 +183,22 @@ ReceiptRun measure_receipts(const RedisEndpoint& ep, RedisClient& c, int samples
     std::vector<double> xadd_us, ping_us;
     xadd_us.reserve(static_cast<size_t>(samples));
     ping_us.reserve(static_cast<size_t>(samples));
-    const std::vector<std::string> ping = {"PING"};
+    auto producer_call = [&](const std::vector<std::string>& argv) {
+        if (bare_producer)
+            bare_producer->call(argv);
+        else
+            c.call(argv);
+    };
     try {
         for (int i = 0; i < samples; ++i) {
             if (!wait_blocked(c, consumer, i)) break;
             // The paired PING: a round trip on the producer's connection, with the consumer blocked,
             // just before its receipt, so both see the machine in the same state.
             const int64_t ping_start = now_ns();
-            if (bare_producer)
-                bare_producer->call(ping);
-            else
-                c.call(ping);
+            producer_call({"PING"});
             ping_us.push_back(static_cast<double>(now_ns() - ping_start) / 1000.0);
             const int64_t sent = now_ns();
-            const std::vector<std::string> xadd = {"XADD", kStream, "*", "t", std::to_string(sent)};
-            if (bare_producer)
-                bare_producer->call(xadd);
-            else
-                c.call(xadd);
+            producer_call({"XADD", kStream, "*", "t", std::to_string(sent)});
             xadd_us.push_back(static_cast<double>(now_ns() - sent) / 1000.0);
         }
     } catch (...) {
@@ -286,12 +277,13 @@ std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTo
         f.raw = {{"relab_us", relab_v}, {"redis_benchmark_us", rb_v}, {"redis_benchmark_rps", rb_row.rps}};
         out.push_back(std::move(f));
     }
+    // receipt/: against the paired PING. receipt/client/: what relab's client adds, relab's receipts
+    // against the bare ones; the rest of receipt/ is the server's and the machine's.
+    std::vector<BenchFigure> client_figures;
     for (const bool p99 : {false, true}) {
         const char* pct = p99 ? "p99" : "p50";
-        const double r = p99 ? receipt.p99 : receipt.p50;
-        const double paired_v = p99 ? paired.p99 : paired.p50;
-        const double ping_v = p99 ? relab_ping.p99 : relab_ping.p50;
-        const double rb_v = p99 ? rb_ping.p99 : rb_ping.p50;
+        auto at = [p99](const Percentiles& x) { return p99 ? x.p99 : x.p50; };
+        const double r = at(receipt), b = at(bare), paired_v = at(paired), ping_v = at(relab_ping), rb_v = at(rb_ping);
         BenchFigure f;
         f.name = fmt::format("receipt/{}", pct);
         f.iterations = o.samples;
@@ -302,7 +294,7 @@ std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTo
         f.label = fmt::format(
             "receipt {:.1f} µs; PING paired {:.1f} µs, relab {:.1f} µs, redis-benchmark {:.1f} µs ({:.2f}×); the "
             "producer's XADD call {:.1f} µs",
-            r, paired_v, ping_v, rb_v, safe_ratio(r, rb_v).value_or(0), p99 ? xadd.p99 : xadd.p50);
+            r, paired_v, ping_v, rb_v, safe_ratio(r, rb_v).value_or(0), at(xadd));
         f.measured = fmt::format(
             "{} of {} receipts: the time from just before one connection sends XADD to another connection, blocked "
             "in XREADGROUP GROUP g c COUNT 1 BLOCK 1000, reading the entry (the producer waits for the server to "
@@ -311,39 +303,33 @@ std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTo
             "median of {} repetitions, alternating with the bare hiredis receipts of receipt/client.",
             pct, o.samples, pct, reps);
         f.raw = {{"receipt_us", r},
-                 {"producer_xadd_call_us", p99 ? xadd.p99 : xadd.p50},
+                 {"producer_xadd_call_us", at(xadd)},
                  {"paired_ping_us", paired_v},
                  {"relab_ping_us", ping_v},
                  {"redis_benchmark_ping_us", rb_v},
                  {"ratio_vs_redis_benchmark_ping", safe_ratio(r, rb_v) ? nlohmann::json(*safe_ratio(r, rb_v))
                                                                        : nlohmann::json(nullptr)},
-                 {"bare_hiredis_receipt_us", p99 ? bare.p99 : bare.p50}};
+                 {"bare_hiredis_receipt_us", b}};
         out.push_back(std::move(f));
-    }
-    // What relab's client adds to a receipt: relab's receipts against the same receipts taken with
-    // bare hiredis calls. The rest of receipt/ over ping/ is the server's and the machine's.
-    for (const bool p99 : {false, true}) {
-        const char* pct = p99 ? "p99" : "p50";
-        const double r = p99 ? receipt.p99 : receipt.p50;
-        const double b = p99 ? bare.p99 : bare.p50;
-        const double ping_v = p99 ? paired.p99 : paired.p50;
-        BenchFigure f;
-        f.name = fmt::format("receipt/client/{}", pct);
-        f.iterations = o.samples;
-        f.real_time = r;
-        f.ratio = safe_ratio(r, b);
-        f.ratio_of = fmt::format("receipt_{}_us / bare_hiredis_receipt_{}_us", pct, pct);
-        f.label = fmt::format("relab {:.1f} µs, bare hiredis {:.1f} µs ({:.2f}× the paired PING: the server's and "
+
+        BenchFigure cf;
+        cf.name = fmt::format("receipt/client/{}", pct);
+        cf.iterations = o.samples;
+        cf.real_time = r;
+        cf.ratio = safe_ratio(r, b);
+        cf.ratio_of = fmt::format("receipt_{}_us / bare_hiredis_receipt_{}_us", pct, pct);
+        cf.label = fmt::format("relab {:.1f} µs, bare hiredis {:.1f} µs ({:.2f}× the paired PING: the server's and "
                               "the machine's part)",
-                              r, b, safe_ratio(b, ping_v).value_or(0));
-        f.measured = fmt::format(
+                              r, b, safe_ratio(b, paired_v).value_or(0));
+        cf.measured = fmt::format(
             "{} of {} receipts through relab's RedisClient (receipt/{}) against {} taken the same way with bare "
             "hiredis calls (redisCommandArgv on connections of their own, for the XREADGROUP and the XADD); the "
             "median of {} alternating repetitions of each. No target: it shows what relab's client adds.",
             pct, o.samples, pct, o.samples, reps);
-        f.raw = {{"receipt_us", r}, {"bare_hiredis_receipt_us", b}, {"paired_ping_us", ping_v}};
-        out.push_back(std::move(f));
+        cf.raw = {{"receipt_us", r}, {"bare_hiredis_receipt_us", b}, {"paired_ping_us", paired_v}};
+        client_figures.push_back(std::move(cf));
     }
+    out.insert(out.end(), std::make_move_iterator(client_figures.begin()), std::make_move_iterator(client_figures.end()));
     return out;
 }
 

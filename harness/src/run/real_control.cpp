@@ -17,7 +17,6 @@
 #include "history/file_history.h"
 #include "real/cluster_link.h"
 #include "real/child_process.h"
-#include "real/endpoint_json.h"
 #include "real/interrupt.h"
 #include "real/lab_redis.h"
 #include "real/proc_stat.h"
@@ -81,7 +80,7 @@ struct RealControl::Impl {
         const std::string key = role_ahead_key(roles.front().config);
         int count = 0;
         for (const auto& r : roles) count += role_ahead_key(r.config) == key ? 1 : 0;
-        env.spawner->open_ahead(key, count, nlohmann::json{{"redis", redis_endpoint_json(env.run_redis)}}.dump());
+        env.spawner->open_ahead(key, count, &env.run_redis);
     }
     std::vector<HistoryRecord> own_records;
     std::unique_ptr<RedisClient> admin;

@@ -340,13 +340,11 @@ void RoleSpawner::wait_for_news(milliseconds d) {
     (void)::poll(&p, 1, static_cast<int>(d.count()));
 }
 
-void RoleSpawner::open_ahead(const std::string& key, int count, const std::string& redis) {
+void RoleSpawner::open_ahead(const std::string& key, int count, const RedisEndpoint* redis) {
     if (!m->process || m->gone || key.empty()) return;  // no spawner yet: the first trial's roles start it
     nlohmann::json spec = nlohmann::json::parse(key, nullptr, false);
-    const nlohmann::json also = redis.empty() ? nlohmann::json::object() : nlohmann::json::parse(redis, nullptr, false);
-    if (spec.is_discarded() || !spec.is_object() || also.is_discarded() || !also.is_object())
-        throw std::logic_error("open_ahead: not a JSON object");
-    spec.update(also);
+    if (spec.is_discarded() || !spec.is_object()) throw std::logic_error("open_ahead: the key is not a JSON object");
+    if (redis) spec["redis"] = redis_endpoint_json(*redis);
     spec["key"] = key;
     const nlohmann::json req = {{"ahead", spec}, {"count", count}};
     if (!send_message(m->fd, req.dump())) m->gone = true;  // the next spawn() says so

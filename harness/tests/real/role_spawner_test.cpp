@@ -18,7 +18,6 @@
 
 #include <fmt/format.h>
 
-#include "real/endpoint_json.h"
 #include "real/pg_client.h"
 #include "real/proc_stat.h"
 #include "real/real_clock.h"
@@ -131,7 +130,7 @@ protected:
         first->started();
         EXPECT_TRUE(first->wait_for(milliseconds(10000)));
         const std::set<int64_t> redis_before = redis_ids(), pg_before = pg_backends(pg);
-        spawner.open_ahead(key, 1, nlohmann::json{{"redis", redis_endpoint_json(redis)}}.dump());
+        spawner.open_ahead(key, 1, &redis);
         const auto deadline = std::chrono::steady_clock::now() + milliseconds(10000);
         while (std::chrono::steady_clock::now() < deadline) {
             int64_t redis = 0, backend = 0;
