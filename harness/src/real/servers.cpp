@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "real/child_process.h"
+#include "real/hiredis_handles.h"
 #include "real/interrupt.h"
 #include "real/proc_stat.h"
 #include "real/temp_dir.h"
@@ -207,19 +208,6 @@ bool any_log_contains(const std::vector<std::string>& paths, const std::string& 
 
 void sleep_poll() { std::this_thread::sleep_for(poll_interval); }
 
-struct RedisContextDeleter {
-    void operator()(redisContext* c) const noexcept {
-        if (c) redisFree(c);
-    }
-};
-struct RedisReplyDeleter {
-    void operator()(redisReply* r) const noexcept {
-        if (r) freeReplyObject(r);
-    }
-};
-using RedisContextPtr = std::unique_ptr<redisContext, RedisContextDeleter>;
-using RedisReplyPtr = std::unique_ptr<redisReply, RedisReplyDeleter>;
-
 struct RedisProbe {
     std::string error;       // empty: the server answered PONG
     long long process_id = 0;  // from INFO server
@@ -235,14 +223,7 @@ RedisProbe probe_redis(const RedisEndpoint& ep, milliseconds timeout) {
     if (ctx->err) return {one_line(ctx->errstr)};
     redisSetTimeout(ctx.get(), tv);
     auto command = [&](const std::vector<std::string>& args) -> std::pair<RedisReplyPtr, std::string> {
-        std::vector<const char*> argv;
-        std::vector<size_t> lens;
-        for (const auto& a : args) {
-            argv.push_back(a.data());
-            lens.push_back(a.size());
-        }
-        RedisReplyPtr reply(static_cast<redisReply*>(
-            redisCommandArgv(ctx.get(), static_cast<int>(argv.size()), argv.data(), lens.data())));
+        RedisReplyPtr reply = command_argv(ctx.get(), args);
         if (!reply) return {nullptr, one_line(ctx->errstr[0] ? ctx->errstr : "no reply")};
         if (reply->type == REDIS_REPLY_ERROR)
             return {nullptr, args[0] + ": " + std::string(reply->str, reply->len)};

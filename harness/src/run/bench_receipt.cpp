@@ -55,14 +55,7 @@ struct BareConnection {
         redisSetTimeout(ctx.get(), tv);
     }
     RedisReplyPtr call(const std::vector<std::string>& argv) {
-        std::vector<const char*> args;
-        std::vector<size_t> lens;
-        for (const auto& a : argv) {
-            args.push_back(a.data());
-            lens.push_back(a.size());
-        }
-        RedisReplyPtr r(static_cast<redisReply*>(
-            redisCommandArgv(ctx.get(), static_cast<int>(argv.size()), args.data(), lens.data())));
+        RedisReplyPtr r = command_argv(ctx.get(), argv);
         if (!r)
             throw HarnessError(
                 fmt::format("relab bench: {} failed on a bare hiredis connection: {}", argv.at(0), ctx->errstr));
