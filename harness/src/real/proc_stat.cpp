@@ -47,17 +47,32 @@ bool process_running(int pid) {
     return s && s->state != 'Z' && s->state != 'X';
 }
 
-std::vector<int> children_of(int pid) {
+namespace {
+
+// Every process in /proc whose stat satisfies `keep`.
+template <typename Keep>
+std::vector<int> processes_where(Keep keep) {
     std::vector<int> out;
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
         const std::string name = entry.path().filename();
         if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
-        const int child = std::stoi(name);
-        const auto s = proc_stat(child);
-        if (s && s->ppid == pid) out.push_back(child);
+        const int pid = std::stoi(name);
+        const auto s = proc_stat(pid);
+        if (s && keep(*s)) out.push_back(pid);
     }
     return out;
+}
+
+}  // namespace
+
+std::vector<int> children_of(int pid) {
+    return processes_where([pid](const ProcStat& s) { return s.ppid == pid; });
+}
+
+bool group_running(int pgrp) {
+    return !processes_where([pgrp](const ProcStat& s) { return s.pgrp == pgrp && s.state != 'Z' && s.state != 'X'; })
+                .empty();
 }
 
 }  // namespace relab

@@ -24,5 +24,7 @@ std::optional<ProcStat> proc_stat(int pid);
 bool process_running(int pid);
 // The processes whose parent is `pid` (a postmaster's backends and workers).
 std::vector<int> children_of(int pid);
+// True while a member of process group `pgrp` is present and neither a zombie nor dead.
+bool group_running(int pgrp);
 
 }  // namespace relab

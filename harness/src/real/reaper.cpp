@@ -7,17 +7,21 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "real/endpoint_json.h"
 #include "real/pg_client.h"
+#include "real/proc_stat.h"
 #include "real/redis_client.h"
 
 namespace relab::reaper {
@@ -68,15 +72,32 @@ struct Registry {
     }
 };
 
-void clear_everything(const Registry& r) {
-    // Processes first: a role still writing would put keys back, a server still running keeps its
-    // files open.
+// How long the reaper waits for the processes it killed to be gone before it clears their keys,
+// schemas and dirs. SIGKILL takes effect when the process next runs, which on a busy machine can
+// be milliseconds away, and a role that runs on in that time could write a key after the keys were
+// deleted or a file into a dir being removed.
+constexpr auto k_kill_wait = std::chrono::seconds(5);
+
+void kill_and_wait(const Registry& r) {
+    std::vector<std::pair<pid_t, bool>> killed;
     for (const auto& [key, w] : r.items) {
         if (w.at("kind") != "process") continue;
         const pid_t pid = w.at("pid");
-        if (w.at("group").get<bool>()) ::kill(-pid, SIGKILL);
+        const bool group = w.at("group").get<bool>();
+        if (group) ::kill(-pid, SIGKILL);
         ::kill(pid, SIGKILL);
+        killed.emplace_back(pid, group);
     }
+    const auto deadline = std::chrono::steady_clock::now() + k_kill_wait;
+    for (const auto& [pid, group] : killed)
+        while ((process_running(pid) || (group && group_running(pid))) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+void clear_everything(const Registry& r) {
+    // Processes first, and gone: a role still writing would put keys back or files into a dir, a
+    // server still running keeps its files open.
+    kill_and_wait(r);
     for (const auto& [key, w] : r.items) {
         try {
             if (w.at("kind") == "redis") {
@@ -92,8 +113,14 @@ void clear_everything(const Registry& r) {
     }
     for (const auto& [key, w] : r.items) {
         if (w.at("kind") != "dir") continue;
-        std::error_code ec;
-        std::filesystem::remove_all(w.at("path").get<std::string>(), ec);
+        // A file created while remove_all walks the dir makes its last rmdir fail: walk it again.
+        const std::string path = w.at("path");
+        for (int attempt = 0; attempt < 5; ++attempt) {
+            std::error_code ec;
+            std::filesystem::remove_all(path, ec);
+            if (!std::filesystem::exists(path, ec)) break;
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
     }
 }
 

@@ -145,6 +145,9 @@ struct RoleSpawner::Impl {
         o.stdin_fd = pair[1];
         // Bound once in the spawner, not lazily in every role it forks.
         o.env["LD_BIND_NOW"] = "1";
+        // Its roles and shells stay in its group: a SIGKILLed relab's reaper kills them with it,
+        // also those relab had not heard of yet (a shell, a role whose pid was still on its way).
+        o.own_process_group = true;
         try {
             process = std::make_unique<ChildProcess>(o);
         } catch (...) {

@@ -310,6 +310,32 @@ TEST_F(RoleSpawnerTest, a_shell_connection_closed_meanwhile_or_of_another_key_is
     ASSERT_TRUE(second->wait_for(milliseconds(5000)));
 }
 
+// The spawner leads a process group that its roles and shells stay in: a SIGKILLed relab's reaper
+// kills that group (real/reaper.h), so a shell or a role whose pid relab had not read yet goes too.
+TEST_F(RoleSpawnerTest, the_spawner_its_roles_and_its_shells_are_one_process_group) {
+    RoleSpawner spawner(RELAB_BINARY);
+    PgSession pg(s_servers->pg, "public");
+    const RoleConfig c = consumer();
+    RoleConfig other = c;
+    other.schema = "relab_no_such_schema";  // a shell of another key stays a shell
+    ASSERT_GT(open_one_ahead(spawner, role_ahead_key(other), pg, c.redis).first, 0);
+    auto role = spawn(spawner, c);
+    ASSERT_TRUE(blocked_within(milliseconds(10000))) << slurp(m_dir.path() + "/C1.err");
+    const int spawner_pid = proc_stat(role->pid())->ppid;
+    EXPECT_EQ(proc_stat(spawner_pid)->pgrp, spawner_pid) << "the spawner leads no group of its own";
+    const std::vector<int> children = children_of(spawner_pid);
+    ASSERT_EQ(children.size(), 2u) << "the role and the shell";
+    for (int child : children) EXPECT_EQ(proc_stat(child)->pgrp, spawner_pid) << "pid " << child;
+    ::kill(-spawner_pid, SIGKILL);
+    ASSERT_TRUE(role->wait_for(milliseconds(5000)));
+    for (int child : children) {
+        const auto deadline = std::chrono::steady_clock::now() + milliseconds(5000);
+        while (process_running(child) && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(milliseconds(5));
+        EXPECT_FALSE(process_running(child)) << "pid " << child;
+    }
+}
+
 // A process with the trial-end handler (every forked role has it): a sleep without the signal is
 // whole; the signal cuts the sleep it arrives in short, and caps every later one at 1 ms.
 TEST(TrialEndWakeupTest, the_signal_cuts_a_sleep_short_and_caps_the_later_ones) {
