@@ -203,14 +203,20 @@ TEST_F(EndingsTest, sigkill_of_relab_leaves_nothing_once_the_reaper_is_done) {
 
 // --jobs: relab's children are relab runs with reapers of their own; a SIGKILL of the parent
 // reaches them by their parent-death signal, and each reaper clears its run.
+// The kill waits for a trial and for every run's reaper under its own name (a reaper is "relab"
+// from its fork until it names itself): the three reapers are what this test puts to work.
 TEST_F(EndingsTest, sigkill_of_relab_with_jobs_leaves_nothing) {
-    const Ended e = run(fmt::format("baseline s1 --jobs 2 --runs 3 {}", s_servers->urls()), in_trial,
+    const auto reapers = [](const std::vector<SeenProcess>& ps) {
+        int n = 0;
+        for (const auto& p : ps) n += p.comm == "relab-reaper";
+        return n;
+    };
+    const Ended e = run(fmt::format("baseline s1 --jobs 2 --runs 3 {}", s_servers->urls()),
+                        [&](const std::vector<SeenProcess>& now) { return in_trial(now) && reapers(now) == 3; },
                         [](pid_t pid, const std::vector<SeenProcess>&) { kill(pid, SIGKILL); });
-    ASSERT_TRUE(e.acted) << "the run never reached a trial";
+    ASSERT_TRUE(e.acted) << "no trial ran beside a reaper for the parent and one per child run: "
+                         << relab::test::names(e.seen) << "\n" << e.err;
     EXPECT_EQ(e.status, 128 + SIGKILL);
-    int reapers = 0;
-    for (const auto& p : e.seen) reapers += p.comm == "relab-reaper";
-    EXPECT_EQ(reapers, 3) << "one for the parent, one per child run: " << relab::test::names(e.seen);
     expect_nothing_left(e);
 }
 
