@@ -90,7 +90,7 @@ void kill_and_wait(const Registry& r) {
     }
     const auto deadline = std::chrono::steady_clock::now() + k_kill_wait;
     for (const auto& [pid, group] : killed)
-        while ((process_running(pid) || (group && group_running(pid))) && std::chrono::steady_clock::now() < deadline)
+        while ((group ? group_running(pid) : process_running(pid)) && std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 

@@ -401,20 +401,22 @@ void become_child(pid_t spawner, const sigset_t& mask) {
     ::_exit(code);
 }
 
-// A shell: a role process forked ahead of its trial. It connects to the PostgreSQL (and Redis, if
-// any) the request names (RedisClient::open_ahead, open_pg_session_ahead), then waits on its socket for a role's
-// request and its two output descriptors, and runs it as run_forked_role does; the role's
-// RedisClient and PgSession take those connections. A connection that fails here is not an error:
+// A shell: a role process forked ahead of its trial. It connects to the PostgreSQL (and the Redis,
+// if any) the request names (open_pg_session_ahead, RedisClient::open_ahead), then waits on its
+// socket for a role's request and its two output descriptors, and runs it as run_forked_role does;
+// the role's RedisClient and PgSession take those connections. A connection that fails here is not an error:
 // the role connects itself, and reports what fails then.
 [[noreturn]] void run_shell(int sock, const nlohmann::json& ahead, pid_t spawner, const sigset_t& mask) {
     become_child(spawner, mask);
     const int null_fd = ::open("/dev/null", O_RDONLY);  // not the spawner's socket to relab
     if (null_fd < 0 || ::dup2(null_fd, STDIN_FILENO) < 0) ::_exit(127);
     ::close(null_fd);
-    if (ahead.contains("redis")) try {
+    if (ahead.contains("redis")) {
+        try {
             RedisClient::open_ahead(redis_endpoint_from_json(ahead.at("redis")));
         } catch (const std::exception&) {
         }
+    }
     try {
         open_pg_session_ahead(pg_endpoint_from_json(ahead.at("pg")), ahead.at("schema").get<std::string>());
     } catch (const std::exception&) {

@@ -75,9 +75,9 @@ public:
     // role's output files cannot be opened.
     std::unique_ptr<RoleProcess> spawn(const RoleStart& start);
     // Has `count` role processes forked ahead and connected to the PostgreSQL `key` names
-    // (role_ahead_key()) and, if given, to `redis`: the next
-    // roles of that key start in them, without a fork, a PostgreSQL backend's start (~17 ms here)
-    // or, on that Redis, a connection on their trial's clock. Shells of another key are killed.
+    // (role_ahead_key()) and, if given, to `redis`: the next roles of that key start in them,
+    // without a fork, a PostgreSQL backend's start (~17 ms here) or, on that Redis, a connection on
+    // their trial's clock. Shells of another key are killed.
     // Called while a trial drains, so the next trial's roles find them ready; a no-op before the
     // first spawn(). Never throws for a spawner that is gone: spawn() says so.
     void open_ahead(const std::string& key, int count, const RedisEndpoint* redis = nullptr);
