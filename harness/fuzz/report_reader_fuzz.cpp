@@ -20,12 +20,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/lab_diff.h"
-#include "report/lab_digest.h"
-#include "report/lab_summary.h"
-#include "report/report_dir.h"
+#include "report/compare/lab_diff.h"
+#include "report/compare/lab_digest.h"
+#include "report/compare/lab_summary.h"
+#include "report/compare/report_dir.h"
 #include "report/reporter.h"
-#include "report/verdict_recheck.h"
+#include "report/compare/verdict_recheck.h"
 
 namespace {
 

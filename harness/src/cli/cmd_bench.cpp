@@ -6,7 +6,7 @@
 //          (XADD, XREADGROUP, SET NX GET), PING and XADD → blocked consumer receipt p50/p99, and
 //          the producer's XADD rate.
 //   all    (the default) both.
-// Every run also times the machine itself (run/bench_machine.h): figures without a target, for
+// Every run also times the machine itself (bench/measure/bench_machine.h): figures without a target, for
 // telling two bench files from different machines apart.
 // The figures print as a table, and go to --json FILE / --out-dir DIR in google/benchmark's shape.
 // --compare OLD.json prints old against new for every name in both (new = this run, or
@@ -27,12 +27,12 @@
 #include "bench/bench_compare.h"
 #include "bench/bench_json.h"
 #include "bench/bench_text.h"
-#include "cli/bench_parts.h"
+#include "bench/measure/bench_parts.h"
 #include "cli/commands.h"
 #include "ports/ports.h"  // HarnessError
-#include "real/interrupt.h"
-#include "real/reaper.h"
-#include "real/servers.h"  // EnvironmentError
+#include "util/interrupt.h"
+#include "process/reaper.h"
+#include "servers/servers.h"  // EnvironmentError
 #include "relab_commit.h"
 
 namespace relab {
@@ -120,7 +120,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
 }
 
 int run_bench(const BenchOptions& o) {
-    reaper::Guard reaper_guard;  // before any thread: see real/reaper.h
+    reaper::Guard reaper_guard;  // before any thread: see process/reaper.h
     install_interrupt_handlers();
     try {
         if (!o.against_path.empty() && o.compare_path.empty())

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/lab_diff.h"
+#include "report/compare/lab_diff.h"
 
 namespace relab {
 

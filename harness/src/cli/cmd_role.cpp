@@ -1,7 +1,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
-#include "run/role_process.h"
+#include "process/role_process.h"
 
 namespace relab {
 

@@ -20,16 +20,16 @@
 #include "relab_commit.h"
 #include "check/inherent_time.h"
 #include "cli/run_jobs.h"
-#include "real/interrupt.h"
-#include "real/reaper.h"
-#include "real/redis_client.h"
-#include "real/pg_client.h"
-#include "report/lab_summary.h"
-#include "report/load_table.h"
-#include "report/soak_table.h"
+#include "util/interrupt.h"
+#include "process/reaper.h"
+#include "clients/redis_client.h"
+#include "clients/pg_client.h"
+#include "report/compare/lab_summary.h"
+#include "report/text/load_table.h"
+#include "report/text/soak_table.h"
 #include "report/reporter.h"
-#include "run/real_backend.h"
-#include "run/sim_backend.h"
+#include "backend_real/real_backend.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -466,7 +466,7 @@ void run_in_children(const RunOptions& o, const std::vector<Scenario>& base, con
 }  // namespace
 
 int run_run(const RunOptions& o) {
-    // Forked before any thread starts; clears what a SIGKILLed run leaves (see real/reaper.h).
+    // Forked before any thread starts; clears what a SIGKILLed run leaves (see process/reaper.h).
     reaper::Guard reaper_guard;
     install_interrupt_handlers();
     const auto run_started = std::chrono::steady_clock::now();

@@ -46,7 +46,7 @@ int run_run(const RunOptions& o);
 
 struct RoleOptions {
     std::string config_path;
-    bool spawner = false;  // serve spawn requests on stdin (run/role_spawner.h)
+    bool spawner = false;  // serve spawn requests on stdin (process/role_spawner.h)
 };
 void setup_role(CLI::App& app, RoleOptions& o);
 int run_role(const RoleOptions& o);

@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
-#include "real/child_process.h"
-#include "real/interrupt.h"
-#include "real/temp_dir.h"
+#include "process/child_process.h"
+#include "util/interrupt.h"
+#include "process/temp_dir.h"
 #include "report/reporter.h"
 
 namespace relab {

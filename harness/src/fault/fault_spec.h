@@ -1,6 +1,6 @@
 // Faults as data, Jepsen's nemesis for relab: what a scenario's "faults" list says, and how a
 // stream lab's consumers recover. One vocabulary for every lab family and both backends; the
-// supervisor (run/supervisor.cpp) fires them through the Control port.
+// supervisor (engine/supervisor.cpp) fires them through the Control port.
 //
 // Adding a fault action touches two files: this header lists it in FaultAction, and
 // fault/faults.cpp gives it its row (name, the targets it may act on, whose errors the roles then

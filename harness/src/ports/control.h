@@ -1,5 +1,5 @@
 // The Control port: what a trial's supervisor does to the world around the roles. The supervisors
-// (run/supervisor.cpp) are written once against it, for stream and idempotency labs alike: start
+// (engine/supervisor.cpp) are written once against it, for stream and idempotency labs alike: start
 // barrier and origin, fault schedule, drained check, stop. The real backend implements it over
 // processes, signals and redis-server; the simulator over fibers and its server models.
 #pragma once

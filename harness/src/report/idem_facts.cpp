@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "report/idem_text.h"
+#include "report/text/idem_text.h"
 
 namespace relab {
 

@@ -4,7 +4,7 @@
 
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
-#include "report/lab_summary.h"
+#include "report/compare/lab_summary.h"
 #include "report/reporter.h"
 
 namespace relab {

@@ -1,4 +1,4 @@
-// S2's cluster client (real/cluster_link.h) on a real Redis Cluster that relab forms: a slot is
+// S2's cluster client (clients/cluster_link.h) on a real Redis Cluster that relab forms: a slot is
 // moved under it with CLUSTER SETSLOT MIGRATING/IMPORTING, MIGRATE and SETSLOT NODE, as
 // `redis-cli --cluster reshard` does, and the client follows the ASK and MOVED replies it meets.
 #include <chrono>
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "real/cluster_link.h"
-#include "real/cluster_slot.h"
-#include "real/redis_cluster.h"
+#include "clients/cluster_link.h"
+#include "clients/cluster_slot.h"
+#include "servers/redis_cluster.h"
 
 namespace relab {
 namespace cluster_link_test {

@@ -9,12 +9,12 @@
 
 #include <gtest/gtest.h>
 
-#include "real/redis_client.h"
-#include "real/redis_cluster.h"
-#include "real/proc_stat.h"
-#include "real/servers.h"
-#include "run/cluster_prefetch.h"
-#include "run/real_backend.h"
+#include "clients/redis_client.h"
+#include "servers/redis_cluster.h"
+#include "process/proc_stat.h"
+#include "servers/servers.h"
+#include "backend_real/cluster_prefetch.h"
+#include "backend_real/real_backend.h"
 #include "scenario/scenario.h"
 
 namespace relab {

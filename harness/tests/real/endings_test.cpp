@@ -2,7 +2,7 @@
 // while it ran), the processes naming its temp dirs, the temp dirs themselves, its keys on the
 // Redis and its schemas and tables on the PostgreSQL it was given. Every count must be 0, also
 // when relab itself is SIGKILLed (its children die by their parent-death signal, the reaper clears
-// the rest: see real/reaper.h).
+// the rest: see process/reaper.h).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>

@@ -11,8 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "real/pg_client.h"
-#include "real/servers.h"
+#include "clients/pg_client.h"
+#include "servers/servers.h"
 #include "relab_cli.h"
 
 namespace faults_test {

@@ -18,7 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "real/servers.h"
+#include "servers/servers.h"
 #include "relab_cli.h"
 
 namespace idem_test {

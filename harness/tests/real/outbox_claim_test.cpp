@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "real/pg_client.h"
-#include "real/servers.h"
+#include "clients/pg_client.h"
+#include "servers/servers.h"
 
 namespace relab {
 namespace outbox_claim_test {

@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "outside_servers.h"
-#include "real/child_process.h"
+#include "process/child_process.h"
 #include "relab_cli.h"
 
 namespace outside_data_test {

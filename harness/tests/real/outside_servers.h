@@ -22,10 +22,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "real/pg_client.h"
-#include "real/proc_stat.h"
-#include "real/redis_client.h"
-#include "real/servers.h"
+#include "clients/pg_client.h"
+#include "process/proc_stat.h"
+#include "clients/redis_client.h"
+#include "servers/servers.h"
 
 namespace relab::test {
 

@@ -16,9 +16,9 @@
 #include <thread>
 #include <vector>
 
-#include "real/pg_client.h"
-#include "real/proc_stat.h"
-#include "real/servers.h"
+#include "clients/pg_client.h"
+#include "process/proc_stat.h"
+#include "servers/servers.h"
 #include "roles/order_sql.h"
 
 namespace relab {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "real/redis_client.h"
-#include "real/servers.h"
+#include "clients/redis_client.h"
+#include "servers/servers.h"
 
 namespace relab {
 namespace redis_client_test {

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string>
 
-#include "real/redis_client.h"
-#include "real/redis_link.h"
-#include "real/servers.h"
+#include "clients/redis_client.h"
+#include "clients/redis_link.h"
+#include "servers/servers.h"
 
 namespace relab {
 namespace redis_link_test {

@@ -24,9 +24,9 @@
 #include "png_image.h"
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
-#include "report/lab_summary.h"
+#include "report/compare/lab_summary.h"
 #include "report/reporter.h"
-#include "report/timeline.h"
+#include "report/text/timeline.h"
 
 namespace report_test {
 

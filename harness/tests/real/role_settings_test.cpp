@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "run/real_backend.h"
-#include "real/servers.h"
+#include "backend_real/real_backend.h"
+#include "servers/servers.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -1,4 +1,4 @@
-// The role spawner (run/role_spawner.h): roles forked from `relab role --spawner` run the role's
+// The role spawner (process/role_spawner.h): roles forked from `relab role --spawner` run the role's
 // code on the real servers, report their exit status and stderr as an exec'd role does, take
 // relab's signals, and go with the spawner; nothing of them is left.
 #include <gtest/gtest.h>
@@ -18,15 +18,15 @@
 
 #include <fmt/format.h>
 
-#include "real/pg_client.h"
-#include "real/proc_stat.h"
-#include "real/real_clock.h"
-#include "real/redis_client.h"
-#include "real/servers.h"
-#include "real/temp_dir.h"
+#include "clients/pg_client.h"
+#include "process/proc_stat.h"
+#include "process/real_clock.h"
+#include "clients/redis_client.h"
+#include "servers/servers.h"
+#include "process/temp_dir.h"
 #include "roles/role_settings.h"
-#include "run/role_process.h"
-#include "run/role_spawner.h"
+#include "process/role_process.h"
+#include "process/role_spawner.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -311,7 +311,7 @@ TEST_F(RoleSpawnerTest, a_shell_connection_closed_meanwhile_or_of_another_key_is
 }
 
 // The spawner leads a process group that its roles and shells stay in: a SIGKILLed relab's reaper
-// kills that group (real/reaper.h), so a shell or a role whose pid relab had not read yet goes too.
+// kills that group (process/reaper.h), so a shell or a role whose pid relab had not read yet goes too.
 TEST_F(RoleSpawnerTest, the_spawner_its_roles_and_its_shells_are_one_process_group) {
     RoleSpawner spawner(RELAB_BINARY);
     PgSession pg(s_servers->pg, "public");

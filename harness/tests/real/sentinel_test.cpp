@@ -15,11 +15,11 @@
 #include <optional>
 #include <thread>
 
-#include "real/redis_client.h"
-#include "real/redis_link.h"
-#include "real/sentinel.h"
-#include "real/servers.h"
-#include "real/temp_dir.h"
+#include "clients/redis_client.h"
+#include "clients/redis_link.h"
+#include "servers/sentinel.h"
+#include "servers/servers.h"
+#include "process/temp_dir.h"
 
 namespace relab {
 namespace sentinel_test {

@@ -25,12 +25,12 @@
 #include <sstream>
 #include <thread>
 
-#include "real/child_process.h"
-#include "real/proc_stat.h"
-#include "real/interrupt.h"
-#include "real/redis_cluster.h"
-#include "real/servers.h"
-#include "real/temp_dir.h"
+#include "process/child_process.h"
+#include "process/proc_stat.h"
+#include "util/interrupt.h"
+#include "servers/redis_cluster.h"
+#include "servers/servers.h"
+#include "process/temp_dir.h"
 
 namespace relab {
 namespace servers_test {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "run/bench_machine.h"
+#include "bench/measure/bench_machine.h"
 
 namespace relab {
 

@@ -2,7 +2,7 @@
 // outcomes, as on one (each thread has its own SimBackend; nothing is shared between them).
 #include <gtest/gtest.h>
 
-#include "run/bench_sim.h"
+#include "bench/measure/bench_sim.h"
 #include "sim_fixture.h"
 
 namespace relab {

@@ -2,7 +2,7 @@
 // values and the hash-tag rules, without a server.
 #include <gtest/gtest.h>
 
-#include "real/cluster_slot.h"
+#include "clients/cluster_slot.h"
 
 namespace relab {
 namespace cluster_slot_test {

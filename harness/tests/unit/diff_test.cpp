@@ -14,8 +14,8 @@
 
 #include "check/wrong_rate.h"
 #include "cli/commands.h"
-#include "report/lab_diff.h"
-#include "report/lab_digest.h"
+#include "report/compare/lab_diff.h"
+#include "report/compare/lab_digest.h"
 
 namespace relab {
 namespace diff_test {

@@ -10,7 +10,7 @@
 
 #include "ports/history_op.h"
 #include "ports/ports.h"
-#include "run/sim_backend.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

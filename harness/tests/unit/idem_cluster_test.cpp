@@ -6,9 +6,9 @@
 #include <set>
 
 #include "ports/seeded_rng.h"
-#include "run/idem_cluster.h"
-#include "run/idem_runner.h"
-#include "run/sim_backend.h"
+#include "families/idem_cluster.h"
+#include "families/idem_runner.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 
 namespace relab {

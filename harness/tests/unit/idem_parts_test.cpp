@@ -5,10 +5,10 @@
 #include <sstream>
 
 #include "check/idem_check.h"
-#include "report/idem_text.h"
-#include "run/idem_benchmark.h"
-#include "run/idem_runner.h"
-#include "run/redis_session.h"
+#include "report/text/idem_text.h"
+#include "families/idem_benchmark.h"
+#include "families/idem_runner.h"
+#include "families/redis_session.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -2,7 +2,7 @@
 
 #include <csignal>
 
-#include "real/interrupt.h"
+#include "util/interrupt.h"
 
 namespace relab {
 namespace interrupt_test {

@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "report/lab_summary.h"
+#include "report/compare/lab_summary.h"
 #include "report/reporter.h"
-#include "report/verdict_recheck.h"
+#include "report/compare/verdict_recheck.h"
 #include "report_fixture.h"
 
 namespace relab {

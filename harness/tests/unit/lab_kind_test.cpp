@@ -11,7 +11,7 @@
 #include "report/reporter.h"
 #include "report_fixture.h"
 #include "roles/roles.h"
-#include "run/sim_backend.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

@@ -12,7 +12,7 @@
 #include "check/load_stats.h"
 #include "cli/commands.h"
 #include "check/outcome.h"
-#include "report/load_table.h"
+#include "report/text/load_table.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

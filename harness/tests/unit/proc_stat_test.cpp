@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "real/proc_stat.h"
+#include "process/proc_stat.h"
 
 namespace proc_stat_test {
 

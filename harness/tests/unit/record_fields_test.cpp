@@ -10,7 +10,7 @@
 #include "check/outcome.h"
 #include "ports/seeded_rng.h"
 #include "report/reporter.h"
-#include "run/sim_backend.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "real/redis_client.h"
-#include "real/redis_link.h"
+#include "clients/redis_client.h"
+#include "clients/redis_link.h"
 
 namespace relab {
 namespace redis_reply_test {

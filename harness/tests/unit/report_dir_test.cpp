@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "report/report_dir.h"
+#include "report/compare/report_dir.h"
 #include "report/reporter.h"
 #include "report_fixture.h"
 

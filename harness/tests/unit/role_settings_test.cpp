@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "roles/role_settings.h"
-#include "run/role_process.h"
+#include "process/role_process.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

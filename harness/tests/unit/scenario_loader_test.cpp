@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "real/temp_dir.h"
+#include "process/temp_dir.h"
 #include "scenario/scenario.h"
 
 namespace relab {

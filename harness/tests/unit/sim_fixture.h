@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "run/sim_backend.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 
 namespace relab::test {

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "ports/seed_text.h"
-#include "run/real_backend.h"
-#include "run/sim_backend.h"
+#include "backend_real/real_backend.h"
+#include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

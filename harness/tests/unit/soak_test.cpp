@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "ports/history_op.h"
 #include "report/reporter.h"
-#include "report/soak_table.h"
+#include "report/text/soak_table.h"
 #include "sim_fixture.h"
 
 namespace relab {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/timeline.h"
+#include "report/text/timeline.h"
 #include "report_fixture.h"
 
 namespace relab {

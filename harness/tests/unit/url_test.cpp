@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "real/servers.h"
+#include "servers/servers.h"
 
 namespace relab {
 namespace url_test {

@@ -11,9 +11,9 @@
 #include <gtest/gtest.h>
 
 #include "cli/commands.h"
-#include "report/report_dir.h"
+#include "report/compare/report_dir.h"
 #include "report/reporter.h"
-#include "report/verdict_recheck.h"
+#include "report/compare/verdict_recheck.h"
 #include "report_fixture.h"
 #include "xml_tree.h"
 

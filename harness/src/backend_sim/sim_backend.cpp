@@ -1,0 +1,734 @@
+#include "backend_sim/sim_backend.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "check/idem_check.h"
+#include "ports/seeded_rng.h"
+#include "util/interrupt.h"
+#include "roles/idem_client.h"
+#include "roles/roles.h"
+#include "engine/seeds.h"
+#include "engine/supervisor.h"
+#include "engine/timeouts.h"
+#include "sim/sim_ports.h"
+#include "sim/sim_world.h"
+
+namespace relab {
+
+namespace {
+
+using sim::FiberId;
+using sim::Scheduler;
+using sim::SimWorld;
+
+// Virtual time starts here in every trial: 1'790'000'000'000 ms since the Unix epoch (late 2026),
+// so stream IDs look like the article's.
+constexpr Nanos kEpoch = Millis{1'790'000'000'000};
+constexpr Millis kBarrierTimeout = timeouts::kBarrier;
+// How long the simulated redis-server takes to come back after a restart fault (a real one on
+// loopback: about 20 ms, measured in 08i-restart-*).
+constexpr Millis kRedisRestart{20};
+constexpr Millis kFailoverTime{1'600};
+// How long the simulated PostgreSQL takes to come back after a restart fault: the kill, then
+// crash recovery until it accepts connections (a real one on loopback, checkpointed before the
+// trial, recovery_init_sync_method syncfs: about 200 ms, measured in 08j-outbox-pg-restart).
+constexpr Millis kPostgresRestart{200};
+
+}  // namespace
+
+// The simulated actors are named, not anonymous: SimBackend::Impl holds them, and GCC warns
+// (-Wsubobject-linkage, an error here) about a class holding a type of an anonymous namespace
+// when this file is compiled inside its layer's unity batch.
+namespace sim_backend_detail {
+
+struct Actor;
+
+// A role's tasks (S3's workers) as fibers of the trial's scheduler, each with an Actor of its own
+// (its own connections and generator, as a thread of the role process has in the real backend).
+// The nemesis kills them with their role (kill_all), as a SIGKILL kills a process's threads.
+class SimTasks : public Tasks {
+public:
+    SimTasks(SimWorld& w, History& h, uint64_t seed) : m_world(w), m_history(h), m_seed(seed) {}
+    ~SimTasks() override;
+    // A new trial (or a restarted role): no tasks; the scheduler's reset has ended their fibers.
+    void reset(uint64_t seed);
+    void spawn(const std::string& actor, Body body) override;
+    void join_all() override {
+        for (FiberId f : m_fibers) m_world.scheduler().join(f);
+    }
+    // A task that throws fails its fiber, and the scheduler the trial, at once.
+    bool failed() override { return false; }
+    void kill_all();
+    // The tasks' Redis connections (drop_link of their role or of every client).
+    std::vector<sim::SimConnection*> redis_connections();
+
+private:
+    SimWorld& m_world;
+    History& m_history;
+    uint64_t m_seed;
+    std::vector<std::unique_ptr<Actor>> m_actors;
+    std::vector<FiberId> m_fibers;
+};
+
+// Everything one actor gets, as a role process gets its own connections in the real backend.
+struct Actor {
+    SeededRng rng;
+    sim::SimConnection redis;  // its Stream and Kv share one connection, as a role process's do
+    sim::SimConnection pg;     // its OrderStore and Outbox share one, as a role process's PgSession
+    sim::SimClock clock;
+    sim::SimStream stream;
+    sim::SimKv kv;
+    sim::SimOrderStore orders;
+    sim::SimOutbox outbox;
+    sim::SimOrderTable order_table;
+    SimTasks tasks;
+    RolePorts ports;
+    Actor(SimWorld& w, History& h, uint64_t seed)
+        : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w, &pg), outbox(w, &pg), order_table(w),
+          tasks(w, h, derive_seed(seed, "tasks")), ports{clock, rng, stream, kv, orders, outbox, h, &order_table, &tasks} {}
+};
+
+SimTasks::~SimTasks() = default;
+
+void SimTasks::reset(uint64_t seed) {
+    m_seed = seed;
+    m_actors.clear();
+    m_fibers.clear();
+}
+
+void SimTasks::spawn(const std::string& actor, Body body) {
+    auto a = std::make_unique<Actor>(m_world, m_history, derive_seed(m_seed, "task:" + actor));
+    m_world.open_connection(a->redis);
+    m_world.open_postgres_connection(a->pg);
+    RolePorts& ports = a->ports;
+    m_actors.push_back(std::move(a));
+    // A thread starts at once; it runs once the scheduler gets to it (a wake-up's delay).
+    m_fibers.push_back(m_world.scheduler().spawn(
+        actor, [body = std::move(body), &ports] { body(ports); }, m_world.now() + m_world.draw_wakeup()));
+}
+
+void SimTasks::kill_all() {
+    for (size_t i = 0; i < m_fibers.size(); ++i) {
+        m_world.scheduler().kill(m_fibers[i]);
+        m_world.drop_fiber(m_fibers[i]);
+        m_actors[i]->pg.open = false;
+        m_actors[i]->tasks.kill_all();
+    }
+}
+
+std::vector<sim::SimConnection*> SimTasks::redis_connections() {
+    std::vector<sim::SimConnection*> out;
+    for (auto& a : m_actors) out.push_back(&a->redis);
+    return out;
+}
+
+}  // namespace sim_backend_detail
+
+namespace {
+
+using sim_backend_detail::Actor;
+using sim_backend_detail::SimTasks;
+
+void fnv1a(uint64_t& h, const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    h = (h ^ 0xff) * 0x100000001b3ULL;  // a separator, so "ab","c" differs from "a","bc"
+}
+
+// Why the simulator cannot inject some fault of the lab's schedule (fault/faults.cpp's table says,
+// action by action), or nullopt: what it models in no lab first, then what not under the
+// idempotency middleware.
+std::optional<std::string> faults_skip_reason(const Scenario& s) {
+    for (const bool idempotency_lab : {false, s.kind == LabKind::idem_clients})
+        for (size_t i = 0; i < s.faults.size(); ++i)
+            if (auto reason = fault_sim_refusal(s.faults[i].action, fault_target_of(s.faults, i), idempotency_lab))
+                return reason;
+    return std::nullopt;
+}
+
+// What the simulator cannot model of a lab's own servers and their faults (either kind).
+std::optional<std::string> servers_skip_reason(const Scenario& s) {
+    if (s.servers.own) {
+        for (const auto& [name, value] : s.servers.redis_config) {
+            if (name.rfind("maxmemory", 0) == 0)
+                return fmt::format("runs redis-server with {} {}; the simulator has no memory or eviction model (the "
+                                   "real backend runs it)",
+                                   name, value);
+            const bool modelled = (name == "appendonly" && (value == "yes" || value == "no")) ||
+                                  (name == "appendfsync" && value == "always") || (name == "save" && value.empty());
+            if (!modelled)
+                return fmt::format("runs redis-server with {} {}; the simulator models a restart only with appendonly "
+                                   "yes (appendfsync always: nothing lost) or no persistence at all (everything lost) "
+                                   "(the real backend runs it)",
+                                   name, value);
+        }
+    }
+    if (s.servers.postgres) {
+        for (const auto& [name, value] : s.servers.postgres_config) {
+            // A process crash (the OS survives) loses no committed transaction whatever fsync says;
+            // what the model keeps is exactly the committed rows, so only settings that keep that true.
+            // Without a fault of PostgreSQL nothing crashes it, so synchronous_commit=off (the load labs')
+            // loses nothing: every commit the roles saw stays, as the model keeps them.
+            const bool postgres_faulted = std::any_of(s.faults.begin(), s.faults.end(),
+                                                      [](const FaultSpec& f) { return f.target == "postgres"; });
+            const bool modelled = name == "fsync" || name == "full_page_writes" || name == "recovery_init_sync_method" ||
+                                  name.rfind("log_", 0) == 0 ||
+                                  (name == "synchronous_commit" &&
+                                   (!postgres_faulted || (value != "off" && value != "false" && value != "0")));
+            if (!modelled)
+                return fmt::format("runs PostgreSQL with {} {}; the simulator's database keeps exactly the committed "
+                                   "rows across a restart (synchronous_commit on) and models no other setting (the "
+                                   "real backend runs it)",
+                                   name, value);
+        }
+    }
+    return std::nullopt;
+}
+
+std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
+    if (auto reason = servers_skip_reason(s)) return reason;
+    if (auto reason = faults_skip_reason(s)) return reason;
+    if (s.idem.middleware.wait_replicas > 0)
+        return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> sim_skip_reason(const Scenario& s) {
+    // What the simulator models, by the lab's kind: the one place it decides which labs it runs
+    // (run_trial then picks the trial's runner for the two kinds it does).
+    switch (s.kind) {
+        case LabKind::stream:
+            if (auto reason = servers_skip_reason(s)) return reason;
+            return faults_skip_reason(s);
+        case LabKind::idem_clients: return idem_clients_skip_reason(s);
+        case LabKind::sessions:
+            for (const auto& c : s.cases)
+                for (const auto& session : c.sessions)
+                    for (const auto& step : session.steps)
+                        if (step.redis)
+                            return "scripted redis-cli sessions check each reply against a real redis-server; they run "
+                                   "on the real backend only (the simulator runs workload labs)";
+            return "scripted sessions run on the real backend only (the simulator runs workload labs)";
+        case LabKind::idem_benchmark:
+            return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with "
+                   "redis-benchmark and pgbench); simulated time has no cost to measure (the real backend runs it)";
+        case LabKind::idem_cluster:
+            return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has "
+                   "no cluster model (the real backend runs it)";
+    }
+    return "an unknown lab kind";
+}
+
+uint64_t trial_fingerprint(const TrialOutcome& t) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const auto& r : t.history) fnv1a(h, to_json(r).dump());
+    for (const auto& row : t.final_rows) fnv1a(h, fmt::format("{}|{}|{}", row.id, row.status, row.version));
+    for (const auto& e : t.stream) {
+        fnv1a(h, e.id);
+        for (const auto& [k, v] : e.fields) fnv1a(h, k + "=" + v);
+    }
+    for (const auto& o : t.idem.orders) fnv1a(h, fmt::format("{}|{}|{}|{}", o.id, o.user_id, o.idem_key, o.payload));
+    return h;
+}
+
+std::optional<int> trial_of_seed(uint64_t lab_seed_value, uint64_t seed, int limit) {
+    for (int t = 1; t <= limit; ++t)
+        if (trial_seed(lab_seed_value, t) == seed) return t;
+    return std::nullopt;
+}
+
+struct SimBackend::Impl {
+    SimOptions opts;
+    SimWorld world;
+    sim::SimHistory history;
+    std::vector<std::unique_ptr<Actor>> actors;
+    std::vector<std::unique_ptr<Actor>> restarted;  // roles a fault restarted, this trial
+    RoleSettings settings;  // role_settings() of this trial's lab, as a role process receives it
+    std::vector<std::string> stream_keys;  // lab_stream_keys() of this trial's stream lab, once per trial
+    // While run_workload runs a lab's trials: that lab, whose `settings` it built once.
+    const Scenario* settings_of = nullptr;
+
+    explicit Impl(SimOptions o) : opts(std::move(o)) {}
+
+    Actor& actor(size_t index, uint64_t seed) {
+        if (index < actors.size()) {
+            actors[index]->rng = SeededRng(seed);
+            actors[index]->tasks.reset(derive_seed(seed, "tasks"));
+            actors[index]->redis = sim::SimConnection{};
+            actors[index]->pg = sim::SimConnection{};
+            world.open_connection(actors[index]->redis);
+            world.open_postgres_connection(actors[index]->pg);
+            return *actors[index];
+        }
+        actors.push_back(std::make_unique<Actor>(world, history, seed));
+        world.open_connection(actors.back()->redis);
+        world.open_postgres_connection(actors.back()->pg);
+        return *actors.back();
+    }
+
+    // As RealBackend's group_drained: every entry now in the stream delivered and acknowledged; a
+    // stream that is gone has nothing left, a group that is gone may be created again.
+    // With S2's shards: every shard's stream (the cluster is one modelled keyspace here).
+    bool drained(const Scenario& s) {
+        if (!world.redis_up()) return false;
+        for (const auto& key : stream_keys) {
+            if (!world.streams().exists(key)) continue;
+            if (!world.streams().last_delivered(key, s.stream.group)) return false;
+            if (!world.streams().drained(key, s.stream.group)) return false;
+        }
+        return true;
+    }
+
+    // The shape of every simulated trial, as both real runners have it: a fresh world and
+    // history, `roles` (trial_roles) as fibers with their own ports and seeds, each starting after
+    // a drawn delay, and a supervisor fiber beside them (the runner's parent process), called with
+    // the roles' fibers in the same order. Runs until `limit`; a failed fiber, the time limit or a
+    // stall throw (naming the trial's seed). `prepare` fills the fresh world's models. Returns the
+    // history, its times still absolute.
+    template <class Prepare, class Supervise>
+    std::vector<HistoryRecord> run_roles(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial,
+                                         uint64_t seed, Nanos limit, Prepare prepare, Supervise supervise) {
+        world.reset(sim::Latency::from(s.sim), kEpoch, derive_seed(seed, "sim-schedule"));
+        restarted.clear();  // after the reset: their fibers are gone
+        if (settings_of != &s) settings = role_settings(s);
+        prepare();
+        history.reset(trial);
+
+        Scheduler& sched = world.scheduler();
+        std::vector<FiberId> fibers;
+        fibers.reserve(roles.size());
+        for (size_t i = 0; i < roles.size(); ++i) {
+            const RoleLaunch& launch = roles[i];
+            Actor& a = actor(i, derive_seed(seed, static_cast<uint64_t>(i)));
+            fibers.push_back(sched.spawn(
+                launch.actor,
+                [this, &launch, &a] { run_role(launch.role, launch.actor, settings, a.ports, kBarrierTimeout); },
+                kEpoch + world.draw_start()));
+        }
+        sched.spawn("supervisor", [&] { supervise(fibers); }, kEpoch);
+        throw_if_failed_or_unfinished(s, trial, seed, sched.run(limit));
+        return history.take();
+    }
+
+    // The Control port on the simulated world: roles are fibers, signals are scheduler calls.
+    class SimControl : public Control {
+    public:
+        SimControl(Impl& impl, const Scenario& s, const std::vector<RoleLaunch>& roles, std::vector<FiberId> fibers,
+                   uint64_t seed)
+            : m_impl(impl), m_s(s), m_roles(roles), m_fibers(std::move(fibers)), m_killed(roles.size(), false),
+              m_seed(seed) {
+            for (size_t i = 0; i < roles.size(); ++i) {
+                m_conns.push_back(&m_impl.actors.at(i)->redis);
+                m_pg_conns.push_back(&m_impl.actors.at(i)->pg);
+                m_tasks.push_back(&m_impl.actors.at(i)->tasks);
+            }
+        }
+
+        Nanos now() override { return m_impl.world.now(); }
+
+        void wait(Phase phase, std::optional<Nanos> until) override {
+            Scheduler& sched = m_impl.world.scheduler();
+            if (until) {
+                sched.sleep_until(std::max(*until, now()));
+                return;
+            }
+            if (phase == Phase::draining) {
+                m_impl.world.wait_stream_change();
+                return;
+            }
+            if (phase == Phase::clients) {
+                for (size_t i = 0; i < m_roles.size(); ++i)
+                    if (!finished_at(i)) {
+                        sched.join(m_fibers[i]);
+                        return;
+                    }
+                return;
+            }
+            for (size_t i = 0; i < m_roles.size(); ++i) {
+                const bool consuming = m_roles[i].role == "consumer" || m_roles[i].role == "reaper";
+                if (consuming == (phase == Phase::stopping) && !finished_at(i)) {
+                    sched.join(m_fibers[i]);
+                    return;
+                }
+            }
+        }
+
+        bool finished(const std::string& actor) override {
+            // The supervisor asks about its roles many times a trial: look them up first.
+            for (size_t i = 0; i < m_roles.size(); ++i)
+                if (m_roles[i].actor == actor) return finished_at(i);
+            if (actor == "redis") return !m_impl.world.redis_up();
+            if (actor == "postgres") return !m_impl.world.postgres_up();
+            if (actor == "redis-replica") return false;
+            return finished_at(index(actor));
+        }
+        void check_roles() override {}  // a fiber that throws fails the trial in the scheduler
+
+        void kill(const std::string& actor) override {
+            if (actor == "redis") {
+                m_impl.world.kill_redis();
+                return;
+            }
+            if (actor == "postgres") {
+                m_impl.world.kill_postgres();
+                return;
+            }
+            const size_t i = index(actor);
+            m_impl.world.scheduler().kill(m_fibers[i]);
+            m_impl.world.drop_fiber(m_fibers[i]);
+            m_tasks[i]->kill_all();  // its threads die with it
+            // Its PostgreSQL connection closes with it: an open transaction (an outbox claim) is gone.
+            m_pg_conns[i]->open = false;
+            m_killed[i] = true;
+        }
+        void pause(const std::string& actor) override {
+            if (actor == "redis-replica") return m_impl.world.pause_replica();
+            m_impl.world.scheduler().pause(m_fibers[index(actor)]);
+        }
+        void resume(const std::string& actor) override {
+            if (actor == "redis-replica") return m_impl.world.resume_replica();
+            m_impl.world.scheduler().unpause(m_fibers[index(actor)]);
+        }
+        nlohmann::json failover(const std::string&) override {
+            sim::SimWorld& w = m_impl.world;
+            const std::string before = last_delivered();
+            w.kill_redis();
+            // Sentinel's election as measured on loopback (down-after 500 ms, the vote, the
+            // promotion seen): about 1.4-2.3 s from the kill.
+            w.scheduler().sleep_for(kFailoverTime);
+            w.promote_replica();
+            return {{"switch_ms", kFailoverTime.count()},
+                    {"text", fmt::format("primary killed; the replica promoted after {} ms; the group's "
+                                         "last-delivered-id {} before, {} after",
+                                         kFailoverTime.count(), before, last_delivered())}};
+        }
+
+        nlohmann::json drop_link(const std::string& target) override {
+            // The link comes back at once unless the replica is paused, whose state is frozen then.
+            if (target == "redis-replica") return {{"text", "the replication link dropped"}};
+            int closed = 0;
+            for (size_t i = 0; i < m_roles.size(); ++i) {
+                if (target != "clients" && m_roles[i].actor != target) continue;
+                if (finished_at(i)) continue;
+                if (m_impl.world.drop_connection(*m_conns[i])) ++closed;
+                for (sim::SimConnection* task : m_tasks[i]->redis_connections())
+                    if (m_impl.world.drop_connection(*task)) ++closed;
+            }
+            return {{"dropped", closed},
+                    {"text", fmt::format("closed {} Redis connection(s) of {}", closed,
+                                         target == "clients" ? std::string("the trial's roles") : target)}};
+        }
+        // sim_skip_reason keeps labs with these away from the simulator.
+        nlohmann::json flood(const std::string&, int64_t, int64_t, int64_t) override {
+            throw std::logic_error("the simulator has no memory model to flood");
+        }
+        nlohmann::json snapshot(const std::string&) override {
+            throw std::logic_error("the simulator has no RDB snapshot model");
+        }
+        nlohmann::json describe(const std::string&) override {
+            const auto aof = m_s.servers.redis_config.find("appendonly");
+            const bool yes = aof != m_s.servers.redis_config.end() && aof->second == "yes";
+            return {{"keys", m_impl.world.redis_up() ? m_impl.world.kv().size(now()) : 0},
+                    {"persistence", yes ? "appendonly yes" : "appendonly no"}};
+        }
+
+        bool clients_ready() override {
+            return std::all_of(m_roles.begin(), m_roles.end(), [&](const RoleLaunch& r) {
+                return m_impl.world.kv().exists(kIdemReadyKey + r.actor, now());
+            });
+        }
+        void go(Nanos origin) override {
+            m_impl.world.kv().set(kIdemGoKey, std::to_string(origin.count()), sim::SetOptions{}, now());
+        }
+        std::vector<std::string> present(const std::vector<std::string>& keys) override {
+            std::vector<std::string> out;
+            for (const auto& k : keys)
+                if (m_impl.world.kv().exists(k, now())) out.push_back(k);
+            return out;
+        }
+        int64_t pttl_ms(const std::string& key) override { return m_impl.world.kv().pttl(key, now()); }
+        void raise_flag(const std::string& name) override {
+            m_impl.world.kv().set(kIdemFaultDoneKey + name, "1", sim::SetOptions{}, now());
+        }
+
+        bool paused(const std::string& actor) override {
+            if (actor == "redis-replica") return m_impl.world.replica_paused();
+            // sim_skip_reason: the primary and PostgreSQL models are never paused
+            if (actor == "redis" || actor == "postgres") return false;
+            const size_t i = index(actor);
+            return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
+        }
+
+        void start(const std::string& actor) override {
+            if (actor == "postgres") {
+                // As a real restart: down for its crash recovery, then up with every committed row.
+                m_impl.world.scheduler().sleep_for(kPostgresRestart);
+                m_impl.world.start_postgres();
+                return;
+            }
+            if (actor == "redis-replica")  // sim_skip_reason keeps such labs on the real backend
+                throw std::logic_error("the simulator does not bring an old primary back as a replica");
+            if (actor == "redis") {
+                // As a real restart (about 20 ms on loopback): down, then up with what it kept.
+                m_impl.world.scheduler().sleep_for(kRedisRestart);
+                const auto aof = m_s.servers.redis_config.find("appendonly");
+                m_impl.world.start_redis(aof != m_s.servers.redis_config.end() && aof->second == "yes");
+                return;
+            }
+            const size_t i = index(actor);
+            const RoleLaunch& launch = m_roles[i];
+            // A new process: its own connections and generator, under the same name.
+            auto a = std::make_unique<Actor>(m_impl.world, m_impl.history,
+                                             derive_seed(m_seed, fmt::format("restart:{}:{}", actor, ++m_restarts)));
+            Actor& ports = *a;
+            m_impl.world.open_connection(ports.redis);
+            m_impl.world.open_postgres_connection(ports.pg);
+            m_conns[i] = &ports.redis;
+            m_pg_conns[i] = &ports.pg;
+            m_tasks[i] = &ports.tasks;
+            m_impl.restarted.push_back(std::move(a));
+            const RoleSettings& settings = m_impl.settings;
+            m_fibers[i] = m_impl.world.scheduler().spawn(
+                actor,
+                [&settings, &launch, &ports] {
+                    run_role(launch.role, launch.actor, settings, ports.ports, kBarrierTimeout);
+                },
+                now() + m_impl.world.draw_start());
+            m_killed[i] = false;
+        }
+
+        bool drained() override { return m_impl.drained(m_s); }
+        nlohmann::json group_state() override {
+            if (m_s.shard.enabled) throw std::logic_error("group_state: a sharded lab has a group per shard");
+            auto& streams = m_impl.world.streams();
+            const std::string& key = m_s.stream.key;
+            const bool group = streams.last_delivered(key, m_s.stream.group).has_value();
+            return {{"pending", streams.pending(key, m_s.stream.group).size()},
+                    {"undelivered", streams.undelivered(key, m_s.stream.group)},
+                    {"group", group || !streams.exists(key)}};
+        }
+        void raise_stop() override { m_impl.world.kv().set(kStopKey, "1", sim::SetOptions{}, now()); }
+        void unblock_readers() override { m_impl.world.unblock_all_readers(); }
+
+        void poll_records(std::vector<HistoryRecord>& out) override {
+            const auto& all = m_impl.history.records();
+            for (; m_seen < all.size(); ++m_seen)  // the supervisor's own records it has already
+                if (all[m_seen].actor != "nemesis" && all[m_seen].actor != "relab") out.push_back(all[m_seen]);
+        }
+        void record(HistoryRecord r) override { m_impl.history.record(std::move(r)); }
+
+    private:
+        std::string last_delivered() {
+            if (!m_impl.world.redis_up()) return "(down)";
+            return m_impl.world.streams().last_delivered(m_s.stream.key, m_s.stream.group).value_or("(no group)");
+        }
+
+        size_t index(const std::string& actor) const {
+            for (size_t i = 0; i < m_roles.size(); ++i)
+                if (m_roles[i].actor == actor) return i;
+            throw std::logic_error("no role " + actor + " in this trial");
+        }
+        bool finished_at(size_t i) { return m_killed[i] || m_impl.world.scheduler().finished(m_fibers[i]); }
+
+        Impl& m_impl;
+        const Scenario& m_s;
+        const std::vector<RoleLaunch>& m_roles;
+        std::vector<FiberId> m_fibers;
+        std::vector<bool> m_killed;
+        std::vector<sim::SimConnection*> m_conns;     // each role's current Redis connection
+        std::vector<sim::SimConnection*> m_pg_conns;  // and its PostgreSQL one
+        std::vector<SimTasks*> m_tasks;               // and its tasks (S3's workers)
+        uint64_t m_seed;
+        int m_restarts = 0;
+        size_t m_seen = 0;
+    };
+
+    TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
+        return run_trial(s, trial_roles(s), trial, seed);
+    }
+
+    // One trial, by the lab's kind: sim_skip_reason keeps the other kinds from getting here.
+    TrialOutcome run_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
+        switch (s.kind) {
+            case LabKind::stream: return run_stream_trial(s, roles, trial, seed);
+            case LabKind::idem_clients: return run_idem_trial(s, roles, trial, seed);
+            case LabKind::sessions:
+            case LabKind::idem_benchmark:
+            case LabKind::idem_cluster: break;
+        }
+        throw std::logic_error(fmt::format("the simulator has no trial runner for {} (kind {})", s.id, to_string(s.kind)));
+    }
+
+    TrialOutcome run_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
+        const Nanos limit = kEpoch + stream_trial_budget(s);
+        stream_keys = lab_stream_keys(s.stream, s.shard);
+        auto prepare = [&] {
+            const std::vector<OrderRow> initial = initial_order_rows(s);
+            world.orders().reset(initial);
+            world.outbox().reset(initial);
+            for (const auto& key : stream_keys) world.streams().create_group(key, s.stream.group, "$", true);
+        };
+        std::vector<HistoryRecord> records =
+            run_roles(s, roles, trial, seed, limit, prepare, [&](const std::vector<FiberId>& fibers) {
+                SimControl control(*this, s, roles, fibers, seed);
+                supervise_stream_trial(s, roles, control);
+            });
+
+        rebase_on_start(records);
+        if (s.write.side_effect) check_side_effects_recorded(records, world.orders().side_effects());
+        std::vector<StreamEntry> entries;
+        for (const auto& key : stream_keys) {
+            auto part = world.streams().xrange(key);
+            entries.insert(entries.end(), part.begin(), part.end());
+        }
+        return check_trial(s, trial, seed, std::move(records), world.orders().rows(), std::move(entries));
+    }
+
+    // After the scheduler stopped: a failed fiber, a time limit with fibers still running or a
+    // stall (nothing left to happen, fibers waiting) fail the trial loudly, naming its seed.
+    void throw_if_failed_or_unfinished(const Scenario& s, int trial, uint64_t seed, Scheduler::Stop stop) {
+        Scheduler& sched = world.scheduler();
+        // Formatted only for an error: this runs after every trial.
+        auto where = [&] { return fmt::format("{} trial {} (seed {})", s.id, trial, seed_text(seed)); };
+        if (stop == Scheduler::Stop::fiber_failed) {
+            const std::string who = sched.failed_fiber();
+            const std::exception_ptr error = sched.failure();
+            sched.cancel_all();
+            try {
+                std::rethrow_exception(error);
+            } catch (const std::exception& e) {
+                if (who == "supervisor") throw std::runtime_error(fmt::format("{}: {}", where(), e.what()));
+                throw std::runtime_error(fmt::format("{}: role {} failed: {}", where(), who, e.what()));
+            }
+        }
+        const std::vector<std::string> running = sched.unfinished();
+        if (!running.empty()) {
+            const double at_ms = static_cast<double>((sched.now() - kEpoch).count()) / 1e6;
+            sched.cancel_all();
+            if (stop == Scheduler::Stop::time_limit)
+                throw std::runtime_error(fmt::format("{} timed out at {:.3f} ms of virtual time; still running: {}",
+                                                     where(), at_ms, fmt::join(running, ", ")));
+            throw std::runtime_error(fmt::format("{} stalled at {:.3f} ms of virtual time: nothing left to happen, "
+                                                 "but still running: {}",
+                                                 where(), at_ms, fmt::join(running, ", ")));
+        }
+    }
+
+    // --- the idempotency middleware labs: the same supervisor as run_idem_lab's trial ---
+    TrialOutcome run_idem_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
+        stream_keys.clear();
+        const Nanos limit = kEpoch + idem_trial_budget(s);
+        Nanos origin = kEpoch;
+        std::vector<HistoryRecord> records = run_roles(
+            s, roles, trial, seed, limit, [&] { world.placed_orders().reset(s.idem.layer4); },
+            [&](const std::vector<FiberId>& clients) {
+                SimControl control(*this, s, roles, clients, seed);
+                origin = supervise_idem_trial(s, control);
+            });
+
+        for (auto& r : records) r.t_ns -= origin.count();
+        return check_idem_trial(s, trial, seed, std::move(records), world.placed_orders().orders());
+    }
+
+    void check_determinism(const Scenario& s, const std::vector<RoleLaunch>& roles, const TrialOutcome& first) {
+        const TrialOutcome again = run_trial(s, roles, first.trial, first.seed);
+        const uint64_t a = trial_fingerprint(first), b = trial_fingerprint(again);
+        if (a != b)
+            throw DeterminismError(fmt::format(
+                "{} trial {} (seed {}) is not deterministic: two runs gave history fingerprints {} and {}", s.id,
+                first.trial, seed_text(first.seed), seed_text(a), seed_text(b)));
+    }
+
+    LabResult run_workload(const Scenario& s) {
+        LabResult lab;
+        lab.scenario = s;
+        // Every trial of the lab runs its roles with the same settings: built once, not per trial.
+        settings = role_settings(s);
+        settings_of = &s;
+        struct Forget {
+            const Scenario*& of;
+            ~Forget() { of = nullptr; }
+        } forget{settings_of};
+        // A lab that requires DELEX runs on a Redis 8.4 model; any other on Redis 7.0's.
+        world.kv().delex = std::find(s.needs_features.begin(), s.needs_features.end(), "DELEX") != s.needs_features.end();
+        if (s.lock.enabled) lab.lock_release_method = sim::SimKv(world).delete_if_equals_method();
+        const uint64_t seed = lab_seed(s, opts.seed);
+        const std::vector<RoleLaunch> roles = trial_roles(s);
+        if (opts.replay) {
+            const int trial = trial_of_seed(seed, *opts.replay).value_or(1);
+            if (opts.progress) opts.progress(s.id, 1, 1);
+            lab.trials.push_back(run_trial(s, roles, trial, *opts.replay));
+            if (opts.self_check) check_determinism(s, roles, lab.trials.back());
+            fold_record_fields(lab.trials.back().history);
+            lab.replay_seed = opts.replay;
+            return lab;
+        }
+        const int n = opts.trials.value_or(s.runs);
+        const bool keep_all =
+            n <= kKeepAllHistories && static_cast<size_t>(n) * std::max<size_t>(s.events.size(), 1) <= kKeepAllEvents;
+        size_t wrong_kept = 0;
+        lab.trials.reserve(static_cast<size_t>(n));
+        int wrong = 0;  // the sequential rule of a racy lab (expect.until_wrong), as on real servers
+        for (int i = 1; i <= n || s.expect.wants_more(wrong, i - 1); ++i) {
+            throw_if_interrupted();  // Ctrl-C ends a long exploration between trials
+            if (opts.progress && (i == 1 || i % 100 == 0 || i == n)) opts.progress(s.id, i, n);
+            const int t = opts.first_trial + i - 1;
+            TrialOutcome o = run_trial(s, roles, t, trial_seed(seed, t));
+            if (t == 1 && opts.self_check) check_determinism(s, roles, o);
+            const bool keep = keep_all || i <= opts.keep_histories || (o.wrong && wrong_kept < kFailingSeedsKept);
+            if (o.wrong && keep) ++wrong_kept;
+            if (o.wrong) ++wrong;
+            if (!keep) {
+                // The outcome stays; the timeline is dropped (reporters print none for it).
+                // Moved-from empties, not `= {}`: assigning an empty list keeps the capacity, and
+                // a long exploration kept every dropped history's buffer (72 MB at 40,000 trials).
+                o.history = std::vector<HistoryRecord>();
+                o.stream = std::vector<StreamEntry>();
+            } else {
+                fold_record_fields(o.history);  // as the reporters read a history
+            }
+            lab.trials.push_back(std::move(o));
+        }
+        return lab;
+    }
+
+    static constexpr size_t kFailingSeedsKept = 10;
+};
+
+SimBackend::SimBackend(SimOptions opts) : m_impl(std::make_unique<Impl>(std::move(opts))) {}
+
+SimBackend::~SimBackend() = default;
+
+LabResult SimBackend::run(const Scenario& s) {
+    const auto started = std::chrono::steady_clock::now();
+    LabResult lab;
+    if (auto reason = sim_skip_reason(s)) {
+        lab.scenario = s;
+        lab.skipped = true;
+        lab.skip_reason = *reason;
+    } else {
+        lab = m_impl->run_workload(s);
+    }
+    lab.backend = "sim";
+    lab.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    summarize(lab);
+    return lab;
+}
+
+TrialOutcome SimBackend::run_trial(const Scenario& s, int trial, uint64_t trial_seed) {
+    TrialOutcome o = m_impl->run_trial(s, trial, trial_seed);
+    fold_record_fields(o.history);
+    return o;
+}
+
+std::pair<uint64_t, uint64_t> SimBackend::self_check(const Scenario& s, uint64_t seed) {
+    const uint64_t a = trial_fingerprint(m_impl->run_trial(s, 1, seed));
+    const uint64_t b = trial_fingerprint(m_impl->run_trial(s, 1, seed));
+    return {a, b};
+}
+
+}  // namespace relab

@@ -1,0 +1,26 @@
+// The benchmark lab of article 002 (section 3.1): the claim operation with one client, on Redis
+// (SET k v NX GET EX 60) and on PostgreSQL (INSERT INTO idempotency_keys ... ON CONFLICT DO
+// NOTHING, with fsync per commit and with synchronous_commit=off), measured by relab itself and
+// by redis-benchmark and pgbench on the same servers in the same run.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "check/outcome.h"
+#include "families/idem_runner.h"
+
+namespace relab {
+
+// Fills lab.trials (one trial, 1, whose history has an "observe" record per step and a "figure"
+// record per figure: {name, value, unit, tool, ...}) and lab.measurements. A missing
+// redis-benchmark or pgbench throws EnvironmentError naming what to install; a tool that fails or
+// prints no figure throws HarnessError: both end the run with exit status 2, never a held lab.
+void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult& lab);
+
+// "12345.67" from redis-benchmark --csv output (the rps column of the first data row).
+std::optional<double> parse_redis_benchmark_csv(const std::string& out);
+// The tps figure from pgbench's summary ("tps = 1234.5 (without initial connection time)").
+std::optional<double> parse_pgbench_tps(const std::string& out);
+
+}  // namespace relab

@@ -1,0 +1,35 @@
+// The Redis Cluster lab of article 002 (section 2.3), on a cluster of masters the lab forms itself:
+// CLUSTER KEYSLOT of a user's idempotency key and lock with and without a hash tag, one Lua script
+// (EVAL) over both, and a hot user's claims counted per node (DBSIZE, INFO commandstats), with and
+// without the tag. Every command goes to the node owning its key's slot (RedisClusterClient).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "check/outcome.h"
+#include "servers/redis_cluster.h"
+#include "families/idem_runner.h"
+
+namespace relab {
+
+// Forms the cluster once, runs the lab's trials on it (each after FLUSHALL on every node), and
+// stops it. Fills lab.trials (history: "observe" records whose fields the expectation's
+// every_trial_has matches) and lab.measurements (trial 1). Throws EnvironmentError when the
+// cluster cannot be formed, RedisError when a node refuses a command the lab needs.
+void run_idem_cluster(const Scenario& s, const IdemRunContext& ctx, LabResult& lab);
+// The Redis Cluster run_idem_cluster needs for `s` (an idem_cluster lab), so it can be formed ahead.
+RedisClusterOptions idem_cluster_options(const Scenario& s);
+
+// "3000 / 0 / 0": one figure per node, in node order.
+std::string per_node_text(const std::vector<int64_t>& counts);
+
+// The calls=N of `command`'s line in INFO commandstats ("cmdstat_set:calls=3000,usec=..."); 0 when
+// the command has no line yet (never called since the last reset).
+int64_t command_calls(const std::string& commandstats, const std::string& command);
+
+// A random (version 4) UUID as the article's client keys look: 8f3a1c92-4d5e-4f1a-9b2c-3d4e5f6a7b8c.
+std::string uuid_v4(uint64_t high, uint64_t low);
+
+}  // namespace relab

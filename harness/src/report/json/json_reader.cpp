@@ -1,0 +1,401 @@
+// Reading a JSON report back into a RunReport (the inverse of run_to_json), so that every other
+// format can be rendered from saved results. Absent fields take their defaults, so a report
+// written by an older relab still reads; a field of the wrong type is an error naming its path.
+#include <cstdio>
+#include <stdexcept>
+#include <type_traits>
+
+#include <fmt/format.h>
+
+#include "ports/seed_text.h"
+#include "report/json/idem_json.h"
+#include "report/json/json_fields.h"
+#include "report/reporter.h"
+#include "util/json_shape.h"
+
+namespace relab {
+
+namespace {
+
+using nlohmann::json;
+
+// The field readers every part of the report shares (json_fields.h); their names are this file's,
+// unique in the report layer's unity batches as its own would have to be.
+using report_json::array_at;
+using report_json::get;
+using report_json::index_path;
+using report_json::number_at;
+using report_json::object_at;
+using report_json::object_field;
+using report_json::strings_at;
+using report_json::wrong_type;
+
+uint64_t seed_from_text(const std::string& text, const std::string& path) {
+    try {
+        return parse_seed(text);
+    } catch (const std::exception& e) {
+        throw std::runtime_error(fmt::format("JSON report: at {}: {}", path, e.what()));
+    }
+}
+
+std::vector<std::vector<std::string>> table_at(const json& obj, const std::string& path, const char* key) {
+    std::vector<std::vector<std::string>> out;
+    const json& rows = array_at(obj, path, key);
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string row_path = index_path(path, key, i);
+        if (!rows[i].is_array()) wrong_type(row_path, "an array", rows[i]);
+        std::vector<std::string> row;
+        for (size_t c = 0; c < rows[i].size(); ++c) {
+            if (!rows[i][c].is_string()) wrong_type(fmt::format("{}/{}", row_path, c), "a string", rows[i][c]);
+            row.push_back(rows[i][c].get<std::string>());
+        }
+        out.push_back(std::move(row));
+    }
+    return out;
+}
+
+// A trial's "accounting" object (json_reporter's accounting_json).
+Accounting accounting_from_json(const json& j, const std::string& path) {
+    Accounting a;
+    a.published = get<int>(j, path, "published", 0);
+    a.processed_once = get<int>(j, path, "processed_once", 0);
+    a.duplicated = get<int>(j, path, "duplicated", 0);
+    a.lost = get<int>(j, path, "lost", 0);
+    a.redelivered = get<int>(j, path, "redelivered", 0);
+    a.unexpected = get<int>(j, path, "unexpected", 0);
+    a.stale_overwrites = get<int>(j, path, "stale_overwrites", 0);
+    a.unapplied = get<int>(j, path, "unapplied", 0);
+    a.side_effects = get<int>(j, path, "side_effects", 0);
+    a.side_effects_out_of_order = get<int>(j, path, "side_effects_out_of_order", 0);
+    const std::string ex_path = path + "/examples";
+    const json& ex = object_field(j, path, "examples");
+    a.duplicated_examples = strings_at(ex, ex_path, "duplicated");
+    a.lost_examples = strings_at(ex, ex_path, "lost");
+    a.redelivered_examples = strings_at(ex, ex_path, "redelivered");
+    a.unexpected_examples = strings_at(ex, ex_path, "unexpected");
+    a.stale_examples = strings_at(ex, ex_path, "stale_overwrites");
+    if (ex.is_object() && ex.contains("unapplied")) a.unapplied_examples = strings_at(ex, ex_path, "unapplied");
+    if (ex.contains("side_effects_out_of_order"))  // reports before side effects have none
+        a.side_effect_examples = strings_at(ex, ex_path, "side_effects_out_of_order");
+    // Reports written before the per-event counts existed have none.
+    a.republished = get<int>(j, path, "republished", 0);
+    a.reapplied = get<int>(j, path, "reapplied", 0);
+    a.skipped = get<int>(j, path, "skipped", 0);
+    if (ex.is_object() && ex.contains("republished")) a.republished_examples = strings_at(ex, ex_path, "republished");
+    if (ex.is_object() && ex.contains("reapplied")) a.reapplied_examples = strings_at(ex, ex_path, "reapplied");
+    return a;
+}
+
+TrialOutcome trial_from_json(const json& j, const std::string& path) {
+    TrialOutcome t;
+    t.trial = get<int>(j, path, "trial", 0);
+    t.seed = get<uint64_t>(j, path, "seed", 0);
+    t.wrong = get<bool>(j, path, "wrong", false);
+    t.wrong_orders = strings_at(j, path, "wrong_orders");
+    t.unmet = strings_at(j, path, "unmet");
+    for (const auto& [order, us] : object_field(j, path, "publish_delay_us").items()) {
+        const std::string p = path + "/publish_delay_us/" + order;
+        const int64_t delay = number_at<int64_t>(us, p);
+        try {
+            t.publish_delay_us[std::stoll(order)] = delay;
+        } catch (const std::logic_error&) {
+            throw std::runtime_error(fmt::format("JSON report: at {}: expected an order id as key", p));
+        }
+    }
+    const json& rows = array_at(j, path, "final_rows");
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string p = index_path(path, "final_rows", i);
+        t.final_rows.push_back(OrderRow{get<int64_t>(rows[i], p, "id", 0), get<std::string>(rows[i], p, "status", ""),
+                                        get<int64_t>(rows[i], p, "version", 0)});
+    }
+    const json& stream = array_at(j, path, "stream");
+    for (size_t i = 0; i < stream.size(); ++i) {
+        const std::string p = index_path(path, "stream", i);
+        StreamEntry e;
+        e.id = get<std::string>(stream[i], p, "id", "");
+        for (const auto& [k, v] : object_field(stream[i], p, "fields").items()) {
+            if (!v.is_string()) wrong_type(p + "/fields/" + k, "a string", v);
+            e.fields.emplace_back(k, v.get<std::string>());
+        }
+        t.stream.push_back(std::move(e));
+    }
+    const json& history = array_at(j, path, "history");
+    for (size_t i = 0; i < history.size(); ++i) {
+        const std::string p = index_path(path, "history", i);
+        object_at(history[i], p);
+        get<int>(history[i], p, "trial", 0);  // type checks before the lenient conversion
+        // A record's time is ns from its trial's start (t_us * 1000 in a report without t_ns). The
+        // checker subtracts times: within ±2^62 ns (146 years) no difference overflows.
+        constexpr int64_t k_max_ns = int64_t{1} << 62;
+        const bool has_ns = history[i].contains("t_ns") && !history[i].at("t_ns").is_null();
+        const int64_t t_ns = get<int64_t>(history[i], p, "t_ns", 0);
+        const int64_t t_us = get<int64_t>(history[i], p, "t_us", 0);
+        if (has_ns ? (t_ns > k_max_ns || t_ns < -k_max_ns) : (t_us > k_max_ns / 1000 || t_us < -k_max_ns / 1000))
+            throw std::runtime_error(fmt::format("JSON report: at {}/{}: expected a time within ±{} ns of the trial's "
+                                                 "start, got {}", p, has_ns ? "t_ns" : "t_us", k_max_ns,
+                                                 has_ns ? t_ns : t_us));
+        get<std::string>(history[i], p, "actor", "");
+        const std::string op = get<std::string>(history[i], p, "op", "");
+        if (!op_named(op))
+            throw std::runtime_error(fmt::format("JSON report: at {}/op: expected a history op (one of {}), got \"{}\"", p,
+                                                 fmt::join(op_names(), ", "), op));
+        t.history.push_back(history_record_from_json(history[i]));
+    }
+    if (j.contains("accounting") && !j.at("accounting").is_null())
+        t.accounting = accounting_from_json(object_field(j, path, "accounting"), path + "/accounting");
+    else
+        t.accounting = account(t.history);  // a report written before relab kept an accounting
+    if (j.contains("load") && j.at("load").is_object()) {
+        const json& l = j.at("load");
+        const std::string p = path + "/load";
+        t.load.events = get<int64_t>(l, p, "events", 0);
+        t.load.events_per_s = get<double>(l, p, "events_per_s", 0);
+        t.load.latency_p50_us = get<int64_t>(l, p, "latency_p50_us", 0);
+        t.load.latency_p99_us = get<int64_t>(l, p, "latency_p99_us", 0);
+        t.load.latency_max_us = get<int64_t>(l, p, "latency_max_us", 0);
+        t.load.slots = get<int>(l, p, "slots", 0);
+        t.load.utilisation_pct = get<double>(l, p, "utilisation_pct", 0);
+        t.load.hol_ms = get<int64_t>(l, p, "hol_ms", -1);
+        t.load.hol_events = get<int64_t>(l, p, "hol_events", 0);
+        t.load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
+        t.load.span_us = get<int64_t>(l, p, "span_us", 0);
+    }
+    if (j.contains("soak") && j.at("soak").is_object()) {
+        const json& k = j.at("soak");
+        const std::string p = path + "/soak";
+        t.soak.measured = true;
+        t.soak.kills = get<int64_t>(k, p, "kills", 0);
+        t.soak.restarts = get<int64_t>(k, p, "restarts", 0);
+        t.soak.fault_failures = get<int64_t>(k, p, "fault_failures", 0);
+        t.soak.recovered = get<int64_t>(k, p, "recovered", 0);
+        t.soak.pending = get<int64_t>(k, p, "pending", -1);
+        t.soak.undelivered = get<int64_t>(k, p, "undelivered", -1);
+        t.soak.deadline_passed = get<bool>(k, p, "deadline_passed", false);
+        t.soak.deadline_ms = get<int64_t>(k, p, "deadline_ms", 0);
+        t.soak.end_ms = get<int64_t>(k, p, "end_ms", 0);
+        if (k.contains("examples") && k.at("examples").is_object() && k.at("examples").contains("recovered"))
+            for (const auto& e : k.at("examples").at("recovered"))
+                if (e.is_string()) t.soak.recovered_examples.push_back(e.get<std::string>());
+    }
+    if (j.contains("role_peak_rss_kb") && j.at("role_peak_rss_kb").is_object())
+        for (const auto& [actor, kb] : j.at("role_peak_rss_kb").items())
+            if (const auto x = kb.is_number_integer() ? json_number_as<int64_t>(kb) : std::nullopt)
+                t.role_peak_rss_kb[actor] = *x;
+    return t;
+}
+
+StepOutcome step_from_json(const json& j, const std::string& path) {
+    StepOutcome s;
+    s.session = get<std::string>(j, path, "session", "");
+    s.sql = get<std::string>(j, path, "sql", "");
+    s.start_us = get<int64_t>(j, path, "start_us", 0);
+    s.duration_us = get<int64_t>(j, path, "duration_us", 0);
+    s.tag = get<std::string>(j, path, "tag", "");
+    s.sqlstate = get<std::string>(j, path, "sqlstate", "");
+    s.error = get<std::string>(j, path, "error", "");
+    s.columns = strings_at(j, path, "columns");
+    s.rows = table_at(j, path, "rows");
+    s.ok = get<bool>(j, path, "ok", true);
+    s.failure = get<std::string>(j, path, "failure", "");
+    return s;
+}
+
+CaseOutcome case_from_json(const json& j, const std::string& path) {
+    CaseOutcome c;
+    c.title = get<std::string>(j, path, "title", "");
+    c.title_vi = get<std::string>(j, path, "title_vi", "");
+    c.wrong = get<bool>(j, path, "wrong", false);
+    c.failures = strings_at(j, path, "failures");
+    c.columns = strings_at(j, path, "columns");
+    c.final_rows = table_at(j, path, "final_rows");
+    const json& steps = array_at(j, path, "steps");
+    for (size_t i = 0; i < steps.size(); ++i) c.steps.push_back(step_from_json(steps[i], index_path(path, "steps", i)));
+    return c;
+}
+
+// The count part of Expectation::describe() ("wrong = all", "wrong >= 1", ...), for a scenario
+// whose source could not be re-read. The rest of the description cannot be rebuilt.
+Expectation expectation_from_text(const std::string& text) {
+    Expectation e;
+    const std::string head = text.substr(0, text.find(';'));
+    int n = 0;
+    char op[3] = {};
+    int lo = 0, hi = 0, of = 0;
+    if (std::sscanf(head.c_str(), "wrong in %d..%d of %d", &lo, &hi, &of) >= 2) {
+        e.wrong = Expectation::Count::between;
+        e.n = lo;
+        e.n_max = hi;
+        e.of_runs = of;
+        return e;
+    }
+    if (head == "wrong = all")
+        e.wrong = Expectation::Count::all;
+    else if (head == "wrong = none")
+        e.wrong = Expectation::Count::none;
+    else if (std::sscanf(head.c_str(), "wrong %2s %d", op, &n) == 2) {
+        const std::string o = op;
+        e.wrong = o == ">=" ? Expectation::Count::at_least
+                  : o == "<=" ? Expectation::Count::at_most
+                              : Expectation::Count::exactly;
+        e.n = n;
+    }
+    return e;
+}
+
+// The kind of a lab in a report written before relab stored it ("lab_kind"), from what the report
+// carries: cases are sessions; idempotency counts ("summary": {"idem"}) an idempotency lab, one
+// with clients when a request was sent or an order placed, otherwise one without (the benchmark
+// and the cluster lab read the same in every report); anything else a stream lab.
+LabKind inferred_lab_kind(const json& lab, const std::string& path, const json& summary, const std::string& summary_path) {
+    if (!array_at(lab, path, "cases").empty()) return LabKind::sessions;
+    if (!summary.contains("idem")) return LabKind::stream;
+    const json& idem = object_field(summary, summary_path, "idem");
+    const std::string idem_path = summary_path + "/idem";
+    const bool clients = get<int64_t>(idem, idem_path, "sends", 0) > 0 || get<int64_t>(idem, idem_path, "orders", 0) > 0;
+    return clients ? LabKind::idem_clients : LabKind::idem_benchmark;
+}
+
+// What the JSON itself says about a lab's scenario, when its source is not a scenario this
+// relab can read: enough for every reporter (orders come from the final rows).
+Scenario scenario_from_lab_json(const json& lab, const std::string& path, const json& summary,
+                                const std::string& summary_path) {
+    Scenario s;
+    s.source = lab.contains("scenario") ? lab.at("scenario") : json(nullptr);
+    s.kind = inferred_lab_kind(lab, path, summary, summary_path);
+    s.expect = expectation_from_text(get<std::string>(summary, summary_path, "expectation", ""));
+    const json& trials = array_at(lab, path, "trials");
+    if (!trials.empty()) {
+        s.orders.clear();
+        const std::string p = index_path(path, "trials", 0);
+        const json& rows = array_at(trials[0], p, "final_rows");
+        for (size_t i = 0; i < rows.size(); ++i) {
+            OrderSpec o;
+            o.id = get<int64_t>(rows[i], index_path(p, "final_rows", i), "id", 0);
+            s.orders.push_back(o);
+        }
+    }
+    return s;
+}
+
+LabResult lab_from_json(const json& j, const std::string& path) {
+    object_at(j, path);
+    const std::string summary_path = path + "/summary";
+    const json& summary = object_field(j, path, "summary");
+    const std::string id = get<std::string>(j, path, "id", "");
+
+    LabResult lab;
+    Scenario& s = lab.scenario;
+    bool parsed = false;
+    if (j.contains("scenario") && j.at("scenario").is_object() && !j.at("scenario").empty()) {
+        try {
+            s = parse_scenario(j.at("scenario").dump(), fmt::format("scenario of lab {} in a JSON report", id));
+            parsed = true;
+        } catch (const ScenarioError&) {
+            // Hand-made or older JSON: fall back on what the report itself carries.
+        }
+    }
+    if (!parsed) s = scenario_from_lab_json(j, path, summary, summary_path);
+
+    // The report's own values win: they are what ran.
+    if (j.contains("lab_kind") && !j.at("lab_kind").is_null()) {
+        const std::string kind = get<std::string>(j, path, "lab_kind", "");
+        const auto named = lab_kind_named(kind);
+        if (!named)
+            throw std::runtime_error(fmt::format("JSON report: at {}/lab_kind: expected one of {}, got \"{}\"", path,
+                                                 fmt::join(lab_kind_names(), ", "), kind));
+        s.kind = *named;
+    }
+    s.id = id;
+    s.title = get<std::string>(j, path, "title", s.title);
+    s.title_vi = get<std::string>(j, path, "title_vi", s.title_vi);
+    s.output = get<std::string>(j, path, "output", s.output);
+    s.seed = get<uint64_t>(j, path, "seed", s.seed);
+    const std::string doc_path = summary_path + "/documented";
+    const json& doc = object_field(summary, summary_path, "documented");
+    s.documented.text = get<std::string>(doc, doc_path, "text", "");
+    s.documented.text_vi = get<std::string>(doc, doc_path, "text_vi", "");
+    s.documented.relab_choice = get<std::string>(doc, doc_path, "relab_choice", "");
+    s.documented.relab_choice_vi = get<std::string>(doc, doc_path, "relab_choice_vi", s.documented.relab_choice);
+    s.documented.wrong = doc.contains("wrong") && !doc.at("wrong").is_null()
+                             ? std::optional<int>(get<int>(doc, doc_path, "wrong", 0))
+                             : std::nullopt;
+    s.documented.of = doc.contains("of") && !doc.at("of").is_null() ? std::optional<int>(get<int>(doc, doc_path, "of", 0))
+                                                                    : std::nullopt;
+
+    lab.backend = get<std::string>(j, path, "backend", "real");
+    lab.finished_at_us = get<int64_t>(j, path, "finished_at_us", 0);
+    lab.sequence = get<int>(j, path, "sequence", 0);
+    lab.skipped = get<bool>(j, path, "skipped", false);
+    lab.skip_reason = get<std::string>(j, path, "skip_reason", "");
+    const json& trials = array_at(j, path, "trials");
+    for (size_t i = 0; i < trials.size(); ++i) lab.trials.push_back(trial_from_json(trials[i], index_path(path, "trials", i)));
+    const json& cases = array_at(j, path, "cases");
+    for (size_t i = 0; i < cases.size(); ++i) lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
+
+    lab.total = get<int>(summary, summary_path, "trials", 0);
+    lab.wrong = get<int>(summary, summary_path, "wrong", 0);
+    // A skipped lab never held (older reports wrote held: true for it).
+    lab.held = get<bool>(summary, summary_path, "held", false) && !lab.skipped;
+    lab.failures = strings_at(summary, summary_path, "failures");
+    const std::string lat_path = summary_path + "/delivery_latency_us";
+    const json& lat = object_field(summary, summary_path, "delivery_latency_us");
+    lab.delivery = LatencyStats{get<int>(lat, lat_path, "samples", 0), get<int64_t>(lat, lat_path, "p50", 0),
+                                get<int64_t>(lat, lat_path, "max", 0)};
+    const std::string tp_path = summary_path + "/throughput";
+    const json& tp = object_field(summary, summary_path, "throughput");
+    lab.throughput.trials = get<int>(tp, tp_path, "trials", 0);
+    lab.throughput.jobs = get<int64_t>(tp, tp_path, "jobs", 0);
+    lab.throughput.span_ms = get<double>(tp, tp_path, "last_write_ms", 0.0);
+    lab.throughput.per_s = get<double>(tp, tp_path, "jobs_per_s", 0.0);
+    lab.throughput.per_s_min = get<double>(tp, tp_path, "jobs_per_s_min", 0.0);
+    lab.throughput.per_s_max = get<double>(tp, tp_path, "jobs_per_s_max", 0.0);
+    lab.lock_release_method = get<std::string>(summary, summary_path, "lock_release_method", "");
+    lab.elapsed_s = get<double>(summary, summary_path, "elapsed_s", 0.0);
+    lab.wrong_rate = get<double>(summary, summary_path, "wrong_rate", 0.0);
+    const json& ci = array_at(summary, summary_path, "ci95");
+    if (ci.size() == 2) {
+        const std::string p = summary_path + "/ci95";
+        if (!ci[0].is_number()) wrong_type(p + "/0", "a number", ci[0]);
+        if (!ci[1].is_number()) wrong_type(p + "/1", "a number", ci[1]);
+        lab.wrong_rate_low = ci[0].get<double>();
+        lab.wrong_rate_high = ci[1].get<double>();
+    }
+    for (const auto& text : strings_at(summary, summary_path, "failing_seeds"))
+        lab.failing_seeds.push_back(seed_from_text(text, summary_path + "/failing_seeds"));
+    const std::string replay = get<std::string>(summary, summary_path, "replay_seed", "");
+    if (!replay.empty()) lab.replay_seed = seed_from_text(replay, summary_path + "/replay_seed");
+    read_idem_json(j, path, lab);
+    return lab;
+}
+
+}  // namespace
+
+RunReport run_from_json(const json& j) {
+    object_at(j, "");
+    // relab's reports nest about a dozen levels (a lab's scenario inside the run). Deeper is refused
+    // before a scenario or a record is copied or printed: both recurse once a level.
+    constexpr size_t k_max_nesting = 100;
+    if (const auto at = json_nested_too_deep(j, k_max_nesting))
+        throw std::runtime_error(
+            fmt::format("JSON report: at {}: nested more than {} arrays and objects deep", *at, k_max_nesting));
+    RunReport run;
+    run.relab_commit = get<std::string>(j, "", "relab_commit", "");
+    run.seed = get<uint64_t>(j, "", "seed", 0);
+    run.started_at = get<std::string>(j, "", "started_at", "");
+    run.started_at_us = get<int64_t>(j, "", "started_at_us", 0);
+    const json& sv = object_field(j, "", "servers");
+    run.servers.redis_version = get<std::string>(sv, "/servers", "redis_version", "");
+    run.servers.pg_version = get<std::string>(sv, "/servers", "pg_version", "");
+    run.servers.redis_external = get<bool>(sv, "/servers", "redis_external", false);
+    run.servers.pg_external = get<bool>(sv, "/servers", "pg_external", false);
+    run.servers.delex = get<bool>(sv, "/servers", "delex", false);
+    run.servers.xadd_idmp = get<bool>(sv, "/servers", "xadd_idmp", false);
+    run.wall_s = get<double>(j, "", "wall_s", 0.0);
+    run.inherent_s = get<double>(j, "", "inherent_s", 0.0);
+    run.jobs = get<int>(j, "", "jobs", 0);
+    const json& labs = array_at(j, "", "labs");
+    for (size_t i = 0; i < labs.size(); ++i) run.labs.push_back(lab_from_json(labs[i], index_path("", "labs", i)));
+    return run;
+}
+
+}  // namespace relab

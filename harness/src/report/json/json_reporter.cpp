@@ -1,0 +1,244 @@
+// The machine-readable report: everything the text report shows plus the full history, the
+// scenario as loaded and the seeds, so a run can be inspected or replayed without rerunning it.
+#include "report/reporter.h"
+
+#include "ports/seed_text.h"
+#include "report/json/idem_json.h"
+#include "report/compare/lab_summary.h"
+#include "report/shard_facts.h"
+
+namespace relab {
+
+namespace {
+
+template <class T>
+nlohmann::json optional_json(const std::optional<T>& v) {
+    return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+nlohmann::json rows_json(const std::vector<OrderRow>& rows) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : rows) out.push_back({{"id", r.id}, {"status", r.status}, {"version", r.version}});
+    return out;
+}
+
+nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& e : stream) {
+        nlohmann::json fields = nlohmann::json::object();
+        for (const auto& [k, v] : e.fields) fields[k] = v;
+        out.push_back({{"id", e.id}, {"fields", std::move(fields)}});
+    }
+    return out;
+}
+
+nlohmann::json accounting_counts_json(const Accounting& a) {
+    return {{"published", a.published},     {"processed_once", a.processed_once}, {"duplicated", a.duplicated},
+            {"lost", a.lost},               {"redelivered", a.redelivered},       {"unexpected", a.unexpected},
+            {"stale_overwrites", a.stale_overwrites}, {"unapplied", a.unapplied}, {"republished", a.republished}, {"reapplied", a.reapplied},
+            {"skipped", a.skipped}};
+}
+
+// A lab whose consumers send side effects (write.side_effect) adds their counts; others carry none.
+void add_side_effect_counts(nlohmann::json& j, const Accounting& a) {
+    if (a.side_effects == 0) return;
+    j["side_effects"] = a.side_effects;
+    j["side_effects_out_of_order"] = a.side_effects_out_of_order;
+}
+
+nlohmann::json accounting_json(const Accounting& a) {
+    nlohmann::json j = accounting_counts_json(a);
+    add_side_effect_counts(j, a);
+    j["examples"] = {{"duplicated", a.duplicated_examples},
+                     {"lost", a.lost_examples},
+                     {"redelivered", a.redelivered_examples},
+                     {"unexpected", a.unexpected_examples},
+                     {"stale_overwrites", a.stale_examples},
+                     {"unapplied", a.unapplied_examples},
+                     {"republished", a.republished_examples},
+                     {"reapplied", a.reapplied_examples}};
+    if (a.side_effects > 0) j["examples"]["side_effects_out_of_order"] = a.side_effect_examples;
+    return j;
+}
+
+nlohmann::json load_stats_json(const LoadStats& l) {
+    return {{"events", l.events},
+            {"events_per_s", l.events_per_s},
+            {"latency_p50_us", l.latency_p50_us},
+            {"latency_p99_us", l.latency_p99_us},
+            {"latency_max_us", l.latency_max_us},
+            {"slots", l.slots},
+            {"utilisation_pct", l.utilisation_pct},
+            {"hol_ms", l.hol_ms},
+            {"hol_events", l.hol_events},
+            {"wrong_orders", l.wrong_orders},
+            {"span_us", l.span_us}};
+}
+
+nlohmann::json soak_stats_json(const SoakStats& k) {
+    return {{"kills", k.kills},
+            {"restarts", k.restarts},
+            {"fault_failures", k.fault_failures},
+            {"recovered", k.recovered},
+            {"pending", k.pending},
+            {"undelivered", k.undelivered},
+            {"deadline_passed", k.deadline_passed},
+            {"deadline_ms", k.deadline_ms},
+            {"end_ms", k.end_ms},
+            {"examples", {{"recovered", k.recovered_examples}}}};
+}
+
+nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
+    nlohmann::json history = nlohmann::json::array();
+    for (const auto& r : t.history) history.push_back(to_json(r));
+    nlohmann::json delays = nlohmann::json::object();  // keyed by order id as text
+    for (const auto& [order, us] : t.publish_delay_us) delays[std::to_string(order)] = us;
+    nlohmann::json j = {{"trial", t.trial},
+                        {"seed", t.seed},
+                        {"wrong", t.wrong},
+                        {"wrong_orders", t.wrong_orders},
+                        {"unmet", t.unmet},
+                        {"publish_delay_us", std::move(delays)},
+                        {"final_rows", rows_json(t.final_rows)},
+                        {"stream", stream_json(t.stream)},
+                        {"history", std::move(history)}};
+    if (stream_lab) {
+        j["accounting"] = accounting_json(t.accounting);
+        j["load"] = load_stats_json(t.load);
+        if (t.soak.measured) j["soak"] = soak_stats_json(t.soak);
+        if (!t.role_peak_rss_kb.empty()) j["role_peak_rss_kb"] = t.role_peak_rss_kb;
+    }
+    return j;
+}
+
+nlohmann::json step_json(const StepOutcome& s) {
+    return {{"session", s.session},   {"sql", s.sql},         {"start_us", s.start_us},
+            {"duration_us", s.duration_us}, {"tag", s.tag},   {"sqlstate", s.sqlstate},
+            {"error", s.error},       {"columns", s.columns}, {"rows", s.rows},
+            {"ok", s.ok},             {"failure", s.failure}};
+}
+
+nlohmann::json case_json(const CaseOutcome& c) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const auto& s : c.steps) steps.push_back(step_json(s));
+    return {{"title", c.title},       {"title_vi", c.title_vi},     {"wrong", c.wrong},
+            {"failures", c.failures}, {"columns", c.columns},       {"final_rows", c.final_rows},
+            {"steps", std::move(steps)}};
+}
+
+// As the text report prints them and --replay reads them: "0x..." (JSON numbers lose 64-bit seeds).
+nlohmann::json seeds_json(const std::vector<uint64_t>& seeds) {
+    nlohmann::json out = nlohmann::json::array();
+    for (uint64_t seed : seeds) out.push_back(seed_text(seed));
+    return out;
+}
+
+nlohmann::json lab_json(const LabResult& lab) {
+    const Scenario& s = lab.scenario;
+    nlohmann::json trials = nlohmann::json::array();
+    for (const auto& t : lab.trials) trials.push_back(trial_json(t, is_stream_lab(lab)));
+    nlohmann::json cases = nlohmann::json::array();
+    for (const auto& c : lab.cases) cases.push_back(case_json(c));
+    nlohmann::json summary = {
+        {"id", s.id},
+        {"trials", lab.total},
+        {"wrong", lab.wrong},
+        {"documented",
+         {{"wrong", optional_json(s.documented.wrong)},
+          {"of", optional_json(s.documented.of)},
+          {"text", s.documented.text},
+          {"text_vi", s.documented.text_vi},
+          {"relab_choice", s.documented.relab_choice},
+          {"relab_choice_vi", s.documented.relab_choice_vi}}},
+        {"expectation", s.expect.describe()},
+        {"held", lab.held},
+        {"skipped", lab.skipped},
+        {"verdict", verdict_text(verdict_of(lab))},
+        {"failures", lab.failures},
+        {"delivery_latency_us",
+         {{"samples", lab.delivery.samples}, {"p50", lab.delivery.p50_us}, {"max", lab.delivery.max_us}}},
+        {"throughput",
+         {{"trials", lab.throughput.trials},
+          {"jobs", lab.throughput.jobs},
+          {"last_write_ms", lab.throughput.span_ms},
+          {"jobs_per_s", lab.throughput.per_s},
+          {"jobs_per_s_min", lab.throughput.per_s_min},
+          {"jobs_per_s_max", lab.throughput.per_s_max}}},
+        {"lock_release_method", lab.lock_release_method},
+        {"elapsed_s", lab.elapsed_s},
+        {"backend", lab.backend},
+        {"wrong_rate", lab.wrong_rate},
+        {"ci95", {lab.wrong_rate_low, lab.wrong_rate_high}},
+        {"failing_seeds", seeds_json(lab.failing_seeds)},
+        {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
+    if (is_stream_lab(lab) && !lab.trials.empty()) {
+        const Accounting total = accounting_total(lab);
+        summary["accounting"] = accounting_counts_json(total);
+        add_side_effect_counts(summary["accounting"], total);
+    }
+    // S2 (and S1 as one shard): orders that ended wrong, per trial (the pace is the "throughput"
+    // every stream lab has).
+    if (s.shard.enabled) {
+        nlohmann::json per_trial = nlohmann::json::array();
+        for (const auto& t : lab.trials) per_trial.push_back(t.wrong_orders.size());
+        summary["wrong_orders"] = per_trial;
+    }
+    return {{"id", s.id},
+            {"title", s.title},
+            {"title_vi", s.title_vi},
+            {"output", s.output},
+            {"mutant", s.mutant.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.mutant)},
+            {"lab_kind", to_string(s.kind)},
+            {"backend", lab.backend},
+            {"finished_at_us", lab.finished_at_us},
+            {"sequence", lab.sequence},
+            {"skipped", lab.skipped},
+            {"skip_reason", lab.skip_reason},
+            {"scenario", s.source},
+            {"seed", s.seed},
+            {"trials", std::move(trials)},
+            {"cases", std::move(cases)},
+            {"summary", summary}};
+}
+
+class JsonReporter : public Reporter {
+public:
+    void report(const RunReport& run, std::ostream& out) override {
+        // Server messages may carry bytes that are not UTF-8; replace them rather than lose the report.
+        out << run_to_json(run).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    }
+};
+
+}  // namespace
+
+nlohmann::json run_to_json(const RunReport& run) {
+    nlohmann::json labs = nlohmann::json::array();
+    for (const auto& lab : run.labs) {
+        nlohmann::json j = lab_json(lab);
+        add_idem_json(lab, j);
+        labs.push_back(std::move(j));
+    }
+    const LabCounts n = count_labs(run);
+    const auto& sv = run.servers;
+    return {{"relab_commit", run.relab_commit},
+            {"seed", run.seed},
+            {"started_at", run.started_at},
+            {"started_at_us", run.started_at_us},
+            {"servers",
+             {{"redis_version", sv.redis_version},
+              {"pg_version", sv.pg_version},
+              {"redis_external", sv.redis_external},
+              {"pg_external", sv.pg_external},
+              {"delex", sv.delex},
+              {"xadd_idmp", sv.xadd_idmp}}},
+            {"wall_s", run.wall_s},
+            {"inherent_s", run.inherent_s},
+            {"jobs", run.jobs},
+            {"labs", std::move(labs)},
+            {"summary",
+             {{"labs", n.labs}, {"held", n.held}, {"broken", n.broken}, {"skipped", n.skipped}}}};
+}
+
+std::unique_ptr<Reporter> make_json_reporter() { return std::make_unique<JsonReporter>(); }
+
+}  // namespace relab

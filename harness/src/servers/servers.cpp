@@ -1,0 +1,827 @@
+#include "servers/servers.h"
+
+#include <arpa/inet.h>
+#include <hiredis.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <pqxx/pqxx>
+#include <sstream>
+#include <thread>
+
+#include "process/child_process.h"
+#include "clients/hiredis_handles.h"
+#include "util/interrupt.h"
+#include "process/proc_stat.h"
+#include "process/temp_dir.h"
+
+namespace relab {
+
+namespace {
+
+using std::chrono::milliseconds;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr milliseconds poll_interval{20};
+constexpr int port_attempts = 4;  // the first port and 3 replacements
+
+// ---------------------------------------------------------------- URLs
+
+// The URL with everything between "://" and the last '@' replaced, for error messages.
+std::string mask_url(const std::string& url) {
+    auto scheme_end = url.find("://");
+    if (scheme_end == std::string::npos) return url.find('@') == std::string::npos ? url : "(URL hidden)";
+    auto at = url.rfind('@');
+    if (at == std::string::npos || at < scheme_end) return url;
+    return url.substr(0, scheme_end + 3) + "***" + url.substr(at);
+}
+
+int hex_value(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+// Decodes %XX escapes; nullopt on a malformed one.
+std::optional<std::string> percent_decode(const std::string& s) {
+    std::string out;
+    for (size_t i = 0; i < s.size(); ++i) {
+        if (s[i] != '%') {
+            out.push_back(s[i]);
+            continue;
+        }
+        int hi = i + 2 < s.size() ? hex_value(s[i + 1]) : -1;
+        int lo = i + 2 < s.size() ? hex_value(s[i + 2]) : -1;
+        if (hi < 0 || lo < 0) return std::nullopt;
+        out.push_back(static_cast<char>(hi * 16 + lo));
+        i += 2;
+    }
+    return out;
+}
+
+struct UrlParts {
+    std::string user;
+    std::string password;
+    std::string host;
+    int port = 0;
+    std::string path;  // after the '/' following host[:port], decoded
+};
+
+// scheme://[user[:password]@]host[:port][/path]; percent-escapes decoded in user and password.
+UrlParts split_url(const std::string& url, const std::vector<std::string>& schemes, int default_port,
+                   const std::string& expected) {
+    auto fail = [&](const std::string& why) -> EnvironmentError {
+        return EnvironmentError("bad URL " + mask_url(url) + ": " + why + " (expected " + expected + ")");
+    };
+    auto decode = [&](const std::string& s) {
+        auto decoded = percent_decode(s);
+        if (!decoded) throw fail("bad percent-escape");
+        return *decoded;
+    };
+
+    auto scheme_end = url.find("://");
+    if (scheme_end == std::string::npos) throw fail("no scheme");
+    std::string scheme = url.substr(0, scheme_end);
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (std::find(schemes.begin(), schemes.end(), scheme) == schemes.end())
+        throw fail("unsupported scheme '" + scheme + "'");
+    std::string rest = url.substr(scheme_end + 3);
+
+    UrlParts parts;
+    // The last '@' ends the user info, so an unescaped '@' in a password still works.
+    if (auto at = rest.rfind('@'); at != std::string::npos) {
+        std::string userinfo = rest.substr(0, at);
+        rest = rest.substr(at + 1);
+        auto colon = userinfo.find(':');
+        parts.user = decode(userinfo.substr(0, colon));
+        if (colon != std::string::npos) parts.password = decode(userinfo.substr(colon + 1));
+    }
+    auto host_end = rest.find_first_of("/?#");
+    std::string hostport = rest.substr(0, host_end);
+    std::string tail = host_end == std::string::npos ? "" : rest.substr(host_end);
+    if (!tail.empty() && tail[0] != '/') throw fail("query parameters are not supported");
+    if (!tail.empty()) parts.path = tail.substr(1);
+    if (parts.path.find_first_of("?#") != std::string::npos)
+        throw fail("query parameters are not supported");
+    parts.path = decode(parts.path);
+
+    std::string port_text;
+    if (!hostport.empty() && hostport[0] == '[') {
+        auto close = hostport.find(']');
+        if (close == std::string::npos) throw fail("unclosed '[' in the host");
+        parts.host = hostport.substr(1, close - 1);
+        std::string after = hostport.substr(close + 1);
+        if (!after.empty()) {
+            if (after[0] != ':') throw fail("junk after the host");
+            port_text = after.substr(1);
+        }
+    } else {
+        auto colon = hostport.find(':');
+        parts.host = hostport.substr(0, colon);
+        if (colon != std::string::npos) port_text = hostport.substr(colon + 1);
+    }
+    if (parts.host.empty()) throw fail("no host");
+    parts.port = default_port;
+    if (!port_text.empty()) {
+        bool digits = port_text.size() <= 5 &&
+                      std::all_of(port_text.begin(), port_text.end(),
+                                  [](unsigned char c) { return std::isdigit(c); });
+        int port = digits ? std::stoi(port_text) : 0;
+        if (port < 1 || port > 65535) throw fail("bad port '" + port_text + "'");
+        parts.port = port;
+    }
+    return parts;
+}
+
+std::string host_for_url(const std::string& host) {
+    return host.find(':') != std::string::npos ? "[" + host + "]" : host;
+}
+
+std::string quote_conninfo(const std::string& value) {
+    std::string out = "'";
+    for (char c : value) {
+        if (c == '\\' || c == '\'') out.push_back('\\');
+        out.push_back(c);
+    }
+    return out + "'";
+}
+
+// ---------------------------------------------------------------- helpers
+
+// Multi-line client messages on one line, without the password should a library echo it.
+std::string one_line(std::string text, const std::string& secret = {}) {
+    if (!secret.empty())
+        for (size_t pos; (pos = text.find(secret)) != std::string::npos;) text.replace(pos, secret.size(), "***");
+    std::string out;
+    bool space = false;
+    for (char c : text) {
+        if (std::isspace(static_cast<unsigned char>(c))) {
+            space = !out.empty();
+        } else {
+            if (space) out.push_back(' ');
+            space = false;
+            out.push_back(c);
+        }
+    }
+    if (!out.empty()) out[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[0])));
+    return out;
+}
+
+std::string read_file_text(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+// The last lines of the logs that exist, each prefixed with the log's name.
+std::string log_tails(const std::vector<std::string>& paths, size_t max_lines = 15) {
+    std::string out;
+    for (const auto& path : paths) {
+        std::string text = read_file_text(path);
+        std::vector<std::string> lines;
+        std::istringstream in(text);
+        for (std::string line; std::getline(in, line);)
+            if (!line.empty()) lines.push_back(line);
+        if (lines.empty()) continue;
+        out += "\n--- last lines of " + std::filesystem::path(path).filename().string() + ":";
+        for (size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
+            out += "\n  " + lines[i];
+    }
+    return out.empty() ? "\n(no log output)" : out;
+}
+
+bool any_log_contains(const std::vector<std::string>& paths, const std::string& needle) {
+    return std::any_of(paths.begin(), paths.end(),
+                       [&](const std::string& p) { return read_file_text(p).find(needle) != std::string::npos; });
+}
+
+void sleep_poll() { std::this_thread::sleep_for(poll_interval); }
+
+struct RedisProbe {
+    std::string error;       // empty: the server answered PONG
+    long long process_id = 0;  // from INFO server
+};
+
+// Connects, AUTH/SELECT as the endpoint says, PING, and reads the server's pid.
+RedisProbe probe_redis(const RedisEndpoint& ep, milliseconds timeout) {
+    timeval tv{};
+    tv.tv_sec = static_cast<time_t>(timeout.count() / 1000);
+    tv.tv_usec = static_cast<suseconds_t>((timeout.count() % 1000) * 1000);
+    RedisContextPtr ctx(redisConnectWithTimeout(ep.host.c_str(), ep.port, tv));
+    if (!ctx) return {"cannot allocate a redis context"};
+    if (ctx->err) return {one_line(ctx->errstr)};
+    redisSetTimeout(ctx.get(), tv);
+    auto command = [&](const std::vector<std::string>& args) -> std::pair<RedisReplyPtr, std::string> {
+        RedisReplyPtr reply = command_argv(ctx.get(), args);
+        if (!reply) return {nullptr, one_line(ctx->errstr[0] ? ctx->errstr : "no reply")};
+        if (reply->type == REDIS_REPLY_ERROR)
+            return {nullptr, args[0] + ": " + std::string(reply->str, reply->len)};
+        return {std::move(reply), ""};
+    };
+    if (!ep.password.empty())
+        if (auto [r, err] = command({"AUTH", ep.password}); !err.empty()) return {one_line(err, ep.password)};
+    if (ep.db != 0)
+        if (auto [r, err] = command({"SELECT", std::to_string(ep.db)}); !err.empty()) return {err};
+    auto [pong, err] = command({"PING"});
+    if (!err.empty()) return {err};
+    if (pong->type != REDIS_REPLY_STATUS || std::string(pong->str, pong->len) != "PONG")
+        return {"PING did not answer PONG"};
+    RedisProbe probe;
+    auto [info, info_err] = command({"INFO", "server"});
+    if (info && info->type == REDIS_REPLY_STRING) {
+        std::string text(info->str, info->len);
+        if (auto pos = text.find("process_id:"); pos != std::string::npos)
+            probe.process_id = std::atoll(text.c_str() + pos + 11);
+    }
+    return probe;
+}
+
+// "" when a session could run SELECT 1, else the client's message (password removed).
+std::string probe_pg(const PgEndpoint& ep, int connect_timeout_s) {
+    try {
+        pqxx::connection conn(ep.conninfo() + " connect_timeout=" + std::to_string(connect_timeout_s));
+        pqxx::nontransaction tx(conn);
+        tx.exec("SELECT 1");
+        return "";
+    } catch (const std::exception& e) {
+        return one_line(e.what(), ep.password);
+    }
+}
+
+// Fixed settings first, then the caller's, which replace a default of the same name. Names that
+// relab chooses itself are refused.
+std::vector<std::pair<std::string, std::string>> merge_settings(
+    std::vector<std::pair<std::string, std::string>> defaults,
+    const std::map<std::string, std::string>& config, const std::vector<std::string>& reserved,
+    const std::string& server) {
+    for (const auto& [key, value] : config) {
+        std::string name = key;
+        while (!name.empty() && name[0] == '-') name.erase(0, 1);
+        if (std::find(reserved.begin(), reserved.end(), name) != reserved.end())
+            throw std::invalid_argument(server + " setting '" + name +
+                                        "' is chosen by relab and cannot be configured");
+        auto it = std::find_if(defaults.begin(), defaults.end(), [&](const auto& d) { return d.first == name; });
+        if (it != defaults.end())
+            it->second = value;
+        else
+            defaults.emplace_back(name, value);
+    }
+    return defaults;
+}
+
+std::vector<int> version_key(const std::string& name) {
+    std::vector<int> key;
+    std::istringstream in(name);
+    for (std::string part; std::getline(in, part, '.');) {
+        if (part.empty() || !std::all_of(part.begin(), part.end(), [](unsigned char c) { return std::isdigit(c); }))
+            return {};
+        key.push_back(std::stoi(part));
+    }
+    return key;
+}
+
+std::string current_user_name() {
+    if (struct passwd* pw = ::getpwuid(::geteuid())) return pw->pw_name;
+    if (const char* u = std::getenv("USER")) return u;
+    throw EnvironmentError("cannot determine the name of the current user (uid " +
+                           std::to_string(::geteuid()) + ")");
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- endpoints
+
+std::string RedisEndpoint::display() const {
+    return "redis://" + std::string(password.empty() ? "" : ":***@") + host_for_url(host) + ":" +
+           std::to_string(port) + "/" + std::to_string(db);
+}
+
+std::string PgEndpoint::conninfo() const {
+    std::string out;
+    auto add = [&](const char* key, const std::string& value) {
+        if (value.empty()) return;
+        if (!out.empty()) out += ' ';
+        out += std::string(key) + "=" + quote_conninfo(value);
+    };
+    add("host", host);
+    add("port", port > 0 ? std::to_string(port) : "");
+    add("user", user);
+    add("password", password);
+    add("dbname", dbname);
+    return out;
+}
+
+std::string PgEndpoint::display() const {
+    std::string userinfo = user;
+    if (!password.empty()) userinfo += ":***";
+    if (!userinfo.empty()) userinfo += "@";
+    return "postgresql://" + userinfo + host_for_url(host) + ":" + std::to_string(port) + "/" + dbname;
+}
+
+RedisEndpoint parse_redis_url(const std::string& url) {
+    const std::string expected = "redis://[:password@]host[:port][/db]";
+    UrlParts parts = split_url(url, {"redis"}, 6379, expected);
+    if (!parts.user.empty() && parts.user != "default")
+        throw EnvironmentError("bad URL " + mask_url(url) +
+                               ": ACL user names other than 'default' are not supported (expected " +
+                               expected + ")");
+    RedisEndpoint ep;
+    ep.host = parts.host;
+    ep.port = parts.port;
+    ep.password = parts.password;
+    if (!parts.path.empty()) {
+        bool digits = parts.path.size() <= 4 && std::all_of(parts.path.begin(), parts.path.end(),
+                                                            [](unsigned char c) { return std::isdigit(c); });
+        if (!digits)
+            throw EnvironmentError("bad URL " + mask_url(url) + ": the path must be a database number (expected " +
+                                   expected + ")");
+        ep.db = std::stoi(parts.path);
+    }
+    return ep;
+}
+
+PgEndpoint parse_pg_url(const std::string& url) {
+    const std::string expected = "postgresql://[user[:password]@]host[:port]/dbname";
+    UrlParts parts = split_url(url, {"postgresql", "postgres"}, 5432, expected);
+    if (parts.path.empty() || parts.path.find('/') != std::string::npos)
+        throw EnvironmentError("bad URL " + mask_url(url) + ": it must name one database (expected " + expected + ")");
+    PgEndpoint ep;
+    ep.host = parts.host;
+    ep.port = parts.port;
+    ep.user = parts.user;
+    ep.password = parts.password;
+    ep.dbname = parts.path;
+    return ep;
+}
+
+// ---------------------------------------------------------------- binaries and ports
+
+std::string find_binary(const std::string& name) {
+    if (auto found = find_on_path(name)) return *found;
+    const std::filesystem::path pg_root = "/usr/lib/postgresql";
+    std::vector<std::pair<std::vector<int>, std::filesystem::path>> versions;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(pg_root, ec)) {
+        auto key = version_key(entry.path().filename().string());
+        if (!key.empty()) versions.emplace_back(key, entry.path());
+    }
+    std::sort(versions.begin(), versions.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [key, dir] : versions) {
+        auto candidate = (dir / "bin" / name).string();
+        if (is_executable_file(candidate)) return candidate;
+    }
+    std::string package = name;
+    if (name == "redis-server" || name == "redis-cli") package = "redis-server";
+    if (name == "initdb" || name == "postgres" || name == "pg_ctl" || name == "psql" || name == "pgbench")
+        package = "postgresql";
+    throw EnvironmentError(name + " not found on PATH or in /usr/lib/postgresql/*/bin; install it: apt-get install -y " +
+                           package);
+}
+
+int free_loopback_port() {
+    int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) throw EnvironmentError(std::string("cannot create a socket to find a free port: ") + std::strerror(errno));
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = 0;
+    socklen_t len = sizeof addr;
+    int port = -1;
+    int saved_errno = 0;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0)
+        port = ntohs(addr.sin_port);
+    else
+        saved_errno = errno;
+    ::close(fd);
+    if (port <= 0)
+        throw EnvironmentError(std::string("cannot bind 127.0.0.1:0 to find a free port: ") + std::strerror(saved_errno));
+    return port;
+}
+
+// ---------------------------------------------------------------- EmbeddedRedis
+
+struct EmbeddedRedis::Impl {
+    TempDir dir{"relab-redis-"};
+    std::string data_dir = dir.path();
+    RedisEndpoint endpoint;
+    std::optional<ChildProcess> child;
+    RedisOptions opts;
+    int bus_port = 0;  // cluster nodes only
+
+    ~Impl() { stop(); }
+    void stop() noexcept {
+        if (child) {
+            // SIGKILL, not SIGTERM: redis-server acts on SIGTERM in its next serverCron (hz 10:
+            // up to 100 ms, 33-53 ms measured per server), and its data directory is removed next,
+            // so a clean shutdown keeps nothing. Stopped and reaped with its process group. (A
+            // lab's restart is crash() and start(), never this.)
+            child->terminate(milliseconds(5000), SIGKILL);
+            child.reset();
+        }
+        dir.remove();
+    }
+
+    // Starts redis-server on `port` (another free one if it is taken and allow_other_port) and
+    // returns once it answers PING.
+    void start(int port, bool allow_other_port);
+};
+
+void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
+    const std::string exe = find_binary("redis-server");
+    const std::string log_path = data_dir + "/redis.log";
+    const std::string out_path = data_dir + "/redis.out";
+    const std::vector<std::string> logs{out_path, log_path};
+    if (auto it = opts.config.find("requirepass"); it != opts.config.end()) endpoint.password = it->second;
+
+    std::vector<std::pair<std::string, std::string>> defaults{{"save", ""},
+                                                              {"appendonly", "no"},
+                                                              {"enable-debug-command", "local"},
+                                                              {"repl-diskless-sync-delay", "0"}};
+    std::vector<std::string> reserved{"port", "bind", "dir", "logfile", "daemonize"};
+    if (opts.cluster) {
+        // Relative to --dir, so it goes with the data directory.
+        defaults.emplace_back("cluster-enabled", "yes");
+        defaults.emplace_back("cluster-config-file", "nodes.conf");
+        reserved.insert(reserved.end(), {"cluster-enabled", "cluster-config-file", "cluster-port"});
+    }
+    const auto settings = merge_settings(defaults, opts.config, reserved, "redis");
+    for (int attempt = 1;; ++attempt) {
+        std::error_code ec;
+        std::filesystem::remove(log_path, ec);  // redis appends; a stale "in use" must not count
+        std::vector<std::string> args{"--port", std::to_string(port), "--bind", "127.0.0.1", "--dir",
+                                      data_dir, "--logfile", log_path, "--daemonize", "no"};
+        if (opts.cluster) {
+            // A restart keeps its bus port: the other nodes know it by that one.
+            if (bus_port == 0 || allow_other_port) bus_port = free_loopback_port();
+            while (bus_port == port) bus_port = free_loopback_port();
+            args.insert(args.end(), {"--cluster-port", std::to_string(bus_port)});
+        }
+        for (const auto& [name, value] : settings) {
+            args.push_back("--" + name);
+            args.push_back(value);
+        }
+        ChildOptions child_opts;
+        child_opts.exe = exe;
+        child_opts.args = args;
+        child_opts.stdout_path = out_path;
+        child_opts.stderr_path = out_path;
+        child_opts.working_dir = data_dir;
+        child_opts.own_process_group = true;
+        child.emplace(child_opts);
+        endpoint.port = port;
+
+        const auto deadline = SteadyClock::now() + opts.start_timeout;
+        std::string last_error;
+        for (;;) {
+            throw_if_interrupted();
+            if (!child->running()) {
+                int code = child->exit_code().value_or(-1);
+                child.reset();
+                if (allow_other_port && any_log_contains(logs, "Address already in use") && attempt < port_attempts) {
+                    port = free_loopback_port();
+                    break;  // next attempt
+                }
+                throw EnvironmentError("redis-server (" + exe + ") exited with status " + std::to_string(code) +
+                                       " while starting on 127.0.0.1:" + std::to_string(port) +
+                                       "; check the redis settings of the scenario, or free the port if it is taken:" +
+                                       log_tails(logs));
+            }
+            RedisProbe probe = probe_redis(endpoint, milliseconds(200));
+            // A PONG from a stranger that grabbed the port first does not count.
+            if (probe.error.empty() && probe.process_id == child->pid()) return;
+            if (!probe.error.empty()) last_error = probe.error;
+            if (SteadyClock::now() >= deadline) {
+                child->terminate(milliseconds(2000), SIGTERM);
+                child.reset();
+                throw EnvironmentError("redis-server on 127.0.0.1:" + std::to_string(port) + " did not answer PING within " +
+                                       std::to_string(opts.start_timeout.count()) + " ms (last error: " +
+                                       (last_error.empty() ? "another process answers on that port" : last_error) +
+                                       "); the machine may be overloaded:" + log_tails(logs));
+            }
+            sleep_poll();
+        }
+    }
+}
+
+EmbeddedRedis::EmbeddedRedis(const RedisOptions& opts) : m_impl(std::make_unique<Impl>()) {
+    m_impl->opts = opts;
+    m_impl->start(opts.preferred_port > 0 ? opts.preferred_port : free_loopback_port(), true);
+}
+
+void EmbeddedRedis::crash() {
+    if (!m_impl->child) return;
+    m_impl->child->terminate(milliseconds(0), SIGKILL);
+    m_impl->child.reset();
+}
+
+void EmbeddedRedis::restart() {
+    crash();
+    m_impl->start(m_impl->endpoint.port, false);
+}
+
+EmbeddedRedis::~EmbeddedRedis() = default;
+
+const RedisEndpoint& EmbeddedRedis::endpoint() const { return m_impl->endpoint; }
+int EmbeddedRedis::pid() const { return m_impl->child ? m_impl->child->pid() : -1; }
+const std::string& EmbeddedRedis::data_dir() const { return m_impl->data_dir; }
+int EmbeddedRedis::cluster_bus_port() const { return m_impl->bus_port; }
+std::string EmbeddedRedis::log_tail(size_t max_lines) const {
+    return log_tails({m_impl->data_dir + "/redis.out", m_impl->data_dir + "/redis.log"}, max_lines);
+}
+void EmbeddedRedis::stop() { m_impl->stop(); }
+
+// ---------------------------------------------------------------- EmbeddedPostgres
+
+namespace {
+
+// Gone, or a zombie (its memory, the shared segment included, is released).
+bool process_ended(int pid) { return !relab::process_running(pid); }
+
+}  // namespace
+
+struct EmbeddedPostgres::Impl {
+    TempDir dir{"relab-pg-"};
+    std::string data_dir = dir.path() + "/data";
+    PgEndpoint endpoint;
+    std::optional<ChildProcess> child;
+    ChildOptions postmaster;   // how it was started, for restart()
+    int version_num = 0;       // server_version_num
+    std::vector<int> stopped;  // the postmaster's children pause() stopped
+    bool is_paused = false;
+
+    ~Impl() { stop(); }
+    // SIGSTOP the postmaster first, so it forks no new child while its children are listed.
+    std::vector<int> freeze() {
+        if (!child) return {};
+        child->signal(SIGSTOP);
+        std::vector<int> kids = relab::children_of(child->pid());
+        for (int k : kids) ::kill(k, SIGSTOP);
+        return kids;
+    }
+    void thaw() noexcept {
+        for (int k : stopped) ::kill(k, SIGCONT);
+        stopped.clear();
+        if (child) child->signal(SIGCONT);
+        is_paused = false;
+    }
+    void crash() {
+        if (!child) return;
+        std::vector<int> kids = freeze();
+        for (int k : stopped) kids.push_back(k);
+        for (int k : kids) ::kill(k, SIGKILL);
+        child->terminate(milliseconds(0), SIGKILL);  // and reaped
+        child.reset();
+        stopped.clear();
+        is_paused = false;
+        // A backend still attached to the shared memory would keep the next postmaster from starting.
+        const auto deadline = SteadyClock::now() + milliseconds(10000);
+        while (!std::all_of(kids.begin(), kids.end(), process_ended)) {
+            if (SteadyClock::now() > deadline)
+                throw EnvironmentError("PostgreSQL's processes did not end within 10 s of SIGKILL");
+            std::this_thread::sleep_for(milliseconds(2));
+        }
+    }
+    void stop() noexcept {
+        if (is_paused) thaw();  // a stopped process would never act on SIGQUIT
+        if (child) {
+            // SIGQUIT is PostgreSQL's immediate shutdown: no shutdown checkpoint. The data directory
+            // is deleted next, and the checkpoint (fast shutdown, SIGINT) would fsync every file of
+            // the new database: about 2 s per run here.
+            child->terminate(milliseconds(5000), SIGQUIT);
+            child.reset();
+        }
+        dir.remove();
+    }
+};
+
+EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_unique<Impl>()) {
+    Impl& impl = *m_impl;
+    const auto settings = merge_settings({{"listen_addresses", "127.0.0.1"}}, opts.config,
+                                         {"port", "unix_socket_directories", "data_directory"}, "postgresql");
+    const std::string initdb = find_binary("initdb");
+    // postgres from the same installation as initdb: a data directory only fits its own version.
+    std::error_code ec;
+    std::string postgres = (std::filesystem::canonical(initdb, ec).parent_path() / "postgres").string();
+    if (ec || !is_executable_file(postgres)) postgres = find_binary("postgres");
+    const std::string base = impl.dir.path();
+
+    std::optional<std::string> run_as;
+    std::string user;
+    if (::geteuid() == 0) {
+        // PostgreSQL refuses to run as root.
+        const char* env_user = std::getenv("RELAB_PG_USER");
+        user = env_user && *env_user ? env_user : "postgres";
+        struct passwd* pw = ::getpwnam(user.c_str());
+        if (!pw)
+            throw EnvironmentError(
+                "relab runs as root and PostgreSQL refuses to, so it runs PostgreSQL as user '" + user +
+                "', which does not exist; create it (useradd --system --create-home " + user +
+                "), set RELAB_PG_USER to an existing unprivileged user, or install postgresql "
+                "(apt-get install -y postgresql), which creates the user 'postgres'");
+        if (::chown(base.c_str(), pw->pw_uid, pw->pw_gid) != 0)
+            throw EnvironmentError("cannot hand " + base + " to user " + user + ": " + std::strerror(errno));
+        run_as = user;
+    } else {
+        user = current_user_name();
+    }
+
+    ChildOptions base_opts;
+    base_opts.run_as_user = run_as;
+    base_opts.working_dir = base;
+    base_opts.own_process_group = true;
+    const auto deadline = SteadyClock::now() + opts.start_timeout;
+    auto timeout_error = [&](const std::string& what, const std::vector<std::string>& logs) {
+        return EnvironmentError(what + " did not finish within " + std::to_string(opts.start_timeout.count()) +
+                                " ms; the machine may be overloaded:" + log_tails(logs));
+    };
+
+    {
+        const std::string log = base + "/initdb.log";
+        ChildOptions o = base_opts;
+        o.exe = initdb;
+        o.args = {"-D", impl.data_dir, "-U", user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"};
+        o.stdout_path = log;
+        o.stderr_path = log;
+        ChildProcess child(o);
+        for (;;) {
+            throw_if_interrupted();
+            if (child.wait_for(poll_interval)) break;
+            if (SteadyClock::now() >= deadline) throw timeout_error("initdb", {log});
+        }
+        if (child.exit_code() != 0)
+            throw EnvironmentError("initdb (" + initdb + ") failed with status " +
+                                   std::to_string(child.exit_code().value_or(-1)) + " as user " + user + " in " + base +
+                                   "; if the user cannot reach that directory, set TMPDIR to one it can:" +
+                                   log_tails({log}));
+    }
+
+    impl.endpoint.host = "127.0.0.1";
+    impl.endpoint.user = user;
+    impl.endpoint.dbname = "postgres";
+    const std::string log = base + "/postgres.log";
+    int port = opts.preferred_port > 0 ? opts.preferred_port : free_loopback_port();
+    for (int attempt = 1;; ++attempt) {
+        ChildOptions o = base_opts;
+        o.exe = postgres;
+        o.args = {"-D", impl.data_dir, "-p", std::to_string(port), "-k", base};
+        for (const auto& [name, value] : settings) {
+            o.args.push_back("-c");
+            o.args.push_back(name + "=" + value);
+        }
+        o.stdout_path = log;
+        o.stderr_path = log;
+        impl.child.emplace(o);
+        impl.endpoint.port = port;
+
+        bool retry = false;
+        std::string last_error;
+        for (;;) {
+            throw_if_interrupted();
+            if (!impl.child->running()) {
+                int code = impl.child->exit_code().value_or(-1);
+                impl.child.reset();
+                if (any_log_contains({log}, "Address already in use") && attempt < port_attempts) {
+                    port = free_loopback_port();
+                    retry = true;
+                    break;
+                }
+                throw EnvironmentError("postgres (" + postgres + ") exited with status " + std::to_string(code) +
+                                       " while starting on 127.0.0.1:" + std::to_string(port) +
+                                       "; check the postgresql settings of the scenario, or free the port if it "
+                                       "is taken:" + log_tails({log}));
+            }
+            last_error = probe_pg(impl.endpoint, 2);
+            if (last_error.empty()) break;
+            if (SteadyClock::now() >= deadline) throw timeout_error("postgres start (last error: " + last_error + ")", {log});
+            sleep_poll();
+        }
+        if (retry) continue;
+
+        // A stranger on the port would answer too: ours is the one serving our data directory.
+        try {
+            pqxx::connection conn(impl.endpoint.conninfo());
+            pqxx::nontransaction tx(conn);
+            auto dir = tx.exec1("SHOW data_directory")[0].as<std::string>();
+            if (std::filesystem::weakly_canonical(dir) != std::filesystem::weakly_canonical(impl.data_dir)) {
+                impl.child->terminate(milliseconds(5000), SIGQUIT);
+                impl.child.reset();
+                if (attempt < port_attempts) {
+                    port = free_loopback_port();
+                    continue;
+                }
+                throw EnvironmentError("another PostgreSQL answers on 127.0.0.1:" + std::to_string(port));
+            }
+            tx.exec0("CREATE DATABASE relab");
+            impl.version_num = tx.exec1("SHOW server_version_num")[0].as<int>();
+        } catch (const pqxx::failure& e) {
+            throw EnvironmentError("embedded PostgreSQL at " + impl.endpoint.display() +
+                                   " answered but CREATE DATABASE relab failed: " + one_line(e.what()) +
+                                   log_tails({log}));
+        }
+        impl.endpoint.dbname = "relab";
+        impl.postmaster = o;
+        // After a crash the startup process fsyncs every file of the data directory first (3 s
+        // here); syncfs (PostgreSQL 14+) does it in one call. A setting of the caller's wins.
+        if (impl.version_num >= 140000 && !opts.config.count("recovery_init_sync_method")) {
+            impl.postmaster.args.push_back("-c");
+            impl.postmaster.args.push_back("recovery_init_sync_method=syncfs");
+        }
+        return;
+    }
+}
+
+void EmbeddedPostgres::crash() { m_impl->crash(); }
+
+void EmbeddedPostgres::restart() {
+    Impl& impl = *m_impl;
+    impl.crash();
+    const std::string log = impl.dir.path() + "/postgres.log";
+    impl.child.emplace(impl.postmaster);
+    // Crash recovery first: until it is done, connections are refused ("the database system is
+    // starting up").
+    const auto deadline = SteadyClock::now() + milliseconds(60000);
+    std::string last_error;
+    for (;;) {
+        throw_if_interrupted();
+        if (!impl.child->running()) {
+            const int code = impl.child->exit_code().value_or(-1);
+            impl.child.reset();
+            throw EnvironmentError("postgres exited with status " + std::to_string(code) + " while restarting on " +
+                                   impl.endpoint.display() + log_tails({log}));
+        }
+        last_error = probe_pg(impl.endpoint, 2);
+        if (last_error.empty()) return;
+        if (SteadyClock::now() >= deadline)
+            throw EnvironmentError("postgres did not accept connections within 60 s of its restart (last error: " +
+                                   last_error + ")" + log_tails({log}));
+        std::this_thread::sleep_for(milliseconds(5));
+    }
+}
+
+bool EmbeddedPostgres::running() const { return m_impl->child.has_value(); }
+
+void EmbeddedPostgres::pause() {
+    if (m_impl->is_paused || !m_impl->child) return;
+    m_impl->stopped = m_impl->freeze();
+    m_impl->is_paused = true;
+}
+
+void EmbeddedPostgres::resume() noexcept {
+    if (m_impl->is_paused) m_impl->thaw();
+}
+
+bool EmbeddedPostgres::paused() const { return m_impl->is_paused; }
+
+EmbeddedPostgres::~EmbeddedPostgres() = default;
+
+const PgEndpoint& EmbeddedPostgres::endpoint() const { return m_impl->endpoint; }
+int EmbeddedPostgres::pid() const { return m_impl->child ? m_impl->child->pid() : -1; }
+const std::string& EmbeddedPostgres::data_dir() const { return m_impl->data_dir; }
+void EmbeddedPostgres::stop() { m_impl->stop(); }
+
+// ---------------------------------------------------------------- start_servers
+
+ServerSet start_servers(const std::string& redis_url, const std::string& pg_url, const RedisOptions& redis_opts,
+                        const PgOptions& pg_opts) {
+    ServerSet set;
+    // External servers are checked first: a wrong URL fails fast, before anything is started.
+    if (!redis_url.empty()) {
+        set.redis = parse_redis_url(redis_url);
+        set.redis_external = true;
+        RedisProbe probe = probe_redis(set.redis, milliseconds(5000));
+        if (!probe.error.empty())
+            throw EnvironmentError("cannot reach redis at " + set.redis.display() + ": " + probe.error +
+                                   "; start it or drop --redis-url to let relab start its own");
+    }
+    if (!pg_url.empty()) {
+        set.pg = parse_pg_url(pg_url);
+        set.pg_external = true;
+        std::string error = probe_pg(set.pg, 5);
+        if (!error.empty())
+            throw EnvironmentError("cannot reach postgresql at " + set.pg.display() + ": " + error +
+                                   "; start it or drop --pg-url to let relab start its own");
+    }
+    if (!set.redis_external) {
+        set.embedded_redis = std::make_unique<EmbeddedRedis>(redis_opts);
+        set.redis = set.embedded_redis->endpoint();
+    }
+    if (!set.pg_external) {
+        set.embedded_pg = std::make_unique<EmbeddedPostgres>(pg_opts);
+        set.pg = set.embedded_pg->endpoint();
+    }
+    return set;
+}
+
+}  // namespace relab
