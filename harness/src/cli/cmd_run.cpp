@@ -89,6 +89,7 @@ std::vector<Scenario> select_base_labs(const RunOptions& o) {
         if (all.empty()) throw UsageError("no scenario files in " + dir);
         chosen = all;
     } else {
+        const size_t every_lab = all.size();  // "all": what a run without names runs (not load, not soak)
         for (const std::string& named_only : named_only_scenario_dirs(dir))
             for (auto& s : load_scenario_dir(named_only)) {
                 if (std::any_of(all.begin(), all.end(), [&](const Scenario& a) { return a.id == s.id; }))
@@ -100,6 +101,11 @@ std::vector<Scenario> select_base_labs(const RunOptions& o) {
             if (seen.insert(s.id).second) chosen.push_back(s);
         };
         for (const auto& arg : o.labs) {
+            if (arg == "all") {
+                if (every_lab == 0) throw UsageError("no scenario files in " + dir);
+                for (size_t i = 0; i < every_lab; ++i) add(all[i]);
+                continue;
+            }
             if (std::filesystem::is_regular_file(arg)) {
                 add(load_scenario(arg));
                 continue;
@@ -244,7 +250,7 @@ void check_outputs_writable(const RunOptions& o) {
 }  // namespace
 
 void setup_run(CLI::App& app, RunOptions& o) {
-    app.add_option("labs", o.labs, "scenario ids, part names (baseline, s1, lock, cas, ...), groups (idem) or files; none = all");
+    app.add_option("labs", o.labs, "scenario ids, part names (baseline, s1, lock, cas, ...), groups (idem) or files; none or \"all\": every lab but load and soak");
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
     app.add_option("--runs", o.runs, "trials per lab (overrides the files)")->check(CLI::Range(1, 100000));
     app.add_option("--orders", o.orders, "generated workloads (the load labs): this many orders instead of the file's")

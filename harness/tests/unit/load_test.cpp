@@ -376,5 +376,19 @@ TEST(LoadLabsTest, relab_list_names_the_load_labs_beside_the_others) {
     for (const auto& s : select_labs(every)) EXPECT_NE(s.group, "load") << s.id;
 }
 
+TEST(LoadLabs, all_names_every_lab_a_run_without_names_runs) {
+    RunOptions every;
+    every.scenarios_dir = test::k_scenarios;
+    RunOptions all = every;
+    all.labs = {"all"};
+    std::vector<std::string> a, b;
+    for (const auto& s : select_labs(every)) a.push_back(s.id);
+    for (const auto& s : select_labs(all)) b.push_back(s.id);
+    EXPECT_GT(a.size(), 50u);
+    EXPECT_EQ(a, b);
+    all.labs = {"all", "load-s3"};  // a named-only lab beside "all" joins it
+    EXPECT_EQ(select_labs(all).size(), a.size() + 1);
+}
+
 }  // namespace load_test
 }  // namespace relab
