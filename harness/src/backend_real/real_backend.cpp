@@ -24,16 +24,18 @@
 #include "clients/redis_client.h"
 #include "process/temp_dir.h"
 #include "roles/roles.h"
-#include "families/idem_benchmark.h"
-#include "backend_real/cluster_prefetch.h"
-#include "backend_real/prefetch.h"
+#include "servers/cluster_prefetch.h"
+#include "servers/prefetch.h"
 #include "families/idem_cluster.h"
-#include "families/idem_runner.h"
+#include "families/probe.h"
+#include "families/skip_reasons.h"
+#include "engine/family.h"
+#include "engine/trial_loop.h"
+#include "clients/order_table.h"
 #include "backend_real/real_control.h"
 #include "process/role_process.h"
 #include "engine/supervisor.h"
 #include "engine/timeouts.h"
-#include "families/session_runner.h"
 
 namespace relab {
 
@@ -57,6 +59,79 @@ std::optional<std::map<std::string, std::string>> own_pg_of(const Scenario& s) {
     if (s.kind == LabKind::stream && s.servers.postgres) return s.servers.postgres_config;
     return std::nullopt;
 }
+
+namespace {
+
+// The TrialStore port on the trial's PostgreSQL schema and Redis namespace (or the lab's cluster).
+class RealTrialStore : public TrialStore {
+public:
+    // `pg` gives the session of the trial's database: the run's, or one on the lab's own server
+    // (opened again after a fault restarted it).
+    // `redis` gives the lab's primary now (another one after a failover).
+    RealTrialStore(std::function<PgSession&()> pg, bool own_pg, RealControl& control,
+                   std::function<RedisEndpoint()> redis, std::string prefix, bool cluster)
+        : m_pg(std::move(pg)), m_own_pg(own_pg), m_control(control), m_redis(std::move(redis)),
+          m_prefix(std::move(prefix)), m_cluster(cluster) {}
+
+    ~RealTrialStore() override {
+        try {
+            if (m_placed) drop_order_table(m_pg());
+        } catch (...) {
+        }
+    }
+
+    void reset_orders(const std::vector<OrderRow>& initial, Tables tables) override {
+        PgSession& pg = m_pg();
+        // One transaction, and its commit not waiting for the WAL flush: the run's PostgreSQL is
+        // never crashed, and a lab's own one is checkpointed below.
+        pg.exec("BEGIN");
+        try {
+            pg.exec("SET LOCAL synchronous_commit TO off");
+            reset_orders_table(pg, initial);
+            if (tables.inbox) reset_inbox_table(pg);
+            if (tables.source) reset_source_tables(pg, initial);
+            if (tables.side_effects) reset_side_effects_table(pg);
+            pg.exec("COMMIT");
+        } catch (...) {
+            (void)pg.run("ROLLBACK");  // the run's session stays usable
+            throw;
+        }
+        // A database that has run for a while has a recent checkpoint: crash recovery then replays
+        // the trial's changes, not the new database's creation.
+        if (m_own_pg) pg.exec("CHECKPOINT");
+    }
+    void create_group(const std::string& stream, const std::string& group) override {
+        const std::string key = m_prefix + stream;
+        const std::vector<std::string> argv{"XGROUP", "CREATE", key, group, "$", "MKSTREAM"};
+        if (m_cluster)
+            m_control.cluster().call(key, argv);
+        else
+            m_control.admin().call(argv);
+    }
+    std::vector<OrderRow> rows() override { return RealOrderStore(m_pg()).rows(); }
+    std::vector<SideEffectRow> side_effects() override { return RealOrderStore(m_pg()).side_effects(); }
+    std::vector<StreamEntry> xrange(const std::string& stream) override {
+        if (m_cluster) return ClusterStream(m_control.cluster()).xrange(stream);
+        RedisClient reader(m_redis());
+        return RealStream(reader, RedisNamespace{m_prefix}, m_prefix + "reader-").xrange(stream);
+    }
+    void reset_placed_orders(bool layer4) override {
+        reset_order_table(m_pg(), layer4);
+        m_placed = true;
+    }
+    std::vector<PlacedOrder> placed_orders() override { return RealOrderTable(m_pg()).orders(); }
+
+private:
+    std::function<PgSession&()> m_pg;
+    bool m_own_pg;
+    RealControl& m_control;
+    std::function<RedisEndpoint()> m_redis;
+    std::string m_prefix;
+    bool m_cluster;
+    bool m_placed = false;  // the idempotency labs' orders table, dropped with the store
+};
+
+}  // namespace
 
 struct RealBackend::Impl {
     // The next sharded lab's cluster, formed while this lab runs, and the next trial's own
@@ -155,16 +230,17 @@ struct RealBackend::Impl {
         return c;
     }
 
-    TrialOutcome run_trial(const Scenario& s, int trial, uint64_t seed) {
+    // One trial of a role family (engine/family.h): the lab's own servers when it has them, its
+    // data prepared, a process per role under the family's supervisor, then its outcome.
+    TrialOutcome run_role_trial(const LabFamily& family, const Scenario& s, int trial, uint64_t seed) {
         const std::string prefix = fmt::format("{}{}:t{}:", run_prefix(), s.id, trial);
-        const RedisNamespace ns{prefix};
         const std::string dir = fmt::format("{}/{}-t{}", run_dir.path(), s.id, trial);
         std::filesystem::create_directories(dir);
-        // A lab with servers of its own (a fault target): fresh ones for every trial, as the
-        // idempotency labs have (also when the run's server is external).
+        // Fresh own servers for every trial (also when the run's server is external).
         struct OwnServers {
             Impl& impl;
             ~OwnServers() {
+                impl.own_session.reset();
                 impl.own_redis.reset();
                 impl.own_pg.reset();  // resumed first if paused, then stopped, its directory removed
             }
@@ -172,59 +248,56 @@ struct RealBackend::Impl {
         if (s.servers.own) own_redis = own_redis_ahead.take(s.servers);
         if (s.servers.postgres) start_own_postgres(s);
 
-        const std::vector<OrderRow> initial = initial_order_rows(s);
-        {
-            std::unique_ptr<PgSession> own = own_pg ? std::make_unique<PgSession>(lab_pg(), schema) : nullptr;
-            PgSession& trial_pg = own ? *own : *pg;
-            // One transaction, and its commit not waiting for the WAL flush (1-5 ms here): the run's
-            // PostgreSQL is never crashed, and a lab's own one is checkpointed below.
-            trial_pg.exec("BEGIN");
-            try {
-                trial_pg.exec("SET LOCAL synchronous_commit TO off");
-                reset_orders_table(trial_pg, initial);
-                if (s.write.dedupe != WriteDedupe::none) reset_inbox_table(trial_pg);
-                if (s.dispatcher.enabled) reset_source_tables(trial_pg, initial);
-                if (s.write.side_effect) reset_side_effects_table(trial_pg);
-                trial_pg.exec("COMMIT");
-            } catch (...) {
-                (void)trial_pg.run("ROLLBACK");  // the run's session stays usable
-                throw;
-            }
-            // A database that has run for a while has a recent checkpoint: crash recovery then
-            // replays the trial's changes, not the new database's creation (about 0.7 s more here).
-            if (own) own->exec("CHECKPOINT");
-        }
-        // Consumers first, the publishing role last: it waits at the start barrier for them.
-        const std::vector<RoleLaunch> roles = trial_roles(s);
+        const std::vector<RoleLaunch> roles = family.roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
                                              cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}, &spawner});
-        // S2: whatever happens below, the trial's keys go from every node of the cluster.
-        struct ClusterKeysGone {
-            Impl& impl;
-            std::string prefix;
-            ~ClusterKeysGone() {
-                if (!impl.cluster) return;
-                for (const auto& ep : impl.cluster->endpoints()) try {
-                        RedisClient c(ep);
-                        delete_keys_with_prefix(c, prefix);
-                    } catch (...) {
-                    }
-            }
-        } cluster_keys_gone{*this, prefix};
-        // Where each shard's stream lives: its hash tag's slot and the master that owns it.
-        nlohmann::json shard_map = nlohmann::json::array();
-        std::string shard_text;
-        if (cluster) {
-            for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
-                const std::string real = ns.key(key);
-                control.cluster().call(real, {"XGROUP", "CREATE", real, s.stream.group, "$", "MKSTREAM"});
-                const std::string node = control.cluster().owner_address(real);
-                shard_map.push_back({{"stream", key}, {"slot", key_slot(real)}, {"node", node}});
-                shard_text += fmt::format("{}{} → slot {} on {}", shard_text.empty() ? "" : ", ", key, key_slot(real), node);
-            }
-        } else {
-            control.admin().call({"XGROUP", "CREATE", ns.key(s.stream.key), s.stream.group, "$", "MKSTREAM"});
+        ClusterKeysGone cluster_keys_gone{*this, prefix};
+        RealTrialStore store([this]() -> PgSession& { return trial_pg(); }, own_pg != nullptr, control,
+                             [this] { return lab_redis(); }, prefix, cluster != nullptr);
+        family.prepare(s, store);
+        spawn_roles(s, roles, control, trial, seed, prefix, dir);
+        std::vector<HistoryRecord> history = supervise(family, s, roles, control, trial);
+        if (cluster) history.push_back(shard_note(s, control, trial, prefix));
+        restore_own_postgres();  // the final rows are what the lab's PostgreSQL committed
+        TrialOutcome out = family.finish(s, trial, seed, std::move(history), store);
+        if (!cluster && !own_redis) delete_keys_with_prefix(control.admin(), prefix);
+        out.role_peak_rss_kb = role_peak_rss_kb(dir);
+        std::filesystem::remove_all(dir);
+        return out;
+    }
+
+    // S2: whatever happens in a trial, its keys go from every node of the cluster.
+    struct ClusterKeysGone {
+        Impl& impl;
+        std::string prefix;
+        ~ClusterKeysGone() {
+            if (!impl.cluster) return;
+            for (const auto& ep : impl.cluster->endpoints()) try {
+                    RedisClient c(ep);
+                    delete_keys_with_prefix(c, prefix);
+                } catch (...) {
+                }
         }
+    };
+
+    // The trial's database session: the run's, or one on the lab's own PostgreSQL.
+    std::unique_ptr<PgSession> own_session;
+    PgSession& trial_pg() {
+        if (!own_pg) return *pg;
+        if (!own_session) own_session = std::make_unique<PgSession>(lab_pg(), schema);
+        return *own_session;
+    }
+    // The lab's PostgreSQL as its last fault left it, running, read on a new session.
+    void restore_own_postgres() {
+        if (!own_pg) return;
+        own_pg->resume();
+        if (!own_pg->running()) own_pg->restart();
+        own_session.reset();
+    }
+
+    // Consumers first, the publishing role last: it waits at the start barrier for them.
+    void spawn_roles(const Scenario& s, const std::vector<RoleLaunch>& roles, RealControl& control, int trial,
+                     uint64_t seed, const std::string& prefix, const std::string& dir) {
         const RoleSettings settings = role_settings(s);  // resolved once; every role process gets it
         uint64_t index = 0;
         for (const auto& launch : roles) {
@@ -235,8 +308,17 @@ struct RealBackend::Impl {
             control.add(launch, std::move(c));
         }
         control.roles_started();
+        control.prepare_flags();
+    }
+
+    // The family's supervisor to the trial's end; the history with times from its origin.
+    static std::vector<HistoryRecord> supervise(const LabFamily& family, const Scenario& s,
+                                                const std::vector<RoleLaunch>& roles, RealControl& control, int trial) {
+        std::optional<Nanos> origin;
         try {
-            supervise_stream_trial(s, roles, control);
+            origin = family.supervise(s, roles, control);
+            control.open_roles_ahead();
+            control.fail_on_unscheduled_failover();
         } catch (const HarnessError&) {
             throw;
         } catch (const Interrupted&) {
@@ -247,51 +329,32 @@ struct RealBackend::Impl {
             // A role or server that failed with no fault of the lab behind it: no verdict.
             throw HarnessError(fmt::format("lab {} trial {}: {}", s.id, trial, e.what()));
         }
-
         std::vector<HistoryRecord> history = control.history();
-        rebase_on_start(history);
-        if (cluster)
-            history.push_back(HistoryRecord{trial, 0, "relab", Op::observe,
-                                            {{"text", "shards on the Redis Cluster: " + shard_text},
-                                             {"masters", cluster->size()},
-                                             {"streams", shard_map}}});
-
-        // The lab's PostgreSQL as its last fault left it: the final rows are what it committed.
-        std::unique_ptr<PgSession> own;
-        if (own_pg) {
-            own_pg->resume();
-            if (!own_pg->running()) own_pg->restart();
-            own = std::make_unique<PgSession>(lab_pg(), schema);
-        }
-        RealOrderStore store(own ? *own : *pg);
-        std::vector<StreamEntry> entries;
-        if (cluster) {
-            ClusterStream stream(control.cluster());
-            for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
-                auto part = stream.xrange(key);
-                entries.insert(entries.end(), part.begin(), part.end());
-            }
+        for (auto& r : history) r.trial = trial;
+        if (!origin) {
+            rebase_on_start(history);
         } else {
-            RedisClient reader(lab_redis());
-            RealStream stream(reader, ns, prefix + "reader-");
-            entries = stream.xrange(s.stream.key);
+            for (auto& r : history) r.t_ns -= origin->count();
         }
-        auto rows = store.rows();
-        if (s.write.side_effect) check_side_effects_recorded(history, store.side_effects());
-        if (!cluster) delete_keys_with_prefix(control.admin(), prefix);
-        const std::map<std::string, int64_t> peaks = role_peak_rss_kb(dir);
-        std::filesystem::remove_all(dir);
-        TrialOutcome out = check_trial(s, trial, seed, std::move(history), std::move(rows), std::move(entries));
-        out.role_peak_rss_kb = peaks;
-        if (out.history.size() > k_max_kept_records) {
-            // A load lab's trial: its accounting, load figures and verdict stay; its timeline (tens of
-            // MB of JSON, unreadable as text) is not kept, as the simulator drops long runs' timelines.
-            out.history = {};
-            out.stream = {};
-        }
-        return out;
+        return history;
     }
-    static constexpr size_t k_max_kept_records = 20000;
+
+    // Where each shard's stream lives: its hash tag's slot and the master that owns it.
+    HistoryRecord shard_note(const Scenario& s, RealControl& control, int trial, const std::string& prefix) const {
+        nlohmann::json shard_map = nlohmann::json::array();
+        std::string text;
+        for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+            const std::string real = prefix + key;
+            const std::string node = control.cluster().owner_address(real);
+            shard_map.push_back({{"stream", key}, {"slot", key_slot(real)}, {"node", node}});
+            text += fmt::format("{}{} → slot {} on {}", text.empty() ? "" : ", ", key, key_slot(real), node);
+        }
+        return HistoryRecord{trial, 0, "relab", Op::observe,
+                             {{"text", "shards on the Redis Cluster: " + text},
+                              {"masters", cluster->size()},
+                              {"streams", shard_map}}};
+    }
+
 
     // Each role prints "peak_rss_kb=N" to its <actor>.out as it ends (a crashed one does not).
     static std::map<std::string, int64_t> role_peak_rss_kb(const std::string& dir) {
@@ -311,61 +374,61 @@ struct RealBackend::Impl {
         return out;
     }
 
-    LabResult run_workload(const Scenario& s) {
+    // Every trial of a lab through the engine's loop: a role family's on processes, a probe's
+    // through the lab it opened.
+    LabResult run_lab(const LabFamily& family, const Scenario& s) {
         LabResult lab;
         lab.scenario = s;
-        const uint64_t seed = lab_seed(s, opts.seed);
-        const int runs = opts.runs.value_or(s.runs);
-        // The cluster goes when the lab ends, however it ends.
+        // The lab's cluster goes when the lab ends, however it ends.
         struct ClusterGone {
             Impl& impl;
             ~ClusterGone() { impl.cluster.reset(); }
         } cluster_gone{*this};
-        if (s.shard.enabled) {
-            try {
-                cluster = clusters.take(RedisClusterOptions{});
-            } catch (const EnvironmentError& e) {
-                throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
-                                                   "not be formed: {}",
-                                                   s.id, e.what()));
-            }
-        }
+        if (s.kind == LabKind::stream && s.shard.enabled) take_cluster(s);
         if (s.lock.enabled) {
-            RedisNamespace ns{run_prefix()};
-            RealKv kv(admin, ns, features.delex);
+            RealKv kv(admin, RedisNamespace{run_prefix()}, features.delex);
             lab.lock_release_method = kv.delete_if_equals_method();
         }
-        // The sequential rule of a racy lab (expect.until_wrong): more trials while too few went wrong.
-        int wrong = 0;
-        for (int t = 1; t <= runs || s.expect.wants_more(wrong, t - 1); ++t) {
-            throw_if_interrupted();
-            if (opts.progress) opts.progress(s.id, t, std::max(runs, t));
+        ProbeEnv env{servers, schema, run_prefix(), run_dir.path(), &clusters};
+        std::unique_ptr<ProbeLab> probe = family.open_probe ? family.open_probe(s, env) : nullptr;
+        LoopPlan plan;
+        plan.trials = family.planned_trials(s, opts.runs);
+        plan.seed = opts.seed;
+        plan.progress = opts.progress;
+        run_trial_loop(s, plan, lab, [&](int t, uint64_t seed) -> TrialResult {
             // The trial after this one starts its own servers while this one runs.
-            own_redis_ahead.want_next(t < runs ? own_redis_of(s) : next_lab_own_redis);
-            own_pg_ahead.want_next(t < runs ? own_pg_of(s) : next_lab_own_pg);
-            lab.trials.push_back(run_trial(s, t, trial_seed(seed, t)));
-            if (lab.trials.back().wrong) ++wrong;
-        }
+            own_redis_ahead.want_next(t < plan.trials ? own_redis_of(s) : next_lab_own_redis);
+            own_pg_ahead.want_next(t < plan.trials ? own_pg_of(s) : next_lab_own_pg);
+            if (probe) return probe->trial(t, seed);
+            return run_role_trial(family, s, t, seed);
+        });
+        if (probe) probe->finish(lab);
+        if (family.after_trials) family.after_trials(lab);
         return lab;
     }
 
-    LabResult run_sessions(const Scenario& s) {
-        LabResult lab;
-        lab.scenario = s;
-        int k = 0;
-        for (const auto& c : s.cases) {
-            throw_if_interrupted();
-            if (opts.progress) opts.progress(s.id, ++k, static_cast<int>(s.cases.size()));
-            // Redis sessions: each case under its own prefix, removed after it.
-            const bool exact = c.exact_keys && !servers.redis_external;
-            RedisSessionTarget redis{servers.redis, exact ? "" : fmt::format("{}{}:c{}:", run_prefix(), s.id, k),
-                                     !servers.redis_external};
-            lab.cases.push_back(run_session_case(c, servers.pg, schema, &redis));
-            if (!redis.prefix.empty()) delete_keys_with_prefix(admin, redis.prefix);
+    // The first Redis feature the lab needs that this server lacks, as a skip reason.
+    std::optional<std::string> missing_feature(const Scenario& s) const {
+        for (const auto& feature : s.needs_features) {
+            const bool delex = feature == "DELEX";
+            const bool has = delex ? features.delex : feature == "XADD IDMP" ? features.xadd_idmp : false;
+            if (!has)
+                return fmt::format("needs {} (Redis {}); this server is {}: run it against Redis >= {} with --redis-url "
+                                   "(docker-compose.yml's Redis 8.8)",
+                                   delex ? "DELEX IFEQ" : feature, delex ? "8.4" : "8.6", features.version,
+                                   delex ? "8.4" : "8.6");
         }
-        PgSession cleanup(servers.pg, schema);
-        cleanup.exec("DROP TABLE IF EXISTS tmp_orders");
-        return lab;
+        return std::nullopt;
+    }
+
+    void take_cluster(const Scenario& s) {
+        try {
+            cluster = clusters.take(RedisClusterOptions{});
+        } catch (const EnvironmentError& e) {
+            throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
+                                               "not be formed: {}",
+                                               s.id, e.what()));
+        }
     }
 };
 
@@ -427,38 +490,16 @@ LabResult RealBackend::run(const Scenario& s) {
         m_impl->own_pg_ahead.want_next(m_impl->next_lab_own_pg);
         m_impl->own_pg_ahead.start_next();
     }
+    const LabFamily& family = family_of(s.kind);
     LabResult lab;
-    std::optional<std::string> missing;
-    for (const auto& feature : s.needs_features) {
-        const auto& f = m_impl->features;
-        const bool has = feature == "DELEX" ? f.delex : feature == "XADD IDMP" ? f.xadd_idmp : false;
-        if (!has && !missing)
-            missing = fmt::format("needs {} (Redis {}); this server is {}: run it against Redis >= {} with --redis-url "
-                                  "(docker-compose.yml's Redis 8.8)",
-                                  feature == "DELEX" ? "DELEX IFEQ" : feature, feature == "DELEX" ? "8.4" : "8.6",
-                                  f.version, feature == "DELEX" ? "8.4" : "8.6");
-    }
-    if (!missing) missing = idem_skip_reason(s, m_impl->features.version);
+    std::optional<std::string> missing = m_impl->missing_feature(s);
+    if (!missing) missing = family.real_skip_reason(s, m_impl->features.version);
     if (auto reason = missing) {
         lab.scenario = s;
         lab.skipped = true;
         lab.skip_reason = *reason;
     } else {
-        const Impl& i = *m_impl;
-        const IdemRunContext idem{i.servers,    i.schema,          i.run_prefix(),
-                                  i.opts.relab_exe, i.run_dir.path(), i.opts.seed,
-                                  i.opts.runs,  i.opts.progress,   &m_impl->clusters,
-                                  &m_impl->own_redis_ahead, m_impl->next_lab_own_redis,
-                                  &m_impl->spawner};
-        lab.scenario = s;
-        // The lab's runner, by its kind: the one place the real backend decides it.
-        switch (s.kind) {
-            case LabKind::stream: lab = m_impl->run_workload(s); break;
-            case LabKind::sessions: lab = m_impl->run_sessions(s); break;
-            case LabKind::idem_clients: lab = run_idem_lab(s, idem); break;
-            case LabKind::idem_benchmark: run_idem_benchmark(s, idem, lab); break;
-            case LabKind::idem_cluster: run_idem_cluster(s, idem, lab); break;
-        }
+        lab = m_impl->run_lab(family, s);
     }
     lab.backend = "real";
     lab.elapsed_s = std::chrono::duration<double>(SteadyClock::now() - started).count();

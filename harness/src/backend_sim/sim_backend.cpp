@@ -10,7 +10,10 @@
 #include "util/interrupt.h"
 #include "roles/idem_client.h"
 #include "roles/roles.h"
+#include "engine/family.h"
+#include "engine/invariants.h"
 #include "engine/seeds.h"
+#include "engine/trial_loop.h"
 #include "engine/supervisor.h"
 #include "engine/timeouts.h"
 #include "sim/sim_ports.h"
@@ -137,91 +140,9 @@ void fnv1a(uint64_t& h, const std::string& s) {
     h = (h ^ 0xff) * 0x100000001b3ULL;  // a separator, so "ab","c" differs from "a","bc"
 }
 
-// Why the simulator cannot inject some fault of the lab's schedule (fault/faults.cpp's table says,
-// action by action), or nullopt: what it models in no lab first, then what not under the
-// idempotency middleware.
-std::optional<std::string> faults_skip_reason(const Scenario& s) {
-    for (const bool idempotency_lab : {false, s.kind == LabKind::idem_clients})
-        for (size_t i = 0; i < s.faults.size(); ++i)
-            if (auto reason = fault_sim_refusal(s.faults[i].action, fault_target_of(s.faults, i), idempotency_lab))
-                return reason;
-    return std::nullopt;
-}
-
-// What the simulator cannot model of a lab's own servers and their faults (either kind).
-std::optional<std::string> servers_skip_reason(const Scenario& s) {
-    if (s.servers.own) {
-        for (const auto& [name, value] : s.servers.redis_config) {
-            if (name.rfind("maxmemory", 0) == 0)
-                return fmt::format("runs redis-server with {} {}; the simulator has no memory or eviction model (the "
-                                   "real backend runs it)",
-                                   name, value);
-            const bool modelled = (name == "appendonly" && (value == "yes" || value == "no")) ||
-                                  (name == "appendfsync" && value == "always") || (name == "save" && value.empty());
-            if (!modelled)
-                return fmt::format("runs redis-server with {} {}; the simulator models a restart only with appendonly "
-                                   "yes (appendfsync always: nothing lost) or no persistence at all (everything lost) "
-                                   "(the real backend runs it)",
-                                   name, value);
-        }
-    }
-    if (s.servers.postgres) {
-        for (const auto& [name, value] : s.servers.postgres_config) {
-            // A process crash (the OS survives) loses no committed transaction whatever fsync says;
-            // what the model keeps is exactly the committed rows, so only settings that keep that true.
-            // Without a fault of PostgreSQL nothing crashes it, so synchronous_commit=off (the load labs')
-            // loses nothing: every commit the roles saw stays, as the model keeps them.
-            const bool postgres_faulted = std::any_of(s.faults.begin(), s.faults.end(),
-                                                      [](const FaultSpec& f) { return f.target == "postgres"; });
-            const bool modelled = name == "fsync" || name == "full_page_writes" || name == "recovery_init_sync_method" ||
-                                  name.rfind("log_", 0) == 0 ||
-                                  (name == "synchronous_commit" &&
-                                   (!postgres_faulted || (value != "off" && value != "false" && value != "0")));
-            if (!modelled)
-                return fmt::format("runs PostgreSQL with {} {}; the simulator's database keeps exactly the committed "
-                                   "rows across a restart (synchronous_commit on) and models no other setting (the "
-                                   "real backend runs it)",
-                                   name, value);
-        }
-    }
-    return std::nullopt;
-}
-
-std::optional<std::string> idem_clients_skip_reason(const Scenario& s) {
-    if (auto reason = servers_skip_reason(s)) return reason;
-    if (auto reason = faults_skip_reason(s)) return reason;
-    if (s.idem.middleware.wait_replicas > 0)
-        return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
-    return std::nullopt;
-}
-
 }  // namespace
 
-std::optional<std::string> sim_skip_reason(const Scenario& s) {
-    // What the simulator models, by the lab's kind: the one place it decides which labs it runs
-    // (run_trial then picks the trial's runner for the two kinds it does).
-    switch (s.kind) {
-        case LabKind::stream:
-            if (auto reason = servers_skip_reason(s)) return reason;
-            return faults_skip_reason(s);
-        case LabKind::idem_clients: return idem_clients_skip_reason(s);
-        case LabKind::sessions:
-            for (const auto& c : s.cases)
-                for (const auto& session : c.sessions)
-                    for (const auto& step : session.steps)
-                        if (step.redis)
-                            return "scripted redis-cli sessions check each reply against a real redis-server; they run "
-                                   "on the real backend only (the simulator runs workload labs)";
-            return "scripted sessions run on the real backend only (the simulator runs workload labs)";
-        case LabKind::idem_benchmark:
-            return "measures the claim's throughput on this machine's redis-server and PostgreSQL (with "
-                   "redis-benchmark and pgbench); simulated time has no cost to measure (the real backend runs it)";
-        case LabKind::idem_cluster:
-            return "forms a Redis Cluster of real redis-servers (slots, CROSSSLOT, keys per node); the simulator has "
-                   "no cluster model (the real backend runs it)";
-    }
-    return "an unknown lab kind";
-}
+std::optional<std::string> sim_skip_reason(const Scenario& s) { return family_of(s.kind).sim_skip_reason(s); }
 
 uint64_t trial_fingerprint(const TrialOutcome& t) {
     uint64_t h = 0xcbf29ce484222325ULL;
@@ -240,6 +161,34 @@ std::optional<int> trial_of_seed(uint64_t lab_seed_value, uint64_t seed, int lim
         if (trial_seed(lab_seed_value, t) == seed) return t;
     return std::nullopt;
 }
+
+namespace sim_backend_detail {
+
+// The TrialStore port on the simulated world's models.
+class SimTrialStore : public TrialStore {
+public:
+    explicit SimTrialStore(SimWorld& w) : m_world(w) {}
+    // The models are cheap to reset whole: the source tables and outbox go with tmp_orders.
+    void reset_orders(const std::vector<OrderRow>& initial, Tables) override {
+        m_world.orders().reset(initial);
+        m_world.outbox().reset(initial);
+    }
+    void create_group(const std::string& stream, const std::string& group) override {
+        m_world.streams().create_group(stream, group, "$", true);
+    }
+    std::vector<OrderRow> rows() override { return m_world.orders().rows(); }
+    std::vector<SideEffectRow> side_effects() override { return m_world.orders().side_effects(); }
+    std::vector<StreamEntry> xrange(const std::string& stream) override { return m_world.streams().xrange(stream); }
+    void reset_placed_orders(bool layer4) override { m_world.placed_orders().reset(layer4); }
+    std::vector<PlacedOrder> placed_orders() override { return m_world.placed_orders().orders(); }
+
+private:
+    SimWorld& m_world;
+};
+
+}  // namespace sim_backend_detail
+
+using sim_backend_detail::SimTrialStore;
 
 struct SimBackend::Impl {
     SimOptions opts;
@@ -551,41 +500,28 @@ struct SimBackend::Impl {
         return run_trial(s, trial_roles(s), trial, seed);
     }
 
-    // One trial, by the lab's kind: sim_skip_reason keeps the other kinds from getting here.
+    // One trial of a role family (engine/family.h): its roles as fibers under its supervisor, on a
+    // fresh world its prepare filled; sim_skip_reason keeps the probe families from getting here.
     TrialOutcome run_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
-        switch (s.kind) {
-            case LabKind::stream: return run_stream_trial(s, roles, trial, seed);
-            case LabKind::idem_clients: return run_idem_trial(s, roles, trial, seed);
-            case LabKind::sessions:
-            case LabKind::idem_benchmark:
-            case LabKind::idem_cluster: break;
-        }
-        throw std::logic_error(fmt::format("the simulator has no trial runner for {} (kind {})", s.id, to_string(s.kind)));
-    }
-
-    TrialOutcome run_stream_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
-        const Nanos limit = kEpoch + stream_trial_budget(s);
+        const LabFamily& family = family_of(s.kind);
+        if (!family.has_roles())
+            throw std::logic_error(fmt::format("the simulator runs no {} lab ({})", family.name, s.id));
+        const Nanos limit = kEpoch + family.budget(s);
         stream_keys = lab_stream_keys(s.stream, s.shard);
-        auto prepare = [&] {
-            const std::vector<OrderRow> initial = initial_order_rows(s);
-            world.orders().reset(initial);
-            world.outbox().reset(initial);
-            for (const auto& key : stream_keys) world.streams().create_group(key, s.stream.group, "$", true);
-        };
-        std::vector<HistoryRecord> records =
-            run_roles(s, roles, trial, seed, limit, prepare, [&](const std::vector<FiberId>& fibers) {
+        SimTrialStore store(world);
+        std::optional<Nanos> origin;
+        std::vector<HistoryRecord> records = run_roles(
+            s, roles, trial, seed, limit, [&] { family.prepare(s, store); },
+            [&](const std::vector<FiberId>& fibers) {
                 SimControl control(*this, s, roles, fibers, seed);
-                supervise_stream_trial(s, roles, control);
+                origin = family.supervise(s, roles, control);
             });
-
-        rebase_on_start(records);
-        if (s.write.side_effect) check_side_effects_recorded(records, world.orders().side_effects());
-        std::vector<StreamEntry> entries;
-        for (const auto& key : stream_keys) {
-            auto part = world.streams().xrange(key);
-            entries.insert(entries.end(), part.begin(), part.end());
+        if (origin) {
+            for (auto& r : records) r.t_ns -= origin->count();
+        } else {
+            rebase_on_start(records);
         }
-        return check_trial(s, trial, seed, std::move(records), world.orders().rows(), std::move(entries));
+        return family.finish(s, trial, seed, std::move(records), store);
     }
 
     // After the scheduler stopped: a failed fiber, a time limit with fibers still running or a
@@ -618,22 +554,6 @@ struct SimBackend::Impl {
         }
     }
 
-    // --- the idempotency middleware labs: the same supervisor as run_idem_lab's trial ---
-    TrialOutcome run_idem_trial(const Scenario& s, const std::vector<RoleLaunch>& roles, int trial, uint64_t seed) {
-        stream_keys.clear();
-        const Nanos limit = kEpoch + idem_trial_budget(s);
-        Nanos origin = kEpoch;
-        std::vector<HistoryRecord> records = run_roles(
-            s, roles, trial, seed, limit, [&] { world.placed_orders().reset(s.idem.layer4); },
-            [&](const std::vector<FiberId>& clients) {
-                SimControl control(*this, s, roles, clients, seed);
-                origin = supervise_idem_trial(s, control);
-            });
-
-        for (auto& r : records) r.t_ns -= origin.count();
-        return check_idem_trial(s, trial, seed, std::move(records), world.placed_orders().orders());
-    }
-
     void check_determinism(const Scenario& s, const std::vector<RoleLaunch>& roles, const TrialOutcome& first) {
         const TrialOutcome again = run_trial(s, roles, first.trial, first.seed);
         const uint64_t a = trial_fingerprint(first), b = trial_fingerprint(again);
@@ -656,43 +576,43 @@ struct SimBackend::Impl {
         // A lab that requires DELEX runs on a Redis 8.4 model; any other on Redis 7.0's.
         world.kv().delex = std::find(s.needs_features.begin(), s.needs_features.end(), "DELEX") != s.needs_features.end();
         if (s.lock.enabled) lab.lock_release_method = sim::SimKv(world).delete_if_equals_method();
-        const uint64_t seed = lab_seed(s, opts.seed);
-        const std::vector<RoleLaunch> roles = trial_roles(s);
-        if (opts.replay) {
-            const int trial = trial_of_seed(seed, *opts.replay).value_or(1);
-            if (opts.progress) opts.progress(s.id, 1, 1);
-            lab.trials.push_back(run_trial(s, roles, trial, *opts.replay));
-            if (opts.self_check) check_determinism(s, roles, lab.trials.back());
-            fold_record_fields(lab.trials.back().history);
-            lab.replay_seed = opts.replay;
-            return lab;
-        }
-        const int n = opts.trials.value_or(s.runs);
-        const bool keep_all =
-            n <= kKeepAllHistories && static_cast<size_t>(n) * std::max<size_t>(s.events.size(), 1) <= kKeepAllEvents;
-        size_t wrong_kept = 0;
-        lab.trials.reserve(static_cast<size_t>(n));
-        int wrong = 0;  // the sequential rule of a racy lab (expect.until_wrong), as on real servers
-        for (int i = 1; i <= n || s.expect.wants_more(wrong, i - 1); ++i) {
-            throw_if_interrupted();  // Ctrl-C ends a long exploration between trials
-            if (opts.progress && (i == 1 || i % 100 == 0 || i == n)) opts.progress(s.id, i, n);
-            const int t = opts.first_trial + i - 1;
-            TrialOutcome o = run_trial(s, roles, t, trial_seed(seed, t));
-            if (t == 1 && opts.self_check) check_determinism(s, roles, o);
-            const bool keep = keep_all || i <= opts.keep_histories || (o.wrong && wrong_kept < kFailingSeedsKept);
-            if (o.wrong && keep) ++wrong_kept;
-            if (o.wrong) ++wrong;
-            if (!keep) {
-                // The outcome stays; the timeline is dropped (reporters print none for it).
-                // Moved-from empties, not `= {}`: assigning an empty list keeps the capacity, and
-                // a long exploration kept every dropped history's buffer (72 MB at 40,000 trials).
-                o.history = std::vector<HistoryRecord>();
-                o.stream = std::vector<StreamEntry>();
-            } else {
-                fold_record_fields(o.history);  // as the reporters read a history
-            }
-            lab.trials.push_back(std::move(o));
-        }
+        const LabFamily& family = family_of(s.kind);
+        const std::vector<RoleLaunch> roles = family.roles(s);
+        if (opts.replay) return replay(s, roles, std::move(lab));
+        run_trial_loop(s, loop_plan(s, family, roles), lab, [&](int t, uint64_t seed) -> TrialResult {
+            return run_trial(s, roles, t, seed);
+        });
+        if (family.after_trials) family.after_trials(lab);
+        return lab;
+    }
+
+    LoopPlan loop_plan(const Scenario& s, const LabFamily& family, const std::vector<RoleLaunch>& roles) {
+        LoopPlan p;
+        p.trials = family.planned_trials(s, opts.trials);
+        p.first_trial = opts.first_trial;
+        p.seed = opts.seed;
+        p.progress = opts.progress;
+        p.progress_every = 100;
+        p.keep_all_trials = kKeepAllHistories;
+        p.keep_all_events = kKeepAllEvents;
+        p.keep_first = opts.keep_histories;
+        p.kept_wrong = kFailingSeedsKept;
+        p.verify = [this, &s, &roles](const TrialOutcome& o) {
+            if (o.trial == 1 && opts.self_check) check_determinism(s, roles, o);
+        };
+        p.on_kept = [](TrialOutcome& o) { fold_record_fields(o.history); };  // as the reporters read a history
+        return p;
+    }
+
+    // --replay: exactly the trial with that seed, with its timeline.
+    LabResult replay(const Scenario& s, const std::vector<RoleLaunch>& roles, LabResult lab) {
+        const int trial = trial_of_seed(lab_seed(s, opts.seed), *opts.replay).value_or(1);
+        if (opts.progress) opts.progress(s.id, 1, 1);
+        lab.trials.push_back(run_trial(s, roles, trial, *opts.replay));
+        check_trial_invariants(s, lab.trials.back());
+        if (opts.self_check) check_determinism(s, roles, lab.trials.back());
+        fold_record_fields(lab.trials.back().history);
+        lab.replay_seed = opts.replay;
         return lab;
     }
 

@@ -73,7 +73,7 @@ std::optional<double> parse_pgbench_tps(const std::string& out) {
     return std::nullopt;
 }
 
-void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult& lab) {
+TrialOutcome run_idem_benchmark(const Scenario& s, const ProbeEnv& ctx, std::vector<Measurement>& m) {
     const IdemBenchmark& b = s.idem.benchmark;
     const milliseconds duration{b.duration_ms};
     const std::string prefix = ctx.run_prefix + s.id + ":";
@@ -111,7 +111,6 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
     } catch (const EnvironmentError& e) {
         throw EnvironmentError(std::string("idem-bench runs pgbench: ") + e.what());
     }
-    if (ctx.progress) ctx.progress(s.id, 1, 1);
 
     // relab's own loop: one client, one round trip per claim, unique keys.
     RedisClient redis(ctx.servers.redis);
@@ -217,7 +216,6 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
         "per-statement work ({:.3f} ms per claim against Redis's {:.3f} ms); the article's servers ran in containers "
         "on a dev machine",
         pg_async_ops > 0 ? 1000.0 / pg_async_ops : 0.0, redis_ops > 0 ? 1000.0 / redis_ops : 0.0);
-    auto& m = lab.measurements;
     m.push_back({"claim ops/s, Redis SET NX GET EX (relab, 1 client)", fixed(redis_ops), "", "", "", ""});
     m.push_back({"claim ops/s, PostgreSQL INSERT ON CONFLICT DO NOTHING, fsync per commit (relab)", fixed(pg_sync_ops),
                  "", "", "", ""});
@@ -239,7 +237,30 @@ void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult&
                      fmt::format("≈{:.0f}×", b.documented_async_ratio), why_async, "", ""});
     }
     evaluate_trial(s, trial);  // the figures against the lab's expectation
-    lab.trials.push_back(std::move(trial));
+    return trial;
+}
+
+namespace {
+
+// One trial, whatever the lab's runs: a measurement, not a race to repeat.
+class BenchmarkProbe : public ProbeLab {
+public:
+    BenchmarkProbe(const Scenario& s, ProbeEnv& env) : m_s(s), m_env(env) {}
+    TrialResult trial(int, uint64_t) override { return run_idem_benchmark(m_s, m_env, m_measurements); }
+    void finish(LabResult& lab) override {
+        for (auto& m : m_measurements) lab.measurements.push_back(std::move(m));
+    }
+
+private:
+    const Scenario& m_s;
+    ProbeEnv& m_env;
+    std::vector<Measurement> m_measurements;
+};
+
+}  // namespace
+
+std::unique_ptr<ProbeLab> open_benchmark_probe(const Scenario& s, ProbeEnv& env) {
+    return std::make_unique<BenchmarkProbe>(s, env);
 }
 
 }  // namespace relab

@@ -8,15 +8,15 @@
 #include <string>
 
 #include "check/outcome.h"
-#include "families/idem_runner.h"
+#include "families/probe.h"
 
 namespace relab {
 
-// Fills lab.trials (one trial, 1, whose history has an "observe" record per step and a "figure"
-// record per figure: {name, value, unit, tool, ...}) and lab.measurements. A missing
+// The lab's one trial, whose history has an "observe" record per step and a "figure" record per
+// figure: {name, value, unit, tool, ...}; the figures beside the article's go to `measurements`. A missing
 // redis-benchmark or pgbench throws EnvironmentError naming what to install; a tool that fails or
 // prints no figure throws HarnessError: both end the run with exit status 2, never a held lab.
-void run_idem_benchmark(const Scenario& s, const IdemRunContext& ctx, LabResult& lab);
+TrialOutcome run_idem_benchmark(const Scenario& s, const ProbeEnv& env, std::vector<Measurement>& measurements);
 
 // "12345.67" from redis-benchmark --csv output (the rps column of the first data row).
 std::optional<double> parse_redis_benchmark_csv(const std::string& out);

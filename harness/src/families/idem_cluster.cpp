@@ -12,8 +12,8 @@
 #include "ports/seeded_rng.h"
 #include "util/interrupt.h"
 #include "servers/redis_cluster.h"
-#include "backend_real/cluster_prefetch.h"
-#include "engine/seeds.h"
+#include "servers/cluster_prefetch.h"
+#include "families/probe.h"
 #include "families/redis_session.h"
 
 namespace relab {
@@ -280,31 +280,50 @@ RedisClusterOptions idem_cluster_options(const Scenario& s) {
     return opts;
 }
 
-void run_idem_cluster(const Scenario& s, const IdemRunContext& ctx, LabResult& lab) {
-    const uint64_t seed = lab_seed(s, ctx.seed);
-    const int runs = ctx.runs.value_or(s.runs);
-    const auto origin = SteadyClock::now();
-    if (ctx.progress) ctx.progress(s.id, 1, runs);
-    const RedisClusterOptions opts = idem_cluster_options(s);
-    const std::unique_ptr<EmbeddedRedisCluster> formed =
-        ctx.clusters ? ctx.clusters->take(opts) : std::make_unique<EmbeddedRedisCluster>(opts);
-    const EmbeddedRedisCluster& cluster = *formed;
-    RedisClusterClient client(cluster.endpoints());
-    // The map the cluster serves must be the one it was given: relab routes by it.
-    for (size_t n = 0; n < cluster.size(); ++n)
-        for (int slot : {cluster.slots(n).first, cluster.slots(n).last})
-            if (client.node_of_slot(slot) != n)
-                throw std::runtime_error(fmt::format("CLUSTER SLOTS says slot {} is served by node {}, but node {} was "
-                                                     "given slots {}",
-                                                     slot, client.node_of_slot(slot) + 1, n + 1, cluster.slots(n).text()));
-    for (int t = 1; t <= runs; ++t) {
-        throw_if_interrupted();
-        if (t > 1 && ctx.progress) ctx.progress(s.id, t, runs);
-        ClusterTrial trial(s, client, t, trial_seed(seed, t), t == 1 ? origin : SteadyClock::now(),
-                           t == 1 ? &lab.measurements : nullptr);
-        if (t == 1) trial.note_cluster(cluster);
-        lab.trials.push_back(trial.run());
+namespace {
+
+// The cluster is formed once, when the lab opens, and every trial runs on it.
+class ClusterProbe : public ProbeLab {
+public:
+    ClusterProbe(const Scenario& s, ProbeEnv& env)
+        : m_s(s),
+          m_origin(SteadyClock::now()),
+          m_cluster(env.clusters ? env.clusters->take(idem_cluster_options(s))
+                                 : std::make_unique<EmbeddedRedisCluster>(idem_cluster_options(s))),
+          m_client(m_cluster->endpoints()) {
+        // The map the cluster serves must be the one it was given: relab routes by it.
+        for (size_t n = 0; n < m_cluster->size(); ++n)
+            for (int slot : {m_cluster->slots(n).first, m_cluster->slots(n).last})
+                if (m_client.node_of_slot(slot) != n)
+                    throw std::runtime_error(fmt::format(
+                        "CLUSTER SLOTS says slot {} is served by node {}, but node {} was given slots {}", slot,
+                        m_client.node_of_slot(slot) + 1, n + 1, m_cluster->slots(n).text()));
     }
+
+    TrialResult trial(int t, uint64_t seed) override {
+        // Trial 1's times count from the lab's start, so its timeline shows the cluster forming.
+        ClusterTrial trial(m_s, m_client, t, seed, t == 1 ? m_origin : SteadyClock::now(),
+                           t == 1 ? &m_measurements : nullptr);
+        if (t == 1) trial.note_cluster(*m_cluster);
+        return trial.run();
+    }
+
+    void finish(LabResult& lab) override {
+        for (auto& m : m_measurements) lab.measurements.push_back(std::move(m));
+    }
+
+private:
+    const Scenario& m_s;
+    SteadyClock::time_point m_origin;
+    std::unique_ptr<EmbeddedRedisCluster> m_cluster;
+    RedisClusterClient m_client;
+    std::vector<Measurement> m_measurements;
+};
+
+}  // namespace
+
+std::unique_ptr<ProbeLab> open_cluster_probe(const Scenario& s, ProbeEnv& env) {
+    return std::make_unique<ClusterProbe>(s, env);
 }
 
 }  // namespace relab

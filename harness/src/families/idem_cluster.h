@@ -10,16 +10,14 @@
 
 #include "check/outcome.h"
 #include "servers/redis_cluster.h"
-#include "families/idem_runner.h"
 
 namespace relab {
 
-// Forms the cluster once, runs the lab's trials on it (each after FLUSHALL on every node), and
-// stops it. Fills lab.trials (history: "observe" records whose fields the expectation's
-// every_trial_has matches) and lab.measurements (trial 1). Throws EnvironmentError when the
-// cluster cannot be formed, RedisError when a node refuses a command the lab needs.
-void run_idem_cluster(const Scenario& s, const IdemRunContext& ctx, LabResult& lab);
-// The Redis Cluster run_idem_cluster needs for `s` (an idem_cluster lab), so it can be formed ahead.
+// The probe (families/probe.h, open_cluster_probe) forms the cluster once and runs the lab's trials on
+// it, each after FLUSHALL on every node; a trial's history holds "observe" records whose fields the
+// expectation's every_trial_has matches, and trial 1 the lab's measurements. It throws
+// EnvironmentError when the cluster cannot be formed, RedisError when a node refuses a command.
+// The Redis Cluster the probe needs for `s` (an idem_cluster lab), so it can be formed ahead.
 RedisClusterOptions idem_cluster_options(const Scenario& s);
 
 // "3000 / 0 / 0": one figure per node, in node order.

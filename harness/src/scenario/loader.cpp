@@ -851,7 +851,10 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
                    e.every_wrong_trial);
     }
     if (o.has("until_wrong")) {
-        if (kind == LabKind::sessions) r.fail(o.path("until_wrong"), "applies only to kind \"workload\"");
+        // A session lab's cases and the benchmark's one measurement are not trials that may go either way.
+        if (kind == LabKind::sessions || kind == LabKind::idem_benchmark)
+            r.fail(o.path("until_wrong"), "applies only to labs whose trials repeat (workloads, idempotency clients, "
+                                          "the cluster lab); a session lab's cases and a benchmark run once");
         Object u(r, o.at("until_wrong"), o.path("until_wrong"), {"max_runs"});
         e.until_wrong_max_runs = static_cast<int>(u.req_int("max_runs", trials + 1, k_int_max));
         if (e.wrong != Expectation::Count::at_least && e.wrong != Expectation::Count::between)

@@ -13,7 +13,7 @@
 #include "servers/redis_cluster.h"
 #include "process/proc_stat.h"
 #include "servers/servers.h"
-#include "backend_real/cluster_prefetch.h"
+#include "servers/cluster_prefetch.h"
 #include "backend_real/real_backend.h"
 #include "scenario/scenario.h"
 

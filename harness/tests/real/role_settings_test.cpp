@@ -1,6 +1,6 @@
 // Role processes run on the settings the parent resolved (RoleSettings in their config), not on a
 // scenario file they parse again: a change made to the loaded Scenario reaches them, on the stream
-// labs' path (real_backend.cpp) and the idempotency labs' (idem_runner.cpp).
+// labs' path and the idempotency labs' alike (one role trial, backend_real/real_backend.cpp).
 #include <gtest/gtest.h>
 
 #include <string>

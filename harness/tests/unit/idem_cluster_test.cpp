@@ -7,7 +7,7 @@
 
 #include "ports/seeded_rng.h"
 #include "families/idem_cluster.h"
-#include "families/idem_runner.h"
+#include "families/skip_reasons.h"
 #include "backend_sim/sim_backend.h"
 #include "scenario/scenario.h"
 
@@ -160,7 +160,7 @@ TEST(IdemClusterTest, the_simulator_skips_it_and_the_real_backend_does_not_judge
     EXPECT_NE(reason->find("Redis Cluster"), std::string::npos) << *reason;
     EXPECT_NE(reason->find("real backend"), std::string::npos) << *reason;
     // It forms its own cluster of the machine's redis-server, whatever the run's Redis is.
-    EXPECT_FALSE(idem_skip_reason(s, "6.2.14").has_value());
+    EXPECT_FALSE(nx_get_skip_reason(s, "6.2.14").has_value());
 }
 
 }  // namespace idem_cluster_test

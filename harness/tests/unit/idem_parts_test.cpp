@@ -7,7 +7,7 @@
 #include "check/idem_check.h"
 #include "report/text/idem_text.h"
 #include "families/idem_benchmark.h"
-#include "families/idem_runner.h"
+#include "families/skip_reasons.h"
 #include "families/redis_session.h"
 #include "scenario/scenario.h"
 
@@ -248,12 +248,12 @@ TEST(IdemSkipTest, labs_that_claim_with_set_nx_get_are_skipped_before_redis_7_wi
     const Scenario lua = load_scenario(dir + "idem-c-lua.json");
     const Scenario middleware = load_scenario(dir + "idem-f-mw-double-click.json");
     const Scenario eviction = load_scenario(dir + "idem-p-eviction-lru.json");  // its own servers
-    EXPECT_FALSE(idem_skip_reason(race, "7.0.15").has_value());
-    ASSERT_TRUE(idem_skip_reason(race, "6.2.14").has_value());
-    EXPECT_NE(idem_skip_reason(race, "6.2.14")->find("needs Redis 7.0; this server is 6.2.14"), std::string::npos);
-    EXPECT_TRUE(idem_skip_reason(middleware, "6.2.14").has_value());
-    EXPECT_FALSE(idem_skip_reason(lua, "6.2.14").has_value());
-    EXPECT_FALSE(idem_skip_reason(eviction, "6.2.14").has_value());
+    EXPECT_FALSE(nx_get_skip_reason(race, "7.0.15").has_value());
+    ASSERT_TRUE(nx_get_skip_reason(race, "6.2.14").has_value());
+    EXPECT_NE(nx_get_skip_reason(race, "6.2.14")->find("needs Redis 7.0; this server is 6.2.14"), std::string::npos);
+    EXPECT_TRUE(nx_get_skip_reason(middleware, "6.2.14").has_value());
+    EXPECT_FALSE(nx_get_skip_reason(lua, "6.2.14").has_value());
+    EXPECT_FALSE(nx_get_skip_reason(eviction, "6.2.14").has_value());
 }
 
 TEST(IdemBenchmarkTest, tool_outputs_are_parsed) {

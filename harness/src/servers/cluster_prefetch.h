@@ -1,10 +1,10 @@
-// The next lab's Redis Cluster, formed while the current lab runs (backend_real/prefetch.h).
+// The next lab's Redis Cluster, formed while the current lab runs (servers/prefetch.h).
 #pragma once
 
 #include <memory>
 
 #include "servers/redis_cluster.h"
-#include "backend_real/prefetch.h"
+#include "servers/prefetch.h"
 
 namespace relab {
 

@@ -1,0 +1,47 @@
+// The one loop over a lab's trials, for both backends and every family: how many trials run
+// (the planned ones, then more while a racy lab's expect.until_wrong asks), each trial's seed,
+// Ctrl-C between trials, progress, the invariants checked after every trial, and which trials keep
+// their history for the timelines.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "check/outcome.h"
+#include "scenario/scenario.h"
+
+namespace relab {
+
+struct LoopPlan {
+    int trials = 1;       // planned, before until_wrong
+    int first_trial = 1;  // a slice of a lab's trials (relab bench --jobs) starts later
+    std::optional<uint64_t> seed;  // --seed: every lab's seed derives from it
+    // Called before a trial (lab id, trial, trials) every `progress_every` trials, the first and last too.
+    std::function<void(const std::string&, int, int)> progress;
+    int progress_every = 1;
+    // Above keep_all_trials trials (or keep_all_events events in all), only the first keep_first
+    // trials and the first kept_wrong wrong ones keep their history and stream; every trial keeps its
+    // outcome. A trial with more than max_records records never keeps its history.
+    int keep_all_trials = 1000;
+    size_t keep_all_events = 20000;
+    int keep_first = 50;
+    size_t kept_wrong = 10;
+    size_t max_records = 20000;
+    // Called on each trial's outcome before the loop keeps or drops its history (the simulator's
+    // determinism check of trial 1), and on each history kept (to fold its fields).
+    std::function<void(const TrialOutcome&)> verify;
+    std::function<void(TrialOutcome&)> on_kept;
+};
+
+// What one trial of a family gives: a workload's outcome, or a scripted case's.
+using TrialResult = std::variant<TrialOutcome, CaseOutcome>;
+using TrialFn = std::function<TrialResult(int trial, uint64_t trial_seed)>;
+
+// Runs trials first_trial.. into lab.trials (or lab.cases). Throws what a trial throws, and
+// HarnessError when a trial's outcome breaks an invariant of relab's own accounting.
+void run_trial_loop(const Scenario& s, const LoopPlan& plan, LabResult& lab, const TrialFn& trial);
+
+}  // namespace relab
