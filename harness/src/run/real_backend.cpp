@@ -189,7 +189,7 @@ struct RealBackend::Impl {
         {
             std::unique_ptr<PgSession> own = own_pg ? std::make_unique<PgSession>(lab_pg(), schema) : nullptr;
             PgSession& trial_pg = own ? *own : *pg;
-            // One transaction, and its commit not waiting for the WAL flush (1-5 ms here): the run's
+            // One transaction, and its commit not waiting for the WAL flush (an fsync): the run's
             // PostgreSQL is never crashed, and a lab's own one is checkpointed below.
             trial_pg.exec("BEGIN");
             try {
@@ -204,7 +204,7 @@ struct RealBackend::Impl {
                 throw;
             }
             // A database that has run for a while has a recent checkpoint: crash recovery then
-            // replays the trial's changes, not the new database's creation (about 0.7 s more here).
+            // replays the trial's changes, not the new database's creation, which takes longer.
             if (own) own->exec("CHECKPOINT");
         }
         // Consumers first, the publishing role last: it waits at the start barrier for them.
