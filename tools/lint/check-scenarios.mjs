@@ -1,14 +1,17 @@
 // ctest schema_scenarios: every scenario file (scenarios/, recursively) and every scenario example of
-// README.md validates against scenarios/schema.json with ajv-cli (JSON Schema draft 2020-12), and
-// every file of tools/lint/bad-scenarios/ fails it where its header says.
+// the hand-written docs (README.md and docs/*.md but the generated docs/labs.md and docs/scenarios.md)
+// validates against scenarios/schema.json with ajv-cli (JSON Schema draft 2020-12), and every file of
+// tools/lint/bad-scenarios/ fails it where its header says.
 //
 //   node tools/lint/check-scenarios.mjs AJV WORK_DIR
 //
 // AJV is the installed ajv-cli binary (build/npm/node_modules/.bin/ajv); WORK_DIR a folder this
 // script empties and fills with the files as ajv reads them: scenario files keep their // comments,
 // which the loader accepts and a JSON parser does not, so each is written there without them
-// (jsonc.mjs: the loader's rule). A README example is a ```json block whose first character is
-// "{": a whole scenario file (blocks that start otherwise are fragments, e.g. "expect": {...}).
+// (jsonc.mjs: the loader's rule). A docs example is a ```json block whose first character is "{":
+// a whole scenario file (blocks that start otherwise are fragments, e.g. "expect": {...}). The
+// generated pages are left out: they are made from the scenario files and the schema themselves.
+// harness/tests/unit/scenario_schema_test.cpp reads the same examples (docs_with_examples() there).
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -92,23 +95,30 @@ for (const rel of jsonFiles(path.join(root, "scenarios"))) {
 }
 const scenarioCount = good.length;
 
-// 2. README's scenario examples.
-const readme = fs.readFileSync(path.join(root, "README.md"), "utf8").split("\n");
+// 2. The scenario examples of the hand-written docs.
+const generatedDocs = new Set(["labs.md", "scenarios.md"]);
+const docs = ["README.md"];
+for (const name of fs.readdirSync(path.join(root, "docs")).sort())
+  if (name.endsWith(".md") && !generatedDocs.has(name)) docs.push(`docs/${name}`);
 let examples = 0;
-for (let i = 0; i < readme.length; ++i) {
-  if (readme[i].trim() !== "```json") continue;
-  let j = i + 1;
-  while (j < readme.length && readme[j].trim() !== "```") ++j;
-  const block = readme.slice(i + 1, j).join("\n");
-  if (block.trimStart().startsWith("{")) {
-    const dest = stage("readme", `README.md-line-${i + 2}.json`, block, `README.md line ${i + 2}`);
-    if (dest) (good.push(dest), (origin[dest] = `README.md, the example at line ${i + 2}`));
-    ++examples;
+for (const doc of docs) {
+  const lines = fs.readFileSync(path.join(root, doc), "utf8").split("\n");
+  for (let i = 0; i < lines.length; ++i) {
+    if (lines[i].trim() !== "```json") continue;
+    let j = i + 1;
+    while (j < lines.length && lines[j].trim() !== "```") ++j;
+    const block = lines.slice(i + 1, j).join("\n");
+    if (block.trimStart().startsWith("{")) {
+      const name = `${doc.replaceAll("/", "_")}-line-${i + 2}.json`;
+      const dest = stage("docs", name, block, `${doc} line ${i + 2}`);
+      if (dest) (good.push(dest), (origin[dest] = `${doc}, the example at line ${i + 2}`));
+      ++examples;
+    }
+    i = j;
   }
-  i = j;
 }
 if (scenarioCount < 80) fail(`only ${scenarioCount} scenario files found under scenarios/`);
-if (examples < 2) fail(`only ${examples} scenario example(s) found in README.md (\`\`\`json blocks starting with "{")`);
+if (examples < 2) fail(`only ${examples} scenario example(s) found in README.md and docs/ (\`\`\`json blocks starting with "{")`);
 
 const ok = validate(good);
 for (const f of good) {
@@ -116,7 +126,7 @@ for (const f of good) {
   if (r && !r.valid) fail(`${origin[f]} does not validate: ${JSON.stringify(r.errors)}`);
 }
 if (ok.status !== 0 && Object.values(ok.results).every((r) => r.valid)) fail(`ajv exited ${ok.status} on valid files`);
-console.log(`${scenarioCount} scenario files and ${examples} README examples checked against scenarios/schema.json`);
+console.log(`${scenarioCount} scenario files and ${examples} docs examples checked against scenarios/schema.json`);
 
 // 3. Files that must fail, each where its header says: "// schema: INSTANCE_PATH KEYWORD".
 const bad = [];

@@ -31,13 +31,13 @@ using sim::SimWorld;
 // so stream IDs look like the article's.
 constexpr Nanos kEpoch = Millis{1'790'000'000'000};
 constexpr Millis kBarrierTimeout = timeouts::kBarrier;
-// How long the simulated redis-server takes to come back after a restart fault (a real one on
-// loopback: about 20 ms, measured in 08i-restart-*).
+// How long the simulated redis-server takes to come back after a restart fault: about what a real
+// one on loopback takes in 08i-restart-*.
 constexpr Millis kRedisRestart{20};
 constexpr Millis kFailoverTime{1'600};
 // How long the simulated PostgreSQL takes to come back after a restart fault: the kill, then
-// crash recovery until it accepts connections (a real one on loopback, checkpointed before the
-// trial, recovery_init_sync_method syncfs: about 200 ms, measured in 08j-outbox-pg-restart).
+// crash recovery until it accepts connections, about what a real one on loopback takes in
+// 08j-outbox-pg-restart (checkpointed before the trial, recovery_init_sync_method syncfs).
 constexpr Millis kPostgresRestart{200};
 
 }  // namespace
@@ -346,8 +346,8 @@ struct SimBackend::Impl {
             sim::SimWorld& w = m_impl.world;
             const std::string before = last_delivered();
             w.kill_redis();
-            // Sentinel's election as measured on loopback (down-after 500 ms, the vote, the
-            // promotion seen): about 1.4-2.3 s from the kill.
+            // Sentinel's election as it goes on loopback: down-after 500 ms, the vote, the promotion
+            // seen (kFailoverTime is within what real labs show).
             w.scheduler().sleep_for(kFailoverTime);
             w.promote_replica();
             return {{"switch_ms", kFailoverTime.count()},

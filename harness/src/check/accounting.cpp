@@ -52,8 +52,8 @@ std::vector<const HistoryRecord*> in_time_order(const std::vector<HistoryRecord>
 }
 
 // Numbers for the keys of one history (entries, events), so that the accounting's sets and counts
-// are vectors indexed by them rather than trees of strings: account() was a fifth of a simulated
-// trial's instructions, most of them string copies, compares and tree nodes. A few keys are looked
+// are vectors indexed by them rather than trees of strings: string copies, compares and tree nodes
+// had made account() a large share of a simulated trial (docs/performance.md). A few keys are looked
 // up in a vector; past that, in a hash index beside it. Keys are views: into the records, or into
 // `owned` for the ones built from two fields.
 template <class Key, class Hash>

@@ -361,8 +361,8 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
             if (reached_stream(*r) && !record_entry(*r).empty())
                 published_ns.emplace(text_field(r->data, "stream") + " " + std::string(record_entry(*r)), r->t_ns);
         // Each actor's records in time order: a receipt looks only at its own consumer's records
-        // around it (by binary search; a scan of the whole history per receipt took minutes on a
-        // soak's 600,000 records).
+        // around it (by binary search: a scan of the whole history per receipt is quadratic, far too
+        // slow for a soak's 600,000 records).
         std::map<std::string, std::vector<const HistoryRecord*>> by_actor;
         for (const auto* r : sorted) by_actor[r->actor].push_back(r);
         // Whether `actor` sat blocked in XREADGROUP from the publish at pub_ns until it received

@@ -70,8 +70,8 @@ struct BenchOptions {
     std::string backend = "all";    // all | sim | redis: which figures to measure
     std::vector<std::string> labs;  // sim: ids, parts or files; empty = 08a-baseline and 08c-s4a
     std::string scenarios_dir;
-    int trials = 50000;             // sim: trials per lab and per --jobs setting (0.5 s or more each:
-                                    // at 10,000 thread start and warm-up moved 2 threads by ±8%)
+    int trials = 50000;             // sim: trials per lab and per --jobs setting (half a second or
+                                    // more each, so thread start and warm-up do not move the figure)
     std::optional<int> jobs;        // sim: threads; none = every core (hardware_concurrency)
     int requests = 20000;           // redis: sequential round trips per command and per tool
     int samples = 2000;             // redis: XADD → blocked consumer receipts

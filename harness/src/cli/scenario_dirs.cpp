@@ -1,7 +1,7 @@
 // The scenarios folders. The only file of the cli layer that names the source tree (RELAB_SOURCE_DIR,
 // set on it alone): the others, compiled as one unity batch, do not depend on where the checkout
 // lives, so a compiler cache can share them between checkouts. Kept free of CLI11, so compiling it
-// apart from the batch costs about a second.
+// apart from the batch is cheap.
 #include <cstdlib>
 #include <filesystem>
 #include <string>

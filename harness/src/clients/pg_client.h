@@ -45,7 +45,8 @@ struct SqlStepResult {
 enum class PgConnect { now, on_first_use };
 
 // Connects now and keeps the session for this process's next PgSession of the same endpoint and
-// schema, which takes it rather than connecting (a PostgreSQL backend's start is ~17 ms here). A
+// schema, which takes it rather than connecting (a PostgreSQL backend's start is a role's dearest
+// step, docs/performance.md). A
 // role process the spawner forks ahead of its trial calls it while the previous trial runs
 // (process/role_spawner.h). A kept session the server has since written to (it closed it, or is
 // shutting down) is not taken. Throws PgError when it cannot connect.

@@ -7,7 +7,7 @@
 // see, whether the simulator injects it) and its case in apply_fault(), built from the Control
 // port's primitives. Adding a consumer recovery mode touches two files: its field in RecoverySpec
 // and its row in recovery_fields() below (the loader, the role settings sent to a role process and
-// the README's table all walk that table), and what the consumer does with it, roles/consumer.cpp.
+// scenarios/schema.json's test all walk that table), and what the consumer does with it, roles/consumer.cpp.
 #pragma once
 
 #include <cstddef>
@@ -192,7 +192,7 @@ RecoverySpec recovery_from_json(const nlohmann::json& j);
 std::string to_string(FaultAction a);
 // The action named `name`, or nullopt.
 std::optional<FaultAction> fault_action_named(const std::string& name);
-// Every action's name, for error messages and the README.
+// Every action's name, for error messages and the schema's test.
 std::vector<std::string> fault_action_names();
 // Why the simulator cannot inject `action` on a target of this kind (in an idempotency lab when
 // `idempotency_lab`), in words for the lab's skip reason; nullopt: it can.

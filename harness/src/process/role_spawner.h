@@ -10,7 +10,7 @@
 //
 // Shells: while a trial runs, relab can ask for the next trial's role processes ahead
 // (open_ahead). The spawner forks them and each connects to the trial's Redis and PostgreSQL
-// (a PostgreSQL backend starts in ~17 ms here, page faults mostly) and waits; a role whose servers
+// (a PostgreSQL backend's start is mostly page faults) and waits; a role whose servers
 // match then runs in one, on those connections, instead of a fresh fork that connects on its
 // trial's clock.
 //
@@ -76,7 +76,7 @@ public:
     std::unique_ptr<RoleProcess> spawn(const RoleStart& start);
     // Has `count` role processes forked ahead and connected to the PostgreSQL `key` names
     // (role_ahead_key()) and, if given, to `redis`: the next roles of that key start in them,
-    // without a fork, a PostgreSQL backend's start (~17 ms here) or, on that Redis, a connection on
+    // without a fork, a PostgreSQL backend's start or, on that Redis, a connection on
     // their trial's clock. Shells of another key are killed.
     // Called while a trial drains, so the next trial's roles find them ready; a no-op before the
     // first spawn(). Never throws for a spawner that is gone: spawn() says so.

@@ -424,7 +424,7 @@ struct EmbeddedRedis::Impl {
     void stop() noexcept {
         if (child) {
             // SIGKILL, not SIGTERM: redis-server acts on SIGTERM in its next serverCron (hz 10:
-            // up to 100 ms, 33-53 ms measured per server), and its data directory is removed next,
+            // up to 100 ms per server), and its data directory is removed next,
             // so a clean shutdown keeps nothing. Stopped and reaped with its process group. (A
             // lab's restart is crash() and start(), never this.)
             child->terminate(milliseconds(5000), SIGKILL);
@@ -598,7 +598,7 @@ struct EmbeddedPostgres::Impl {
         if (child) {
             // SIGQUIT is PostgreSQL's immediate shutdown: no shutdown checkpoint. The data directory
             // is deleted next, and the checkpoint (fast shutdown, SIGINT) would fsync every file of
-            // the new database: about 2 s per run here.
+            // the new database for nothing.
             child->terminate(milliseconds(5000), SIGQUIT);
             child.reset();
         }
@@ -732,8 +732,8 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
         }
         impl.endpoint.dbname = "relab";
         impl.postmaster = o;
-        // After a crash the startup process fsyncs every file of the data directory first (3 s
-        // here); syncfs (PostgreSQL 14+) does it in one call. A setting of the caller's wins.
+        // After a crash the startup process fsyncs every file of the data directory first, one by
+        // one; syncfs (PostgreSQL 14+) does it in one call. A setting of the caller's wins.
         if (impl.version_num >= 140000 && !opts.config.count("recovery_init_sync_method")) {
             impl.postmaster.args.push_back("-c");
             impl.postmaster.args.push_back("recovery_init_sync_method=syncfs");

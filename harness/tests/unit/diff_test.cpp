@@ -263,7 +263,7 @@ protected:
 };
 
 TEST_F(DiffCommand, the_committed_reference_against_itself_is_no_change) {
-    ASSERT_TRUE(fs::is_regular_file(reference() / "reference.json")) << "regenerate reports/reference (README)";
+    ASSERT_TRUE(fs::is_regular_file(reference() / "reference.json")) << "regenerate reports/reference (docs/reports.md)";
     const Captured c = diff({reference().string(), reference().string()});
     EXPECT_EQ(c.code, 0) << c.err;
     EXPECT_EQ(c.out.rfind("no change: ", 0), 0u) << c.out;

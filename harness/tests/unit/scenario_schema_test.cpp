@@ -1,6 +1,6 @@
 // scenarios/schema.json mirrors the loader: the vocabularies the loader takes from tables (history
 // ops and their fields, fault actions, load figures, recovery settings) are the schema's enums, and
-// every object of every scenario file and README example lists in the schema exactly the fields the
+// every object of every scenario file and docs example lists in the schema exactly the fields the
 // loader knows there (read back from the loader's own "unknown field; known fields are: ..."). The
 // files the lint test (ctest schema_scenarios) expects ajv to reject, the loader rejects too, at
 // the place each declares. The lint test checks the other direction: every file validates.
@@ -217,7 +217,23 @@ std::set<std::string> loader_known_fields(json doc, const std::string& pointer, 
     return {};
 }
 
-// The scenario files (comments are fine for nlohmann's parser), README's examples (```json blocks
+// The hand-written docs whose scenario examples are checked: README.md and docs/*.md, but the pages
+// generated from the scenario files and the schema (docs/labs.md, docs/scenarios.md). The lint test
+// (tools/lint/check-scenarios.mjs) reads the same ones.
+std::vector<fs::path> docs_with_examples() {
+    std::vector<fs::path> out{k_source / "README.md"};
+    std::vector<fs::path> pages;
+    for (const auto& e : fs::directory_iterator(k_source / "docs")) {
+        const std::string name = e.path().filename().string();
+        if (e.is_regular_file() && e.path().extension() == ".md" && name != "labs.md" && name != "scenarios.md")
+            pages.push_back(e.path());
+    }
+    std::sort(pages.begin(), pages.end());
+    out.insert(out.end(), pages.begin(), pages.end());
+    return out;
+}
+
+// The scenario files (comments are fine for nlohmann's parser), the docs' examples (```json blocks
 // starting with "{", as the lint test takes them) and a lab of this test's own.
 std::vector<std::pair<std::string, json>> documents() {
     std::vector<std::pair<std::string, json>> out;
@@ -225,10 +241,13 @@ std::vector<std::pair<std::string, json>> documents() {
         if (!e.is_regular_file() || e.path().extension() != ".json" || e.path().filename() == k_schema_file) continue;
         out.emplace_back(e.path().string(), json::parse(slurp(e.path()), nullptr, true, true));
     }
-    const std::string readme = slurp(k_source / "README.md");
     const std::regex block("\n```json\n(\\{[^`]*)\n```");
-    for (auto it = std::sregex_iterator(readme.begin(), readme.end(), block); it != std::sregex_iterator(); ++it)
-        out.emplace_back(fmt::format("README.md example at byte {}", it->position()), json::parse((*it)[1].str()));
+    for (const fs::path& doc : docs_with_examples()) {
+        const std::string text = slurp(doc);
+        const std::string name = fs::relative(doc, k_source).string();
+        for (auto it = std::sregex_iterator(text.begin(), text.end(), block); it != std::sregex_iterator(); ++it)
+            out.emplace_back(fmt::format("{} example at byte {}", name, it->position()), json::parse((*it)[1].str()));
+    }
     // What no shipped lab has yet: the simulator's timing.
     out.emplace_back("the test's own sim lab", json::parse(R"({
         "id": "sim-timing", "title": "T", "kind": "workload",
@@ -240,10 +259,10 @@ std::vector<std::pair<std::string, json>> documents() {
     return out;
 }
 
-TEST(ScenarioSchemaTest, ReadmeExamplesLoad) {
+TEST(ScenarioSchemaTest, DocsExamplesLoad) {
     size_t examples = 0;
     for (const auto& [origin, doc] : documents()) {
-        if (origin.rfind("README.md", 0) != 0) continue;  // the files load in ScenarioLoaderTest
+        if (origin.find(".md example at byte ") == std::string::npos) continue;  // the files load in ScenarioLoaderTest
         ++examples;
         EXPECT_NO_THROW(parse_scenario(doc.dump(), origin)) << origin;
     }
@@ -283,7 +302,7 @@ TEST(ScenarioSchemaTest, EveryObjectListsTheFieldsTheLoaderKnows) {
         walk(doc, "");
     }
     for (size_t i = 0; i < places().size(); ++i)
-        EXPECT_GT(seen[i], 0u) << "no scenario file or README example has an object at " << places()[i].pattern
+        EXPECT_GT(seen[i], 0u) << "no scenario file or docs example has an object at " << places()[i].pattern
                                << ": nothing checks its schema";
 }
 

@@ -117,7 +117,7 @@ TEST(SimBackendTest, the_same_seed_gives_the_same_history_byte_for_byte) {
 }
 
 TEST(SimBackendTest, s4a_goes_wrong_at_the_rate_the_readme_prints_and_holds_its_band) {
-    // README: "S4a goes wrong in about 23% of seeds (95% CI 22.5–24.2% over 10,000 trials)".
+    // docs/simulator.md: "S4a goes wrong in 23.3% of 10,000 seeds (95% CI 22.5–24.2%)".
     const LabResult lab = run_sim(scenario("08c-s4a-lock.json"), 10000);
     EXPECT_EQ(lab.total, 10000);
     EXPECT_GE(lab.wrong_rate, 0.225);

@@ -96,7 +96,7 @@ std::vector<BenchFigure> measure_sim_part(const BenchOptions& o, int jobs) {
 }
 
 std::vector<BenchFigure> measure_machine_part() {
-    constexpr size_t kBytes = size_t{64} << 20;  // beyond any last-level cache a 2-core VM has
+    constexpr size_t kBytes = size_t{64} << 20;  // beyond any last-level cache of a small machine
     const MachineProbe p = probe_machine(kBytes, 1'000'000, 50'000);
     std::cerr << fmt::format("relab bench machine: a random memory read {:.1f} ns, a JSON record {:.0f} ns\n", p.read_ns,
                              p.record_ns);
