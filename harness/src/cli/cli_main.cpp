@@ -58,7 +58,7 @@ CliCommandSpec command_spec(const CLI::App& app) {
         CliOptionSpec o;
         for (const auto& s : opt->get_snames()) o.names.push_back("-" + s);
         for (const auto& l : opt->get_lnames()) o.names.push_back("--" + l);
-        o.takes_value = opt->get_type_size() != 0;
+        o.takes_value = opt->get_items_expected_max() != 0;
         c.options.push_back(std::move(o));
     }
     return c;
