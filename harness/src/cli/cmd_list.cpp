@@ -6,7 +6,7 @@
 
 #include "cli/commands.h"
 #include "report/lab_catalogue.h"
-#include "report/lab_diff.h"
+#include "report/compare/lab_diff.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -26,7 +26,7 @@ namespace {
 // leaves those out; `relab run load` / `soak` runs them).
 std::vector<CatalogueFolder> catalogue_folders(const std::string& dir) {
     std::vector<CatalogueFolder> out;
-    out.push_back({"scenarios/", "`relab run` with no lab named, or `./run_labs.sh`", load_scenario_dir(dir)});
+    out.push_back({"scenarios/", "`relab run all`, `relab run` with no lab named, or `./run_labs.sh`", load_scenario_dir(dir)});
     for (const std::string& named_only : named_only_scenario_dirs(dir)) {
         const std::string name = std::filesystem::path(named_only).filename().string();
         out.push_back({"scenarios/" + name + "/", fmt::format("`relab run {0}` or `./run_labs.sh {0}`", name),

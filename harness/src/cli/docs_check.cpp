@@ -462,6 +462,7 @@ DocsFacts repo_docs_facts(const std::string& root) {
         for (const auto& s : load_scenario_dir(dir))
             for (const std::string& name : {s.id, s.part, s.output, s.group})
                 if (!name.empty()) f.lab_names.insert(name);
+    f.lab_names.insert("all");  // relab run all: every lab a run without names runs
     f.cli = cli_spec();
     f.generated.push_back({"docs/labs.md", labs_markdown(scenarios, default_reference_dir(scenarios)),
                            "./build/relab list --format markdown > docs/labs.md"});

@@ -24,7 +24,7 @@ struct GeneratedDoc {
 };
 
 struct DocsFacts {
-    std::set<std::string> lab_names;  // what `relab run` takes by name: ids, parts, outputs, groups
+    std::set<std::string> lab_names;  // what `relab run` takes by name: ids, parts, outputs, groups, all
     std::vector<CliCommandSpec> cli;  // relab's command line
     std::vector<GeneratedDoc> generated;
 };

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "report/lab_digest.h"
+#include "report/compare/lab_digest.h"
 #include "scenario/scenario.h"
 
 namespace relab {
