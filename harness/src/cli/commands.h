@@ -17,9 +17,27 @@ namespace relab {
 
 struct ListOptions {
     std::string scenarios_dir;
+    std::string format = "text";  // text | markdown (the lab catalogue, docs/labs.md)
+    std::string reference;        // the reference run (markdown); empty: default_reference_dir()
 };
 void setup_list(CLI::App& app, ListOptions& o);
 int run_list(const ListOptions& o);
+// The lab catalogue (`relab list --format markdown`, docs/labs.md): every lab under `scenarios_dir`,
+// its load and soak folders included, with the measured figures of the reference run at `reference`
+// (a digest file or a folder of them or of run reports). Throws ScenarioError or std::runtime_error.
+std::string labs_markdown(const std::string& scenarios_dir, const std::string& reference);
+// Where the reference run lives beside a scenarios folder: <scenarios>/../reports/reference.
+std::string default_reference_dir(const std::string& scenarios_dir);
+
+struct SchemaOptions {
+    std::string scenarios_dir;
+    std::string format = "markdown";
+};
+void setup_schema(CLI::App& app, SchemaOptions& o);
+int run_schema(const SchemaOptions& o);
+// The scenario file reference (`relab schema --format markdown`, docs/scenarios.md) from
+// <scenarios_dir>/schema.json. Throws std::runtime_error for a schema it cannot read or document.
+std::string schema_reference_markdown(const std::string& scenarios_dir);
 
 struct RunOptions {
     std::vector<std::string> labs;  // ids, parts or files; empty = all
