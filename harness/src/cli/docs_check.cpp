@@ -180,6 +180,7 @@ private:
     void check_link(const std::string& file, int line, const std::string& target);
     void check_lab(const std::string& file, int line, const std::string& name, const std::string& where);
     void check_tables(const std::string& file, const Doc& d);
+    void check_path(const std::string& file, int line, const std::string& span);
     void check_commands(const std::string& file, int line, const std::string& code);
     void check_relab(const std::string& file, int line, const std::vector<std::string>& args);
     void check_options(const std::string& file, int line, const CliCommandSpec& cmd,
@@ -229,6 +230,30 @@ void Checker::check_lab(const std::string& file, int line, const std::string& na
     if (m_facts.lab_names.count(name)) return;
     problem(file, line, fmt::format("{} names `{}`, which is no lab id, part, output or group; `relab list` shows "
                                     "them (docs/labs.md)", where, name));
+}
+
+// A code span shaped like a path of the repository (`fault/faults.cpp`, `harness/tests/real/`,
+// `scenarios/schema.json`) must name one that exists: a source path is relative to harness/src/ when
+// its first folder is not at the root. Paths relab writes when it runs are not in the repository.
+void Checker::check_path(const std::string& file, int line, const std::string& span) {
+    static const std::regex shaped(R"(^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?$)");
+    static const std::regex source(R"(\.(?:h|cpp|cmake|mjs|sh|json)$)");
+    if (!std::regex_match(span, shaped)) return;
+    for (const char* generated : {"reports/out", "reports/load", "reports/soak", "build", "tmp/"})
+        if (span.rfind(generated, 0) == 0) return;
+    const std::string first = span.substr(0, span.find('/'));
+    if (std::any_of(first.begin(), first.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }))
+        return;  // a placeholder: OUT_DIR/reference.json
+    fs::path where;
+    if (fs::exists(m_root / first))
+        where = m_root / span;
+    else if (std::regex_search(span, source))
+        where = m_root / "harness" / "src" / span;
+    else
+        return;  // a repository elsewhere (redis/redis), a URL's path
+    if (!fs::exists(where))
+        problem(file, line, fmt::format("`{}` names {}, which does not exist; name the file as it is now", span,
+                                        where.lexically_relative(m_root).string()));
 }
 
 bool lab_shaped(const std::string& token) {
@@ -405,6 +430,7 @@ void Checker::check(const std::string& file) {
         for (const auto& target : link_targets(line)) check_link(file, n, target);
         for (const auto& span : code_spans(line)) {
             if (lab_shaped(span.text)) check_lab(file, n, span.text, "a code span");
+            check_path(file, n, span.text);
             check_commands(file, n, span.text);
         }
     }

@@ -1,6 +1,6 @@
 // The docs lint test's checks of README.md and docs/*.md (ctest docs_lint, label lint):
 //   - every relative link and #anchor resolves, into other files' headings too (GitHub's anchors),
-//     and no link leaves the repository;
+//     and no link leaves the repository; a code span shaped like a repository path names one that exists;
 //   - every lab id, part and group named exists: a backticked token shaped like a lab id
 //     (08x-…, idem-…, load-…, soak-…), a backticked token in a table column headed id, part(s)
 //     or group(s), and every lab argument of `relab run` / `./run_labs.sh`;

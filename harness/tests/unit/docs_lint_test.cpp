@@ -51,6 +51,10 @@ protected:
         m_root = fs::temp_directory_path() / fmt::format("relab-docs-test-{}", getpid());
         fs::remove_all(m_root);
         fs::create_directories(m_root / "docs");
+        fs::create_directories(m_root / "scenarios");
+        fs::create_directories(m_root / "harness/src/fault");
+        write("scenarios/08a-baseline.json", "{}");
+        write("harness/src/fault/faults.cpp", "");
         m_facts.lab_names = {"08a-baseline", "baseline", "idem"};
         m_facts.cli = cli_spec();
         m_facts.generated = {{"docs/gen.md", "# Generated\n\nnow\n", "./build/relab list --format markdown > docs/gen.md"}};
@@ -153,6 +157,12 @@ TEST_F(DocsCheck, FailsOnAnUnknownSubcommand) {
 TEST_F(DocsCheck, AnOptionValueIsNotAPositional) {
     // "--scenarios" takes a value: "scenarios/load" is not read as a lab, "--quiet" takes none.
     EXPECT_TRUE(check_readme("# A\n\n`relab run --scenarios elsewhere baseline --quiet idem`\n").empty());
+}
+
+TEST_F(DocsCheck, FailsOnAPathThatIsNotThere) {
+    EXPECT_TRUE(check_readme("# R\n\n`fault/faults.cpp` and `scenarios/08a-baseline.json`, `reports/out/x.html`\n").empty());
+    expect_one(check_readme("# R\n\n`run/supervisor.cpp` moved.\n"), 3, "run/supervisor.cpp.*does not exist");
+    expect_one(check_readme("# R\n\n`scenarios/08z.json`\n"), 3, "scenarios/08z.json.*does not exist");
 }
 
 TEST_F(DocsCheck, FailsOnAStaleGeneratedFileAndNamesTheCommand) {
