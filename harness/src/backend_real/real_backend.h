@@ -19,6 +19,7 @@ namespace relab {
 struct BackendOptions {
     std::optional<uint64_t> seed;  // overrides every scenario's seed
     std::optional<int> runs;       // overrides every scenario's runs
+    RunShard shard;                // --shard K/N: this runner's share of every lab's trials
     std::string relab_exe;         // `relab role --spawner`, which forks the roles (process/role_spawner.h)
     std::string run_id;            // names the run's key prefix and schema
     // Called before each trial (lab id, trial, trials).

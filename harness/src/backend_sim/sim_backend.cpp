@@ -593,10 +593,11 @@ struct SimBackend::Impl {
         p.seed = opts.seed;
         p.progress = opts.progress;
         p.progress_every = 100;
-        p.keep_all_trials = kKeepAllHistories;
-        p.keep_all_events = kKeepAllEvents;
-        p.keep_first = opts.keep_histories;
-        p.kept_wrong = kFailingSeedsKept;
+        p.shard = opts.shard;
+        p.keep.keep_all_trials = kKeepAllHistories;
+        p.keep.keep_all_events = kKeepAllEvents;
+        p.keep.keep_first = opts.keep_histories;
+        p.keep.kept_wrong = kFailingSeedsKept;
         p.verify = [this, &s, &roles](const TrialOutcome& o) {
             if (o.trial == 1 && opts.self_check) check_determinism(s, roles, o);
         };

@@ -23,6 +23,7 @@ struct SimOptions {
     // The first trial's number: trials first_trial .. first_trial + trials - 1 run, with their own
     // seeds, so `relab bench --jobs N` splits one lab's trials over threads without repeating one.
     int first_trial = 1;
+    RunShard shard;                  // --shard K/N: this runner's share of every lab's trials
     std::optional<uint64_t> replay;  // run only the trial with this trial seed (--replay)
     // Runs trial 1 of every lab twice and throws DeterminismError if the histories differ.
     bool self_check = true;

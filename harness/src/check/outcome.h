@@ -13,6 +13,7 @@
 #include "check/accounting.h"
 #include "check/idem_outcome.h"
 #include "check/load_stats.h"
+#include "check/run_shard.h"
 #include "check/soak_stats.h"
 #include "ports/ports.h"
 #include "scenario/scenario.h"
@@ -62,6 +63,7 @@ struct StepOutcome {
 };
 
 struct CaseOutcome {
+    int trial = 0;  // the case's place in its lab, 1-based: the engine's trial number
     std::string title;
     std::string title_vi;
     std::vector<StepOutcome> steps;  // in start order
@@ -100,6 +102,7 @@ struct LabResult {
     std::string skip_reason;
     std::vector<TrialOutcome> trials;  // workload labs
     std::vector<CaseOutcome> cases;    // session labs
+    int planned_trials = 0;            // before until_wrong; a shard's lab: the whole lab's
     int wrong = 0;                     // trials (or cases) with a wrong final state
     int total = 0;                     // trials (or cases)
     bool held = false;                 // the scenario's expectation held
@@ -136,6 +139,7 @@ struct ServerInfo {
 };
 
 struct RunReport {
+    RunShard shard;  // --shard K/N: this report holds the shard's share of each lab's trials
     std::string relab_commit;
     uint64_t seed = 0;
     std::string started_at;      // ISO 8601 UTC, to the second

@@ -22,6 +22,7 @@ struct AllOptions {
     RunOptions run;
     RoleOptions role;
     ReportOptions report;
+    MergeOptions merge;
     DiffOptions diff;
     BenchOptions bench;
 };
@@ -36,6 +37,9 @@ void build_app(CLI::App& app, AllOptions& o) {
     setup_role(*app.add_subcommand("role", "internal: one actor of a trial, spawned by `relab run`"), o.role);
     setup_report(*app.add_subcommand("report", "render index.html, summary.md and junit.xml from saved JSON reports"),
                  o.report);
+    setup_merge(*app.add_subcommand("merge", "combine the reports of a run's shards (relab run --shard K/N) into "
+                                             "the run one runner would have made: relab merge DIR... --out-dir OUT"),
+                o.merge);
     setup_diff(*app.add_subcommand("diff", "the labs whose outcome changed between two runs: relab diff "
                                            "reports/reference reports/out"),
                o.diff);
@@ -106,6 +110,7 @@ int cli_main(int argc, char** argv) {
     if (app.got_subcommand("run")) return run_run(o.run);
     if (app.got_subcommand("role")) return run_role(o.role);
     if (app.got_subcommand("report")) return run_report(o.report);
+    if (app.got_subcommand("merge")) return run_merge(o.merge);
     if (app.got_subcommand("diff")) return run_diff(o.diff);
     if (app.got_subcommand("bench")) return run_bench(o.bench);
     if (app.got_subcommand("schema")) return run_schema(o.schema);

@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/run_outputs.h"
 #include "relab_commit.h"
 #include "check/inherent_time.h"
 #include "cli/run_jobs.h"
@@ -35,11 +36,6 @@
 namespace relab {
 
 namespace {
-
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
 
 std::string env_or(const char* name, const std::string& fallback) {
     if (!fallback.empty()) return fallback;
@@ -168,83 +164,8 @@ std::vector<Scenario> mutants_of(const std::vector<Scenario>& labs, const std::s
 namespace {
 
 // This process's memory high-water mark (the parent: histories, reports).
-int64_t peak_rss_kb() {
-    struct rusage usage {};
-    return ::getrusage(RUSAGE_SELF, &usage) == 0 ? usage.ru_maxrss : 0;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-TextOptions text_options(const RunOptions& o) {
-    TextOptions t;
-    if (o.lang == "en")
-        t.lang = Lang::en;
-    else if (o.lang == "vi")
-        t.lang = Lang::vi;
-    else
-        throw UsageError("--lang takes en or vi, got '" + o.lang + "'");
-    static const std::map<std::string, TimelineSelection> sel = {{"first", TimelineSelection::first_and_wrong},
-                                                                  {"wrong", TimelineSelection::wrong},
-                                                                  {"all", TimelineSelection::all},
-                                                                  {"none", TimelineSelection::none}};
-    const auto it = sel.find(o.timelines);
-    if (it == sel.end()) throw UsageError("--timelines takes first, wrong, all or none, got '" + o.timelines + "'");
-    t.timelines = it->second;
-    return t;
-}
-
-// A report file relab could not write, or not whole: the run fails with exit 2, since a run whose
-// JSON is missing or cut short would vanish from the CI report.
-class OutputError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-std::string errno_text(int err) { return err != 0 ? std::strerror(err) : "write failed"; }
-
-// `write` fills the file; `option` names what asked for it ("--json", "--out-dir") in the message.
-void write_file(const std::string& path, const char* option, const std::function<void(std::ostream&)>& write) {
-    errno = 0;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (!out)
-        throw OutputError(fmt::format("{}: cannot create {}: {}; give a path in a folder you can write", option, path,
-                                      errno_text(errno)));
-    write(out);
-    out.close();  // flushes: a full disk or a device that refuses the bytes shows here
-    if (!out)
-        throw OutputError(fmt::format("{}: could not write all of {}: {}; free space or give another path", option,
-                                      path, errno_text(errno)));
-}
-
-// Before any server starts: --json's folder exists and can be written, --out-dir exists (it is
-// created) and can be written. The writes themselves are checked again at the end.
-void check_outputs_writable(const RunOptions& o) {
-    namespace fs = std::filesystem;
-    if (!o.json_path.empty()) {
-        const fs::path p(o.json_path);
-        const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-        std::error_code ec;
-        if (!fs::is_directory(dir, ec))
-            throw OutputError(fmt::format("--json {}: the folder {} does not exist; create it or give another path",
-                                          o.json_path, dir.string()));
-        if (fs::is_directory(p, ec))
-            throw OutputError(fmt::format("--json {}: is a folder; give a file name", o.json_path));
-        if (::access(dir.c_str(), W_OK) != 0)
-            throw OutputError(fmt::format("--json {}: cannot write in {}: {}; give a path in a folder you can write",
-                                          o.json_path, dir.string(), errno_text(errno)));
-    }
-    if (!o.out_dir.empty()) {
-        std::error_code ec;
-        fs::create_directories(o.out_dir, ec);
-        if (ec || !fs::is_directory(o.out_dir))
-            throw OutputError(fmt::format("--out-dir {}: cannot create it: {}; give a folder you can write", o.out_dir,
-                                          ec ? ec.message() : "not a folder"));
-        if (::access(o.out_dir.c_str(), W_OK) != 0)
-            throw OutputError(fmt::format("--out-dir {}: cannot write in it: {}; give a folder you can write", o.out_dir,
-                                          errno_text(errno)));
-    }
 }
 
 }  // namespace
@@ -274,6 +195,9 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_option("--jobs", o.jobs,
                    "run this many labs at once, each group by a relab child process with servers of its own (0 or "
                    "auto: one per core); the same verdicts as --jobs 1");
+    app.add_option("--shard", o.shard,
+                   "K/N: run only this runner's share of every lab's trials (every N-th, from the K-th); "
+                   "relab merge combines the N shards' reports into the run one runner would have made");
 }
 
 namespace {
@@ -309,139 +233,6 @@ namespace {
 
 // What every run does once its labs have run, in this process or in --jobs children: the text
 // reports, --json and --out-dir, the load table, the summary lines and the exit status.
-int finish_run(const RunOptions& o, const TextOptions& topts, RunReport& report, bool sim,
-               std::chrono::steady_clock::time_point run_started) {
-    report.wall_s = seconds_since(run_started);
-    report.inherent_s = static_cast<double>(run_inherent_us(report.labs)) / 1e6;
-    // Each lab's text report is written once: stdout and the per-output files are made of them.
-    std::vector<std::string> lab_texts;
-    if (!o.quiet || !o.out_dir.empty())
-        for (const auto& lab : report.labs) {
-            std::ostringstream t;
-            write_text_lab(lab, topts, t);
-            lab_texts.push_back(t.str());
-        }
-    if (!o.quiet)
-        for (const auto& t : lab_texts) std::cout << t;
-    // Every output is tried; the first that could not be written is said after the summary.
-    std::vector<std::string> output_errors;
-    auto write_output = [&output_errors](const std::string& path, const char* option,
-                                         const std::function<void(std::ostream&)>& write) {
-        try {
-            write_file(path, option, write);
-        } catch (const OutputError& e) {
-            output_errors.push_back(e.what());
-        }
-    };
-    auto json = make_json_reporter();
-    if (!o.json_path.empty()) {
-        write_output(o.json_path, "--json", [&](std::ostream& out) { json->report(report, out); });
-    }
-    if (!o.out_dir.empty()) {
-        std::vector<std::string> order;
-        for (const auto& lab : report.labs)
-            if (std::find(order.begin(), order.end(), lab.scenario.output) == order.end())
-                order.push_back(lab.scenario.output);
-        // The run's header without its labs; each output's labs are moved in for its JSON and back.
-        std::vector<LabResult> labs = std::move(report.labs);
-        report.labs.clear();
-        const RunReport header = report;
-        report.labs = std::move(labs);
-        // A simulated run writes <output>.sim.txt/.json: it never replaces the real run's files in the
-        // same folder, and `relab report` shows both.
-        const std::string suffix = sim ? ".sim" : "";
-        for (const auto& name : order) {
-            RunReport part = header;
-            std::vector<size_t> mine;
-            std::string t;
-            for (size_t i = 0; i < report.labs.size(); ++i)
-                if (report.labs[i].scenario.output == name) {
-                    mine.push_back(i);
-                    t += lab_texts[i];
-                    part.labs.push_back(std::move(report.labs[i]));
-                }
-            std::ostringstream j;
-            json->report(part, j);
-            for (size_t k = 0; k < mine.size(); ++k) report.labs[mine[k]] = std::move(part.labs[k]);
-            write_output(o.out_dir + "/" + name + suffix + ".txt", "--out-dir", [&](std::ostream& out) { out << t; });
-            write_output(o.out_dir + "/" + name + suffix + ".json", "--out-dir",
-                         [&](std::ostream& out) { out << j.str(); });
-        }
-    }
-
-    // The load labs side by side, on stdout and beside the labs' files.
-    if (const std::vector<LoadRow> rows = load_rows(report.labs); !rows.empty()) {
-        std::ostringstream table;
-        write_load_table(rows, table);
-        if (!o.quiet) std::cout << '\n' << table.str();
-        if (!o.out_dir.empty()) {
-            const std::string suffix = sim ? ".sim" : "";
-            write_output(o.out_dir + "/load-table" + suffix + ".txt", "--out-dir",
-                         [&](std::ostream& out) { out << table.str(); });
-            write_output(o.out_dir + "/load-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
-                out << nlohmann::json{{"load_table", load_table_json(rows)},
-                                      {"relab_peak_rss_kb", peak_rss_kb()},
-                                      {"relab_commit", report.relab_commit},
-                                      {"started_at", report.started_at}}
-                           .dump(2)
-                    << '\n';
-            });
-        }
-    }
-
-    // The soak labs' accounting, last on stdout, and beside the labs' files.
-    if (const std::vector<SoakRow> rows = soak_rows(report.labs); !rows.empty()) {
-        std::ostringstream table;
-        write_soak_table(rows, table);
-        if (!o.quiet) std::cout << '\n' << table.str();
-        if (!o.out_dir.empty()) {
-            const std::string suffix = sim ? ".sim" : "";
-            write_output(o.out_dir + "/soak-table" + suffix + ".txt", "--out-dir",
-                         [&](std::ostream& out) { out << table.str(); });
-            write_output(o.out_dir + "/soak-table" + suffix + ".json", "--out-dir", [&](std::ostream& out) {
-                out << nlohmann::json{{"soak_table", soak_table_json(rows)},
-                                      {"relab_peak_rss_kb", peak_rss_kb()},
-                                      {"wall_s", report.wall_s},
-                                      {"relab_commit", report.relab_commit},
-                                      {"started_at", report.started_at}}
-                           .dump(2)
-                    << '\n';
-            });
-        }
-    }
-
-    // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
-    // is said (the text report says why, junit.xml has a <skipped>).
-    const LabCounts n = count_labs(report);
-    std::cerr << fmt::format("relab: {} lab(s), {} held, {} broken, {} skipped\n", n.labs, n.held, n.broken,
-                             n.skipped);
-    for (const auto& lab : report.labs) {
-        if (lab.skipped)
-            std::cerr << fmt::format("  SKIPPED {}: {}\n", lab.scenario.id, lab.skip_reason);
-        else if (!lab.held) {
-            // The first few reasons; the text and JSON reports have them all.
-            constexpr size_t shown = 6;
-            for (size_t k = 0; k < lab.failures.size() && k < shown; ++k)
-                std::cerr << fmt::format("  BROKEN {}: {}\n", lab.scenario.id, lab.failures[k]);
-            if (lab.failures.size() > shown)
-                std::cerr << fmt::format("  BROKEN {}: … and {} more (see its report)\n", lab.scenario.id,
-                                         lab.failures.size() - shown);
-        }
-    }
-    // The labs' wall time beside what their trials and cases take by their own content: the
-    // harness's cost around them at --jobs 1, what parallel runs save at --jobs N.
-    const double ratio = report.inherent_s > 0 ? report.wall_s / report.inherent_s : 0;
-    std::cerr << fmt::format("relab: wall time {:.1f} s, inherent time {:.1f} s (W/I = {:.2f}×), jobs {}; relab's peak "
-                             "RSS {:.0f} MB\n",
-                             report.wall_s, report.inherent_s, ratio, report.jobs, peak_rss_kb() / 1024.0);
-    if (!output_errors.empty()) {
-        for (const auto& e : output_errors) std::cerr << "relab: " << e << "\n";
-        std::cerr << "relab: the run's report was not written whole; exit 2 whatever the verdicts\n";
-        return 2;
-    }
-    return n.broken == 0 ? 0 : 1;
-}
-
 // The run split over child processes (run_jobs.h): the groups balanced by estimate, each child's
 // labs given by their files, the reports merged back into the order of a --jobs 1 run.
 void run_in_children(const RunOptions& o, const std::vector<Scenario>& base, const std::vector<Scenario>& labs,
@@ -484,6 +275,15 @@ int run_run(const RunOptions& o) {
         } catch (const std::invalid_argument& e) {
             throw UsageError(e.what());
         }
+        RunShard shard;
+        if (!o.shard.empty()) {
+            const auto parsed = parse_run_shard(o.shard);
+            if (!parsed)
+                throw UsageError(fmt::format("--shard {}: expected K/N with 1 <= K <= N, e.g. --shard 2/4", o.shard));
+            shard = *parsed;
+        }
+        if (!shard.whole() && (o.replay || o.self_check))
+            throw UsageError("--shard splits a lab's trials; --replay and --self-check run one trial seed: leave --shard out");
         // Every file validated before any server starts.
         const std::vector<Scenario> base = select_base_labs(o);
         const std::vector<Scenario> labs = o.mutant.empty() ? base : mutants_of(base, o.mutant);
@@ -506,6 +306,7 @@ int run_run(const RunOptions& o) {
         RunReport report;
         report.relab_commit = RELAB_COMMIT;
         report.seed = o.seed.value_or(0);
+        report.shard = shard;
         report.started_at_us = unix_now_us();
         report.started_at = utc_iso(report.started_at_us);
         // Stamps a finished lab with when and in which place it finished: `relab report` keeps the
@@ -536,6 +337,7 @@ int run_run(const RunOptions& o) {
             SimOptions so;
             so.seed = o.seed;
             so.trials = runs;
+            so.shard = shard;
             if (o.replay) so.replay = parse_seed(*o.replay);
             so.progress = show_progress;
             SimBackend backend(so);
@@ -548,6 +350,7 @@ int run_run(const RunOptions& o) {
             BackendOptions bo;
             bo.seed = o.seed;
             bo.runs = runs;
+            bo.shard = shard;
             bo.relab_exe = self_exe();
             bo.run_id = new_run_id();
             bo.progress = show_progress;
@@ -560,7 +363,9 @@ int run_run(const RunOptions& o) {
             }
             if (progress) std::cerr << "\r\033[K" << std::flush;
         }
-        return finish_run(o, topts, report, sim, run_started);
+        report.wall_s = seconds_since(run_started);
+        report.inherent_s = static_cast<double>(run_inherent_us(report.labs)) / 1e6;
+        return report_run(o, topts, report, sim);
     } catch (const Interrupted& e) {
         std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
         return 128 + e.signal_number();

@@ -58,6 +58,7 @@ struct RunOptions {
     bool self_check = false;            // sim: run a seed twice and compare history fingerprints
     std::string mutant;                 // run this mutant of each lab instead ("all": every mutant)
     std::string jobs = "1";             // labs run at once, each group by a child relab; 0 / auto: per core
+    std::string shard;                  // "K/N": this runner's share of every lab's trials; empty: all
 };
 void setup_run(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);
@@ -74,6 +75,17 @@ struct ReportOptions {
 };
 void setup_report(CLI::App& app, ReportOptions& o);
 int run_report(const ReportOptions& o);
+
+struct MergeOptions {
+    std::vector<std::string> inputs;  // each shard's --out-dir folder or --json file
+    std::string out_dir;
+    std::string json_path;
+    std::string lang = "en";
+    std::string timelines = "first";
+    bool quiet = false;
+};
+void setup_merge(CLI::App& app, MergeOptions& o);
+int run_merge(const MergeOptions& o);
 
 struct DiffOptions {
     std::vector<std::string> paths;  // OLD NEW; with save_reference: IN

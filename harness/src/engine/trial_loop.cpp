@@ -1,6 +1,7 @@
 #include "engine/trial_loop.h"
 
 #include <algorithm>
+#include "util/check.h"
 
 #include "engine/invariants.h"
 #include "engine/seeds.h"
@@ -10,29 +11,8 @@ namespace relab {
 
 namespace {
 
-// Which trials keep their history, decided as they come.
-class KeepPolicy {
-public:
-    KeepPolicy(const Scenario& s, const LoopPlan& p)
-        : m_plan(p),
-          m_keep_all(p.trials <= p.keep_all_trials &&
-                     static_cast<size_t>(p.trials) * std::max<size_t>(s.events.size(), 1) <= p.keep_all_events) {}
-
-    bool keeps(int i, const TrialOutcome& o) {
-        if (o.history.size() > m_plan.max_records) return false;  // a load trial: tens of MB, unreadable as text
-        const bool keep = m_keep_all || i <= m_plan.keep_first || (o.wrong && m_wrong_kept < m_plan.kept_wrong);
-        if (keep && o.wrong) ++m_wrong_kept;
-        return keep;
-    }
-
-private:
-    const LoopPlan& m_plan;
-    bool m_keep_all;
-    size_t m_wrong_kept = 0;
-};
-
-void keep_or_drop(const LoopPlan& plan, KeepPolicy& policy, int i, TrialOutcome& o) {
-    if (policy.keeps(i, o)) {
+void keep_or_drop(const LoopPlan& plan, KeepPolicy& policy, TrialOutcome& o) {
+    if (policy.keeps(o.trial, o.wrong, o.history.size())) {
         if (plan.on_kept) plan.on_kept(o);
         return;
     }
@@ -44,31 +24,48 @@ void keep_or_drop(const LoopPlan& plan, KeepPolicy& policy, int i, TrialOutcome&
 
 }  // namespace
 
+int last_possible_trial(const Scenario& s, const LoopPlan& plan) {
+    return plan.first_trial - 1 + std::max(plan.trials, s.expect.until_wrong_max_runs);
+}
+
+bool shard_has_trials(const Scenario& s, const LoopPlan& plan) {
+    for (int t = plan.first_trial; t <= last_possible_trial(s, plan) && t < plan.first_trial + plan.shard.count; ++t)
+        if (plan.shard.has(t)) return true;
+    return false;
+}
+
 void run_trial_loop(const Scenario& s, const LoopPlan& plan, LabResult& lab, const TrialFn& trial) {
+    RELAB_CHECK(plan.shard.index >= 1 && plan.shard.index <= plan.shard.count, "a shard K/N with 1 <= K <= N");
     const uint64_t seed = lab_seed(s, plan.seed);
     const int n = plan.trials;
-    KeepPolicy policy(s, plan);
-    if (n > 0) lab.trials.reserve(static_cast<size_t>(n));
+    // A shard cannot see the other shards' wrong trials: it runs its share of every possible one.
+    const int sliced_to = plan.shard.whole() ? n : last_possible_trial(s, plan) - plan.first_trial + 1;
+    KeepPolicy policy(s, n, plan.keep);
+    if (n > 0) lab.trials.reserve(static_cast<size_t>(n / plan.shard.count + 1));
     int wrong = 0;
     // The sequential rule of a racy lab (expect.until_wrong): more trials while too few went wrong.
-    for (int i = 1; i <= n || s.expect.wants_more(wrong, i - 1); ++i) {
-        throw_if_interrupted();
+    for (int i = 1; i <= sliced_to || (plan.shard.whole() && s.expect.wants_more(wrong, i - 1)); ++i) {
         const int t = plan.first_trial + i - 1;
-        if (plan.progress && (i == 1 || i % plan.progress_every == 0 || i == n))
-            plan.progress(s.id, i, std::max(n, i));
+        if (!plan.shard.has(t)) continue;
+        throw_if_interrupted();
+        if (plan.progress && (i <= plan.shard.count || i % plan.progress_every == 0 || i == n))
+            plan.progress(s.id, i, std::max(sliced_to, i));
         TrialResult r = trial(t, trial_seed(seed, t));
         if (auto* c = std::get_if<CaseOutcome>(&r)) {
+            c->trial = t;
             if (c->wrong) ++wrong;
             lab.cases.push_back(std::move(*c));
             continue;
         }
         TrialOutcome& o = std::get<TrialOutcome>(r);
+        RELAB_CHECK(o.trial == t, "a trial outcome carries the number it was run as");
         check_trial_invariants(s, o);
         if (plan.verify) plan.verify(o);
         if (o.wrong) ++wrong;
-        keep_or_drop(plan, policy, i, o);
+        keep_or_drop(plan, policy, o);
         lab.trials.push_back(std::move(o));
     }
+    lab.planned_trials = n;
 }
 
 }  // namespace relab

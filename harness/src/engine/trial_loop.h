@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "check/outcome.h"
+#include "check/run_shard.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -22,14 +23,12 @@ struct LoopPlan {
     // Called before a trial (lab id, trial, trials) every `progress_every` trials, the first and last too.
     std::function<void(const std::string&, int, int)> progress;
     int progress_every = 1;
-    // Above keep_all_trials trials (or keep_all_events events in all), only the first keep_first
-    // trials and the first kept_wrong wrong ones keep their history and stream; every trial keeps its
-    // outcome. A trial with more than max_records records never keeps its history.
-    int keep_all_trials = 1000;
-    size_t keep_all_events = 20000;
-    int keep_first = 50;
-    size_t kept_wrong = 10;
-    size_t max_records = 20000;
+    // Which trials keep their history and stream; every trial keeps its outcome.
+    KeepRule keep;
+    // This runner's share of the trials (--shard K/N). A shard of a racy lab runs its share of every
+    // trial up to until_wrong's max_runs: `relab merge` then cuts the merged trials where one run's
+    // sequential rule would have stopped.
+    RunShard shard;
     // Called on each trial's outcome before the loop keeps or drops its history (the simulator's
     // determinism check of trial 1), and on each history kept (to fold its fields).
     std::function<void(const TrialOutcome&)> verify;
@@ -39,6 +38,11 @@ struct LoopPlan {
 // What one trial of a family gives: a workload's outcome, or a scripted case's.
 using TrialResult = std::variant<TrialOutcome, CaseOutcome>;
 using TrialFn = std::function<TrialResult(int trial, uint64_t trial_seed)>;
+
+// The last trial number a lab's loop may reach: its planned trials, or until_wrong's max_runs.
+int last_possible_trial(const Scenario& s, const LoopPlan& plan);
+// Whether this shard runs any trial of the lab (a shard with none leaves the lab's servers alone).
+bool shard_has_trials(const Scenario& s, const LoopPlan& plan);
 
 // Runs trials first_trial.. into lab.trials (or lab.cases). Throws what a trial throws, and
 // HarnessError when a trial's outcome breaks an invariant of relab's own accounting.

@@ -61,12 +61,14 @@ TrialOutcome finish_idem(const Scenario& s, int trial, uint64_t seed, std::vecto
 
 // Trial 1's faults as figures beside the article's, and the duplicate orders it documented.
 void idem_figures(LabResult& lab) {
-    if (lab.trials.empty()) return;
+    // Trial 1's, whichever shard ran it (`relab merge` takes them from that shard).
+    const auto first = std::find_if(lab.trials.begin(), lab.trials.end(), [](const TrialOutcome& t) { return t.trial == 1; });
+    if (first == lab.trials.end()) return;
     const Scenario& s = lab.scenario;
-    for (auto& m : idem_fault_measurements(s, lab.trials.front().history)) lab.measurements.push_back(std::move(m));
+    for (auto& m : idem_fault_measurements(s, first->history)) lab.measurements.push_back(std::move(m));
     if (!s.idem.documented_duplicates.empty())
         lab.measurements.push_back({"duplicate orders (from the orders table)",
-                                    std::to_string(lab.trials.front().idem.counts.duplicates),
+                                    std::to_string(first->idem.counts.duplicates),
                                     s.idem.documented_duplicates, s.idem.documented_duplicates_note,
                                     s.idem.documented_duplicates_note_vi, "đơn trùng (đếm trong bảng orders)"});
 }

@@ -199,7 +199,7 @@ TEST(DocsCheckCli, SpecIsRelabsCommandLine) {
     const std::vector<CliCommandSpec> cli = cli_spec();
     std::set<std::string> names;
     for (const auto& c : cli) names.insert(c.name);
-    EXPECT_EQ(names, (std::set<std::string>{"", "list", "run", "role", "report", "diff", "bench", "schema"}));
+    EXPECT_EQ(names, (std::set<std::string>{"", "list", "run", "role", "report", "merge", "diff", "bench", "schema"}));
     const CliCommandSpec* run = nullptr;
     for (const auto& c : cli)
         if (c.name == "run") run = &c;

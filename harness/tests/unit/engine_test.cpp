@@ -65,9 +65,9 @@ TEST(TrialLoop, a_long_exploration_keeps_the_first_and_the_wrong_histories_only)
     const Scenario s = racy_lab(20, 0, 0);
     LoopPlan plan;
     plan.trials = 20;
-    plan.keep_all_trials = 5;
-    plan.keep_first = 2;
-    plan.kept_wrong = 1;
+    plan.keep.keep_all_trials = 5;
+    plan.keep.keep_first = 2;
+    plan.keep.kept_wrong = 1;
     LabResult lab;
     run_trial_loop(s, plan, lab, [](int t, uint64_t) -> TrialResult { return outcome(t, t == 7 || t == 9); });
     std::vector<int> kept;

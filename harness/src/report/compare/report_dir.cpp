@@ -60,6 +60,10 @@ RunReport merge_runs(const std::vector<RunReport>& runs) {
     merged.started_at = runs[latest].started_at;
     merged.started_at_us = runs[latest].started_at_us;
     merged.servers = runs[latest].servers;
+    merged.shard = runs[latest].shard;
+    merged.wall_s = runs[latest].wall_s;
+    merged.inherent_s = runs[latest].inherent_s;
+    merged.jobs = runs[latest].jobs;
 
     // A lab's real and simulated results are two results (lab_key): each keeps its newest, by
     // (finished_at_us, sequence), whatever the order of the files; an exact tie goes to the later run.

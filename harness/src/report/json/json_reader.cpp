@@ -202,6 +202,7 @@ StepOutcome step_from_json(const json& j, const std::string& path) {
 
 CaseOutcome case_from_json(const json& j, const std::string& path) {
     CaseOutcome c;
+    c.trial = get<int>(j, path, "trial", 0);
     c.title = get<std::string>(j, path, "title", "");
     c.title_vi = get<std::string>(j, path, "title_vi", "");
     c.wrong = get<bool>(j, path, "wrong", false);
@@ -330,9 +331,13 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     const json& trials = array_at(j, path, "trials");
     for (size_t i = 0; i < trials.size(); ++i) lab.trials.push_back(trial_from_json(trials[i], index_path(path, "trials", i)));
     const json& cases = array_at(j, path, "cases");
-    for (size_t i = 0; i < cases.size(); ++i) lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
+    for (size_t i = 0; i < cases.size(); ++i) {
+        lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
+        if (!cases[i].contains("trial")) lab.cases.back().trial = static_cast<int>(i) + 1;  // reports before numbers
+    }
 
     lab.total = get<int>(summary, summary_path, "trials", 0);
+    lab.planned_trials = get<int>(summary, summary_path, "planned_trials", 0);
     lab.wrong = get<int>(summary, summary_path, "wrong", 0);
     // A skipped lab never held (older reports wrote held: true for it).
     lab.held = get<bool>(summary, summary_path, "held", false) && !lab.skipped;
@@ -393,6 +398,13 @@ RunReport run_from_json(const json& j) {
     run.wall_s = get<double>(j, "", "wall_s", 0.0);
     run.inherent_s = get<double>(j, "", "inherent_s", 0.0);
     run.jobs = get<int>(j, "", "jobs", 0);
+    if (j.contains("shard")) {
+        const json& sh = object_field(j, "", "shard");
+        const auto shard = parse_run_shard(fmt::format("{}/{}", get<int>(sh, "/shard", "index", 0),
+                                                       get<int>(sh, "/shard", "count", 0)));
+        if (!shard) throw std::runtime_error("JSON report: at /shard: expected index K and count N with 1 <= K <= N");
+        run.shard = *shard;
+    }
     const json& labs = array_at(j, "", "labs");
     for (size_t i = 0; i < labs.size(); ++i) run.labs.push_back(lab_from_json(labs[i], index_path("", "labs", i)));
     return run;

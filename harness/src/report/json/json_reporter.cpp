@@ -121,7 +121,7 @@ nlohmann::json step_json(const StepOutcome& s) {
 nlohmann::json case_json(const CaseOutcome& c) {
     nlohmann::json steps = nlohmann::json::array();
     for (const auto& s : c.steps) steps.push_back(step_json(s));
-    return {{"title", c.title},       {"title_vi", c.title_vi},     {"wrong", c.wrong},
+    return {{"trial", c.trial},       {"title", c.title},           {"title_vi", c.title_vi},     {"wrong", c.wrong},
             {"failures", c.failures}, {"columns", c.columns},       {"final_rows", c.final_rows},
             {"steps", std::move(steps)}};
 }
@@ -142,6 +142,7 @@ nlohmann::json lab_json(const LabResult& lab) {
     nlohmann::json summary = {
         {"id", s.id},
         {"trials", lab.total},
+        {"planned_trials", lab.planned_trials},
         {"wrong", lab.wrong},
         {"documented",
          {{"wrong", optional_json(s.documented.wrong)},
@@ -220,7 +221,7 @@ nlohmann::json run_to_json(const RunReport& run) {
     }
     const LabCounts n = count_labs(run);
     const auto& sv = run.servers;
-    return {{"relab_commit", run.relab_commit},
+    nlohmann::json out = {{"relab_commit", run.relab_commit},
             {"seed", run.seed},
             {"started_at", run.started_at},
             {"started_at_us", run.started_at_us},
@@ -237,6 +238,9 @@ nlohmann::json run_to_json(const RunReport& run) {
             {"labs", std::move(labs)},
             {"summary",
              {{"labs", n.labs}, {"held", n.held}, {"broken", n.broken}, {"skipped", n.skipped}}}};
+    // A shard's report holds its share of each lab's trials; `relab merge` needs every shard.
+    if (!run.shard.whole()) out["shard"] = {{"index", run.shard.index}, {"count", run.shard.count}};
+    return out;
 }
 
 std::unique_ptr<Reporter> make_json_reporter() { return std::make_unique<JsonReporter>(); }
