@@ -3,6 +3,7 @@
 #   ./run_labs.sh                 run every lab, write reports/out/
 #   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
 #   ./run_labs.sh test            build and run every test
+#   ./run_labs.sh build           install what is missing and build relab, nothing more (a CI job's first step)
 #   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy), reports/load/
 #   ./run_labs.sh soak            the soak (scenarios/soak: 100,002 events, the consumer killed every 3 s), reports/soak/
 # It installs missing Debian packages when run as root (otherwise it prints the apt-get line),
@@ -51,6 +52,8 @@ if [ "${1:-}" = "test" ]; then
 else
   cmake --build build -j "$(nproc)" --target relab >&2
 fi
+
+if [ "${1:-}" = "build" ]; then exit 0; fi
 
 # Renders index.html, summary.md and junit.xml from the JSON in reports/out; a failure to render
 # turns a passing run into a failing one, never the other way round.

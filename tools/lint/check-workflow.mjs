@@ -57,6 +57,8 @@ const mutations = [
   ["a misspelt job key", "    runs-on: ubuntu-latest\n", "    runs_on: ubuntu-latest\n", 'unexpected key "runs_on" for "job" section'],
   ["an unknown runner label", "runs-on: ubuntu-latest", "runs-on: ubuntu-lates", 'label "ubuntu-lates" is unknown'],
   ["needs of a job that does not exist", "  redis8:\n", "  redis8:\n    needs: [lab]\n", 'needs job "lab" which does not exist'],
+  ["the merge job needing a misspelt matrix job", "    needs: sim-shards\n", "    needs: sim-shard\n", 'needs job "sim-shard" which does not exist'],
+  ["a matrix value the shard step does not define", "--shard \"${{ matrix.shard }}/4\"", "--shard \"${{ matrix.shards }}/4\"", 'property "shards" is not defined'],
   ["an input upload-artifact does not have", "          path: reports/out\n", "          pathh: reports/out\n", 'input "pathh" is not defined in action "actions/upload-artifact@v4"'],
   ["a broken expression", "if: always()", "if: always(", "unexpected end of input"],
   ["an undefined context", "if: always()", "if: ${{ always() && step.labs.outcome == 'failure' }}", 'undefined variable "step"'],
