@@ -496,6 +496,7 @@ LabResult RealBackend::run(const Scenario& s) {
     const LabFamily& family = family_of(s.kind);
     LabResult lab;
     std::optional<std::string> missing = m_impl->missing_feature(s);
+    if (!missing && s.only_backend == "sim") missing = "runs on the simulator only: " + s.only_backend_why;
     if (!missing) missing = family.real_skip_reason(s, m_impl->features.version);
     if (auto reason = missing) {
         lab.scenario = s;

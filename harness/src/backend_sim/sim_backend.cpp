@@ -142,7 +142,10 @@ void fnv1a(uint64_t& h, const std::string& s) {
 
 }  // namespace
 
-std::optional<std::string> sim_skip_reason(const Scenario& s) { return family_of(s.kind).sim_skip_reason(s); }
+std::optional<std::string> sim_skip_reason(const Scenario& s) {
+    if (s.only_backend == "real") return "runs on real servers only: " + s.only_backend_why;
+    return family_of(s.kind).sim_skip_reason(s);
+}
 
 uint64_t trial_fingerprint(const TrialOutcome& t) {
     uint64_t h = 0xcbf29ce484222325ULL;

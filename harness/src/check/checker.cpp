@@ -95,7 +95,7 @@ std::optional<int64_t> idem_count(const IdemCounts& c, const std::string& name) 
         {"replays", &IdemCounts::replays},     {"conflicts", &IdemCounts::conflicts},
         {"mismatches", &IdemCounts::mismatches}, {"layer4", &IdemCounts::layer4},
         {"errors", &IdemCounts::errors},       {"leaks", &IdemCounts::leaks},
-        {"unanswered", &IdemCounts::unanswered}};
+        {"unanswered", &IdemCounts::unanswered}, {"vanished", &IdemCounts::vanished}};
     const auto it = fields.find(name);
     if (it == fields.end()) return std::nullopt;
     return c.*(it->second);

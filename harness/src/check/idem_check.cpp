@@ -19,7 +19,7 @@ using record_fields::text_field;
 void IdemCounts::add(const IdemCounts& o) {
     for (auto field : {&IdemCounts::sends, &IdemCounts::orders, &IdemCounts::duplicates, &IdemCounts::created,
                        &IdemCounts::replays, &IdemCounts::conflicts, &IdemCounts::mismatches, &IdemCounts::layer4,
-                       &IdemCounts::errors, &IdemCounts::leaks, &IdemCounts::unanswered})
+                       &IdemCounts::errors, &IdemCounts::leaks, &IdemCounts::unanswered, &IdemCounts::vanished})
         this->*field = add_clamped(this->*field, o.*field);
 }
 
@@ -42,6 +42,7 @@ IdemTrial count_idem_trial(const std::vector<HistoryRecord>& history, std::vecto
         if (source == "created") ++c.created;
         if (source == "replay") ++c.replays;
         if (source == "layer4") ++c.layer4;
+        if (source == "vanished") ++c.vanished;
         if (code == 409 && source != "layer4") ++c.conflicts;
         if (code == 422) ++c.mismatches;
         if (code >= 500) ++c.errors;

@@ -32,9 +32,11 @@ struct IdemCounts {
     int errors = 0;      // 5xx answers
     int leaks = 0;       // answers naming an order that belongs to another user
     int unanswered = 0;  // sends without an answer (the client process was killed)
+    int vanished = 0;    // Cache::add() said the key exists, Cache::get() then found none (a 500)
     void add(const IdemCounts& o);
-    // A trial is wrong when it made a duplicate order or served another user's answer.
-    bool wrong() const { return duplicates > 0 || leaks > 0; }
+    // A trial is wrong when it made a duplicate order, served another user's answer, or could not
+    // tell a request's state because the key vanished between the claim's two calls.
+    bool wrong() const { return duplicates > 0 || leaks > 0 || vanished > 0; }
 };
 
 struct IdemTrial {

@@ -77,7 +77,7 @@ inline constexpr std::array k_ops = {
            "a consumer got a stream entry (via new, pending or claim); deleted: the entry was gone"},
     OpInfo{Op::ack, "ack", "entry stream batch",
            "a consumer XACKed an entry: its job is over (batch: the entries its one XACK acknowledged, with stream.ack \"batch\")"},
-    OpInfo{Op::claim, "claim", "claimed deleted min_idle_ms key previous decision ttl_ms error error_class",
+    OpInfo{Op::claim, "claim", "claimed deleted min_idle_ms key previous decision via ttl_ms error error_class",
            "stream: XAUTOCLAIM took over idle pending entries; idempotency: the middleware's SET NX GET claim of a key"},
     OpInfo{Op::error, "error", "error kind server round",
            "a role got a Redis or PostgreSQL error it rides out (a lab with a fault of that server; server: "
@@ -140,8 +140,8 @@ inline constexpr std::array k_ops = {
            "the middleware DELeted its claim after the business logic failed"},
     OpInfo{Op::wait, "wait", "after acked wanted timeout_ms key error error_class",
            "the middleware's WAIT for replicas after its claim or store"},
-    OpInfo{Op::store, "store", "key written keepttl ttl_ms error error_class",
-           "the middleware stored the answer on its key (SET XX): phase 2"},
+    OpInfo{Op::store, "store", "key written code body keepttl ttl_ms error error_class",
+           "the middleware stored the answer (code, body) on its key (SET XX): phase 2"},
 };
 
 namespace history_op_detail {

@@ -24,6 +24,7 @@ std::vector<IdemCountCell> idem_count_cells(const IdemCounts& c) {
                                         {"layer 4", c.layer4, false},     {"5xx", c.errors, false},
                                         {"leaks", c.leaks, c.leaks > 0},  {"sends", c.sends, false}};
     if (c.unanswered > 0) cells.push_back({"unanswered", c.unanswered, false});
+    if (c.vanished > 0) cells.push_back({"vanished", c.vanished, true});
     return cells;
 }
 

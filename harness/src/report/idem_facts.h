@@ -24,7 +24,8 @@ struct IdemCountCell {
     bool bad = false;   // a duplicate order or a leak: what makes a trial wrong
     bool operator==(const IdemCountCell&) const = default;
 };
-// In that order, then "sends"; "unanswered" only when some send had no answer.
+// In that order, then "sends"; "unanswered" only when some send had no answer, "vanished" when a
+// claim's key vanished between Cache::add() and Cache::get().
 std::vector<IdemCountCell> idem_count_cells(const IdemCounts& c);
 // "150 orders, 50 duplicates", with ", 1 leak" when there was one.
 std::string idem_counts_brief(const IdemCounts& c);

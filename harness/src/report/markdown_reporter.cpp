@@ -154,7 +154,7 @@ private:
             heading = true;
             out << fmt::format("| `{}` | {} |", lab.scenario.id, lab.trials.size());
             for (const auto& c : idem_count_cells(idem_total(lab)))
-                if (c.label != "unanswered") out << (c.bad ? fmt::format(" **{}** |", c.value) : fmt::format(" {} |", c.value));
+                if (c.label != "unanswered" && c.label != "vanished") out << (c.bad ? fmt::format(" **{}** |", c.value) : fmt::format(" {} |", c.value));
             out << '\n';
         }
     }

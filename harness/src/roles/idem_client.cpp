@@ -32,7 +32,8 @@ public:
         std::stable_sort(schedule.begin(), schedule.end(),
                          [](const ScheduledSend& a, const ScheduledSend& b) { return a.at_ms < b.at_ms; });
         for (const auto& send : schedule) {
-            const Nanos due = origin + Millis{send.at_ms};
+            const Nanos jitter = Micros{m_spec.arrival_jitter_us > 0 ? m_p.rng.uniform(0, m_spec.arrival_jitter_us) : 0};
+            const Nanos due = origin + Millis{send.at_ms} + jitter;
             const Nanos now = m_p.clock.now();
             if (due > now) m_p.clock.sleep_for(due - now);
             const std::string& fault = m_spec.requests[send.request].resend_after_fault;

@@ -100,6 +100,8 @@ IdemHttpResponse answer_without_work(ClaimDecision d, const std::optional<IdemSt
             return {422, error_body("Idempotency-Key already used for another request"), "mismatch"};
         case ClaimDecision::other_user: return {409, error_body("Idempotency-Key belongs to another caller"), "other_user"};
         case ClaimDecision::unreadable: return {500, error_body("stored state in an unknown format"), "unreadable"};
+        case ClaimDecision::vanished:
+            return {500, error_body("Cache::add() said the key exists, Cache::get() found nothing"), "vanished"};
         case ClaimDecision::first: break;
     }
     throw std::logic_error("answer_without_work: the first request has no answer without work");
@@ -113,6 +115,7 @@ std::string to_string(ClaimDecision d) {
         case ClaimDecision::mismatch: return "mismatch";
         case ClaimDecision::other_user: return "other_user";
         case ClaimDecision::unreadable: return "unreadable";
+        case ClaimDecision::vanished: return "vanished";
     }
     return "?";
 }
@@ -158,13 +161,9 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     const std::string key = idem_key_for(key_format, req.user_id, req.client_key, hash);
     const std::optional<int64_t> owner = m_spec.check_owner ? std::optional<int64_t>(req.user_id) : std::nullopt;
 
-    KvSetOptions claim;
-    claim.condition = KvSetOptions::Condition::nx;
-    claim.get = true;
-    claim.ttl = Millis{m_spec.claim_ttl_ms};
-    KvSetResult claimed;
+    Claim claimed;
     try {
-        claimed = m_kv.set(key, state_json({"in_progress", hash, 0, "", owner}), claim);
+        claimed = claim_key(key, state_json({"in_progress", hash, 0, "", owner}));
     } catch (const KvError& e) {
         // Fail closed: without the claim nobody knows whether this is the first request.
         store_error(Op::claim, key, e, {{"ttl_ms", m_spec.claim_ttl_ms}});
@@ -173,49 +172,49 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     // Parsed once: the decision and the answer without work both read it.
     const std::optional<IdemState> previous = claimed.previous ? parse_state(*claimed.previous) : std::nullopt;
     const ClaimDecision decision =
-        decide_parsed(claimed.previous.has_value(), previous, hash, req.user_id, m_spec.check_owner);
+        claimed.vanished ? ClaimDecision::vanished
+                         : decide_parsed(claimed.previous.has_value(), previous, hash, req.user_id, m_spec.check_owner);
     record(Op::claim, {{"key", key},
                      {"previous", claimed.previous ? nlohmann::json(*claimed.previous) : nlohmann::json(nullptr)},
                      {"decision", to_string(decision)},
+                     {"via", k_idem_claim_names[static_cast<size_t>(m_spec.claim)]},
                      {"ttl_ms", m_spec.claim_ttl_ms}});
     if (decision != ClaimDecision::first) return answer_without_work(decision, previous);
 
-    auto release = [&](const std::string& reason) {
-        try {
-            const int64_t deleted = m_kv.del(key);
-            record(Op::release, {{"key", key}, {"deleted", deleted}, {"reason", reason}});
-        } catch (const KvError& e) {
-            store_error(Op::release, key, e, {{"reason", reason}});
-        }
-    };
-    auto wait = [&](const char* after) -> int64_t {
-        try {
-            const int64_t acked = m_kv.wait_replicas(m_spec.wait_replicas, Millis{m_spec.wait_timeout_ms});
-            record(Op::wait, {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
-                            {"timeout_ms", m_spec.wait_timeout_ms}});
-            return acked;
-        } catch (const KvError& e) {
-            store_error(Op::wait, key, e, {{"after", after}});
-            return -1;
-        }
-    };
-
-    if (m_spec.wait_replicas > 0 && wait("claim") < m_spec.wait_replicas && m_spec.wait_fail_closed) {
-        release("claim not replicated");
+    if (m_spec.wait_replicas > 0 && wait(key, "claim") < m_spec.wait_replicas && m_spec.wait_fail_closed) {
+        release(key, "claim not replicated");
         return {503, error_body("claim not replicated, retry later"), "not_replicated"};
     }
+    if (m_spec.accept_async) {
+        // Section 4.4's remedy: the answer is stored before the work starts, so a retry replays it
+        // whatever the job's length; the job then runs once, as the queue's worker would.
+        const IdemHttpResponse accepted{202, ordered_json{{"status", "accepted"}}.dump(), "accepted"};
+        if (!store_answer(key, {"done", hash, accepted.code, accepted.body, owner}))
+            return {500, error_body("internal error"), "store_failed"};
+        (void)run_business(key, req, business);
+        return accepted;
+    }
+    const Work work = run_business(key, req, business);
+    if (!work.done) return work.answer;  // the key was released, or kept by the lab's choice
+    const IdemHttpResponse& response = work.answer;
+    if (!store_answer(key, {"done", hash, response.code, response.body, owner}))
+        return {500, error_body("internal error"), "store_failed"};
+    if (m_spec.wait_replicas > 0) wait(key, "store");
+    return response;
+}
 
-    IdemHttpResponse response;
+IdemMiddleware::Work IdemMiddleware::run_business(const std::string& key, const IdemHttpRequest& req,
+                                                  const BusinessLogic& business) {
     try {
-        response = business();
+        return {business(), true};
     } catch (const DuplicateOrderError&) {
-        release("layer 4 refused a duplicate");
-        return {409, error_body("duplicate request: the order exists already"), "layer4"};
+        release(key, "layer 4 refused a duplicate");
+        return {{409, error_body("duplicate request: the order exists already"), "layer4"}, false};
     } catch (const BusinessLogicFailure& e) {
         // The article's release: DEL the key so the client's retry is first again. Without it the
         // key stays in_progress until phase 1's TTL and every retry gets 409.
-        if (m_spec.release_on_error) release(e.what());
-        return {500, error_body("internal error"), "error"};
+        if (m_spec.release_on_error) release(key, e.what());
+        return {{500, error_body("internal error"), "error"}, false};
     } catch (const HarnessError&) {
         throw;
     } catch (const std::exception& e) {
@@ -225,25 +224,64 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
                                        "running and reachable)",
                                        m_actor, req.user_id, req.client_key, e.what()));
     }
+}
 
+void IdemMiddleware::release(const std::string& key, const std::string& reason) {
+    try {
+        const int64_t deleted = m_kv.del(key);
+        record(Op::release, {{"key", key}, {"deleted", deleted}, {"reason", reason}});
+    } catch (const KvError& e) {
+        store_error(Op::release, key, e, {{"reason", reason}});
+    }
+}
+
+int64_t IdemMiddleware::wait(const std::string& key, const char* after) {
+    try {
+        const int64_t acked = m_kv.wait_replicas(m_spec.wait_replicas, Millis{m_spec.wait_timeout_ms});
+        record(Op::wait, {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
+                        {"timeout_ms", m_spec.wait_timeout_ms}});
+        return acked;
+    } catch (const KvError& e) {
+        store_error(Op::wait, key, e, {{"after", after}});
+        return -1;
+    }
+}
+
+IdemMiddleware::Claim IdemMiddleware::claim_key(const std::string& key, const std::string& value) {
+    KvSetOptions claim;
+    claim.condition = KvSetOptions::Condition::nx;
+    claim.ttl = Millis{m_spec.claim_ttl_ms};
+    if (m_spec.claim == IdemClaim::set_nx_get) {
+        claim.get = true;
+        return {m_kv.set(key, value, claim).previous, false};
+    }
+    // Cache::add(): atomic, but true or false only (relab sends SET NX EX, as its Lua script does
+    // EXISTS then SETEX); the old value takes a second call, Cache::get().
+    if (m_kv.set(key, value, claim).written) return {};
+    if (m_spec.add_get_gap_ms > 0) m_clock.sleep_for(Millis{m_spec.add_get_gap_ms});
+    std::optional<std::string> old = m_kv.get(key);
+    const bool vanished = !old;
+    return {std::move(old), vanished};
+}
+
+bool IdemMiddleware::store_answer(const std::string& key, const IdemState& done) {
     KvSetOptions store;
     store.condition = KvSetOptions::Condition::xx;
     store.keepttl = m_spec.done_keepttl;
     if (!store.keepttl) store.ttl = Millis{m_spec.done_ttl_ms};
     try {
-        const KvSetResult stored = m_kv.set(key, state_json({"done", hash, response.code, response.body, owner}), store);
-        nlohmann::json data = {{"key", key}, {"written", stored.written}};
+        const KvSetResult stored = m_kv.set(key, state_json(done), store);
+        nlohmann::json data = {{"key", key}, {"written", stored.written}, {"code", done.code}};
         if (store.keepttl)
             data["keepttl"] = true;
         else
             data["ttl_ms"] = m_spec.done_ttl_ms;
         record(Op::store, std::move(data));
+        return true;
     } catch (const KvError& e) {
         store_error(Op::store, key, e, nlohmann::json::object());
-        return {500, error_body("internal error"), "store_failed"};
+        return false;
     }
-    if (m_spec.wait_replicas > 0) wait("store");
-    return response;
 }
 
 }  // namespace relab

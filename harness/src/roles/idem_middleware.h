@@ -57,6 +57,7 @@ enum class ClaimDecision {
     mismatch,     // 422: the key was used for another payload
     other_user,   // 409: the stored state belongs to another user (owner check)
     unreadable,   // 500: the stored value is not this format
+    vanished,     // 500: add() found the key, get() did not: it expired between the two (section 1.3)
 };
 
 // From SET ... NX GET's reply (nullopt: there was no old value).
@@ -100,6 +101,26 @@ public:
     IdemHttpResponse handle(const IdemHttpRequest& req, const std::string& key_format, const BusinessLogic& business);
 
 private:
+    // Phase 1: the claim's old value (nullopt: the claim took the key), or nullopt with `vanished`
+    // set when Cache::add() said the key exists and Cache::get() then found none.
+    struct Claim {
+        std::optional<std::string> previous;
+        bool vanished = false;
+    };
+    Claim claim_key(const std::string& key, const std::string& value);
+    // Phase 2: SET ... XX with the answer; false when the store failed (answered 500).
+    bool store_answer(const std::string& key, const IdemState& done);
+    // The business logic's answer (done: it ran to its end and its answer is to be stored); a
+    // failure the lab scheduled releases the key (layer 4, an injected error); any other is a
+    // HarnessError.
+    struct Work {
+        IdemHttpResponse answer;
+        bool done = false;
+    };
+    Work run_business(const std::string& key, const IdemHttpRequest& req, const BusinessLogic& business);
+    void release(const std::string& key, const std::string& reason);
+    // WAIT after `after` ("claim", "store"): the replicas that acknowledged, -1 when it failed.
+    int64_t wait(const std::string& key, const char* after);
     void record(Op op, nlohmann::json data);
     // Records a failed store call, or throws HarnessError when it is not a lab result.
     void store_error(Op op, const std::string& key, const KvError& e, nlohmann::json data);

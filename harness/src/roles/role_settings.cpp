@@ -335,7 +335,8 @@ json to(const IdemClient& c) {
     return {{"name", c.name},
             {"requests", array_of(c.requests, [](const IdemRequest& q) { return to(q); })},
             {"retry",
-             {{"on_codes", c.retry.on_codes}, {"every_ms", c.retry.every_ms}, {"max_attempts", c.retry.max_attempts}}}};
+             {{"on_codes", c.retry.on_codes}, {"every_ms", c.retry.every_ms}, {"max_attempts", c.retry.max_attempts}}},
+            {"arrival_jitter_us", c.arrival_jitter_us}};
 }
 IdemClient client_from(const json& j) {
     IdemClient c;
@@ -345,6 +346,7 @@ IdemClient client_from(const json& j) {
     read(retry, "on_codes", c.retry.on_codes);
     read(retry, "every_ms", c.retry.every_ms);
     read(retry, "max_attempts", c.retry.max_attempts);
+    read(j, "arrival_jitter_us", c.arrival_jitter_us);
     return c;
 }
 
@@ -358,7 +360,10 @@ json to(const IdemMiddlewareSpec& m) {
             {"work_ms", m.work_ms},
             {"wait_replicas", m.wait_replicas},
             {"wait_timeout_ms", m.wait_timeout_ms},
-            {"wait_fail_closed", m.wait_fail_closed}};
+            {"wait_fail_closed", m.wait_fail_closed},
+            {"claim", k_idem_claim_names[static_cast<size_t>(m.claim)]},
+            {"add_get_gap_ms", m.add_get_gap_ms},
+            {"accept_async", m.accept_async}};
 }
 IdemMiddlewareSpec middleware_from(const json& j) {
     IdemMiddlewareSpec m;
@@ -372,6 +377,11 @@ IdemMiddlewareSpec middleware_from(const json& j) {
     read(j, "wait_replicas", m.wait_replicas);
     read(j, "wait_timeout_ms", m.wait_timeout_ms);
     read(j, "wait_fail_closed", m.wait_fail_closed);
+    std::string claim = k_idem_claim_names[0];
+    read(j, "claim", claim);
+    m.claim = claim == k_idem_claim_names[1] ? IdemClaim::add_get : IdemClaim::set_nx_get;
+    read(j, "add_get_gap_ms", m.add_get_gap_ms);
+    read(j, "accept_async", m.accept_async);
     return m;
 }
 

@@ -134,6 +134,7 @@ IdemClient read_client(const Object& o) {
     if (c.requests.empty()) r.fail(o.path(), "a client needs \"requests\" or \"generate\"");
     if (o.has("retry"))
         c.retry = read_retry(Object(r, o.at("retry"), o.path("retry"), {"on", "every_ms", "max_attempts"}));
+    c.arrival_jitter_us = o.opt_int("arrival_jitter_us", 0, 0, 60'000'000);
     return c;
 }
 
@@ -147,6 +148,13 @@ IdemMiddlewareSpec read_middleware(const Object& o) {
     m.check_owner = opt_bool(o, "check_owner", m.check_owner);
     m.release_on_error = opt_bool(o, "release_on_error", m.release_on_error);
     m.work_ms = o.opt_int("work_ms", m.work_ms, 0);
+    const std::vector<std::string> claims(std::begin(k_idem_claim_names), std::end(k_idem_claim_names));
+    const std::string claim = o.opt_choice("claim", claims.front(), claims);
+    m.claim = static_cast<IdemClaim>(std::find(claims.begin(), claims.end(), claim) - claims.begin());
+    m.add_get_gap_ms = o.opt_int("add_get_gap_ms", m.add_get_gap_ms, 0, 3600000);
+    if (o.has("add_get_gap_ms") && m.claim != IdemClaim::add_get)
+        r.fail(o.path("add_get_gap_ms"), "applies to \"claim\": \"add_get\" only (the pause between add and get)");
+    m.accept_async = opt_bool(o, "accept_async", m.accept_async);
     if (o.has("wait")) {
         Object w(r, o.at("wait"), o.path("wait"), {"replicas", "timeout_ms", "fail_closed"});
         m.wait_replicas = w.req_int("replicas", 1, 100);
@@ -298,7 +306,8 @@ void read_idem_clients(const Reader& r, const Object& o, IdemSpec& idem) {
     if (o.has("middleware"))
         idem.middleware = read_middleware(Object(r, o.at("middleware"), o.path("middleware"),
                                                  {"key_format", "claim_ttl_ms", "done_ttl_ms", "done_keepttl",
-                                                  "check_owner", "release_on_error", "work_ms", "wait"}));
+                                                  "check_owner", "release_on_error", "work_ms", "wait", "claim",
+                                                  "add_get_gap_ms", "accept_async"}));
     idem.layer4 = opt_bool(o, "layer4", false);
     if (o.has("servers"))
         r.fail(o.path("servers"), "moved to the top level: \"servers\" (the same field as a stream lab's)");
@@ -306,7 +315,7 @@ void read_idem_clients(const Reader& r, const Object& o, IdemSpec& idem) {
     if (o.has("clients")) {
         const json& list = r.array(o.at("clients"), o.path("clients"), true);
         for (size_t i = 0; i < list.size(); ++i) {
-            Object co(r, list[i], child(o.path("clients"), i), {"name", "requests", "generate", "retry"});
+            Object co(r, list[i], child(o.path("clients"), i), {"name", "requests", "generate", "retry", "arrival_jitter_us"});
             IdemClient c = read_client(co);
             if (!names.insert(c.name).second) r.fail(co.path("name"), "duplicate client name \"" + c.name + "\"");
             idem.clients.push_back(std::move(c));

@@ -73,8 +73,17 @@ struct IdemClient {
     std::string name;  // the actor: "A", "B"
     std::vector<IdemRequest> requests;
     IdemRetry retry;
+    // Each send comes up to this many µs after its at_ms, drawn from the client's seeded generator:
+    // arrivals spread as traffic spreads them, different in every trial.
+    int64_t arrival_jitter_us = 0;
     bool operator==(const IdemClient&) const = default;
 };
+
+// How the middleware claims a key: the article's one call, or Laravel's Cache::add() and then
+// Cache::get() for the old value (article 002, section 1.3), two calls with a window between them.
+enum class IdemClaim { set_nx_get, add_get };
+// Each claim's name in a scenario file and a role's settings, in IdemClaim order.
+inline constexpr const char* k_idem_claim_names[] = {"set_nx_get", "add_get"};
 
 // The middleware of article 002, section 1.2.
 struct IdemMiddlewareSpec {
@@ -89,6 +98,11 @@ struct IdemMiddlewareSpec {
     int64_t wait_replicas = 0;        // WAIT n timeout after the claim and after the store; 0: none
     int64_t wait_timeout_ms = 100;
     bool wait_fail_closed = false;    // the claim reached fewer replicas: release, answer 503
+    IdemClaim claim = IdemClaim::set_nx_get;
+    int64_t add_get_gap_ms = 0;       // add_get: the pause between add() and get() (forces the window)
+    // Section 4.4's remedy: store the answer 202 Accepted at once, then run the business logic as a
+    // queued job, so no request outlives phase 1's TTL.
+    bool accept_async = false;
     bool operator==(const IdemMiddlewareSpec&) const = default;
 };
 

@@ -29,7 +29,7 @@ using namespace scenario_json;
 
 const std::vector<std::string> k_common_fields = {"id",   "part", "output", "title",  "title_vi",
                                                   "kind", "runs", "seed",   "expect", "documented", "group", "mutants",
-                                                  "requires"};
+                                                  "requires", "only_on"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "buffer", "fanout", "producer",
                                                     "dispatcher", "stream_line", "sim", "idem", "recovery", "faults",
@@ -653,7 +653,7 @@ RecordMatch read_match(const Object& o) {
 
 const std::vector<std::string> k_idem_count_names = {"sends",      "orders", "duplicates", "created",
                                                      "replays",    "conflicts", "mismatches", "layer4",
-                                                     "errors",     "leaks",  "unanswered"};
+                                                     "errors",     "leaks",  "unanswered", "vanished"};
 
 // Terms that hold in one trial. `names` maps each term to its key in this object (the top level
 // keeps the older names every_trial_has / every_trial_stream).
@@ -926,6 +926,12 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 r.expected(child(top.path("requires"), i), "a Redis feature: " + quoted_list(known), list[i]);
             s.needs_features.push_back(list[i].get<std::string>());
         }
+    }
+    if (top.has("only_on")) {
+        Object only(r, top.at("only_on"), top.path("only_on"), {"backend", "why"});
+        s.only_backend = only.opt_choice("backend", "", {"sim", "real"});
+        if (s.only_backend.empty()) r.fail(only.path("backend"), "required: \"sim\" or \"real\"");
+        s.only_backend_why = only.req_string("why");
     }
     s.title = top.req_string("title");
     s.title_vi = top.opt_string("title_vi", s.title);

@@ -343,7 +343,7 @@ struct TrialTerms {
     std::vector<std::string> stream;
     std::vector<DelayBound> publish_delay_ms;
     // Idempotency labs: a band per count of the trial (orders, duplicates, created, replays,
-    // conflicts, mismatches, layer4, errors, leaks, sends, unanswered).
+    // conflicts, mismatches, layer4, errors, leaks, sends, unanswered, vanished).
     std::map<std::string, Band> counts;
     // Load labs: a band per figure of the trial's load stats (check/load_stats.h), named as
     // load_figure_names() lists them.
@@ -455,6 +455,10 @@ struct Scenario {
     // Redis features the lab needs ("requires": "DELEX", "XADD IDMP"): a server without one skips
     // the lab with the reason.
     std::vector<std::string> needs_features;
+    // "only_on": the one backend that can show what the lab measures ("sim": a rate over
+    // thousands of seeds; "real": a server's own behaviour), and why; the other skips it saying so.
+    std::string only_backend;
+    std::string only_backend_why;
     std::string title;
     std::string title_vi;
     LabKind kind = LabKind::stream;

@@ -299,7 +299,8 @@ TEST_F(CrossCheckTest, idempotency_middleware_labs_end_the_same_on_both_backends
     // TTL claim's observations only read the TTL left.)
     const std::vector<std::string> ids = {"idem-mw-double-click", "idem-mw-mismatch",      "idem-mw-release",
                                           "idem-key-correct",     "idem-key-hash-in-key",  "idem-key-no-user",
-                                          "idem-key-owner-check", "idem-key-version-bump", "claim-one-tier-replay"};
+                                          "idem-key-owner-check", "idem-key-version-bump", "claim-one-tier-replay",
+                                          "idem-ttl-midrequest",  "idem-ttl-202",          "idem-add-get-window"};
     const auto [real, sim] = run_both(ids, "--runs 2 --seed 7");
     const std::vector<std::string> racy_winner = {"idem-mw-double-click"};
     const auto r = idem_outcomes(real, racy_winner);

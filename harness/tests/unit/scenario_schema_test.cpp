@@ -129,6 +129,7 @@ const std::vector<Place>& places() {
         {"/generate/job_cost", fixed("/$defs/costDraw")},
         {"/generate/slow_jobs/N", fixed("/$defs/generate/properties/slow_jobs/items")},
         {"/soak", fixed("/properties/soak")},
+        {"/only_on", fixed("/properties/only_on")},
         {"/shard", fixed("/$defs/shard")},
         {"/shard/reshard", fixed("/$defs/shard/properties/reshard")},
         {"/faults/N", fixed("/$defs/fault")},

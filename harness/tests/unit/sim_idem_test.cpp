@@ -222,5 +222,37 @@ TEST(SimIdemTest, labs_with_server_faults_sessions_or_the_benchmark_are_skipped_
         EXPECT_FALSE(sim_skip_reason(scenario(file)).has_value()) << file;
 }
 
+TEST(SimIdemTest, a_request_past_phase_1s_ttl_runs_twice_and_its_store_overwrites_the_retrys_answer) {
+    const LabResult lab = run_sim(scenario("idem-ttl-a-midrequest.json"), 50);
+    EXPECT_TRUE(lab.held) << ::testing::PrintToString(lab.failures);
+    for (const auto& t : lab.trials) {
+        EXPECT_EQ(t.idem.counts.duplicates, 1);
+        // The later replay serves A's order, which A's SET XX left over B's stored answer.
+        std::map<std::string, std::string> body;
+        for (const auto& r : t.history)
+            if (r.op == Op::answer) body[r.actor] = r.data.value("body", "");
+        EXPECT_EQ(body["C"], body["A"]);
+        EXPECT_NE(body["C"], body["B"]);
+    }
+    const LabResult fixed = run_sim(apply_mutant(scenario("idem-ttl-a-midrequest.json"),
+                                                 scenario("idem-ttl-a-midrequest.json").mutants.at(0)), 50);
+    EXPECT_FALSE(fixed.held);
+    EXPECT_EQ(fixed.wrong, 0);  // 202 at once: the retry replays it, one order
+}
+
+TEST(SimIdemTest, cache_add_then_get_loses_the_state_in_the_window_and_set_nx_get_has_none) {
+    const LabResult window = run_sim(scenario("idem-add-get-a-window.json"), 50);
+    EXPECT_TRUE(window.held) << ::testing::PrintToString(window.failures);
+    for (const auto& t : window.trials) EXPECT_EQ(t.idem.counts.vanished, 1);
+    // Under traffic, without the forced pause: a rate, and none with the article's one call.
+    Scenario race = scenario("idem-add-get-b-race.json");
+    race.expect.until_wrong_max_runs = 0;
+    const LabResult rate = run_sim(race, 400);
+    EXPECT_GT(rate.wrong, 20);
+    EXPECT_LT(rate.wrong, 380);
+    const LabResult none = run_sim(apply_mutant(race, race.mutants.at(0)), 400);
+    EXPECT_EQ(none.wrong, 0);
+}
+
 }  // namespace sim_idem_test
 }  // namespace relab

@@ -12,7 +12,7 @@ json counts_json(const IdemCounts& c) {
     return {{"sends", c.sends},         {"orders", c.orders},     {"duplicates", c.duplicates},
             {"created", c.created},     {"replays", c.replays},   {"conflicts_409", c.conflicts},
             {"mismatches_422", c.mismatches}, {"layer4_caught", c.layer4}, {"errors_5xx", c.errors},
-            {"leaks", c.leaks},         {"unanswered", c.unanswered}};
+            {"leaks", c.leaks},         {"unanswered", c.unanswered}, {"vanished", c.vanished}};
 }
 
 // The counts as counts_json wrote them, at `path`.
@@ -30,6 +30,7 @@ IdemCounts counts_from_json(const json& j, const std::string& path) {
     c.errors = get<int>(j, path, "errors_5xx", 0);
     c.leaks = get<int>(j, path, "leaks", 0);
     c.unanswered = get<int>(j, path, "unanswered", 0);
+    c.vanished = get<int>(j, path, "vanished", 0);
     return c;
 }
 

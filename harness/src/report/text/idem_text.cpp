@@ -88,10 +88,19 @@ std::string describe(const HistoryRecord& r) {
         return text + " " + text_of(d, "payload");
     }
     if (r.op == Op::claim) {
+        const std::string prev = text_of(d, "previous");
+        if (text_of(d, "via") == "add_get") {
+            // Cache::add() then Cache::get(): two calls, shown as two.
+            std::string text = fmt::format("{}   Cache::add {} {{in_progress}} {} → ", pad, text_of(d, "key"),
+                                           ttl_text(int_of(d, "ttl_ms")));
+            if (d.contains("error")) return text + "ERROR " + error_text(d);
+            const std::string decision = text_of(d, "decision");
+            if (decision == "first") return text + "true: first";
+            return text + "false; Cache::get → " + (prev.empty() ? "null" : state_text(prev)) + ": " + decision;
+        }
         std::string text = fmt::format("{}   SET {} {{in_progress}} NX GET {} → ", pad, text_of(d, "key"),
                                        ttl_text(int_of(d, "ttl_ms")));
         if (d.contains("error")) return text + "ERROR " + error_text(d);
-        const std::string prev = text_of(d, "previous");
         return text + (prev.empty() ? "(nil)" : state_text(prev)) + ": " + text_of(d, "decision");
     }
     if (r.op == Op::wait) {
