@@ -14,7 +14,7 @@
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
 #include "process/child_process.h"
-#include "clients/cluster_link.h"
+#include "clients/cluster_client.h"
 #include "clients/cluster_slot.h"
 #include "servers/redis_cluster.h"
 #include "util/interrupt.h"
@@ -379,6 +379,13 @@ struct RealBackend::Impl {
     LabResult run_lab(const LabFamily& family, const Scenario& s) {
         LabResult lab;
         lab.scenario = s;
+        LoopPlan plan;
+        plan.trials = family.planned_trials(s, opts.runs);
+        plan.seed = opts.seed;
+        plan.progress = opts.progress;
+        plan.shard = opts.shard;
+        lab.planned_trials = plan.trials;
+        if (!shard_has_trials(s, plan)) return lab;  // this shard has none of its trials
         // The lab's cluster goes when the lab ends, however it ends.
         struct ClusterGone {
             Impl& impl;
@@ -391,10 +398,6 @@ struct RealBackend::Impl {
         }
         ProbeEnv env{servers, schema, run_prefix(), run_dir.path(), &clusters};
         std::unique_ptr<ProbeLab> probe = family.open_probe ? family.open_probe(s, env) : nullptr;
-        LoopPlan plan;
-        plan.trials = family.planned_trials(s, opts.runs);
-        plan.seed = opts.seed;
-        plan.progress = opts.progress;
         run_trial_loop(s, plan, lab, [&](int t, uint64_t seed) -> TrialResult {
             // The trial after this one starts its own servers while this one runs.
             own_redis_ahead.want_next(t < plan.trials ? own_redis_of(s) : next_lab_own_redis);
