@@ -4,11 +4,16 @@
 #include "bench/redis_benchmark_output.h"
 
 namespace relab {
+namespace bench_output_test {
+
+// Redis 7's header row: the test name, then the rate and six latencies.
+const std::string kRedis7Header =
+    "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\","
+    "\"p99_latency_ms\",\"max_latency_ms\"\n";
 
 TEST(RedisBenchmarkOutputTest, reads_redis_7_csv_rows_with_their_percentiles) {
     const std::string out =
-        "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\","
-        "\"p99_latency_ms\",\"max_latency_ms\"\n"
+        kRedis7Header +
         "\"XADD bench:s * f v\",\"26666.67\",\"0.036\",\"0.008\",\"0.023\",\"0.031\",\"0.047\",\"7.031\"\n";
     const auto row = parse_redis_benchmark_row(out);
     ASSERT_TRUE(row.has_value());
@@ -34,6 +39,20 @@ TEST(RedisBenchmarkOutputTest, keeps_a_command_with_quotes_commas_and_numbers_wh
     EXPECT_EQ(quoted->test, "SET \"k\",\"1\" v NX GET");
     EXPECT_DOUBLE_EQ(quoted->rps, 100.5);
     EXPECT_DOUBLE_EQ(*quoted->max_ms, 6);
+}
+
+// idem-bench's claim: the test name is the command with a JSON value in it, quotes and all.
+TEST(RedisBenchmarkOutputTest, reads_the_idem_bench_claim_whose_command_holds_json) {
+    const std::string out =
+        kRedis7Header +
+        "\"SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60\",\"45454.55\",\"0.022\",\"0.008\",\"0.023\","
+        "\"0.023\",\"0.039\",\"4.647\"\n";
+    const auto row = parse_redis_benchmark_row(out);
+    ASSERT_TRUE(row.has_value());
+    EXPECT_EQ(row->test, "SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60");
+    EXPECT_DOUBLE_EQ(row->rps, 45454.55);
+    EXPECT_DOUBLE_EQ(*row->p99_ms, 0.039);
+    EXPECT_FALSE(parse_redis_benchmark_row("no figures").has_value());
 }
 
 TEST(RedisBenchmarkOutputTest, reads_redis_6_rows_without_percentiles_and_skips_progress_lines) {
@@ -62,4 +81,5 @@ TEST(RedisBenchmarkOutputTest, reads_the_version_line) {
     EXPECT_FALSE(parse_redis_benchmark_version("command not found").has_value());
 }
 
+}  // namespace bench_output_test
 }  // namespace relab
