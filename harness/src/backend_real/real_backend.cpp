@@ -49,7 +49,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What a lab starts for each of its trials with its own redis-server, if anything: a stream or
 // idempotency-client lab with "servers": {"own": true}.
-std::optional<IdemServers> own_redis_of(const Scenario& s) {
+std::optional<LabServers> own_redis_of(const Scenario& s) {
     if ((s.kind == LabKind::stream || s.kind == LabKind::idem_clients) && s.servers.own) return s.servers;
     return std::nullopt;
 }
@@ -138,9 +138,9 @@ struct RealBackend::Impl {
     // redis-server (with its replica and Sentinels), started while this trial runs. Declared
     // first, so they outlive every server their threads started (those die with the thread).
     ClusterPrefetch clusters;
-    Prefetch<LabRedis, IdemServers> own_redis_ahead{
-        [this](const IdemServers& spec) { return std::make_unique<LabRedis>(spec, servers.redis); }};
-    std::optional<IdemServers> next_lab_own_redis;  // what the lab after this one starts per trial
+    Prefetch<LabRedis, LabServers> own_redis_ahead{
+        [this](const LabServers& spec) { return std::make_unique<LabRedis>(spec, servers.redis); }};
+    std::optional<LabServers> next_lab_own_redis;  // what the lab after this one starts per trial
     // The next trial's own PostgreSQL (initdb and start: about 0.7 s), likewise.
     using PgConfig = std::map<std::string, std::string>;
     Prefetch<EmbeddedPostgres, PgConfig> own_pg_ahead{[](const PgConfig& config) {
@@ -379,13 +379,6 @@ struct RealBackend::Impl {
     LabResult run_lab(const LabFamily& family, const Scenario& s) {
         LabResult lab;
         lab.scenario = s;
-        LoopPlan plan;
-        plan.trials = family.planned_trials(s, opts.runs);
-        plan.seed = opts.seed;
-        plan.progress = opts.progress;
-        plan.shard = opts.shard;
-        lab.planned_trials = plan.trials;
-        if (!shard_has_trials(s, plan)) return lab;  // this shard has none of its trials
         // The lab's cluster goes when the lab ends, however it ends.
         struct ClusterGone {
             Impl& impl;
@@ -398,6 +391,10 @@ struct RealBackend::Impl {
         }
         ProbeEnv env{servers, schema, run_prefix(), run_dir.path(), &clusters};
         std::unique_ptr<ProbeLab> probe = family.open_probe ? family.open_probe(s, env) : nullptr;
+        LoopPlan plan;
+        plan.trials = family.planned_trials(s, opts.runs);
+        plan.seed = opts.seed;
+        plan.progress = opts.progress;
         run_trial_loop(s, plan, lab, [&](int t, uint64_t seed) -> TrialResult {
             // The trial after this one starts its own servers while this one runs.
             own_redis_ahead.want_next(t < plan.trials ? own_redis_of(s) : next_lab_own_redis);
