@@ -138,7 +138,7 @@ TEST(ClusterClientTest, refusing_redirections_a_moved_reply_is_an_error_naming_t
     ClusterClient client(cluster.endpoints(), ClusterClientOptions::refusing());
     const size_t owner = client.node_of_key("foo");  // slot 12182
     const RedisEndpoint other = cluster.endpoints()[1 - owner];
-    EXPECT_EQ(client.command("foo", {"SET", "foo", "1"}).str, "OK");
+    EXPECT_EQ(client.command("bar", {"SET", "bar", "1"}).str, "OK");  // slot 5061; foo's slot stays empty
     EXPECT_EQ(client.command("foo", {"MGET", "foo", "bar"}).str.rfind("CROSSSLOT", 0), 0u);  // an error reply, returned
     // The slot changes hands behind the client's back.
     const std::string other_id = reply_of(other, {"CLUSTER", "MYID"});
