@@ -39,20 +39,15 @@ TEST(RedisBenchmarkOutputTest, keeps_a_command_with_quotes_commas_and_numbers_wh
     EXPECT_EQ(quoted->test, "SET \"k\",\"1\" v NX GET");
     EXPECT_DOUBLE_EQ(quoted->rps, 100.5);
     EXPECT_DOUBLE_EQ(*quoted->max_ms, 6);
-}
-
-// idem-bench's claim: the test name is the command with a JSON value in it, quotes and all.
-TEST(RedisBenchmarkOutputTest, reads_the_idem_bench_claim_whose_command_holds_json) {
-    const std::string out =
+    // idem-bench's claim, a JSON value in the command, under Redis 7's header.
+    const auto claim = parse_redis_benchmark_row(
         kRedis7Header +
         "\"SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60\",\"45454.55\",\"0.022\",\"0.008\",\"0.023\","
-        "\"0.023\",\"0.039\",\"4.647\"\n";
-    const auto row = parse_redis_benchmark_row(out);
-    ASSERT_TRUE(row.has_value());
-    EXPECT_EQ(row->test, "SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60");
-    EXPECT_DOUBLE_EQ(row->rps, 45454.55);
-    EXPECT_DOUBLE_EQ(*row->p99_ms, 0.039);
-    EXPECT_FALSE(parse_redis_benchmark_row("no figures").has_value());
+        "\"0.023\",\"0.039\",\"4.647\"\n");
+    ASSERT_TRUE(claim.has_value());
+    EXPECT_EQ(claim->test, "SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60");
+    EXPECT_DOUBLE_EQ(claim->rps, 45454.55);
+    EXPECT_DOUBLE_EQ(*claim->p99_ms, 0.039);
 }
 
 TEST(RedisBenchmarkOutputTest, reads_redis_6_rows_without_percentiles_and_skips_progress_lines) {
@@ -69,6 +64,7 @@ TEST(RedisBenchmarkOutputTest, reads_redis_6_rows_without_percentiles_and_skips_
 
 TEST(RedisBenchmarkOutputTest, refuses_a_header_alone_a_zero_rate_or_odd_field_counts) {
     EXPECT_FALSE(parse_redis_benchmark_row("").has_value());
+    EXPECT_FALSE(parse_redis_benchmark_row("no figures").has_value());
     EXPECT_FALSE(parse_redis_benchmark_row("\"test\",\"rps\",\"avg_latency_ms\"\n").has_value());
     EXPECT_FALSE(parse_redis_benchmark_row("\"PING\",\"0.00\"\n").has_value());
     EXPECT_FALSE(parse_redis_benchmark_row("\"PING\",\"1\",\"2\",\"3\"\n").has_value());
