@@ -14,7 +14,7 @@
 #include "history/file_history.h"
 #include "ports/seeded_rng.h"
 #include "process/child_process.h"
-#include "clients/cluster_link.h"
+#include "clients/cluster_client.h"
 #include "clients/cluster_slot.h"
 #include "servers/redis_cluster.h"
 #include "util/interrupt.h"
@@ -49,7 +49,7 @@ using SteadyClock = std::chrono::steady_clock;
 
 // What a lab starts for each of its trials with its own redis-server, if anything: a stream or
 // idempotency-client lab with "servers": {"own": true}.
-std::optional<IdemServers> own_redis_of(const Scenario& s) {
+std::optional<LabServers> own_redis_of(const Scenario& s) {
     if ((s.kind == LabKind::stream || s.kind == LabKind::idem_clients) && s.servers.own) return s.servers;
     return std::nullopt;
 }
@@ -138,9 +138,9 @@ struct RealBackend::Impl {
     // redis-server (with its replica and Sentinels), started while this trial runs. Declared
     // first, so they outlive every server their threads started (those die with the thread).
     ClusterPrefetch clusters;
-    Prefetch<LabRedis, IdemServers> own_redis_ahead{
-        [this](const IdemServers& spec) { return std::make_unique<LabRedis>(spec, servers.redis); }};
-    std::optional<IdemServers> next_lab_own_redis;  // what the lab after this one starts per trial
+    Prefetch<LabRedis, LabServers> own_redis_ahead{
+        [this](const LabServers& spec) { return std::make_unique<LabRedis>(spec, servers.redis); }};
+    std::optional<LabServers> next_lab_own_redis;  // what the lab after this one starts per trial
     // The next trial's own PostgreSQL (initdb and start: about 0.7 s), likewise.
     using PgConfig = std::map<std::string, std::string>;
     Prefetch<EmbeddedPostgres, PgConfig> own_pg_ahead{[](const PgConfig& config) {

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "history/file_history.h"
-#include "clients/cluster_link.h"
+#include "clients/cluster_client.h"
 #include "process/child_process.h"
 #include "util/interrupt.h"
 #include "servers/lab_redis.h"
@@ -84,7 +84,7 @@ struct RealControl::Impl {
     }
     std::vector<HistoryRecord> own_records;
     std::unique_ptr<RedisClient> admin;
-    std::unique_ptr<ClusterRouter> cluster_router;
+    std::unique_ptr<ClusterClient> cluster_client;
     bool redis_down = false;
     bool redis_paused = false;
     bool replica_paused = false;
@@ -144,14 +144,16 @@ struct RealControl::Impl {
             return std::string("(unreadable: ") + e.what() + ")";
         }
     }
+    ClusterClient& cluster() {
+        if (env.cluster.empty()) throw std::logic_error("this lab has no Redis Cluster");
+        if (!cluster_client)
+            cluster_client =
+                std::make_unique<ClusterClient>(env.cluster, ClusterClientOptions::following(ns, env.prefix));
+        return *cluster_client;
+    }
     // Every entry now in the stream delivered and acknowledged. A stream that is gone (a server
     // restarted without persistence, nothing added since) has nothing left to deliver; a group
     // that is gone may yet be created again by the consumers, so it is not drained.
-    ClusterRouter& cluster() {
-        if (env.cluster.empty()) throw std::logic_error("this lab has no Redis Cluster");
-        if (!cluster_router) cluster_router = std::make_unique<ClusterRouter>(env.cluster, ns, env.prefix);
-        return *cluster_router;
-    }
     bool group_drained() {
         const Scenario& s = env.s;
         if (!env.cluster.empty()) {
@@ -208,7 +210,7 @@ void RealControl::roles_started() {
 
 RedisClient& RealControl::admin() { return m->client(); }
 
-ClusterRouter& RealControl::cluster() { return m->cluster(); }
+ClusterClient& RealControl::cluster() { return m->cluster(); }
 
 Nanos RealControl::now() { return std::chrono::duration_cast<Nanos>(SteadyClock::now().time_since_epoch()); }
 
@@ -555,7 +557,7 @@ void RealControl::raise_stop() {
 
 void RealControl::unblock_readers() {
     if (!m->env.cluster.empty()) {
-        for (ClusterRouter::Node* n : m->cluster().nodes()) unblock_named(*n->client, m->env.prefix);
+        for (ClusterClient::Node* n : m->cluster().nodes()) unblock_named(*n->client, m->env.prefix);
         return;
     }
     unblock_named(m->client(), m->env.prefix);

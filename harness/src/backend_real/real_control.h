@@ -17,7 +17,7 @@
 namespace relab {
 
 class LabRedis;
-class ClusterRouter;
+class ClusterClient;
 class EmbeddedPostgres;
 
 class RealControl : public Control {
@@ -48,8 +48,9 @@ public:
     void open_roles_ahead();
     // A client of the lab's current primary (again after a restart or a failover).
     RedisClient& admin();
-    // S2: the harness's own router over the lab's Redis Cluster (keys under the trial's prefix).
-    ClusterRouter& cluster();
+    // S2: the harness's own client of the lab's Redis Cluster (keys under the trial's prefix; MOVED
+    // and ASK followed, as the roles follow them).
+    ClusterClient& cluster();
     // Every role's history file and the supervisor's records, unsorted (the checker sorts).
     std::vector<HistoryRecord> history();
     // Writes each named fault's flag ahead, so it can be raised by RENAME under noeviction's OOM.

@@ -1,7 +1,8 @@
 // The benchmark lab of article 002 (section 3.1): the claim operation with one client, on Redis
 // (SET k v NX GET EX 60) and on PostgreSQL (INSERT INTO idempotency_keys ... ON CONFLICT DO
 // NOTHING, with fsync per commit and with synchronous_commit=off), measured by relab itself and
-// by redis-benchmark and pgbench on the same servers in the same run.
+// by redis-benchmark (bench/measure/redis_benchmark_tool.h) and pgbench on the same servers in the
+// same run.
 #pragma once
 
 #include <optional>
@@ -18,8 +19,6 @@ namespace relab {
 // prints no figure throws HarnessError: both end the run with exit status 2, never a held lab.
 TrialOutcome run_idem_benchmark(const Scenario& s, const ProbeEnv& env, std::vector<Measurement>& measurements);
 
-// "12345.67" from redis-benchmark --csv output (the rps column of the first data row).
-std::optional<double> parse_redis_benchmark_csv(const std::string& out);
 // The tps figure from pgbench's summary ("tps = 1234.5 (without initial connection time)").
 std::optional<double> parse_pgbench_tps(const std::string& out);
 

@@ -11,6 +11,7 @@
 #include "check/idem_check.h"
 #include "ports/seeded_rng.h"
 #include "util/interrupt.h"
+#include "clients/cluster_client.h"
 #include "servers/redis_cluster.h"
 #include "servers/cluster_prefetch.h"
 #include "families/probe.h"
@@ -28,10 +29,6 @@ const std::vector<std::string> kClaimOptions = {"NX", "GET", "EX", "60"};
 // Claims per pipeline: between two batches the lab answers Ctrl-C.
 constexpr size_t kClaimBatch = 500;
 
-std::string node_text(const RedisClusterClient& client, size_t node) {
-    return fmt::format("node {} ({}:{})", node + 1, client.endpoint(node).host, client.endpoint(node).port);
-}
-
 std::string key_with(const std::string& format, const std::string& client_key) {
     std::string out = format;
     for (size_t at; (at = out.find("{client_key}")) != std::string::npos;) out.replace(at, 12, client_key);
@@ -44,11 +41,11 @@ struct NodeStats {
     std::vector<int64_t> set_calls;  // INFO commandstats, cmdstat_set calls
 };
 
-NodeStats node_stats(RedisClusterClient& client) {
+NodeStats node_stats(ClusterClient& client) {
     NodeStats s;
     for (size_t n = 0; n < client.size(); ++n) {
-        s.keys.push_back(client.node(n).call({"DBSIZE"}).integer);
-        s.set_calls.push_back(command_calls(client.node(n).call({"INFO", "commandstats"}).str, "set"));
+        s.keys.push_back(client.node(n).client->call({"DBSIZE"}).integer);
+        s.set_calls.push_back(command_calls(client.node(n).client->call({"INFO", "commandstats"}).str, "set"));
     }
     return s;
 }
@@ -65,7 +62,7 @@ int64_t nodes_with_any(const std::vector<int64_t>& counts) {
 
 class ClusterTrial {
 public:
-    ClusterTrial(const Scenario& s, RedisClusterClient& client, int trial, uint64_t seed,
+    ClusterTrial(const Scenario& s, ClusterClient& client, int trial, uint64_t seed,
                  SteadyClock::time_point origin, std::vector<Measurement>* measurements)
         : m_s(s), m_spec(s.idem.cluster), m_client(client), m_trial(trial), m_seed(seed), m_origin(origin),
           m_measurements(measurements) {}
@@ -74,7 +71,7 @@ public:
     void note_cluster(const EmbeddedRedisCluster& cluster) {
         std::string nodes;
         for (size_t n = 0; n < cluster.size(); ++n)
-            nodes += fmt::format("{}{} slots {}", n == 0 ? "" : ", ", node_text(m_client, n), cluster.slots(n).text());
+            nodes += fmt::format("{}{} slots {}", n == 0 ? "" : ", ", m_client.node_text(n), cluster.slots(n).text());
         note(fmt::format("Redis Cluster of {} masters, no replicas (cluster-enabled yes, cluster-node-timeout {} ms): "
                          "{}; CLUSTER SET-CONFIG-EPOCH, ADDSLOTSRANGE and MEET → cluster_state:ok on every node after "
                          "{} ms",
@@ -84,7 +81,7 @@ public:
 
     TrialOutcome run() {
         if (m_trial > 1) {
-            for (size_t n = 0; n < m_client.size(); ++n) m_client.node(n).call({"FLUSHALL"});
+            for (size_t n = 0; n < m_client.size(); ++n) m_client.node(n).client->call({"FLUSHALL"});
             note("FLUSHALL on every node: the trial starts on an empty cluster", {{"step", "flush"}});
         }
         for (const auto& p : m_spec.pairs) {
@@ -122,7 +119,7 @@ private:
         std::string text;
         for (const auto& key : p.keys) {
             const std::vector<std::string> argv{"CLUSTER", "KEYSLOT", key};
-            const RedisReply reply = m_client.node(0).call(argv);
+            const RedisReply reply = m_client.node(0).client->call(argv);
             if (reply.integer != key_slot(key))
                 throw std::runtime_error(fmt::format("CLUSTER KEYSLOT {} answered {}, relab's slot function computes {}: "
                                                      "relab would send this key to the wrong node",
@@ -136,7 +133,7 @@ private:
         std::set<int64_t> distinct_nodes(nodes.begin(), nodes.end());
         std::string where;
         for (int64_t n : distinct_nodes)
-            where += fmt::format("{}{}", where.empty() ? "" : " and ", node_text(m_client, static_cast<size_t>(n - 1)));
+            where += fmt::format("{}{}", where.empty() ? "" : " and ", m_client.node_text(static_cast<size_t>(n - 1)));
         const std::string verdict = same_slot   ? "the same slot, on " + where
                                     : same_node ? "different slots, both on " + where
                                                 : "different slots, on " + where;
@@ -164,7 +161,7 @@ private:
         nlohmann::json fields{{"step", "eval"}, {"pair", p.name}, {"reply", reply.to_string()}};
         if (reply.is_error()) fields["error_code"] = reply.str.substr(0, reply.str.find(' '));
         note(fmt::format("{} → {}   (sent to {}, the owner of slot {})", display_command(argv), reply.to_string(),
-                         node_text(m_client, node), key_slot(p.keys.front())),
+                         m_client.node_text(node), key_slot(p.keys.front())),
              std::move(fields));
         return reply.to_string();
     }
@@ -242,7 +239,7 @@ private:
 
     const Scenario& m_s;
     const IdemCluster& m_spec;
-    RedisClusterClient& m_client;
+    ClusterClient& m_client;
     int m_trial;
     uint64_t m_seed;
     SteadyClock::time_point m_origin;
@@ -290,14 +287,20 @@ public:
           m_origin(SteadyClock::now()),
           m_cluster(env.clusters ? env.clusters->take(idem_cluster_options(s))
                                  : std::make_unique<EmbeddedRedisCluster>(idem_cluster_options(s))),
-          m_client(m_cluster->endpoints()) {
-        // The map the cluster serves must be the one it was given: relab routes by it.
-        for (size_t n = 0; n < m_cluster->size(); ++n)
-            for (int slot : {m_cluster->slots(n).first, m_cluster->slots(n).last})
-                if (m_client.node_of_slot(slot) != n)
+          m_client(m_cluster->endpoints(), ClusterClientOptions::refusing()) {
+        // The map the cluster serves must be the one it was given: relab routes by it, and the
+        // history names node n by the client's index n.
+        for (size_t n = 0; n < m_cluster->size(); ++n) {
+            const RedisEndpoint given = m_cluster->endpoints()[n];
+            for (int slot : {m_cluster->slots(n).first, m_cluster->slots(n).last}) {
+                const size_t owner = m_client.node_of_slot(slot);
+                const RedisEndpoint& serves = m_client.endpoint(owner);
+                if (owner != n || serves.host != given.host || serves.port != given.port)
                     throw std::runtime_error(fmt::format(
-                        "CLUSTER SLOTS says slot {} is served by node {}, but node {} was given slots {}", slot,
-                        m_client.node_of_slot(slot) + 1, n + 1, m_cluster->slots(n).text()));
+                        "CLUSTER SLOTS says slot {} is served by {}, but {} was given slots {}", slot,
+                        m_client.node_text(owner), given.display(), m_cluster->slots(n).text()));
+            }
+        }
     }
 
     TrialResult trial(int t, uint64_t seed) override {
@@ -316,7 +319,7 @@ private:
     const Scenario& m_s;
     SteadyClock::time_point m_origin;
     std::unique_ptr<EmbeddedRedisCluster> m_cluster;
-    RedisClusterClient m_client;
+    ClusterClient m_client;
     std::vector<Measurement> m_measurements;
 };
 

@@ -1,7 +1,8 @@
 // The Redis Cluster lab of article 002 (section 2.3), on a cluster of masters the lab forms itself:
 // CLUSTER KEYSLOT of a user's idempotency key and lock with and without a hash tag, one Lua script
 // (EVAL) over both, and a hot user's claims counted per node (DBSIZE, INFO commandstats), with and
-// without the tag. Every command goes to the node owning its key's slot (RedisClusterClient).
+// without the tag. Every command goes to the node owning its key's slot (ClusterClient, redirections
+// refused: the lab's cluster never moves a slot).
 #pragma once
 
 #include <cstdint>

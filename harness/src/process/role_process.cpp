@@ -14,7 +14,7 @@
 #include "process/child_process.h"
 #include "ports/seeded_rng.h"
 #include "clients/redis_link.h"
-#include "clients/cluster_link.h"
+#include "clients/cluster_client.h"
 #include "clients/order_table.h"
 #include "clients/pg_client.h"
 #include "process/real_clock.h"
@@ -177,9 +177,9 @@ void run_role_on_ports(const RoleConfig& c) {
     };
     if (!c.redis_cluster.empty()) {
         // S2 on the lab's Redis Cluster: every key on its slot's master, MOVED/ASK followed.
-        ClusterRouter router(c.redis_cluster, ns, c.barrier_prefix, c.actor);
-        ClusterStream stream(router);
-        ClusterKv kv(router);
+        ClusterClient cluster(c.redis_cluster, ClusterClientOptions::following(ns, c.barrier_prefix, c.actor));
+        ClusterStream stream(cluster);
+        ClusterKv kv(cluster);
         PgSession pg(c.pg, c.schema);
         run(pg, stream, kv, nullptr);
         return;

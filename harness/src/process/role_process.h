@@ -35,7 +35,7 @@ struct RoleConfig {
     std::vector<RedisEndpoint> redis_sentinels;
     std::string redis_master_name;
     // S2's sharded labs: the nodes of the lab's Redis Cluster. Not empty: the role's Stream and Kv
-    // route every key to its slot's master and follow MOVED/ASK (clients/cluster_link.h).
+    // route every key to its slot's master and follow MOVED/ASK (clients/cluster_client.h).
     std::vector<RedisEndpoint> redis_cluster;
 };
 

@@ -235,9 +235,9 @@ IdemCluster read_cluster(const Object& o) {
 
 }  // namespace
 
-IdemServers read_servers(const Object& o) {
+LabServers read_servers(const Object& o) {
     const Reader& r = o.reader();
-    IdemServers s;
+    LabServers s;
     s.own = true;
     if (o.has("redis")) {
         const json& cfg = o.at("redis");

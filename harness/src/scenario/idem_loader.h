@@ -10,9 +10,9 @@ namespace relab::scenario_json {
 // A step of a session with "client": "redis".
 SessionStep read_redis_step(const Reader& r, const json& v, const std::string& path);
 
-// "servers": {"redis": {name: value, ...}, "replica": bool, "postgres": {name: value, ...}}: servers
-// the lab starts itself ("postgres" only where the caller allows it: stream labs).
-IdemServers read_servers(const Object& o);
+// "servers": {"redis": {name: value, ...}, "replica": bool, "postgres": {name: value, ...}}: the
+// servers the lab starts itself (lab_servers.h; "postgres" only where the caller allows it: stream labs).
+LabServers read_servers(const Object& o);
 
 // A workload with an "idem" object: sets s.kind (idem_cluster with "cluster", idem_benchmark with
 // "benchmark", idem_clients otherwise) and fills s.idem. The stream workload's fields (orders,

@@ -1,6 +1,6 @@
 // The idempotency-key labs (article 002) as plain data: Redis steps of scripted sessions, and the
 // middleware workload (clients, the middleware's settings). The lab's own servers and its faults
-// are the top-level "servers" and "faults" every lab has (scenario.h).
+// are the top-level "servers" and "faults" every lab has (lab_servers.h, scenario.h).
 // Loaded by idem_loader.cpp; part of Scenario (scenario.h).
 #pragma once
 
@@ -104,23 +104,6 @@ struct IdemMiddlewareSpec {
     // queued job, so no request outlives phase 1's TTL.
     bool accept_async = false;
     bool operator==(const IdemMiddlewareSpec&) const = default;
-};
-
-
-// Servers the lab starts for each trial, with the settings it needs (fault labs).
-struct IdemServers {
-    bool own = false;
-    std::map<std::string, std::string> redis_config;  // maxmemory, maxmemory-policy, appendonly, save...
-    bool replica = false;                              // a replica of the primary (replicaof)
-    // A separate redis-server for the cache ("redis-cache", a flood's target), with its settings: the
-    // article's fix keeps the idempotency keys off the cache's instance.
-    bool cache = false;
-    std::map<std::string, std::string> cache_config;
-    // A PostgreSQL of the lab's own (stream labs), started for each trial with these settings
-    // ("synchronous_commit", ...): a fault target ("postgres") that never harms the run's server.
-    bool postgres = false;
-    std::map<std::string, std::string> postgres_config;
-    bool operator==(const IdemServers&) const = default;
 };
 
 // Claim throughput, Redis vs PostgreSQL (article 002, section 3.1).

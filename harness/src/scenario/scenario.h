@@ -14,6 +14,7 @@
 #include "fault/fault_spec.h"
 #include "ports/ports.h"
 #include "scenario/idem_spec.h"
+#include "scenario/lab_servers.h"
 
 namespace relab {
 
@@ -490,7 +491,7 @@ struct Scenario {
     RecoverySpec recovery;         // how consumers get back entries left pending
     // A redis-server of the lab's own with these settings (appendonly, save, ...), started for it
     // and a fault target ("redis"); otherwise the run's shared server.
-    IdemServers servers;
+    LabServers servers;
     std::vector<FaultSpec> faults;  // the nemesis's schedule
 
     // sessions

@@ -19,7 +19,7 @@
 #include "clients/redis_client.h"
 #include "servers/sentinel.h"
 #include "servers/servers.h"
-#include "scenario/idem_spec.h"
+#include "scenario/lab_servers.h"
 
 namespace relab {
 
@@ -60,7 +60,7 @@ bool wait_until(Pred pred, std::chrono::milliseconds timeout, std::chrono::milli
 // sentinels that fail over to it) with its settings.
 class LabRedis {
 public:
-    LabRedis(const IdemServers& servers, const RedisEndpoint& run_redis) {
+    LabRedis(const LabServers& servers, const RedisEndpoint& run_redis) {
         if (!servers.own) {
             m_primary_ep = run_redis;
             return;

@@ -1,11 +1,10 @@
 #include "servers/redis_cluster.h"
 
-#include <algorithm>
-#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "clients/redis_client.h"
 #include "util/interrupt.h"
 
 namespace relab {
@@ -21,8 +20,6 @@ std::string node_name(size_t i, const RedisEndpoint& ep) { return fmt::format("n
 
 
 }  // namespace
-
-// ---------------------------------------------------------------- EmbeddedRedisCluster
 
 EmbeddedRedisCluster::EmbeddedRedisCluster(const RedisClusterOptions& opts) {
     if (opts.masters < 1 || opts.masters > kMaxMasters)
@@ -102,87 +99,6 @@ std::chrono::milliseconds EmbeddedRedisCluster::formed_after() const { return m_
 
 void EmbeddedRedisCluster::stop() {
     for (auto& n : m_nodes) n->stop();
-}
-
-// ---------------------------------------------------------------- RedisClusterClient
-
-bool is_redirect(const RedisReply& reply) {
-    return reply.is_error() && (reply.str.rfind("MOVED ", 0) == 0 || reply.str.rfind("ASK ", 0) == 0);
-}
-
-RedisClusterClient::RedisClusterClient(const std::vector<RedisEndpoint>& nodes) {
-    if (nodes.empty()) throw std::invalid_argument("a cluster client needs at least one node");
-    for (const auto& ep : nodes) m_nodes.push_back(std::make_unique<RedisClient>(ep));
-    const std::vector<std::string> argv{"CLUSTER", "SLOTS"};
-    const RedisReply map = m_nodes[0]->call(argv);
-    constexpr size_t kNone = static_cast<size_t>(-1);
-    m_owner.assign(kClusterSlots, kNone);
-    for (const RedisReply& range : map.elements) {
-        if (range.elements.size() < 3 || range.elements[2].elements.size() < 2)
-            throw RedisError("CLUSTER SLOTS", "", "unexpected reply: " + map.to_string());
-        const auto first = range.elements[0].integer;
-        const auto last = range.elements[1].integer;
-        const std::string host = range.elements[2].elements[0].str;
-        const auto port = range.elements[2].elements[1].integer;
-        const auto it = std::find_if(nodes.begin(), nodes.end(),
-                                     [&](const RedisEndpoint& ep) { return ep.host == host && ep.port == port; });
-        if (it == nodes.end())
-            throw RedisError("CLUSTER SLOTS", "",
-                             fmt::format("slots {}-{} are served by {}:{}, which is not one of the cluster's nodes "
-                                         "given to the client",
-                                         first, last, host, port));
-        for (auto s = first; s <= last && s < kClusterSlots; ++s) m_owner[static_cast<size_t>(s)] = it - nodes.begin();
-    }
-    const auto unserved = std::find(m_owner.begin(), m_owner.end(), kNone);
-    if (unserved != m_owner.end())
-        throw RedisError("CLUSTER SLOTS", "",
-                         fmt::format("slot {} is served by no node ({}): the cluster is not fully formed",
-                                     unserved - m_owner.begin(), nodes[0].display()));
-}
-
-RedisClusterClient::~RedisClusterClient() = default;
-
-const RedisEndpoint& RedisClusterClient::endpoint(size_t node) const { return m_nodes.at(node)->endpoint(); }
-RedisClient& RedisClusterClient::node(size_t i) { return *m_nodes.at(i); }
-size_t RedisClusterClient::node_of_slot(int slot) const { return m_owner.at(static_cast<size_t>(slot)); }
-
-void RedisClusterClient::throw_if_redirect(const std::string& key, const std::vector<std::string>& argv, size_t node,
-                                           const RedisReply& reply) const {
-    if (!is_redirect(reply)) return;
-    throw ClusterRedirectError(
-        abbreviate_command(argv), key,
-        fmt::format("{} — relab sent key {} (slot {}) to {} by the slot map it read from CLUSTER SLOTS; the cluster "
-                    "redirects it instead, so its slot map changed during the lab (redirects are not followed)",
-                    reply.str, key, key_slot(key), node_name(node, endpoint(node))));
-}
-
-RedisReply RedisClusterClient::command(const std::string& key, const std::vector<std::string>& argv) {
-    const size_t n = node_of_key(key);
-    RedisReply reply = m_nodes[n]->command(argv);
-    throw_if_redirect(key, argv, n, reply);
-    return reply;
-}
-
-std::vector<RedisReply> RedisClusterClient::pipeline(const std::vector<std::string>& keys,
-                                                     const std::vector<std::vector<std::string>>& commands) {
-    if (keys.size() != commands.size())
-        throw std::invalid_argument(fmt::format("{} keys for {} commands", keys.size(), commands.size()));
-    std::vector<std::vector<size_t>> by_node(m_nodes.size());
-    for (size_t i = 0; i < keys.size(); ++i) by_node[node_of_key(keys[i])].push_back(i);
-    std::vector<RedisReply> replies(commands.size());
-    for (size_t n = 0; n < by_node.size(); ++n) {
-        if (by_node[n].empty()) continue;
-        std::vector<std::vector<std::string>> batch;
-        batch.reserve(by_node[n].size());
-        for (size_t i : by_node[n]) batch.push_back(commands[i]);
-        std::vector<RedisReply> got = m_nodes[n]->pipeline(batch);
-        for (size_t k = 0; k < got.size(); ++k) {
-            const size_t i = by_node[n][k];
-            throw_if_redirect(keys[i], commands[i], n, got[k]);
-            replies[i] = std::move(got[k]);
-        }
-    }
-    return replies;
 }
 
 }  // namespace relab

@@ -1,16 +1,13 @@
-// A throwaway Redis Cluster of embedded redis-servers, and a client that routes each command to the
-// master owning its key's slot (hiredis 0.14 has no cluster support).
+// A throwaway Redis Cluster of embedded redis-servers; relab's client for it is clients/cluster_client.h.
 #pragma once
 
 #include <chrono>
 #include <map>
 #include <memory>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "clients/cluster_slot.h"
-#include "clients/redis_client.h"
 #include "servers/servers.h"
 
 namespace relab {
@@ -51,48 +48,5 @@ private:
     std::vector<SlotRange> m_slots;
     std::chrono::milliseconds m_formed_after{0};
 };
-
-// A reply that sends the client elsewhere: MOVED (the slot lives on another node) or ASK (it is
-// migrating). The lab's cluster never moves a slot, so relab routed wrong or the cluster changed
-// under the lab; the message says which key, which slot and where the cluster sent it.
-class ClusterRedirectError : public RedisError {
-public:
-    using RedisError::RedisError;
-};
-
-// Sends each command to the master owning its key's slot, by the slot map read once from CLUSTER
-// SLOTS. Redirections are never followed: MOVED and ASK throw ClusterRedirectError. Every other
-// reply, errors included (CROSSSLOT is something a lab wants to see), is returned.
-class RedisClusterClient {
-public:
-    // Connects to every node and reads CLUSTER SLOTS from the first. Throws RedisError when the
-    // map leaves a slot unserved or names a node that is not in `nodes`.
-    explicit RedisClusterClient(const std::vector<RedisEndpoint>& nodes);
-    ~RedisClusterClient();
-    RedisClusterClient(const RedisClusterClient&) = delete;
-    RedisClusterClient& operator=(const RedisClusterClient&) = delete;
-
-    size_t size() const { return m_nodes.size(); }
-    const RedisEndpoint& endpoint(size_t node) const;
-    RedisClient& node(size_t i);
-    size_t node_of_slot(int slot) const;
-    size_t node_of_key(std::string_view key) const { return node_of_slot(key_slot(key)); }
-
-    // argv sent to the owner of key's slot (for a multi-key command: its first key).
-    RedisReply command(const std::string& key, const std::vector<std::string>& argv);
-    // commands[i] goes to the owner of keys[i]; one pipeline per node; replies in the commands' order.
-    std::vector<RedisReply> pipeline(const std::vector<std::string>& keys,
-                                     const std::vector<std::vector<std::string>>& commands);
-
-private:
-    void throw_if_redirect(const std::string& key, const std::vector<std::string>& argv, size_t node,
-                           const RedisReply& reply) const;
-
-    std::vector<std::unique_ptr<RedisClient>> m_nodes;
-    std::vector<size_t> m_owner;  // per slot: the index into m_nodes
-};
-
-// "MOVED 3999 127.0.0.1:6381" or "ASK ..." (the error reply's text).
-bool is_redirect(const RedisReply& reply);
 
 }  // namespace relab

@@ -396,7 +396,7 @@ TEST_F(IdemLabsTest, benchmark_without_redis_benchmark_ends_the_run_with_exit_2_
     const auto r = relab("idem-bench");
     setenv("PATH", old_path.c_str(), 1);
     EXPECT_EQ(r.exit_code, 2) << r.err << r.out;
-    EXPECT_NE(r.err.find("idem-bench runs redis-benchmark, which is not installed: apt-get install -y redis-tools"),
+    EXPECT_NE(r.err.find("idem-bench runs redis-benchmark, which is not on PATH: install it (apt-get install -y redis-tools"),
               std::string::npos)
         << r.err;
     EXPECT_TRUE(r.report.is_null()) << r.report.dump();

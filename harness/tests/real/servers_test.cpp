@@ -28,6 +28,7 @@
 #include "process/child_process.h"
 #include "process/proc_stat.h"
 #include "util/interrupt.h"
+#include "clients/cluster_client.h"
 #include "servers/redis_cluster.h"
 #include "servers/servers.h"
 #include "process/temp_dir.h"
@@ -355,7 +356,7 @@ TEST(RedisClusterTest, ThreeMastersFormWithRedisClisSplitAndLeaveNothingBehind) 
         EXPECT_EQ(cluster.slots(0).text(), "0-5460");
         EXPECT_EQ(cluster.slots(2).text(), "10923-16383");
 
-        RedisClusterClient client(cluster.endpoints());
+        ClusterClient client(cluster.endpoints(), ClusterClientOptions::refusing());
         EXPECT_EQ(client.node_of_slot(0), 0u);
         EXPECT_EQ(client.node_of_slot(5461), 1u);
         EXPECT_EQ(client.node_of_slot(16383), 2u);
@@ -374,32 +375,6 @@ TEST(RedisClusterTest, ThreeMastersFormWithRedisClisSplitAndLeaveNothingBehind) 
     }
     EXPECT_EQ(our_children(), children_before);
     EXPECT_EQ(tmp.entries(), 0u);
-}
-
-TEST(RedisClusterTest, MovedIsAnErrorNamingTheKeyItsSlotAndTheNode) {
-    RedisClusterOptions opts;
-    opts.masters = 2;
-    opts.node_timeout = 2000ms;
-    EmbeddedRedisCluster cluster(opts);
-    RedisClusterClient client(cluster.endpoints());
-    const size_t owner = client.node_of_key("foo");  // slot 12182
-    const RedisEndpoint other = cluster.endpoints()[1 - owner];
-    // The slot changes hands behind the client's back.
-    const std::string other_id = redis_command(other, {"CLUSTER", "MYID"});
-    ASSERT_EQ(redis_command(cluster.endpoints()[owner], {"CLUSTER", "SETSLOT", "12182", "NODE", other_id}), "OK");
-    try {
-        client.command("foo", {"GET", "foo"});
-        FAIL() << "no ClusterRedirectError";
-    } catch (const ClusterRedirectError& e) {
-        const std::string msg = e.what();
-        std::cout << "[ message  ] " << msg << "\n";
-        EXPECT_NE(msg.find("MOVED 12182 127.0.0.1:" + std::to_string(other.port)), std::string::npos) << msg;
-        EXPECT_NE(msg.find("key foo (slot 12182)"), std::string::npos) << msg;
-        EXPECT_NE(msg.find(fmt::format("node {} (127.0.0.1:{})", owner + 1, cluster.endpoints()[owner].port)),
-                  std::string::npos)
-            << msg;
-    }
-    EXPECT_THROW(client.pipeline({"foo"}, {{"SET", "foo", "1"}}), ClusterRedirectError);
 }
 
 TEST(RedisClusterTest, ANodeWhosePortIsTakenMovesToAFreeOneAndRelabChoosesItsBus) {

@@ -4,11 +4,16 @@
 #include "bench/redis_benchmark_output.h"
 
 namespace relab {
+namespace bench_output_test {
+
+// Redis 7's header row: the test name, then the rate and six latencies.
+const std::string kRedis7Header =
+    "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\","
+    "\"p99_latency_ms\",\"max_latency_ms\"\n";
 
 TEST(RedisBenchmarkOutputTest, reads_redis_7_csv_rows_with_their_percentiles) {
     const std::string out =
-        "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\","
-        "\"p99_latency_ms\",\"max_latency_ms\"\n"
+        kRedis7Header +
         "\"XADD bench:s * f v\",\"26666.67\",\"0.036\",\"0.008\",\"0.023\",\"0.031\",\"0.047\",\"7.031\"\n";
     const auto row = parse_redis_benchmark_row(out);
     ASSERT_TRUE(row.has_value());
@@ -34,6 +39,15 @@ TEST(RedisBenchmarkOutputTest, keeps_a_command_with_quotes_commas_and_numbers_wh
     EXPECT_EQ(quoted->test, "SET \"k\",\"1\" v NX GET");
     EXPECT_DOUBLE_EQ(quoted->rps, 100.5);
     EXPECT_DOUBLE_EQ(*quoted->max_ms, 6);
+    // idem-bench's claim, a JSON value in the command, under Redis 7's header.
+    const auto claim = parse_redis_benchmark_row(
+        kRedis7Header +
+        "\"SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60\",\"45454.55\",\"0.022\",\"0.008\",\"0.023\","
+        "\"0.023\",\"0.039\",\"4.647\"\n");
+    ASSERT_TRUE(claim.has_value());
+    EXPECT_EQ(claim->test, "SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60");
+    EXPECT_DOUBLE_EQ(claim->rps, 45454.55);
+    EXPECT_DOUBLE_EQ(*claim->p99_ms, 0.039);
 }
 
 TEST(RedisBenchmarkOutputTest, reads_redis_6_rows_without_percentiles_and_skips_progress_lines) {
@@ -50,6 +64,7 @@ TEST(RedisBenchmarkOutputTest, reads_redis_6_rows_without_percentiles_and_skips_
 
 TEST(RedisBenchmarkOutputTest, refuses_a_header_alone_a_zero_rate_or_odd_field_counts) {
     EXPECT_FALSE(parse_redis_benchmark_row("").has_value());
+    EXPECT_FALSE(parse_redis_benchmark_row("no figures").has_value());
     EXPECT_FALSE(parse_redis_benchmark_row("\"test\",\"rps\",\"avg_latency_ms\"\n").has_value());
     EXPECT_FALSE(parse_redis_benchmark_row("\"PING\",\"0.00\"\n").has_value());
     EXPECT_FALSE(parse_redis_benchmark_row("\"PING\",\"1\",\"2\",\"3\"\n").has_value());
@@ -62,4 +77,5 @@ TEST(RedisBenchmarkOutputTest, reads_the_version_line) {
     EXPECT_FALSE(parse_redis_benchmark_version("command not found").has_value());
 }
 
+}  // namespace bench_output_test
 }  // namespace relab

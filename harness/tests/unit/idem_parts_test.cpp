@@ -256,14 +256,7 @@ TEST(IdemSkipTest, labs_that_claim_with_set_nx_get_are_skipped_before_redis_7_wi
     EXPECT_FALSE(nx_get_skip_reason(eviction, "6.2.14").has_value());
 }
 
-TEST(IdemBenchmarkTest, tool_outputs_are_parsed) {
-    const std::string csv =
-        "\"test\",\"rps\",\"avg_latency_ms\",\"min_latency_ms\",\"p50_latency_ms\",\"p95_latency_ms\",\"p99_latency_ms\","
-        "\"max_latency_ms\"\n"
-        "\"SET x:rb:__rand_int__ {\"status\":\"in_progress\"} NX GET EX 60\",\"45454.55\",\"0.022\",\"0.008\",\"0.023\","
-        "\"0.023\",\"0.039\",\"4.647\"\n";
-    EXPECT_DOUBLE_EQ(*parse_redis_benchmark_csv(csv), 45454.55);
-    EXPECT_FALSE(parse_redis_benchmark_csv("no figures").has_value());
+TEST(IdemBenchmarkTest, pgbench_output_is_parsed) {
     EXPECT_DOUBLE_EQ(*parse_pgbench_tps("latency average = 5.5 ms\ntps = 181.234567 (without initial connection time)\n"),
                      181.234567);
     EXPECT_FALSE(parse_pgbench_tps("connection refused").has_value());

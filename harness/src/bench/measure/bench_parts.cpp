@@ -30,6 +30,9 @@ std::string self_exe_path() {
     return p.string();
 }
 
+// What redis-benchmark's errors call the caller.
+constexpr const char* kBenchWho = "relab bench";
+
 // Throughput the simulator must reach with every core (issue 13).
 constexpr double kSimTarget = 100000;
 
@@ -128,7 +131,7 @@ std::vector<BenchFigure> measure_machine_part() {
 
 void check_redis_tools() {
     find_binary("redis-server");
-    find_redis_benchmark();
+    find_redis_benchmark(kBenchWho, "run `relab bench sim` alone");
 }
 
 std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work);
@@ -137,7 +140,7 @@ std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext&
     check_redis_tools();  // before any server starts: nothing to clean up when one is missing
     TempDir work("relab-bench-");
     EmbeddedRedis server;  // its own loopback port; stopped and its folder removed on the way out
-    RedisBenchmarkTool tool(find_redis_benchmark(), server.endpoint(), work.path());
+    RedisBenchmarkTool tool(kBenchWho, find_redis_benchmark(kBenchWho), server.endpoint(), work.path());
     {
         RedisClient c(server.endpoint());
         context.redis_version = detect_redis_features(c).version;

@@ -10,19 +10,21 @@
 
 namespace relab {
 
-std::string find_redis_benchmark() {
+std::string find_redis_benchmark(const std::string& who, const std::string& without_it) {
     if (auto path = find_on_path("redis-benchmark")) return *path;
-    throw EnvironmentError(
-        "relab bench compares relab's client with redis-benchmark, which is not on PATH: install it "
-        "(apt-get install -y redis-tools, or the redis package of your system) or run `relab bench sim` alone");
+    throw EnvironmentError(fmt::format("{} runs redis-benchmark, which is not on PATH: install it (apt-get install -y "
+                                       "redis-tools, or the redis package of your system){}",
+                                       who, without_it.empty() ? "" : " or " + without_it));
 }
 
-RedisBenchmarkTool::RedisBenchmarkTool(std::string exe, RedisEndpoint ep, std::string work_dir)
-    : m_exe(std::move(exe)), m_ep(std::move(ep)), m_dir(std::move(work_dir)) {
-    // redis-benchmark takes a password only on its command line, where every user of the machine
-    // can read it; the bench runs on the server it starts, which has none.
+RedisBenchmarkTool::RedisBenchmarkTool(std::string who, std::string exe, RedisEndpoint ep, std::string work_dir)
+    : m_who(std::move(who)), m_exe(std::move(exe)), m_ep(std::move(ep)), m_dir(std::move(work_dir)) {
     if (!m_ep.password.empty())
-        throw EnvironmentError("relab bench runs redis-benchmark only against a Redis without a password");
+        throw EnvironmentError(fmt::format(
+            "{} runs redis-benchmark, which takes a password only on its command line, where every user of the "
+            "machine can read it: run it on the servers relab starts itself (no --redis-url) or on a Redis without "
+            "a password",
+            m_who));
 }
 
 RedisBenchmarkRow RedisBenchmarkTool::run(const std::vector<std::string>& args, int requests, int clients,
@@ -42,7 +44,7 @@ RedisBenchmarkRow RedisBenchmarkTool::run(const std::vector<std::string>& args, 
     const std::string tail = out.size() > 1500 ? "..." + out.substr(out.size() - 1500) : out;
     std::string shown;
     for (const auto& a : o.args) shown += " " + a;
-    throw HarnessError(fmt::format("relab bench: redis-benchmark ({}{}) {} and printed {}: {}", m_exe, shown,
+    throw HarnessError(fmt::format("{}: redis-benchmark ({}{}) {} and printed {}: {}", m_who, m_exe, shown,
                                    tool_exit_text(exit, timeout), row ? "a figure" : "no figure",
                                    tail.empty() ? "(no output)" : tail));
 }

@@ -5,6 +5,7 @@
 
 #include "check/record_fields.h"
 #include "ports/seed_text.h"
+#include "report/text/delivery_label.h"
 #include "report/text/idem_text.h"
 #include "report/compare/lab_summary.h"
 #include "report/shard_facts.h"
@@ -254,10 +255,12 @@ private:
         const auto& d = r.data;
         if (r.op == Op::ack) return describe_batch_ack(r);
         if (r.op == Op::start) return {};
-        if (r.op == Op::receive)
+        if (r.op == Op::receive) {
+            const std::string delivery = delivery_label(d);
             return fmt::format("{} {} {} {}", r.actor, m_w.received, field_text(d, "entry"),
                                event_text(event_of(d), m_several_orders)) +
-                   delivery_note(d);
+                   (delivery.empty() ? "" : " (" + delivery + ")");
+        }
         if (r.op == Op::claim) return describe_claim(r);
         if (r.op == Op::fault && r.actor == "nemesis") return describe_fault(r);
         if (r.op == Op::lock_acquire)
@@ -311,22 +314,6 @@ private:
                                                event_text(event_of(d), m_several_orders), field_text(d, "waited_ms"));
         // An op this reporter does not know yet: show it raw rather than hide it.
         return r.actor + " " + to_string(r.op) + (d.empty() ? std::string{} : " " + d.dump());
-    }
-
-    // A redelivery: "(delivery 2, claimed)"; nothing for a first delivery of a new entry (and for
-    // records written before relab kept deliveries and via).
-    static std::string delivery_note(const nlohmann::json& d) {
-        const int64_t deliveries = field_int(d, "deliveries", 1);
-        const std::string via = d.is_object() && d.contains("via") ? field_text(d, "via") : "new";
-        if (deliveries <= 1 && via == "new") return {};
-        std::string note = fmt::format(" (delivery {}", deliveries);
-        if (via == "claim")
-            note += ", claimed";
-        else if (via == "pending")
-            note += ", from its pending list";
-        else if (via != "new")
-            note += ", via " + via;
-        return note + ")";
     }
 
     // One XAUTOCLAIM that claimed something: what it took over and what was gone from the stream.

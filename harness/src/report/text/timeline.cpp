@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "report/text/delivery_label.h"
 #include "report/text/idem_text.h"
 #include "util/json_number.h"
 
@@ -133,22 +134,6 @@ std::string timeline_event_text(const json& data, bool several_orders) {
 namespace {
 
 bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
-
-// "delivery 2, claimed": how a receive came, when it was not the first delivery of a new entry.
-std::string delivery_label(const json& d) {
-    const auto deliveries = int_of(member(d, "deliveries")).value_or(1);
-    const json& via_v = member(d, "via");
-    const std::string via = via_v.is_string() ? via_v.get<std::string>() : "new";
-    if (deliveries <= 1 && via == "new") return {};
-    std::string label = fmt::format("delivery {}", deliveries);
-    if (via == "claim")
-        label += ", claimed";
-    else if (via == "pending")
-        label += ", from its pending list";
-    else if (via != "new")
-        label += ", via " + via;
-    return label;
-}
 
 }  // namespace
 
