@@ -172,7 +172,11 @@ TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     EXPECT_EQ(s.expect.wrong, Expectation::Count::all);
     EXPECT_EQ(s.documented.wrong, 10);
     EXPECT_EQ(s.documented.of, 10);
-    EXPECT_EQ(s.documented.text_vi.rfind("SAI", 0), 0u);
+    // The article's words, verbatim, with where they stand; relab's summary is apart from them.
+    EXPECT_EQ(s.documented.article, Article::ordering);
+    EXPECT_EQ(s.documented.section, "§2");
+    EXPECT_EQ(s.documented.quote_vi.rfind("10/10 lần đơn #42 kết thúc ở created.", 0), 0u);
+    EXPECT_EQ(s.documented.text_vi.rfind("sai 10/10", 0), 0u);
     EXPECT_EQ(s.title_vi.rfind("BUG: 1 stream, 1 group, 2 consumer song song", 0), 0u);
     EXPECT_EQ(s.source.at("seed"), 8001);
 }
@@ -210,6 +214,10 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_FALSE(s.documented.wrong.has_value());
     EXPECT_FALSE(s.documented.of.has_value());
     EXPECT_NE(s.documented.text_vi.find("khác 0"), std::string::npos);
+    EXPECT_NE(s.documented.quote_vi.find("(S4a: 4/20, 8/20, 3/20; S4b: 10/20, 11/20, 11/20 — file output giữ lần chạy cuối)"),
+              std::string::npos);
+    EXPECT_NE(s.documented.quote_vi.find("Chỉ nên đọc là \"khác 0\""), std::string::npos);
+    EXPECT_FALSE(s.documented.relab_choice.empty());
 }
 
 TEST(ScenarioLoaderTest, LoadsSessionsExample) {
