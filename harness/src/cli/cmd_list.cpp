@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "report/article_words.h"
 #include "report/lab_catalogue.h"
 #include "report/compare/lab_diff.h"
 #include "scenario/scenario.h"
@@ -39,10 +40,13 @@ void print_text(const std::vector<CatalogueFolder>& folders) {
     for (const auto& f : folders)
         for (const auto& s : f.labs) {
             std::cout << fmt::format("{:<20} part={:<10} {}\n", s.id, s.part, s.title);
-            std::string doc = s.documented.text;
+            // The count and relab's summary, then the article's own words apart, with their section.
+            std::string doc = s.documented.text.empty() ? "" : "relab's summary: " + s.documented.text;
             if (s.documented.wrong && s.documented.of)
-                doc = fmt::format("{}/{} — {}", *s.documented.wrong, *s.documented.of, doc);
+                doc = fmt::format("{}/{}{}{}", *s.documented.wrong, *s.documented.of, doc.empty() ? "" : " — ", doc);
             std::cout << fmt::format("{:<20} documented: {}\n", "", doc);
+            if (!s.documented.quote_vi.empty())
+                std::cout << fmt::format("{:<20} the article ({}): {}\n", "", s.documented.section, quoted(s.documented.quote_vi));
             for (const auto& m : s.mutants) std::cout << fmt::format("{:<20} mutant {}: {}\n", "", m.name, m.change);
         }
 }

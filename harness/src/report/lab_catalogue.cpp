@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/article_words.h"
 #include "report/markdown_text.h"
 
 namespace relab {
@@ -53,9 +54,27 @@ std::string catalogue_documented_figure(const Documented& doc) {
 
 std::string catalogue_documented_text(const Documented& doc) {
     const std::string figure = catalogue_documented_figure(doc);
-    if (doc.text.empty() && figure.empty()) return "not in the articles";
+    if (doc.text.empty() && figure.empty()) return doc.quote_vi.empty() ? "not in the articles" : "see the article's words below";
     if (doc.text.empty()) return figure;
-    return (figure.empty() ? "" : figure + " — ") + md_escape(doc.text);
+    return (figure.empty() ? "" : figure + " — ") + "relab's summary: " + md_escape(doc.text);
+}
+
+// One passage of the article, as a block quote under its citation, and relab's note apart.
+void write_passage(const std::string& heading, Article article, const ArticlePassage& p, std::ostream& out) {
+    out << "\n" << heading << ", " << md_escape(article_citation(article, p.section)) << ":\n\n> "
+        << md_escape(p.quote_vi) << "\n";
+    if (!p.text.empty()) out << "\nrelab's note: " << md_escape(p.text) << "\n";
+}
+
+// Every quote of the lab with its section, so that a reader can hold it against the article.
+void write_quotes(const Documented& d, std::ostream& out) {
+    if (!d.quote_vi.empty())
+        write_passage("The article's words (`documented.quote_vi`)", d.article, ArticlePassage{d.quote_vi, d.section, "", ""}, out);
+    if (d.throughput)
+        write_passage("The article's throughput figure, " + throughput_figure_text(*d.throughput, Lang::en) +
+                          " (`documented.throughput`)",
+                      d.article, d.throughput->passage, out);
+    for (const auto& p : d.also) write_passage("The article also (`documented.also`)", d.article, p, out);
 }
 
 std::string link(const Scenario& s) { return fmt::format("[{}](#{})", md_code(s.id), github_slug(s.id)); }
@@ -74,7 +93,9 @@ void write_header(const CatalogueInput& in, std::ostream& out) {
         out << (i == 0 ? " " : i + 1 == in.folders.size() ? " and " : ", ") << in.folders[i].labs.size() << " in `"
             << in.folders[i].label << "` (" << in.folders[i].how_to_run << ")";
     out << ".\n\n";
-    out << "**Documented** is what the article reports, as the scenario's `documented` gives it. **Measured** is "
+    out << "**Documented** is what the article reports, as the scenario's `documented` gives it: its count, relab's "
+           "summary (relab's words), and under each lab the article's own words, verbatim, with the section they "
+           "stand in, to hold against the article. **Measured** is "
            "the reference run's figure, read from `"
         << in.reference_label << "` (written by `relab diff --save-reference`";
     if (!in.reference.redis_version.empty())
@@ -133,11 +154,12 @@ void write_lab(const CatalogueInput& in, const CatalogueFolder& f, const Scenari
     out << "- checks: " << md_escape(s.expect.describe()) << "\n";
     out << "- documented: " << catalogue_documented_text(s.documented) << "\n";
     out << "- measured: " << catalogue_measured_text(reference_of(in.reference, s)) << "\n";
+    if (!s.documented.text_vi.empty()) out << "- relab's summary in Vietnamese: " << md_escape(s.documented.text_vi) << "\n";
     if (!s.documented.relab_choice.empty()) out << "- relab's choice: " << md_escape(s.documented.relab_choice) << "\n";
     for (const auto& m : s.mutants)
         out << "- mutant " << md_code(m.name) << ": " << md_escape(m.change) << " (`relab run " << s.id
             << " --mutant " << m.name << "`)\n";
-    if (!s.documented.text_vi.empty()) out << "\nThe article's words (`documented.text_vi`):\n\n> " << md_escape(s.documented.text_vi) << "\n";
+    write_quotes(s.documented, out);
     out << '\n';
 }
 

@@ -1,8 +1,12 @@
 // summary.md: a heading with the counts and one table row per lab (documented beside measured),
 // in GitHub-flavoured Markdown so that CI can append it to $GITHUB_STEP_SUMMARY as it is.
+#include <optional>
+#include <set>
+
 #include <fmt/format.h>
 
 #include "ports/seed_text.h"
+#include "report/article_words.h"
 #include "report/idem_facts.h"
 #include "report/compare/lab_summary.h"
 #include "report/reporter.h"
@@ -63,7 +67,7 @@ public:
         if (!run.started_at.empty()) facts.push_back("started " + cell(run.started_at));
         if (!facts.empty()) out << fmt::format("{}\n\n", fmt::join(facts, " · "));
 
-        out << "| lab | backend | title | documented | measured (wrong/trials) | expectation | result |\n";
+        out << "| lab | backend | title | " << k_documented_header << " | measured (wrong/trials) | expectation | result |\n";
         out << "| --- | --- | --- | --- | --- | --- | --- |\n";
         for (const auto& lab : run.labs) {
             const Scenario& s = lab.scenario;
@@ -84,6 +88,7 @@ public:
         write_accounting(run, out);
         write_idem_counts(run, out);
         write_figures(run, out);
+        write_quotes(run, out);
     }
 
 private:
@@ -164,13 +169,50 @@ private:
         bool heading = false;
         for (const auto& lab : run.labs) {
             if (lab.skipped) continue;
-            for (const auto& m : documented_figures(lab, false)) {
+            std::vector<Measurement> figures = documented_figures(lab, false);
+            if (auto tp = throughput_figure(lab)) figures.push_back(std::move(*tp));
+            for (const auto& m : figures) {
                 if (!heading)
                     out << "\n### Measured here, beside the article\n\n| lab | figure | measured here | article | why they "
                            "differ |\n| --- | --- | --- | --- | --- |\n";
                 heading = true;
                 out << fmt::format("| `{}` | {} | {} | {} | {} |\n", lab.scenario.id, cell(m.label), cell(m.measured),
                                    cell(m.documented), cell(m.reason));
+            }
+        }
+    }
+
+    // The article's throughput figure beside the throughput the lab measured.
+    static std::optional<Measurement> throughput_figure(const LabResult& lab) {
+        const Documented& d = lab.scenario.documented;
+        if (!d.throughput || lab.throughput.trials == 0) return std::nullopt;
+        return Measurement{fmt::format("throughput, median of {} trial(s)", lab.throughput.trials),
+                           fmt::format("{:.2f} jobs/s", lab.throughput.per_s),
+                           throughput_figure_text(*d.throughput, Lang::en) + " (" + d.throughput->passage.section +
+                               "): " + quoted(d.throughput->passage.quote_vi),
+                           d.throughput->passage.text};
+    }
+
+    // Every lab's quote of the article, with its title and section, apart from relab's words: the
+    // summary and the choice under labels that say they are relab's. A lab run on both backends
+    // is listed once.
+    static void write_quotes(const RunReport& run, std::ostream& out) {
+        const QuoteLabels& l = quote_labels(Lang::en);
+        std::set<std::string> listed;
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            const Documented& d = lab.scenario.documented;
+            if (d.quote_vi.empty() || !listed.insert(lab.scenario.id).second) continue;
+            if (!heading) out << "\n### The articles' words, beside relab's\n\n";
+            heading = true;
+            out << fmt::format("- `{}`: {} ({}): {}\n", lab.scenario.id, l.article,
+                               cell(article_citation(d.article, d.section)), cell(quoted(d.quote_vi)));
+            if (!d.text.empty()) out << fmt::format("  - {} {}\n", l.summary, cell(d.text));
+            if (!d.relab_choice.empty()) out << fmt::format("  - {} {}\n", l.choice, cell(d.relab_choice));
+            for (const auto& p : d.also) {
+                out << fmt::format("  - {} ({}): {}\n", l.article_also, cell(article_citation(d.article, p.section)),
+                                   cell(quoted(p.quote_vi)));
+                if (!p.text.empty()) out << fmt::format("    - {} {}\n", l.note, cell(p.text));
             }
         }
     }

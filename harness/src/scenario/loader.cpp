@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "ports/seeded_rng.h"
+#include "scenario/documented_loader.h"
 #include "scenario/fault_loader.h"
 #include "scenario/idem_loader.h"
 #include "scenario/json_reader.h"
@@ -881,19 +882,6 @@ std::vector<Mutant> read_mutants(const Reader& r, const json& v, const std::stri
     return out;
 }
 
-Documented read_documented(const Object& o) {
-    Documented d;
-    d.text = o.opt_string("text", "", false);
-    d.text_vi = o.opt_string("text_vi", "", false);
-    if (auto wrong = o.maybe_int("wrong", 0, k_int_max)) d.wrong = static_cast<int>(*wrong);
-    if (auto of = o.maybe_int("of", 1, k_int_max)) d.of = static_cast<int>(*of);
-    d.relab_choice = o.opt_string("relab_choice", "");
-    d.relab_choice_vi = o.opt_string("relab_choice_vi", d.relab_choice);
-    if (d.wrong && d.of && *d.wrong > *d.of)
-        o.reader().fail(o.path("wrong"), fmt::format("expected at most \"of\" ({}), got {}", *d.of, *d.wrong));
-    return d;
-}
-
 std::string slug_field(const Object& o, const std::string& key, const std::string& fallback) {
     if (!o.has(key)) return fallback;
     std::string s = o.req_string(key);
@@ -1172,10 +1160,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             r.fail(child(child(top.path("expect"), "every_wrong_trial"), "side_effects_out_of_order"),
                    "no side effect is sent in this lab: add \"side_effect\": true under /write");
     }
-    if (top.has("documented"))
-        s.documented = read_documented(
-            Object(r, top.at("documented"), top.path("documented"),
-                   {"text", "text_vi", "wrong", "of", "relab_choice", "relab_choice_vi"}));
+    if (top.has("documented")) s.documented = read_documented(r, top.at("documented"), top.path("documented"));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
     return s;
 }

@@ -188,6 +188,32 @@ std::optional<LabKind> lab_kind_named(const std::string& name) {
     return std::nullopt;
 }
 
+std::string to_string(Article a) {
+    switch (a) {
+        case Article::none: return "";
+        case Article::ordering: return "ordering";
+        case Article::idempotency: return "idempotency";
+    }
+    return "";
+}
+
+std::optional<Article> article_named(const std::string& name) {
+    for (Article a : {Article::ordering, Article::idempotency})
+        if (to_string(a) == name) return a;
+    return std::nullopt;
+}
+
+const std::string& article_title(Article a) {
+    static const std::string none, ordering = "Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off",
+                                   idempotency = "Lưu idempotency key ở Redis";
+    switch (a) {
+        case Article::none: return none;
+        case Article::ordering: return ordering;
+        case Article::idempotency: return idempotency;
+    }
+    return none;
+}
+
 bool is_idem(LabKind k) {
     switch (k) {
         case LabKind::stream:

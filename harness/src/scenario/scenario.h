@@ -383,16 +383,48 @@ struct Expectation {
     bool wants_more(int wrong_trials, int trials) const;
 };
 
+// The two articles relab replays, which a lab's quote comes from.
+enum class Article { none, ordering, idempotency };
+
+std::string to_string(Article a);  // "ordering", "idempotency" ("" for none)
+std::optional<Article> article_named(const std::string& name);
+// The article's title as it stands (in Vietnamese): how the reports cite it beside a quote.
+const std::string& article_title(Article a);
+
+// Words of the article, verbatim, with where they stand in it, and relab's own note on them: the
+// reports print the two apart so that nobody reads relab's words as the article's.
+struct ArticlePassage {
+    std::string quote_vi;  // the article's words, character for character
+    std::string section;   // where: "§2", "§7, Case 1", "Phụ lục: lab đã chạy"
+    std::string text;      // relab's note on the passage (English); may be empty
+    std::string text_vi;   // the same in Vietnamese
+    bool operator==(const ArticlePassage&) const = default;
+};
+
+// An article's throughput figure, printed beside the throughput the lab measured.
+struct DocumentedThroughput {
+    double per_s = 0;  // events per second, as the article gives it
+    ArticlePassage passage;
+    bool operator==(const DocumentedThroughput&) const = default;
+};
+
 // What the article reported, shown beside what relab measured.
 struct Documented {
-    std::string text;     // English summary
-    std::string text_vi;  // the article's own words
+    std::string text;     // relab's summary of what the article reported (English)
+    std::string text_vi;  // relab's summary in Vietnamese: relab's words, not a quote
     std::optional<int> wrong;
     std::optional<int> of;
     // What the lab does that the article does not say (a status code, a statement, a key format,
     // a workload's size): printed beside the article's words so nobody reads it as the article's.
     std::string relab_choice;
     std::string relab_choice_vi;
+    // The article's own words for it, verbatim, with the article and its section. (Initialised
+    // here so that code listing the fields above need not name these.)
+    Article article = Article::none;
+    std::string quote_vi{};
+    std::string section{};
+    std::optional<DocumentedThroughput> throughput{};
+    std::vector<ArticlePassage> also{};  // more of the article's words that bear on the lab
 };
 
 // One step of a scripted session (the article's psql transcripts).

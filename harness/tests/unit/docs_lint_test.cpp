@@ -365,6 +365,31 @@ TEST(RepoDocs, EveryLabIsInTheCatalogue) {
     EXPECT_GT(labs, 80u);
 }
 
+// Done when the reader can hold every quote against the article: each lab's quote_vi, and every
+// passage of its throughput and also, stands in the catalogue with its section.
+TEST(RepoDocs, EveryQuoteIsInTheCatalogueWithItsSection) {
+    const std::string scenarios = (k_source / "scenarios").string();
+    const std::string md = labs_markdown(scenarios, default_reference_dir(scenarios));
+    size_t quotes = 0;
+    std::vector<std::string> dirs = {scenarios};
+    for (const auto& d : named_only_scenario_dirs(scenarios)) dirs.push_back(d);
+    for (const auto& dir : dirs)
+        for (const auto& s : load_scenario_dir(dir)) {
+            std::vector<ArticlePassage> passages = s.documented.also;
+            if (!s.documented.quote_vi.empty()) passages.push_back({s.documented.quote_vi, s.documented.section, "", ""});
+            if (s.documented.throughput) passages.push_back(s.documented.throughput->passage);
+            const size_t lab = md.find("\n### " + s.id + "\n");
+            ASSERT_NE(lab, std::string::npos) << s.id;
+            const std::string section_md = md.substr(lab, md.find("\n### ", lab + 1) - lab);
+            for (const auto& p : passages) {
+                ++quotes;
+                EXPECT_NE(section_md.find("\n> " + md_escape(p.quote_vi) + "\n"), std::string::npos) << s.id << ": " << p.quote_vi;
+                EXPECT_NE(section_md.find(", " + md_escape(p.section) + ":\n"), std::string::npos) << s.id << ": " << p.section;
+            }
+        }
+    EXPECT_GT(quotes, 80u);
+}
+
 // README.md and docs/*.md: links, anchors, lab names, relab's command line, generated files.
 TEST(RepoDocs, ReadmeAndDocsAreSound) {
     const std::vector<std::string> files = doc_files(k_source.string());

@@ -68,6 +68,8 @@ TEST(HtmlReporterTest, header_and_summary_table_list_every_lab_with_documented_b
                         "broken\">1 broken</span> <span class=\"badge skipped\">1 skipped</span></p>"),
               std::string::npos);
     EXPECT_NE(html.find("Redis 7.0.15 · PostgreSQL 15.8 (external) · seed 20261021"), std::string::npos);
+    // The column's words are relab's summary of the article's result, and its header says so.
+    EXPECT_NE(html.find("<th>title</th><th>documented (relab&#39;s summary)</th>"), std::string::npos);
     RunReport all_held;
     all_held.labs = {test::baseline_lab()};
     EXPECT_NE(render(all_held).find("<p class=\"totals\">1 lab: <span class=\"badge held\">1 held</span> <span "
@@ -95,11 +97,45 @@ TEST(HtmlReporterTest, header_and_summary_table_list_every_lab_with_documented_b
               std::string::npos);
 }
 
+// relab's choice and a further passage of the article stand apart from the quote, each labelled.
+TEST(HtmlReporterTest, relabs_choice_and_the_articles_other_words_are_told_apart) {
+    RunReport run = test::sample_run();
+    run.labs[1].scenario.documented.relab_choice = "the compare-and-delete Lua script where the server has no DELEX";
+    const std::string lab = section(render(run), "08c-s4a");
+    EXPECT_NE(lab.find("<p class=\"relab choice\"><span class=\"who\">relab&#39;s choice, not the article&#39;s:</span> "
+                       "the compare-and-delete Lua script where the server has no DELEX</p>"),
+              std::string::npos)
+        << lab;
+    EXPECT_NE(lab.find("<blockquote class=\"article\" lang=\"vi\"><p>“lock là mutual exclusion (loại trừ lẫn nhau), không "
+                       "phải ordering (sắp thứ tự).”</p><footer>the article also, <cite>Vấn đề thứ tự khi xử lý background "
+                       "job bằng Redis Stream — solution và trade-off</cite>, §3, S4</footer></blockquote><p "
+                       "class=\"relab\"><span class=\"who\">relab&#39;s note:</span> lock-fifo puts a per-key FIFO behind "
+                       "the lock</p>"),
+              std::string::npos)
+        << lab;
+}
+
+// S1's measured throughput beside the article's figure for it.
+TEST(HtmlReporterTest, the_articles_throughput_figure_stands_beside_the_measured_one) {
+    RunReport run;
+    run.labs = {test::s1_throughput_lab()};
+    const std::string lab = section(render(run), "08b-s1");
+    EXPECT_NE(lab.find("<p class=\"figure\">throughput 1.25 events/s</p><blockquote class=\"article\" lang=\"vi\"><p>“một "
+                       "consumer đơn chỉ đạt tối đa ~1,25 event/giây”</p><footer>the article&#39;s figure, <cite>"),
+              std::string::npos)
+        << lab;
+    EXPECT_NE(lab.find("<p class=\"figure\">throughput 2.35 jobs/s (median of 2 trial(s))</p></div>"), std::string::npos) << lab;
+}
+
 TEST(HtmlReporterTest, documented_result_stands_beside_the_measured_one) {
     const std::string lab = section(render(test::sample_run()), "08a-baseline");
-    EXPECT_NE(lab.find("<div class=\"documented\"><h3>documented</h3><p class=\"count\">10/10</p><p>wrong 10/10; created "
-                       "overwrites at 816 ms</p></div>\n<div class=\"measured\"><h3>measured</h3><p "
-                       "class=\"count\">2/2</p><p>trials with a wrong final state (not paid)</p>"),
+    // The article's words as a quotation citing its title and section, relab's summary apart and labelled.
+    EXPECT_NE(lab.find("<div class=\"documented\"><h3>documented</h3><p class=\"count\">10/10</p><blockquote "
+                       "class=\"article\" lang=\"vi\"><p>“10/10 lần đơn #42 kết thúc ở created.”</p><footer>the "
+                       "article, <cite>Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và "
+                       "trade-off</cite>, §2</footer></blockquote><p class=\"relab\"><span class=\"who\">relab&#39;s "
+                       "summary:</span> wrong 10/10; created overwrites at 816 ms</p></div>\n<div class=\"measured\"><h3>"
+                       "measured</h3><p class=\"count\">2/2</p><p>trials with a wrong final state (not paid)</p>"),
               std::string::npos)
         << lab;
     EXPECT_NE(lab.find("expectation: <code>wrong = all</code> → <span class=\"badge held\">held</span>"), std::string::npos);
@@ -217,7 +253,7 @@ TEST(HtmlReporterTest, markup_in_titles_actors_sql_and_ops_is_escaped) {
     const std::string html = render(run);
     EXPECT_NE(html.find("&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;"), std::string::npos);
     EXPECT_EQ(html.find("<b>\"x\""), std::string::npos);
-    EXPECT_NE(html.find("<p>a &lt; b</p>"), std::string::npos);
+    EXPECT_NE(html.find("relab&#39;s summary:</span> a &lt; b</p>"), std::string::npos);
     EXPECT_NE(html.find("data-lane=\"C&lt;3&gt;\""), std::string::npos);
     EXPECT_NE(html.find("data-op=\"error\""), std::string::npos);
     EXPECT_EQ(html.find("C<3>"), std::string::npos);

@@ -63,6 +63,8 @@ TEST(JsonReaderTest, relabs_own_choices_are_printed_beside_the_articles_words_an
     RunReport run = run_with_scenario_files();
     run.labs[0].scenario.documented.relab_choice = "the 409 is relab's";
     run.labs[0].scenario.documented.relab_choice_vi = "mã 409 là của relab";
+    run.labs[1].scenario.documented.relab_choice.clear();
+    run.labs[1].scenario.documented.relab_choice_vi.clear();
     const RunReport back = run_from_json(run_to_json(run));
     EXPECT_EQ(back.labs[0].scenario.documented.relab_choice, "the 409 is relab's");
     EXPECT_EQ(back.labs[0].scenario.documented.relab_choice_vi, "mã 409 là của relab");
@@ -72,6 +74,26 @@ TEST(JsonReaderTest, relabs_own_choices_are_printed_beside_the_articles_words_an
               std::string::npos);
     // A lab without one prints nothing of the kind.
     EXPECT_EQ(documented_text(back.labs[1].scenario.documented).find("relab's choice"), std::string::npos);
+}
+
+// The article's words and where they stand survive a JSON report, also when the report's scenario
+// is a fragment that does not parse: summary.md and index.html are rendered from that JSON.
+TEST(JsonReaderTest, the_articles_words_and_their_sections_are_read_back) {
+    RunReport run = test::sample_run();
+    run.labs.push_back(test::s1_throughput_lab());
+    const RunReport back = run_from_json(run_to_json(run));
+    for (size_t i = 0; i < run.labs.size(); ++i) {
+        const Documented& want = run.labs[i].scenario.documented;
+        const Documented& got = back.labs[i].scenario.documented;
+        EXPECT_EQ(got.article, want.article) << i;
+        EXPECT_EQ(got.quote_vi, want.quote_vi) << i;
+        EXPECT_EQ(got.section, want.section) << i;
+        EXPECT_EQ(got.also, want.also) << i;
+        EXPECT_EQ(got.throughput, want.throughput) << i;
+    }
+    EXPECT_EQ(back.labs[0].scenario.documented.quote_vi, "10/10 lần đơn #42 kết thúc ở created.");
+    ASSERT_TRUE(back.labs.back().scenario.documented.throughput.has_value());
+    EXPECT_EQ(back.labs.back().scenario.documented.throughput->per_s, 1.25);
 }
 
 TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of_the_report) {

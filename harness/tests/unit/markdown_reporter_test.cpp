@@ -20,7 +20,7 @@ TEST(MarkdownReporterTest, one_row_per_lab_with_documented_beside_measured) {
         "\n"
         "Redis 7.0.15 · PostgreSQL 15.8 (external) · relab `631b39ae6c30` · started 2026-11-29T20:52:59Z\n"
         "\n"
-        "| lab | backend | title | documented | measured (wrong/trials) | expectation | result |\n"
+        "| lab | backend | title | documented (relab's summary) | measured (wrong/trials) | expectation | result |\n"
         "| --- | --- | --- | --- | --- | --- | --- |\n"
         "| `08a-baseline` | real | BUG: 2 parallel consumers; plain UPDATE | 10/10 — wrong 10/10; created overwrites at 816 ms "
         "| 2/2 | wrong = all | ✅ held |\n"
@@ -44,8 +44,29 @@ TEST(MarkdownReporterTest, one_row_per_lab_with_documented_beside_measured) {
         "| `08a-baseline` | 2 | 4 | 4 | 0 | 0 | 0 | 0 | **2** |  |\n"
         "| `08c-s4a` | 3 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |  |\n"
         "| `08f-p2` | 1 | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 1 unapplied |\n"
-        "| `08g-p1-naive` | 2 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |  |\n";
+        "| `08g-p1-naive` | 2 | 0 | 0 | 0 | 0 | 0 | 0 | 0 |  |\n"
+        "\n"
+        "### The articles' words, beside relab's\n"
+        "\n"
+        "- `08a-baseline`: the article (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §2): “10/10 lần đơn #42 kết thúc ở created.”\n"
+        "  - relab's summary: wrong 10/10; created overwrites at 816 ms\n"
+        "- `08c-s4a`: the article (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §3, S4c): “DELEX … IFEQ trả 0”\n"
+        "  - relab's summary: the late release returns 0\n"
+        "  - the article also (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §3, S4): “lock là mutual exclusion (loại trừ lẫn nhau), không phải ordering (sắp thứ "
+        "tự).”\n"
+        "    - relab's note: lock-fifo puts a per-key FIFO behind the lock\n";
     EXPECT_EQ(render(test::sample_run()), expected);
+}
+
+// The article's throughput figure in the table of figures measured beside the article's.
+TEST(MarkdownReporterTest, the_articles_throughput_figure_is_a_row_beside_the_measured_one) {
+    RunReport run;
+    run.labs = {test::s1_throughput_lab()};
+    const std::string md = render(run);
+    EXPECT_NE(md.find("| `08b-s1` | throughput, median of 2 trial(s) | 2.35 jobs/s | 1.25 events/s (§2): “một consumer đơn "
+                      "chỉ đạt tối đa ~1,25 event/giây” | 800 ms jobs |\n"),
+              std::string::npos)
+        << md;
 }
 
 TEST(MarkdownReporterTest, table_syntax_and_markup_in_cells_is_escaped) {

@@ -92,7 +92,10 @@ inline LabResult baseline_lab() {
     s.orders = {order(42)};
     s.expect = expect(Expectation::Count::all);
     s.documented.text = "wrong 10/10; created overwrites at 816 ms";
-    s.documented.text_vi = "SAI trạng thái cuối (không phải paid): 10/10 lần";
+    s.documented.text_vi = "sai 10/10; created ghi đè ở 816 ms";
+    s.documented.article = Article::ordering;
+    s.documented.section = "§2";
+    s.documented.quote_vi = "10/10 lần đơn #42 kết thúc ở created.";
     s.documented.wrong = 10;
     s.documented.of = 10;
     s.source = {{"id", "08a-baseline"}, {"runs", 2}, {"consumers", 2}};
@@ -146,7 +149,12 @@ inline LabResult lock_lab() {
     s.lock.ttl_ms = 500;
     s.expect = expect(Expectation::Count::at_least, 1);
     s.documented.text = "the late release returns 0";
-    s.documented.text_vi = "DELEX … IFEQ trả 0";
+    s.documented.text_vi = "lần nhả lock muộn trả 0";
+    s.documented.article = Article::ordering;
+    s.documented.section = "§3, S4c";
+    s.documented.quote_vi = "DELEX … IFEQ trả 0";
+    s.documented.also = {{"lock là mutual exclusion (loại trừ lẫn nhau), không phải ordering (sắp thứ tự).", "§3, S4",
+                          "lock-fifo puts a per-key FIFO behind the lock", "lock-fifo đặt FIFO theo khoá sau lock"}};
 
     TrialOutcome t1;
     t1.trial = 1;
@@ -209,7 +217,7 @@ inline LabResult cas_lab() {
     s.write.mode = WriteMode::cas;
     s.expect = expect(Expectation::Count::none);
     s.documented.text = "wrong 0/5";
-    s.documented.text_vi = "SAI trạng thái cuối (không phải paid): 0/5 lần";
+    s.documented.text_vi = "sai 0/5";
     s.documented.wrong = 0;
     s.documented.of = 5;
 
@@ -352,7 +360,7 @@ inline LabResult session_lab() {
     s.kind = LabKind::sessions;
     s.expect = expect(Expectation::Count::none);
     s.documented.text = "B fails 'could not serialize access due to concurrent update'";
-    s.documented.text_vi = "ERROR: could not serialize access due to concurrent update";
+    s.documented.text_vi = "B lỗi could not serialize access due to concurrent update";
 
     SessionCase c1;
     c1.title = "A = paid v=2, B = created v=1 in REPEATABLE READ";
@@ -601,6 +609,17 @@ inline RunReport sim_and_idem_run() {
     run.servers = ServerInfo{"7.0.15", "15.18", false, false, false, false};
     run.labs = {sim_lab(), sim_skipped_lab(), idem_lab(), idem_session_lab()};
     return run;
+}
+
+// S1 with the article's one figure for it, ~1.25 events/s, beside the throughput it measured.
+inline LabResult s1_throughput_lab() {
+    LabResult lab = baseline_lab();
+    lab.scenario.id = "08b-s1";
+    lab.scenario.show_throughput = true;
+    lab.throughput = ThroughputStats{2, 2, 851.5, 2.35, 2.3, 2.4};
+    lab.scenario.documented.throughput =
+        DocumentedThroughput{1.25, {"một consumer đơn chỉ đạt tối đa ~1,25 event/giây", "§2", "800 ms jobs", "job 800 ms"}};
+    return lab;
 }
 
 inline RunReport sample_run() {

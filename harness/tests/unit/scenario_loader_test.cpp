@@ -172,7 +172,11 @@ TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     EXPECT_EQ(s.expect.wrong, Expectation::Count::all);
     EXPECT_EQ(s.documented.wrong, 10);
     EXPECT_EQ(s.documented.of, 10);
-    EXPECT_EQ(s.documented.text_vi.rfind("SAI", 0), 0u);
+    // The article's words, verbatim, with where they stand; relab's summary is apart from them.
+    EXPECT_EQ(s.documented.article, Article::ordering);
+    EXPECT_EQ(s.documented.section, "§2");
+    EXPECT_EQ(s.documented.quote_vi.rfind("10/10 lần đơn #42 kết thúc ở created.", 0), 0u);
+    EXPECT_EQ(s.documented.text_vi.rfind("sai 10/10", 0), 0u);
     EXPECT_EQ(s.title_vi.rfind("BUG: 1 stream, 1 group, 2 consumer song song", 0), 0u);
     EXPECT_EQ(s.source.at("seed"), 8001);
 }
@@ -210,6 +214,10 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_FALSE(s.documented.wrong.has_value());
     EXPECT_FALSE(s.documented.of.has_value());
     EXPECT_NE(s.documented.text_vi.find("khác 0"), std::string::npos);
+    EXPECT_NE(s.documented.quote_vi.find("(S4a: 4/20, 8/20, 3/20; S4b: 10/20, 11/20, 11/20 — file output giữ lần chạy cuối)"),
+              std::string::npos);
+    EXPECT_NE(s.documented.quote_vi.find("Chỉ nên đọc là \"khác 0\""), std::string::npos);
+    EXPECT_FALSE(s.documented.relab_choice.empty());
 }
 
 TEST(ScenarioLoaderTest, LoadsSessionsExample) {
@@ -766,6 +774,41 @@ TEST(ScenarioLoaderTest, DocumentedIsChecked) {
     EXPECT_EQ(s.documented.text, "t");
     EXPECT_EQ(s.documented.wrong, 0);
     EXPECT_EQ(s.documented.of, 5);
+    EXPECT_TRUE(s.documented.quote_vi.empty());
+}
+
+// A quote goes with its article and section, and a citation with a quote: words without a source,
+// or a source without words, would let relab's words pass for the article's.
+TEST(ScenarioLoaderTest, AQuoteNamesItsArticleAndSection) {
+    json doc = workload_doc();
+    doc["documented"] = {{"quote_vi", "10/10 lần"}, {"section", "§2"}};
+    expect_error(doc, "/documented/article", "required with quote_vi");
+    doc["documented"] = {{"quote_vi", "10/10 lần"}, {"article", "ordering"}};
+    expect_error(doc, "/documented/section", "required with quote_vi");
+    doc["documented"] = {{"text", "t"}, {"section", "§2"}};
+    expect_error(doc, "/documented/section", "needs quote_vi");
+    doc["documented"] = {{"quote_vi", "q"}, {"section", "§2"}, {"article", "stream"}};
+    expect_error(doc, "/documented/article", "expected one of \"ordering\", \"idempotency\", got \"stream\"");
+    doc["documented"] = {{"also", json::array({{{"quote_vi", "q"}, {"section", "§5"}}})}};
+    expect_error(doc, "/documented/article", "required with throughput or also");
+    doc["documented"] = {{"quote_vi", "q"}, {"section", "§2"}, {"article", "ordering"},
+                         {"also", json::array({{{"quote_vi", "q2"}}})}};
+    expect_error(doc, "/documented/also/0/section", "required field is missing");
+    doc["documented"] = {{"quote_vi", "q"}, {"section", "§2"}, {"article", "ordering"},
+                         {"throughput", {{"per_s", 0}, {"quote_vi", "~1,25 event/giây"}, {"section", "§2"}}}};
+    expect_error(doc, "/documented/throughput/per_s", "expected a number above 0, got 0");
+
+    doc["documented"] = {{"quote_vi", "q"}, {"section", "§7, Case 1"}, {"article", "idempotency"},
+                         {"throughput", {{"per_s", 1.25}, {"quote_vi", "~1,25 event/giây"}, {"section", "§2"}, {"text", "n"}}},
+                         {"also", json::array({{{"quote_vi", "q2"}, {"section", "§5"}, {"text_vi", "ghi chú"}}})}};
+    const Scenario s = parse(doc);
+    EXPECT_EQ(s.documented.article, Article::idempotency);
+    EXPECT_EQ(article_title(s.documented.article), "Lưu idempotency key ở Redis");
+    EXPECT_EQ(s.documented.section, "§7, Case 1");
+    ASSERT_TRUE(s.documented.throughput.has_value());
+    EXPECT_EQ(s.documented.throughput->per_s, 1.25);
+    EXPECT_EQ(s.documented.throughput->passage, (ArticlePassage{"~1,25 event/giây", "§2", "n", ""}));
+    EXPECT_EQ(s.documented.also, (std::vector<ArticlePassage>{{"q2", "§5", "", "ghi chú"}}));
 }
 
 TEST(ScenarioLoaderTest, DescribeTexts) {

@@ -175,6 +175,8 @@ const std::vector<Place>& places() {
         {k_expect + "/(every_trial_has|has|never|sequence)/N/bands/[^/]+", fixed("/$defs/band")},
         {k_expect + "/sequence/N/gap_ms", fixed("/$defs/band")},
         {"/documented", fixed("/$defs/documented")},
+        {"/documented/throughput", fixed("/$defs/documented/properties/throughput")},
+        {"/documented/also/N", fixed("/$defs/articlePassage")},
         {"/mutants/N", fixed("/$defs/mutant")},
     };
     return p;

@@ -58,7 +58,9 @@ trial 1 — stream: 1792591449272-0 created (v=1), 1792591449272-1 paid (v=2)
   accounting: 4 published · 4 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 2 stale overwrites
     trial 1: stale overwrite 1: created overwrote paid (#42)
     trial 2: stale overwrite 1: created overwrote paid (#42)
-  documented: 10/10 — wrong 10/10; created overwrites at 816 ms
+  documented: 10/10
+    the article (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §2): “10/10 lần đơn #42 kết thúc ở created.”
+    relab's summary: wrong 10/10; created overwrites at 816 ms
   expectation: wrong = all → held
   delivery XADD → receipt: p50 0.21 ms, max 0.48 ms (4 samples)
 ### S4a: 2 consumers + lock per key   (08c-lock.txt)
@@ -83,7 +85,11 @@ trial 2 — stream: 1792591525929-0 created (v=1), 1792591525929-1 paid (v=2)
   final status per trial: paid created✕ created✕
   → wrong final state (not paid): 2/3
   accounting: 0 published · 0 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites
-  documented: the late release returns 0
+  documented:
+    the article (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §3, S4c): “DELEX … IFEQ trả 0”
+    relab's summary: the late release returns 0
+    the article also (§3, S4): “lock là mutual exclusion (loại trừ lẫn nhau), không phải ordering (sắp thứ tự).”
+      relab's note: lock-fifo puts a per-key FIFO behind the lock
   expectation: wrong >= 1 → held
   lock release: compare-and-delete Lua script (DELEX needs Redis 8.4)
 ### P2 right: CAS with the BUSINESS version   (08f-p2.txt)
@@ -100,7 +106,8 @@ trial 1 — stream: 1792591566859-0 paid (v=2), 1792591567558-0 created (v=1)
   → wrong final state (not paid): 0/1
   accounting: 2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites
     trial 1: unapplied (every write refused) 1: 1792591567558-0
-  documented: 0/5 — wrong 0/5
+  documented: 0/5
+    relab's summary: wrong 0/5
   expectation: wrong = none → held
 ### P1 wrong: naive dispatcher   (08g-outbox.txt)
 trial 1 — stream: 1792591588799-0 #43 created (v=1), 1792591588804-0 #42 paid (v=2)
@@ -145,13 +152,42 @@ SELECT id, status, version FROM tmp_orders;
  42 | created |       1
   ✕ final rows [42, created, 1], expected [42, paid, 2]
   → cases with a wrong final row: 1/2
-  documented: B fails 'could not serialize access due to concurrent update'
+  documented:
+    relab's summary: B fails 'could not serialize access due to concurrent update'
   expectation: wrong = none → BROKEN
     ✕ 1 of 2 cases ended with wrong rows (expected none)
 ### XADD IDMP producer idempotency   (08h-idmp.txt)
 skipped: XADD IDMP needs Redis 8.6; this server is 7.0.15
 )";
     EXPECT_EQ(render(sample_run()), expected);
+}
+
+// The article's figure stands right under the measured throughput, cited, with relab's note apart.
+TEST(TextReporterTest, TheArticlesThroughputFigureStandsUnderTheMeasuredOne) {
+    const auto under_throughput = [](const std::string& text) {
+        const auto lines = lines_of(text);
+        auto at = std::find_if(lines.begin(), lines.end(), [](const std::string& l) { return l.find("  throughput: ") == 0; });
+        EXPECT_NE(at, lines.end()) << text;
+        return at == lines.end() || lines.end() - at < 3 ? std::vector<std::string>{}
+                                                         : std::vector<std::string>(at, at + 3);
+    };
+    EXPECT_EQ(under_throughput(render(run_of(test::s1_throughput_lab()))),
+              (std::vector<std::string>{
+                  "  throughput: 2 jobs written by 851.5 ms = 2.35 jobs/s (median of 2 trial(s); min 2.30, max 2.40)",
+                  "    the article's figure, 1.25 events/s (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §2): “một consumer đơn chỉ đạt tối đa ~1,25 event/giây”",
+                  "      relab's note: 800 ms jobs"}));
+    EXPECT_EQ(under_throughput(render(run_of(test::s1_throughput_lab()), Lang::vi)),
+              (std::vector<std::string>{
+                  "  throughput: 2 job ghi xong lúc 851.5 ms = 2.35 job/giây (trung vị 2 lần; min 2.30, max 2.40)",
+                  "    con số của bài viết, 1,25 event/giây (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §2): “một consumer đơn chỉ đạt tối đa ~1,25 event/giây”",
+                  "      ghi chú của relab: job 800 ms"}));
+    // Nothing measured beside it: the figure is still printed, under the documented result.
+    LabResult unmeasured = test::s1_throughput_lab();
+    unmeasured.throughput = ThroughputStats{};
+    const std::string text = render(run_of(unmeasured));
+    EXPECT_TRUE(has_line(text, "    the article's figure, 1.25 events/s (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §2): “một consumer đơn chỉ đạt tối đa ~1,25 event/giây”"))
+        << text;
+    EXPECT_EQ(text.find("  throughput: "), std::string::npos) << text;
 }
 
 TEST(TextReporterTest, VietnameseBaselineReadsLikeTheArticleSection2) {
@@ -166,7 +202,9 @@ lần 1 — stream: 1792591449272-0 created (v=1), 1792591449272-1 paid (v=2)
   đối soát: 4 published · 4 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 2 stale overwrites
     lần 1: stale overwrite 1: created overwrote paid (#42)
     lần 2: stale overwrite 1: created overwrote paid (#42)
-  bài viết: 10/10 — SAI trạng thái cuối (không phải paid): 10/10 lần
+  bài viết: 10/10
+    nguyên văn bài viết (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §2): “10/10 lần đơn #42 kết thúc ở created.”
+    relab tóm tắt: sai 10/10; created ghi đè ở 816 ms
   kỳ vọng: wrong = all → đạt
   thời gian giao XADD → nhận: p50 0.21 ms, max 0.48 ms (4 mẫu)
 )";
@@ -190,7 +228,8 @@ TEST(TextReporterTest, VietnameseProducerRetriesReadLikeTheArticleSection6) {
         "  → SAI trạng thái cuối (không phải paid): 0/1 lần",
         "  đối soát: 2 published · 2 processed once · 0 duplicated · 0 lost · 0 redelivered after ack · 0 unexpected · 0 stale overwrites",
         "    lần 1: unapplied (every write refused) 1: 1792591567558-0",
-        "  bài viết: 0/5 — SAI trạng thái cuối (không phải paid): 0/5 lần",
+        "  bài viết: 0/5",
+        "    relab tóm tắt: sai 0/5",
         "  kỳ vọng: wrong = none → đạt",
     };
     EXPECT_EQ(lines_of(text), expected);
@@ -205,7 +244,10 @@ TEST(TextReporterTest, VietnameseLockSessionAndSkippedLines) {
         text, "  t= 810 ms  C1 nhả lock: compare-and-delete Lua script → 0 (lock đã hết hạn, không còn là của mình)"))
         << text;
     EXPECT_TRUE(has_line(text, "  nhả lock bằng: compare-and-delete Lua script (DELEX cần Redis 8.4)")) << text;
-    EXPECT_TRUE(has_line(text, "  bài viết: DELEX … IFEQ trả 0")) << text;
+    // The article's words stay as it wrote them; relab's own words carry relab's label.
+    EXPECT_TRUE(has_line(text, "    nguyên văn bài viết (“Vấn đề thứ tự khi xử lý background job bằng Redis Stream — solution và trade-off”, §3, S4c): “DELEX … IFEQ trả 0”")) << text;
+    EXPECT_TRUE(has_line(text, "    relab tóm tắt: lần nhả lock muộn trả 0")) << text;
+    EXPECT_TRUE(has_line(text, "      ghi chú của relab: lock-fifo đặt FIFO theo khoá sau lock")) << text;
     EXPECT_TRUE(has_line(text, "  status cuối từng lần: #42=created✕ #43=paid | #42=paid #43=paid")) << text;
     EXPECT_TRUE(has_line(text, "--- A = paid v=2, B = created v=1 ở REPEATABLE READ")) << text;
     EXPECT_TRUE(has_line(text, "ERROR:  could not serialize access due to concurrent update")) << text;

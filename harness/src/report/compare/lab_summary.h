@@ -22,8 +22,11 @@ struct LabCounts {
 LabCounts count_labs(const RunReport& run);
 
 // "10/10 — wrong 10/10; created overwrites at 816 ms", "10/10", the text alone, or "" when the
-// scenario documents nothing.
+// scenario documents nothing; relab's choice follows in brackets. The text is relab's summary, not
+// the article's words: a table that shows it says so in its header (k_documented_header).
 std::string documented_text(const Documented& d);
+// The header of a summary table's documented_text column.
+inline constexpr const char* k_documented_header = "documented (relab's summary)";
 // Its count alone: "10/10", "3", or "" when the scenario documents no count.
 std::string documented_count(const Documented& d);
 // "5/20" (wrong trials / trials), "1/3 cases"; "" for a skipped lab.

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ports/seed_text.h"
+#include "report/article_words.h"
 #include "report/idem_facts.h"
 #include "report/text/idem_text.h"
 #include "report/compare/lab_summary.h"
@@ -53,6 +54,10 @@ section.lab.broken { border-left-color: var(--broken); } section.lab.skipped { b
 .dvm > div { flex: 1; background: #f6f8fa; border-radius: 6px; padding: 8px 12px; }
 .dvm .count { font-size: 22px; font-weight: bold; margin: 0; }
 .dvm p { margin: 2px 0; }
+.dvm .figure { font-weight: bold; }
+blockquote.article { margin: 6px 0; padding: 2px 10px; border-left: 3px solid #8c959f; background: #fff; }
+blockquote.article footer { font-size: 12px; color: var(--muted); }
+p.relab .who { font-size: 12px; color: var(--muted); }
 .expectation { margin: 6px 0; }
 ul.failures { color: var(--broken); margin: 4px 0; }
 .finals { margin: 10px 0; }
@@ -567,7 +572,8 @@ private:
     }
 
     void write_summary_table(const RunReport& run, std::ostream& out) const {
-        out << "<table class=\"summary\">\n<thead><tr><th>lab</th><th>backend</th><th>title</th><th>documented</th>"
+        out << "<table class=\"summary\">\n<thead><tr><th>lab</th><th>backend</th><th>title</th><th>" << esc(k_documented_header)
+            << "</th>"
             << "<th>measured (wrong/trials)</th><th>expectation</th><th>result</th></tr></thead>\n<tbody>\n";
         for (const auto& lab : run.labs) {
             const Scenario& s = lab.scenario;
@@ -735,13 +741,37 @@ private:
                std::all_of(cases.begin(), cases.end(), [](const SessionCase& c) { return is_redis_case(c); });
     }
 
+    // The article's words as a quotation with its title and section, apart from relab's words.
+    static void write_quote(const char* label, Article article, const ArticlePassage& p, std::ostream& out) {
+        out << "<blockquote class=\"article\" lang=\"vi\"><p>" << esc(quoted(p.quote_vi)) << "</p><footer>" << esc(label)
+            << ", <cite>" << esc(article_title(article)) << "</cite>, " << esc(p.section) << "</footer></blockquote>";
+        if (!p.text.empty())
+            out << "<p class=\"relab\"><span class=\"who\">" << esc(quote_labels(Lang::en).note) << "</span> " << esc(p.text)
+                << "</p>";
+    }
+
+    static void write_documented(const Documented& d, std::ostream& out) {
+        const QuoteLabels& l = quote_labels(Lang::en);
+        out << "<div class=\"documented\"><h3>documented</h3>";
+        if (d.wrong) out << "<p class=\"count\">" << documented_count(d) << "</p>";
+        if (!d.quote_vi.empty()) write_quote(l.article, d.article, ArticlePassage{d.quote_vi, d.section, "", ""}, out);
+        if (!d.text.empty()) out << "<p class=\"relab\"><span class=\"who\">" << esc(l.summary) << "</span> " << esc(d.text) << "</p>";
+        if (!d.relab_choice.empty())
+            out << "<p class=\"relab choice\"><span class=\"who\">" << esc(l.choice) << "</span> " << esc(d.relab_choice) << "</p>";
+        if (d.throughput) {
+            out << "<p class=\"figure\">throughput " << esc(throughput_figure_text(*d.throughput, Lang::en)) << "</p>";
+            write_quote(l.figure, d.article, d.throughput->passage, out);
+        }
+        for (const auto& p : d.also) write_quote(l.article_also, d.article, p, out);
+        if (!d.wrong && d.text.empty() && d.quote_vi.empty()) out << "<p>—</p>";
+        out << "</div>\n";
+    }
+
     static void write_documented_vs_measured(const LabResult& lab, std::ostream& out) {
         const Documented& d = lab.scenario.documented;
-        out << "<div class=\"dvm\">\n<div class=\"documented\"><h3>documented</h3>";
-        if (d.wrong) out << "<p class=\"count\">" << documented_count(d) << "</p>";
-        if (!d.text.empty()) out << "<p>" << esc(d.text) << "</p>";
-        if (!d.wrong && d.text.empty()) out << "<p>—</p>";
-        out << "</div>\n<div class=\"measured\"><h3>measured" << (is_sim(lab) ? " (simulated)" : "") << "</h3>";
+        out << "<div class=\"dvm\">\n";
+        write_documented(d, out);
+        out << "<div class=\"measured\"><h3>measured" << (is_sim(lab) ? " (simulated)" : "") << "</h3>";
         out << "<p class=\"count\">" << esc(measured_text(lab)) << "</p>";
         switch (lab.scenario.kind) {
             case LabKind::sessions:
@@ -771,6 +801,10 @@ private:
                                         lab.delivery.max_us / 1000.0)
                 << "</p>";
         if (!lab.lock_release_method.empty()) out << "<p>lock release: " << esc(lab.lock_release_method) << "</p>";
+        if (d.throughput && lab.throughput.trials > 0)
+            out << "<p class=\"figure\">" << esc(fmt::format("throughput {:.2f} jobs/s (median of {} trial(s))", lab.throughput.per_s,
+                                                               lab.throughput.trials))
+                << "</p>";
         out << "</div>\n</div>\n";
     }
 

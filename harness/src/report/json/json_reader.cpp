@@ -278,6 +278,33 @@ Scenario scenario_from_lab_json(const json& lab, const std::string& path, const 
     return s;
 }
 
+ArticlePassage passage_from_json(const json& j, const std::string& path) {
+    object_at(j, path);
+    return ArticlePassage{get<std::string>(j, path, "quote_vi", ""), get<std::string>(j, path, "section", ""),
+                          get<std::string>(j, path, "text", ""), get<std::string>(j, path, "text_vi", "")};
+}
+
+// The article's words of "documented" (what documented_json writes); absent in a report written
+// before they were, where the embedded scenario, when it parses, has them already.
+void read_documented_quotes(const json& doc, const std::string& path, Documented& d) {
+    if (doc.contains("article") && !doc.at("article").is_null()) {
+        const std::string name = get<std::string>(doc, path, "article", "");
+        d.article = article_named(name).value_or(Article::none);
+    }
+    d.section = get<std::string>(doc, path, "section", d.section);
+    d.quote_vi = get<std::string>(doc, path, "quote_vi", d.quote_vi);
+    if (doc.contains("throughput") && !doc.at("throughput").is_null()) {
+        const std::string tp_path = path + "/throughput";
+        d.throughput = DocumentedThroughput{get<double>(doc.at("throughput"), tp_path, "per_s", 0.0),
+                                            passage_from_json(doc.at("throughput"), tp_path)};
+    }
+    if (doc.contains("also")) {
+        const json& also = array_at(doc, path, "also");
+        d.also.clear();
+        for (size_t i = 0; i < also.size(); ++i) d.also.push_back(passage_from_json(also[i], index_path(path, "also", i)));
+    }
+}
+
 LabResult lab_from_json(const json& j, const std::string& path) {
     object_at(j, path);
     const std::string summary_path = path + "/summary";
@@ -317,6 +344,7 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     s.documented.text_vi = get<std::string>(doc, doc_path, "text_vi", "");
     s.documented.relab_choice = get<std::string>(doc, doc_path, "relab_choice", "");
     s.documented.relab_choice_vi = get<std::string>(doc, doc_path, "relab_choice_vi", s.documented.relab_choice);
+    read_documented_quotes(doc, doc_path, s.documented);
     s.documented.wrong = doc.contains("wrong") && !doc.at("wrong").is_null()
                              ? std::optional<int>(get<int>(doc, doc_path, "wrong", 0))
                              : std::nullopt;

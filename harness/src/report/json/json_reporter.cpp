@@ -133,6 +133,34 @@ nlohmann::json seeds_json(const std::vector<uint64_t>& seeds) {
     return out;
 }
 
+nlohmann::json passage_json(const ArticlePassage& p) {
+    return {{"quote_vi", p.quote_vi}, {"section", p.section}, {"text", p.text}, {"text_vi", p.text_vi}};
+}
+
+// The article's words (quote_vi and the passages) apart from relab's (text, relab_choice), as the
+// scenario has them, so that a report rendered from this JSON can still tell them apart.
+nlohmann::json documented_json(const Documented& d) {
+    nlohmann::json also = nlohmann::json::array();
+    for (const auto& p : d.also) also.push_back(passage_json(p));
+    nlohmann::json throughput = nullptr;
+    if (d.throughput) {
+        throughput = passage_json(d.throughput->passage);
+        throughput["per_s"] = d.throughput->per_s;
+    }
+    return {{"wrong", optional_json(d.wrong)},
+            {"of", optional_json(d.of)},
+            {"text", d.text},
+            {"text_vi", d.text_vi},
+            {"article", to_string(d.article)},
+            {"article_title", article_title(d.article)},
+            {"section", d.section},
+            {"quote_vi", d.quote_vi},
+            {"relab_choice", d.relab_choice},
+            {"relab_choice_vi", d.relab_choice_vi},
+            {"throughput", std::move(throughput)},
+            {"also", std::move(also)}};
+}
+
 nlohmann::json lab_json(const LabResult& lab) {
     const Scenario& s = lab.scenario;
     nlohmann::json trials = nlohmann::json::array();
@@ -144,13 +172,7 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"trials", lab.total},
         {"planned_trials", lab.planned_trials},
         {"wrong", lab.wrong},
-        {"documented",
-         {{"wrong", optional_json(s.documented.wrong)},
-          {"of", optional_json(s.documented.of)},
-          {"text", s.documented.text},
-          {"text_vi", s.documented.text_vi},
-          {"relab_choice", s.documented.relab_choice},
-          {"relab_choice_vi", s.documented.relab_choice_vi}}},
+        {"documented", documented_json(s.documented)},
         {"expectation", s.expect.describe()},
         {"held", lab.held},
         {"skipped", lab.skipped},

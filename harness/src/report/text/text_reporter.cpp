@@ -6,6 +6,7 @@
 #include "check/record_fields.h"
 #include "ports/seed_text.h"
 #include "report/text/delivery_label.h"
+#include "report/article_words.h"
 #include "report/text/idem_text.h"
 #include "report/compare/lab_summary.h"
 #include "report/shard_facts.h"
@@ -673,6 +674,7 @@ private:
                                fmt::format("{:.2f}", tp.per_s), tp.trials, fmt::format("{:.2f}", tp.per_s_min),
                                fmt::format("{:.2f}", tp.per_s_max))
                 << '\n';
+            if (s.documented.throughput) report_throughput_figure(s.documented, out);
         }
     }
 
@@ -945,23 +947,52 @@ private:
     }
 
     void report_verdict(const LabResult& lab, std::ostream& out) const {
-        const Documented& doc = lab.scenario.documented;
-        const std::string& doc_text = pick(m_opts.lang, doc.text, doc.text_vi);
-        if (doc.wrong || !doc_text.empty()) {
-            out << "  " << m_w.documented;
-            if (doc.wrong) {
-                out << ' ' << documented_count(doc);
-                if (!doc_text.empty()) out << " —";
-            }
-            if (!doc_text.empty()) out << ' ' << doc_text;
-            out << '\n';
-        }
-        if (const std::string& choice = pick(m_opts.lang, doc.relab_choice, doc.relab_choice_vi); !choice.empty())
-            out << "  " << pick(m_opts.lang, "relab's choice, not the article's:", "lựa chọn của relab, không phải của bài viết:")
-                << ' ' << choice << '\n';
+        report_documented(lab, out);
         out << "  " << m_w.expectation << ' ' << lab.scenario.expect.describe() << " → "
             << (lab.held ? m_w.held : m_w.broken) << '\n';
         for (const auto& failure : lab.failures) out << "    ✕ " << failure << '\n';
+    }
+
+    // What the article reported: its count, its own words marked as its (title and section), then
+    // relab's words, each under a label saying they are relab's.
+    void report_documented(const LabResult& lab, std::ostream& out) const {
+        const Documented& doc = lab.scenario.documented;
+        const QuoteLabels& l = quote_labels(m_opts.lang);
+        const std::string& summary = pick(m_opts.lang, doc.text, doc.text_vi);
+        const std::string& choice = pick(m_opts.lang, doc.relab_choice, doc.relab_choice_vi);
+        if (!doc.wrong && doc.quote_vi.empty() && summary.empty() && choice.empty()) return;
+        out << "  " << m_w.documented;
+        if (doc.wrong) out << ' ' << documented_count(doc);
+        out << '\n';
+        if (!doc.quote_vi.empty())
+            out << "    " << l.article << " (" << article_citation(doc.article, doc.section) << "): " << quoted(doc.quote_vi)
+                << '\n';
+        if (!summary.empty()) out << "    " << l.summary << ' ' << summary << '\n';
+        if (!choice.empty()) out << "    " << l.choice << ' ' << choice << '\n';
+        for (const auto& p : doc.also) report_passage(l.article_also, p, out);
+        // A figure with nothing measured beside it is still the article's: printed here instead.
+        if (doc.throughput && !throughput_shown(lab)) report_throughput_figure(doc, out);
+    }
+
+    static bool throughput_shown(const LabResult& lab) {
+        return lab.scenario.show_throughput && lab.throughput.trials > 0;
+    }
+
+    // A further passage of the article the quote above named: its section is citation enough.
+    void report_passage(const char* label, const ArticlePassage& p, std::ostream& out) const {
+        out << "    " << label << " (" << p.section << "): " << quoted(p.quote_vi) << '\n';
+        if (const std::string& note = pick(m_opts.lang, p.text, p.text_vi); !note.empty())
+            out << "      " << quote_labels(m_opts.lang).note << ' ' << note << '\n';
+    }
+
+    // The article's throughput figure, under the measured one.
+    void report_throughput_figure(const Documented& doc, std::ostream& out) const {
+        const DocumentedThroughput& t = *doc.throughput;
+        const QuoteLabels& l = quote_labels(m_opts.lang);
+        out << "    " << l.figure << ", " << throughput_figure_text(t, m_opts.lang) << " ("
+            << article_citation(doc.article, t.passage.section) << "): " << quoted(t.passage.quote_vi) << '\n';
+        if (const std::string& note = pick(m_opts.lang, t.passage.text, t.passage.text_vi); !note.empty())
+            out << "      " << l.note << ' ' << note << '\n';
     }
 
     TextOptions m_opts;
