@@ -22,6 +22,7 @@
 #include "check/inherent_time.h"
 #include "cli/run_jobs.h"
 #include "util/interrupt.h"
+#include "process/child_process.h"
 #include "process/reaper.h"
 #include "clients/redis_client.h"
 #include "clients/pg_client.h"
@@ -55,13 +56,6 @@ std::string utc_iso(int64_t unix_us) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-std::string self_exe() {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
-    return p.string();
 }
 
 }  // namespace
@@ -255,7 +249,7 @@ void run_in_children(const RunOptions& o, const std::vector<Scenario>& base, con
         }
         groups.push_back(std::move(j));
     }
-    std::vector<RunReport> parts = run_job_groups(o, self_exe(), groups, progress);
+    std::vector<RunReport> parts = run_job_groups(o, self_executable(), groups, progress);
     report.servers = parts.front().servers;
     report.labs = merge_child_labs(labs, base_of, groups, std::move(parts));
 }
@@ -341,7 +335,7 @@ void run_on_servers(const RunOptions& o, const RunPlan& p, const std::vector<Sce
     bo.seed = o.seed;
     bo.runs = p.runs;
     bo.shard = p.shard;
-    bo.relab_exe = self_exe();
+    bo.relab_exe = self_executable();
     bo.run_id = new_run_id();
     bo.progress = progress_line(progress);
     RealBackend backend(servers, bo);
