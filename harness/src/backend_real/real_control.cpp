@@ -118,6 +118,33 @@ struct RealControl::Impl {
         if (!admin) admin = std::make_unique<RedisClient>(primary());
         return *admin;
     }
+    // SIGSTOP (`stop`) or SIGCONT: a pause of `t`, or its resume.
+    void stop_or_continue(const Target& t, bool stop) {
+        switch (t.kind) {
+            case FaultTarget::postgres: return stop ? postgres().pause() : postgres().resume();
+            case FaultTarget::redis:
+                ::kill(server().own_primary().pid(), stop ? SIGSTOP : SIGCONT);
+                redis_paused = stop;
+                return;
+            case FaultTarget::redis_replica:
+                if (stop)
+                    server().pause_replica();
+                else
+                    server().resume_replica();
+                replica_paused = stop;
+                return;
+            case FaultTarget::role: {
+                Role& r = role(t.actor);
+                r.process->signal(stop ? SIGSTOP : SIGCONT);
+                r.paused = stop;
+                if (stop) wait_for_state(r, 'T', "SIGSTOP");
+                return;
+            }
+            case FaultTarget::redis_cache:
+            case FaultTarget::clients: break;
+        }
+        not_for(stop ? "pause" : "resume", t);
+    }
     // The primary changed or restarted: the harness's connections to it are gone.
     void reconnect() {
         admin.reset();
@@ -338,52 +365,9 @@ void RealControl::kill(const Target& t) {
     not_for("kill", t);
 }
 
-void RealControl::pause(const Target& t) {
-    switch (t.kind) {
-        case FaultTarget::postgres: return m->postgres().pause();
-        case FaultTarget::redis:
-            ::kill(m->server().own_primary().pid(), SIGSTOP);
-            m->redis_paused = true;
-            return;
-        case FaultTarget::redis_replica:
-            m->server().pause_replica();
-            m->replica_paused = true;
-            return;
-        case FaultTarget::role: {
-            Role& r = m->role(t.actor);
-            r.process->signal(SIGSTOP);
-            r.paused = true;
-            m->wait_for_state(r, 'T', "SIGSTOP");
-            return;
-        }
-        case FaultTarget::redis_cache:
-        case FaultTarget::clients: break;
-    }
-    not_for("pause", t);
-}
+void RealControl::pause(const Target& t) { m->stop_or_continue(t, true); }
 
-void RealControl::resume(const Target& t) {
-    switch (t.kind) {
-        case FaultTarget::postgres: return m->postgres().resume();
-        case FaultTarget::redis:
-            ::kill(m->server().own_primary().pid(), SIGCONT);
-            m->redis_paused = false;
-            return;
-        case FaultTarget::redis_replica:
-            m->server().resume_replica();
-            m->replica_paused = false;
-            return;
-        case FaultTarget::role: {
-            Role& r = m->role(t.actor);
-            r.process->signal(SIGCONT);
-            r.paused = false;
-            return;
-        }
-        case FaultTarget::redis_cache:
-        case FaultTarget::clients: break;
-    }
-    not_for("resume", t);
-}
+void RealControl::resume(const Target& t) { m->stop_or_continue(t, false); }
 
 bool RealControl::paused(const Target& t) {
     switch (t.kind) {
