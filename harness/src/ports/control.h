@@ -36,13 +36,14 @@ public:
     // Returns when something may have changed, at the latest at `until`; may return early.
     virtual void wait(Phase phase, std::optional<Nanos> until) = 0;
 
+    // Throws when a role ended badly by itself (not by a fault): the trial cannot be judged.
+    virtual void check_roles() = 0;
+
     // --- the primitives: what the nemesis can do to a role or a server ---
     // Every fault action is a composition of these, written once for both backends
     // (fault/faults.cpp); a backend implements the primitives only.
     // Its current process (or fiber, or server) has ended: exited, or killed by a fault.
     virtual bool finished(const Target& t) = 0;
-    // Throws when a role ended badly by itself (not by a fault): the trial cannot be judged.
-    virtual void check_roles() = 0;
     virtual void kill(const Target& t) = 0;    // SIGKILL (a server: as `docker kill`); returns once it is gone
     virtual void pause(const Target& t) = 0;   // SIGSTOP: it stays connected and runs nothing
     virtual void resume(const Target& t) = 0;  // SIGCONT
