@@ -269,7 +269,7 @@ TEST(BeyondOutboxSimTest, a_killed_claim_holders_row_is_taken_by_the_other_dispa
     s.dispatcher.failures.clear();
     FaultSpec kill;
     kill.action = FaultAction::kill;
-    kill.target = "matched";
+    kill.matched = true;
     kill.trigger.after = FaultTrigger::After{Op::publish, "", {{"outbox_id", 1}, {"result", "ok"}}};
     kill.trigger.delay_ms = 10;
     s.faults = {kill};

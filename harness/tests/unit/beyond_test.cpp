@@ -63,7 +63,7 @@ TEST(ClaimsLoaderTest, a_flood_names_its_database_and_may_hit_the_caches_own_ins
     ASSERT_TRUE(s.servers.cache);
     EXPECT_EQ(s.servers.cache_config.at("maxmemory"), "3mb");
     ASSERT_EQ(s.faults.size(), 1u);
-    EXPECT_EQ(s.faults[0].target, "redis-cache");
+    EXPECT_EQ(s.faults[0].target, Target::of(FaultTarget::redis_cache));
     EXPECT_EQ(s.faults[0].db, 1);
 
     json no_cache = eviction_doc();

@@ -907,7 +907,7 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
         json::parse(R"({"pending_first": true, "autoclaim": {"min_idle_ms": 700, "every_ms": 20, "count": 5}})")));
     ASSERT_EQ(s.faults.size(), 3u);
     EXPECT_EQ(s.faults[0].action, FaultAction::kill);
-    EXPECT_EQ(s.faults[0].target, "matched");
+    EXPECT_TRUE(s.faults[0].matched);
     ASSERT_TRUE(s.faults[0].trigger.after.has_value());
     EXPECT_EQ(s.faults[0].trigger.after->op, Op::receive);
     EXPECT_EQ(s.faults[0].trigger.after->fields, json::parse(R"({"event": {"type": "created"}})"));
