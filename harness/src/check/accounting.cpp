@@ -190,11 +190,13 @@ std::vector<StaleOverwrite> stale_overwrites_of(const Facts& facts) {
         auto [it, first] = newest.emplace(ev.order, std::make_pair(ev.v, f.ev));
         if (first) continue;
         if (ev.v < it->second.first) {
-            // A CAS on the event's own version applies only over an older one: recorded after the
-            // newer write, it still committed before it (two consumers record their writes a few
-            // µs after COMMIT, in either order). Not an overwrite. (A CAS on the entry ID can be.)
+            // A guarded UPDATE (CAS) on the event's own version applies only over an older one:
+            // recorded after the newer write, it still committed before it (two consumers record
+            // their writes a few µs after COMMIT, in either order). Not an overwrite. (A CAS on the
+            // entry ID can be.)
+            const std::optional<WriteMode> mode = write_mode_named(text_view(r->data, "mode"));
             const bool cas_on_event_version =
-                text_view(r->data, "mode") == "cas" && int_field(r->data, "version", -1) == ev.v;
+                mode && is_guarded_update(*mode) && int_field(r->data, "version", -1) == ev.v;
             if (!cas_on_event_version)
                 out.push_back({ev.order, std::string(ev.type), std::string(facts.events.key(it->second.second).type)});
         } else {

@@ -331,21 +331,12 @@ std::map<std::string, int64_t> read_job_cost(const Reader& r, const json& v, con
 
 WriteSpec read_write(const Object& o) {
     WriteSpec w;
-    const std::string mode = o.opt_choice("mode", "plain", {"plain", "cas", "upsert", "insert_then_update"});
-    w.mode = mode == "cas"                  ? WriteMode::cas
-             : mode == "upsert"             ? WriteMode::upsert
-             : mode == "insert_then_update" ? WriteMode::insert_then_update
-                                            : WriteMode::plain;
+    w.mode = o.opt_named("mode", w.mode, k_write_modes);
     w.side_effect = opt_true_false(o, "side_effect", false);
-    w.version_source = o.opt_choice("version_source", "event", {"event", "entry_id"}) == "entry_id"
-                           ? VersionSource::entry_id
-                           : VersionSource::event;
-    w.dedupe = o.opt_choice("dedupe", "none", {"none", "aggregate_version"}) == "aggregate_version"
-                   ? WriteDedupe::aggregate_version
-                   : WriteDedupe::none;
-    w.commit = o.opt_choice("commit", "each", {"each", "batch"}) == "batch" ? WriteSpec::Commit::batch
-                                                                            : WriteSpec::Commit::each;
-    if (w.version_source == VersionSource::entry_id && w.mode != WriteMode::cas)
+    w.version_source = o.opt_named("version_source", w.version_source, k_version_sources);
+    w.dedupe = o.opt_named("dedupe", w.dedupe, k_write_dedupes);
+    w.commit = o.opt_named("commit", w.commit, k_write_commits);
+    if (w.version_source == VersionSource::entry_id && !is_guarded_update(w.mode))
         o.reader().fail(o.path("version_source"),
                         "\"entry_id\" is a CAS version and requires \"mode\": \"cas\", got mode \"" +
                             to_string(w.mode) + "\"");
@@ -1006,13 +997,15 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
         if (top.has("write"))
             s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit"}));
+        // Only a statement that inserts creates the row of an absent order; the inbox's transaction
+        // and a batch hold UPDATEs.
+        const bool update_only = write_mode_info(s.write.mode).statement == WriteStatement::update;
         for (size_t i = 0; i < s.orders.size(); ++i)
-            if (s.orders[i].absent && s.write.mode != WriteMode::upsert &&
-                s.write.mode != WriteMode::insert_then_update)
+            if (s.orders[i].absent && update_only)
                 r.fail(child(child(top.path("orders"), i), "absent"),
                        "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
                        "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
-        if (s.write.dedupe != WriteDedupe::none && s.write.mode != WriteMode::plain && s.write.mode != WriteMode::cas)
+        if (s.write.dedupe != WriteDedupe::none && !update_only)
             r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
                                                            to_string(s.write.mode) + "\"");
         if (top.has("lock") && !top.at("lock").is_null())
@@ -1042,7 +1035,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 r.fail(at, "\"batch\" sends the UPDATEs of one read as one transaction; " + what +
                                " (use \"commit\": \"each\")");
             };
-            if (s.write.mode != WriteMode::plain && s.write.mode != WriteMode::cas)
+            if (!update_only)
                 refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(s.write.mode) + "\"");
             else if (s.write.dedupe != WriteDedupe::none)
                 refuse("the inbox dedupe runs a transaction of its own per event");

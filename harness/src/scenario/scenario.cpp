@@ -232,23 +232,9 @@ std::vector<OrderRow> initial_order_rows(const Scenario& s) {
     return rows;
 }
 
-std::string to_string(WriteMode m) {
-    switch (m) {
-        case WriteMode::plain: return "plain";
-        case WriteMode::cas: return "cas";
-        case WriteMode::upsert: return "upsert";
-        case WriteMode::insert_then_update: return "insert_then_update";
-    }
-    return "unknown";
-}
+std::string to_string(VersionSource v) { return std::string(name_in(k_version_sources, v)); }
 
-std::string to_string(VersionSource v) {
-    switch (v) {
-        case VersionSource::event: return "event";
-        case VersionSource::entry_id: return "entry_id";
-    }
-    return "unknown";
-}
+std::string to_string(WriteSpec::Commit c) { return std::string(name_in(k_write_commits, c)); }
 
 std::string to_string(DispatchOrder o) {
     switch (o) {
@@ -262,7 +248,7 @@ std::string to_string(DispatchMark m) { return m == DispatchMark::round ? "round
 
 std::string to_string(DispatchClaim c) { return c == DispatchClaim::skip_locked ? "skip_locked" : "none"; }
 
-std::string to_string(WriteDedupe d) { return d == WriteDedupe::aggregate_version ? "aggregate_version" : "none"; }
+std::string to_string(WriteDedupe d) { return std::string(name_in(k_write_dedupes, d)); }
 
 std::vector<std::string> dispatcher_actors(const DispatcherSpec& d) {
     if (d.count <= 1) return {"dispatcher"};

@@ -15,6 +15,7 @@
 #include "ports/ports.h"
 #include "scenario/idem_spec.h"
 #include "scenario/lab_servers.h"
+#include "util/enum_names.h"
 
 namespace relab {
 
@@ -50,6 +51,8 @@ bool is_idem(LabKind k);
 
 // Where the consumer's CAS takes its version from.
 enum class VersionSource { event, entry_id };
+inline constexpr EnumName<VersionSource> k_version_sources[] = {{VersionSource::event, "event"},
+                                                                {VersionSource::entry_id, "entry_id"}};
 
 // A generated workload's shape (the load labs): how events arrive and what jobs cost, as the file
 // says it, for the reports; the events themselves carry their times and costs.
@@ -158,6 +161,8 @@ enum class WriteDedupe {
     aggregate_version,  // an inbox table keyed by (aggregate, version): INSERT ... ON CONFLICT DO NOTHING in
                         // the write's transaction; an event already applied is skipped (a republished row)
 };
+inline constexpr EnumName<WriteDedupe> k_write_dedupes[] = {{WriteDedupe::none, "none"},
+                                                            {WriteDedupe::aggregate_version, "aggregate_version"}};
 
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
@@ -173,6 +178,8 @@ struct WriteSpec {
     Commit commit = Commit::each;
     bool operator==(const WriteSpec&) const = default;
 };
+inline constexpr EnumName<WriteSpec::Commit> k_write_commits[] = {{WriteSpec::Commit::each, "each"},
+                                                                  {WriteSpec::Commit::batch, "batch"}};
 
 // Which attempts of one event's publication fail (1 = the first try), injected in the
 // producer's publish path as the article does.
@@ -566,8 +573,8 @@ int64_t last_event_ms(const Scenario& s);
 // A soak lab's deadline, in ms from the trial's origin: its last event's time + drain_ms.
 int64_t soak_deadline_ms(const Scenario& s);
 
-std::string to_string(WriteMode m);
-std::string to_string(VersionSource v);
+std::string to_string(VersionSource v);     // "event" | "entry_id"
+std::string to_string(WriteSpec::Commit c);  // "each" | "batch"
 std::string to_string(DispatchOrder o);
 std::string to_string(DispatchMark m);
 std::string to_string(DispatchClaim c);  // "none" | "skip_locked"
