@@ -133,7 +133,7 @@ TEST(BeyondLoaderTest, bad_absent_and_side_effect_fields_are_refused_with_their_
     d["expect"]["side_effects_out_of_order"] = {{"at_least", 1}};
     test::expect_load_error(d, "/expect/side_effects_out_of_order", "\"side_effect\": true");
     d["write"]["side_effect"] = true;
-    EXPECT_TRUE(parse_scenario(d.dump(), "f.json").expect.every_trial.side_effects_out_of_order.has_value());
+    EXPECT_TRUE(parse_scenario(d.dump(), "f.json").expect.every_trial.band("side_effects_out_of_order").has_value());
 }
 
 TEST(BeyondSqlTest, the_upsert_and_the_naive_fallback_are_the_statements_the_lab_names) {
@@ -222,7 +222,7 @@ TEST(BeyondCheckerTest, the_expectation_band_reads_the_measure_and_refuses_a_tri
     Scenario s;
     s.id = "t";
     s.orders = {OrderSpec{42, "new", 0, "paid"}};
-    s.expect.every_trial.side_effects_out_of_order = Band{1, std::nullopt};
+    s.expect.every_trial.bands["side_effects_out_of_order"] = Band{1, std::nullopt};
     const std::vector<HistoryRecord> inverted = {side_effect(1, 1, 42, "paid", 2), side_effect(2, 2, 42, "created", 1)};
     EXPECT_TRUE(check_trial(s, 1, 9, inverted, {{42, "paid", 2}}, {}).unmet.empty());
     const std::vector<HistoryRecord> in_order = {side_effect(1, 1, 42, "created", 1), side_effect(2, 2, 42, "paid", 2)};

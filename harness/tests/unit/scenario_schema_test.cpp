@@ -104,6 +104,13 @@ auto fixed(const std::string& s) {
 }
 
 const std::string k_expect = "/expect(/every_wrong_trial)?";
+// The terms that are a band on one figure (scenario/terms.h), as alternatives of a pattern.
+std::string figure_terms() {
+    std::vector<std::string> names;
+    for (const TermRow& row : term_rows())
+        if (row.shape == TermShape::figure) names.emplace_back(row.name);
+    return fmt::format("{}", fmt::join(names, "|"));
+}
 const std::vector<Place>& places() {
     static const std::vector<Place> p = {
         {"", fixed("")},
@@ -168,9 +175,7 @@ const std::vector<Place>& places() {
         {k_expect + "/counts", fixed("/$defs/expect/properties/counts")},
         {k_expect + "/load", fixed("/$defs/loadBands")},
         {k_expect + "/soak", fixed("/$defs/soakBands")},
-        {k_expect + "/(wrong|lost|duplicated|redelivered|unexpected|processed_once|reordered|unapplied|"
-                    "side_effects_out_of_order|republished|reapplied|skipped)",
-         fixed("/$defs/band")},
+        {k_expect + "/(wrong|" + figure_terms() + ")", fixed("/$defs/band")},
         {k_expect + "/(counts|load|soak)/[^/]+", fixed("/$defs/band")},
         {k_expect + "/(every_trial_has|has|never|sequence)/N/bands/[^/]+", fixed("/$defs/band")},
         {k_expect + "/sequence/N/gap_ms", fixed("/$defs/band")},
