@@ -228,7 +228,7 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
     const int shipped_count = labs.front().stream.read_count;
     const std::string shipped_ack = labs.front().stream.ack == StreamSpec::Ack::batch ? "batch" : "each";
     constexpr int kBatch = 100;
-    const std::string shipped_commit = labs.front().write.commit == WriteSpec::Commit::batch ? "batch" : "each";
+    const std::string shipped_commit = to_string(labs.front().write.commit);
     std::vector<NoopRun> batched, autocommit, shipped;
     std::vector<double> rb_rate;
     for (int rep = 0; rep < o.repetitions; ++rep) {
