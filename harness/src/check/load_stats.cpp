@@ -5,6 +5,8 @@
 #include <map>
 #include <unordered_map>
 
+#include "util/check.h"
+
 namespace relab {
 
 namespace {
@@ -105,10 +107,16 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
             if (e.order == slow.order || e.published < 0 || e.published >= job->written) continue;
             if (e.started >= 0 && e.started < job->started) continue;
             ++out.hol_events;
+            if (e.started < 0 || e.started >= job->written) ++out.hol_blocked;
             if (e.started >= 0) out.hol_ms = std::max(out.hol_ms, (e.started - e.published) / 1'000'000);
         }
     }
     return out;
+}
+
+int64_t hol_blocked_pct(const LoadStats& l) {
+    RELAB_CHECK(l.hol_blocked >= 0 && l.hol_blocked <= l.hol_events, "more events blocked than waited");
+    return l.hol_events > 0 ? (100 * l.hol_blocked + l.hol_events / 2) / l.hol_events : 0;
 }
 
 bool wants_load_stats(const Scenario& s) {
@@ -125,6 +133,7 @@ std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name) 
     if (name == "utilisation_pct") return std::llround(l.utilisation_pct);
     if (name == "hol_ms") return l.hol_ms;
     if (name == "hol_events") return l.hol_events;
+    if (name == "hol_blocked_pct") return hol_blocked_pct(l);
     if (name == "wrong_orders") return l.wrong_orders;
     return std::nullopt;
 }

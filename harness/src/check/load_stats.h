@@ -24,6 +24,9 @@ namespace relab {
 //                   published while a slow job ran, waited from its publish to its own job's start;
 //                   the head-of-line blocking one long job causes. -1 without a slow job.
 //   hol_events      how many events of other orders were published while a slow job ran
+//   hol_blocked_pct of those, the share (percent, 0..100) that started only after the slow job
+//                   ended: what one long job holds up. S1 holds them all, S2 the events of its own
+//                   shard (about 1/N), S3 none.
 //   wrong_orders    orders in a wrong final state
 struct LoadStats {
     int64_t events = 0;
@@ -35,6 +38,7 @@ struct LoadStats {
     double utilisation_pct = 0;
     int64_t hol_ms = -1;
     int64_t hol_events = 0;
+    int64_t hol_blocked = 0;  // of hol_events, those that started after the slow job's write
     int64_t wrong_orders = 0;
     int64_t span_us = 0;  // first publish to last write
     bool operator==(const LoadStats&) const = default;
@@ -49,5 +53,7 @@ bool wants_load_stats(const Scenario& s);
 // The figure a "load" band names, as an integer (percent and per-second figures rounded), or
 // nullopt for a name that is not one of load_figure_names() (scenario.h: the names a lab may bound).
 std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name);
+// hol_blocked over hol_events, in percent (0 without a slow job or an event behind it).
+int64_t hol_blocked_pct(const LoadStats& l);
 
 }  // namespace relab

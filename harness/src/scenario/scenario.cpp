@@ -53,7 +53,8 @@ std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote 
 const std::vector<std::string>& load_figure_names() {
     static const std::vector<std::string> names = {"events",         "events_per_s",   "latency_p50_ms",
                                                    "latency_p99_ms", "latency_max_ms", "utilisation_pct",
-                                                   "hol_ms",         "hol_events",     "wrong_orders"};
+                                                   "hol_ms",         "hol_events",     "hol_blocked_pct",
+                                                   "wrong_orders"};
     return names;
 }
 

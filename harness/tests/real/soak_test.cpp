@@ -77,6 +77,8 @@ TEST_F(SoakRealTest, every_event_is_accounted_for_through_the_kills_and_no_order
     EXPECT_EQ(n(a, "redelivered"), 0);
     EXPECT_EQ(n(a, "unexpected"), 0);
     EXPECT_EQ(n(a, "stale_overwrites"), 0);
+    // The three paid events the producer retried land after shipped: the CAS refuses each.
+    EXPECT_GE(n(a, "unapplied"), 3);
     EXPECT_EQ(n(k, "pending"), 0);
     EXPECT_EQ(n(k, "undelivered"), 0);
     EXPECT_FALSE(k.at("deadline_passed").get<bool>());
@@ -125,6 +127,21 @@ TEST_F(SoakRealTest, without_recovery_the_soak_stops_at_its_deadline_with_entrie
     EXPECT_EQ(n(mt.at("accounting"), "published"), 7500);
     EXPECT_NE(m.err.find("BROKEN soak-s3-s5-kills: trial 1: pending = 0 (measured"), std::string::npos) << m.err;
     EXPECT_NE(m.out.find("the deadline (30.0 s) passed before the group drained"), std::string::npos) << m.out;
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
+    EXPECT_EQ(leftovers(), std::vector<std::string>{});
+}
+
+// With a plain write the FIFO and the recovery still hold, but the three paid events the producer
+// retried after their shipped overwrite it: S5's CAS is what keeps those orders right.
+TEST_F(SoakRealTest, a_plain_write_lets_the_retried_events_overwrite_and_breaks) {
+    const RelabRun m = run_relab(m_dir, "soak --orders 2500 --mutant plain-write", CiReport::skip);
+    ASSERT_EQ(m.exit_code, 1) << m.err;
+    const json& mt = lab_of(m, "soak-s3-s5-kills").at("trials").at(0);
+    EXPECT_EQ(n(mt.at("accounting"), "unapplied"), 0);
+    EXPECT_EQ(n(mt.at("load"), "wrong_orders"), 3);
+    const json expected = {"#7=paid (expected shipped)", "#42=paid (expected shipped)", "#77=paid (expected shipped)"};
+    EXPECT_EQ(mt.at("wrong_orders"), expected);
+    EXPECT_EQ(n(mt.at("soak"), "pending"), 0);
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp")) << "temp dirs left in " << (m_dir / "tmp");
     EXPECT_EQ(leftovers(), std::vector<std::string>{});
 }

@@ -145,8 +145,19 @@ TEST(SoakLabTest, the_shipped_soak_holds_on_the_simulator_and_its_mutant_stops_a
     EXPECT_LT(t.soak.end_ms, t.soak.deadline_ms);
     EXPECT_TRUE(t.wrong_orders.empty());
 
-    ASSERT_EQ(s.mutants.size(), 1u);
-    const LabResult broken = test::run_sim(apply_mutant(s, s.mutants[0]), 1);
+    EXPECT_GE(t.accounting.unapplied, 3);  // the three paid events the producer retried after shipped
+
+    const auto mutant = [&s](const std::string& name) {
+        for (const auto& m : s.mutants)
+            if (m.name == name) return m;
+        throw std::logic_error("the soak has no mutant " + name);
+    };
+    const LabResult plain = test::run_sim(apply_mutant(s, mutant("plain-write")), 1);
+    EXPECT_FALSE(plain.held);
+    EXPECT_EQ(plain.trials.at(0).wrong_orders.size(), 3u);
+    EXPECT_EQ(plain.trials.at(0).accounting.unapplied, 0);
+
+    const LabResult broken = test::run_sim(apply_mutant(s, mutant("no-recovery")), 1);
     const TrialOutcome& m = broken.trials.at(0);
     EXPECT_FALSE(broken.held);
     EXPECT_TRUE(m.soak.deadline_passed);

@@ -139,6 +139,7 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         t.load.utilisation_pct = get<double>(l, p, "utilisation_pct", 0);
         t.load.hol_ms = get<int64_t>(l, p, "hol_ms", -1);
         t.load.hol_events = get<int64_t>(l, p, "hol_events", 0);
+        t.load.hol_blocked = get<int64_t>(l, p, "hol_blocked", 0);
         t.load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
         t.load.span_us = get<int64_t>(l, p, "span_us", 0);
     }

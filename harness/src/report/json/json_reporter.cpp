@@ -59,6 +59,7 @@ nlohmann::json load_stats_json(const LoadStats& l) {
             {"utilisation_pct", l.utilisation_pct},
             {"hol_ms", l.hol_ms},
             {"hol_events", l.hol_events},
+            {"hol_blocked", l.hol_blocked},
             {"wrong_orders", l.wrong_orders},
             {"span_us", l.span_us}};
 }

@@ -705,9 +705,9 @@ private:
             }
             if (l.hol_ms >= 0)
                 out << fmt::format(fmt::runtime(pick(m_opts.lang,
-                                                     "; behind the slow job: {} events of other orders waited up to {} ms",
-                                                     "; sau job chậm: {} sự kiện của đơn khác chờ tới {} ms")),
-                                   l.hol_events, l.hol_ms);
+                                                     "; behind the slow job: {} events of other orders waited up to {} ms, {} ({}%) until it ended",
+                                                     "; sau job chậm: {} sự kiện của đơn khác chờ tới {} ms, {} ({}%) chờ tới khi nó xong")),
+                                   l.hol_events, l.hol_ms, l.hol_blocked, hol_blocked_pct(l));
             out << '\n';
         }
     }
