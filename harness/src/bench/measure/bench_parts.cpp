@@ -18,18 +18,12 @@
 #include "bench/measure/redis_benchmark_tool.h"
 #include "backend_sim/sim_backend.h"
 #include "process/tool_run.h"
+#include "process/child_process.h"
 #include "scenario/scenario.h"
 
 namespace relab {
 
 namespace {
-
-std::string self_exe_path() {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
-    return p.string();
-}
 
 // What redis-benchmark's errors call the caller.
 constexpr const char* kBenchWho = "relab bench";
@@ -193,7 +187,7 @@ NoopRun run_noop_load_lab(nlohmann::json doc, int read_count, const std::string&
         out << doc.dump(2);
     }
     ChildOptions c;
-    c.exe = self_exe_path();
+    c.exe = self_executable();
     c.args = {"run", file, "--quiet", "--timelines", "none", "--json", report};
     const auto timeout = std::chrono::milliseconds(600000);
     const ToolExit e = run_tool(c, work + "/noop-load.log", timeout);
@@ -248,7 +242,7 @@ nlohmann::json noop_doc(const Scenario& lab, int orders) {
 // The consumer as the load labs ship it.
 NoopConsumer shipped_consumer(const Scenario& lab) {
     return {lab.stream.read_count, lab.stream.ack == StreamSpec::Ack::batch ? "batch" : "each",
-            lab.write.commit == WriteSpec::Commit::batch ? "batch" : "each"};
+            to_string(lab.write.commit)};
 }
 
 // The median of each run's repetitions, and redis-benchmark's XADD rate beside them.
