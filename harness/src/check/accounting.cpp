@@ -1,4 +1,5 @@
 #include "check/accounting.h"
+#include "util/check.h"
 
 #include <algorithm>
 #include <map>
@@ -315,97 +316,139 @@ bool reached_stream(const HistoryRecord& r) {
     return text_view(r.data, "result") == "ok" || (bool_field(r.data, "reply_lost") && has_entry(r));
 }
 
-Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleOverwrite>* stale_out) {
-    Accounting a;
-    const Facts facts = facts_in_time_order(history);
-    const size_t n_entries = facts.entries.size(), n_events = facts.events.size();
-    auto name = [&](int entry) { return facts.entry_text(entry); };
+namespace {
 
-    constexpr int kNotPublished = -1;
-    std::vector<int> published;                            // entries in publish order
-    std::vector<int> writes(n_entries, kNotPublished);     // entry -> writes of it, once published
-    std::vector<int> applied(n_entries, 0);                // entry -> writes of it that changed a row
-    std::vector<int> first_entry_of(n_events, -1);         // event -> the first ok publish's entry
+constexpr int kNotPublished = -1;
+
+// Which entries reached the stream, and what the jobs did with each.
+struct EntryLedger {
+    std::vector<int> published;       // entries in publish order
+    std::vector<int> writes;          // entry -> writes of it, once published (else kNotPublished)
+    std::vector<int> applied;         // entry -> writes of it that changed a row
+    std::vector<int> first_entry_of;  // event -> the first ok publish's entry
+};
+
+EntryLedger publish_ledger(const Facts& facts) {
+    EntryLedger l;
+    l.writes.assign(facts.entries.size(), kNotPublished);
+    l.applied.assign(facts.entries.size(), 0);
+    l.first_entry_of.assign(facts.events.size(), -1);
     for (const RecordFacts& f : facts.records) {
-        if (!f.reached || f.entry < 0 || writes[f.entry] != kNotPublished) continue;
-        writes[f.entry] = 0;
-        published.push_back(f.entry);
-        if (first_entry_of[f.ev] < 0) first_entry_of[f.ev] = f.entry;
+        if (!f.reached || f.entry < 0 || l.writes[f.entry] != kNotPublished) continue;
+        l.writes[f.entry] = 0;
+        l.published.push_back(f.entry);
+        if (l.first_entry_of[f.ev] < 0) l.first_entry_of[f.ev] = f.entry;
+    }
+    return l;
+}
+
+// Walks the receives, acks and writes in time order: counts each published entry's writes in the
+// ledger, and the redeliveries and unexpected entries in the accounting.
+class DeliveryWalk {
+public:
+    DeliveryWalk(const Facts& facts, EntryLedger& ledger, Accounting& a)
+        : m_facts(facts), m_l(ledger), m_a(a), m_acked(facts.entries.size(), 0), m_redelivered(facts.entries.size(), 0) {}
+
+    void run() {
+        for (const RecordFacts& f : m_facts.records) {
+            if (f.r->op == Op::receive)
+                receive(f);
+            else if (f.r->op == Op::ack && f.entry >= 0)
+                m_acked[f.entry] = 1;
+            else if (f.r->op == Op::write)
+                write(f);
+        }
+        m_a.unexpected = static_cast<int>(m_unexpected.size());
     }
 
-    std::vector<char> acked(n_entries, 0), redelivered(n_entries, 0);
-    std::set<std::string> unexpected;
+private:
     struct LastReceived {
         std::string_view actor;
         int entry, ev;
     };
-    std::vector<LastReceived> last_received;  // per actor: the entry and event it received last
-    // The actor's entry in last_received, nullptr before its first receive.
-    auto last_of = [&](const std::string& actor) -> LastReceived* {
-        for (auto& l : last_received)
+
+    std::string name(int entry) const { return m_facts.entry_text(entry); }
+
+    // The actor's entry in m_last_received, nullptr before its first receive.
+    LastReceived* last_of(const std::string& actor) {
+        for (auto& l : m_last_received)
             if (l.actor == actor) return &l;
         return nullptr;
-    };
-    auto flag_unexpected = [&](const std::string& what) {
-        if (unexpected.insert(what).second) add_example(a.unexpected_examples, what);
-    };
-    for (const RecordFacts& f : facts.records) {
-        const HistoryRecord* r = f.r;
-        if (r->op == Op::receive) {
-            LastReceived* last = last_of(r->actor);
-            if (!last) last = &last_received.emplace_back(LastReceived{r->actor, -1, -1});
-            last->entry = f.entry;
-            last->ev = f.ev;
-            if (f.entry < 0 || writes[f.entry] == kNotPublished)
-                flag_unexpected(f.entry < 0 ? "(receive without an entry id)" : name(f.entry));
-            if (f.entry >= 0 && acked[f.entry] && !redelivered[f.entry]) {
-                redelivered[f.entry] = 1;
-                ++a.redelivered;
-                add_example(a.redelivered_examples, name(f.entry));
-            }
-        } else if (r->op == Op::ack) {
-            if (f.entry >= 0) acked[f.entry] = 1;
-        } else if (r->op == Op::write) {
-            int entry = f.entry;
-            if (entry < 0) {
-                // An older history: the write names its event only. It is the job of the entry its
-                // actor received last, when that was this event; else the event's first publish.
-                const LastReceived* last = last_of(r->actor);
-                if (last && last->ev == f.ev && last->entry >= 0)
-                    entry = last->entry;
-                else
-                    entry = first_entry_of[f.ev];
-            }
-            if (entry >= 0 && writes[entry] != kNotPublished) {
-                ++writes[entry];
-                if (is_applied_write(*r)) ++applied[entry];
-            } else if (entry >= 0) {
-                flag_unexpected(name(entry));
-            } else {
-                const EventKey& ev = facts.events.key(f.ev);
-                flag_unexpected(fmt::format("(no entry) #{} {} v={}", ev.order, ev.type, ev.v));
-            }
+    }
+
+    void flag_unexpected(const std::string& what) {
+        if (m_unexpected.insert(what).second) add_example(m_a.unexpected_examples, what);
+    }
+
+    void receive(const RecordFacts& f) {
+        LastReceived* last = last_of(f.r->actor);
+        if (!last) last = &m_last_received.emplace_back(LastReceived{f.r->actor, -1, -1});
+        last->entry = f.entry;
+        last->ev = f.ev;
+        if (f.entry < 0 || m_l.writes[f.entry] == kNotPublished)
+            flag_unexpected(f.entry < 0 ? "(receive without an entry id)" : name(f.entry));
+        if (f.entry >= 0 && m_acked[f.entry] && !m_redelivered[f.entry]) {
+            m_redelivered[f.entry] = 1;
+            ++m_a.redelivered;
+            add_example(m_a.redelivered_examples, name(f.entry));
         }
     }
 
-    a.published = static_cast<int>(published.size());
-    for (const int entry : published) {
-        const int n = writes[entry];
+    void write(const RecordFacts& f) {
+        int entry = f.entry;
+        if (entry < 0) {
+            // An older history: the write names its event only. It is the job of the entry its
+            // actor received last, when that was this event; else the event's first publish.
+            const LastReceived* last = last_of(f.r->actor);
+            entry = last && last->ev == f.ev && last->entry >= 0 ? last->entry : m_l.first_entry_of[f.ev];
+        }
+        if (entry >= 0 && m_l.writes[entry] != kNotPublished) {
+            ++m_l.writes[entry];
+            if (is_applied_write(*f.r)) ++m_l.applied[entry];
+        } else if (entry >= 0) {
+            flag_unexpected(name(entry));
+        } else {
+            const EventKey& ev = m_facts.events.key(f.ev);
+            flag_unexpected(fmt::format("(no entry) #{} {} v={}", ev.order, ev.type, ev.v));
+        }
+    }
+
+    const Facts& m_facts;
+    EntryLedger& m_l;
+    Accounting& m_a;
+    std::vector<char> m_acked, m_redelivered;  // by entry
+    std::set<std::string> m_unexpected;
+    std::vector<LastReceived> m_last_received;  // per actor: the entry and event it received last
+};
+
+// Each published entry: lost (no write), processed once, or duplicated; and unapplied when none of
+// its writes changed a row.
+void count_entry_outcomes(const Facts& facts, const EntryLedger& l, Accounting& a) {
+    a.published = static_cast<int>(l.published.size());
+    for (const int entry : l.published) {
+        const int n = l.writes[entry];
         if (n == 0) {
             ++a.lost;
-            add_example(a.lost_examples, name(entry));
+            add_example(a.lost_examples, facts.entry_text(entry));
         } else if (n == 1) {
             ++a.processed_once;
         } else {
             ++a.duplicated;
-            add_example(a.duplicated_examples, name(entry));
+            add_example(a.duplicated_examples, facts.entry_text(entry));
         }
-        if (n > 0 && applied[entry] == 0) {
+        if (n > 0 && l.applied[entry] == 0) {
             ++a.unapplied;
-            add_example(a.unapplied_examples, name(entry));
+            add_example(a.unapplied_examples, facts.entry_text(entry));
         }
     }
-    // Per event: how many entries carried it (ok publishes), how many jobs wrote it.
+    RELAB_CHECK(a.published == a.processed_once + a.duplicated + a.lost,
+                "every published entry is lost, processed once or duplicated (accounting.h)");
+}
+
+// Per event: how many entries carried it (ok publishes), how many jobs wrote it, and how many
+// writes the inbox skipped.
+void count_event_repeats(const Facts& facts, Accounting& a) {
+    const size_t n_events = facts.events.size();
     auto event_text = [&](int ev, int n) {
         const EventKey& k = facts.events.key(ev);
         return fmt::format("#{} {} v{} ×{}", k.order, k.type, k.v, n);
@@ -434,8 +477,11 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             ++a.reapplied;
             add_example(a.reapplied_examples, event_text(ev, writes_of[ev]));
         }
+}
 
-    a.unexpected = static_cast<int>(unexpected.size());
+// The stale overwrites (handed to stale_out too) and the side effects, sent and out of order.
+void count_stale_and_side_effects(const std::vector<HistoryRecord>& history, const Facts& facts, Accounting& a,
+                                  std::vector<StaleOverwrite>* stale_out) {
     std::vector<StaleOverwrite> stale = stale_overwrites_of(facts);
     a.stale_overwrites = static_cast<int>(stale.size());
     for (const auto& so : stale) add_example(a.stale_examples, so.describe());
@@ -445,6 +491,18 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
     const std::vector<std::string> inverted = side_effects_out_of_order_of(facts);
     a.side_effects_out_of_order = static_cast<int>(inverted.size());
     for (const auto& what : inverted) add_example(a.side_effect_examples, what);
+}
+
+}  // namespace
+
+Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleOverwrite>* stale_out) {
+    Accounting a;
+    const Facts facts = facts_in_time_order(history);
+    EntryLedger ledger = publish_ledger(facts);
+    DeliveryWalk(facts, ledger, a).run();
+    count_entry_outcomes(facts, ledger, a);
+    count_event_repeats(facts, a);
+    count_stale_and_side_effects(history, facts, a, stale_out);
     return a;
 }
 

@@ -188,69 +188,84 @@ void stop_all(std::vector<ChildProcess>& kids, int sig) {
     for (auto& k : kids) k.terminate(k_stop_grace, sig);
 }
 
-}  // namespace
+// Where child k's files go: "<dir>/child-<k+1>.json", ".out", ".err".
+struct ChildFiles {
+    std::string dir;
+    std::string path(size_t k, const char* what) const { return fmt::format("{}/child-{}.{}", dir, k + 1, what); }
+};
 
-std::vector<RunReport> run_job_groups(const RunOptions& o, const std::string& relab_exe,
-                                      const std::vector<JobGroup>& groups, bool show_progress) {
-    TempDir tmp("relab-jobs-");
-    const auto path = [&](size_t k, const char* what) { return fmt::format("{}/child-{}.{}", tmp.path(), k + 1, what); };
-    std::vector<ChildProcess> kids;
-    kids.reserve(groups.size());
-    try {
-        for (size_t k = 0; k < groups.size(); ++k) {
-            ChildOptions c;
-            c.exe = relab_exe;
-            c.args = child_run_args(o, groups[k], path(k, "json"));
-            c.env = child_run_env(o);
-            c.stdout_path = path(k, "out");
-            c.stderr_path = path(k, "err");
-            // Ctrl-C reaches the children through this process, which waits for each to stop.
-            c.own_process_group = true;
-            kids.emplace_back(c);
-        }
-        const auto started = std::chrono::steady_clock::now();
-        size_t running = kids.size();
-        while (running > 0) {
-            if (const int sig = interrupt_signal(); sig != 0) {
-                if (show_progress) std::cerr << "\r\033[K" << std::flush;
-                std::cerr << fmt::format("relab: signal {}: stopping {} child run(s)…\n", sig, running);
-                stop_all(kids, sig);
-                throw Interrupted(sig);
-            }
-            running = 0;
-            for (size_t k = 0; k < kids.size(); ++k) {
-                if (kids[k].running()) {
-                    ++running;
-                    continue;
-                }
-                const int code = kids[k].exit_code().value_or(-1);
-                if (code == 0 || code == 1) continue;  // its labs held or broke: verdicts, read below
-                if (show_progress) std::cerr << "\r\033[K" << std::flush;
-                stop_all(kids, SIGTERM);
-                const std::string how = code == 130 ? std::string("was interrupted (status 130)")
-                                        : code > 128 && code < 160 ? fmt::format("was killed by signal {}", code - 128)
-                                        : code < 0 ? std::string("could not be waited for")
-                                                   : fmt::format("exited with status {}", code);
-                throw HarnessError(fmt::format("--jobs: {} {}, so the run has no result for its labs; the tail of its "
-                                               "stderr:\n{}",
-                                               group_name(groups, k), how, tail_of(path(k, "err"))));
-            }
-            if (show_progress) {
-                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                std::cerr << fmt::format("\r\033[K{} of {} child run(s) finished ({:.1f} s)", kids.size() - running,
-                                         kids.size(), s)
-                          << std::flush;
-            }
-            if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
-        if (show_progress) std::cerr << "\r\033[K" << std::flush;
-    } catch (...) {
-        stop_all(kids, SIGTERM);  // a child that could not start: the others stop too
-        throw;
+void start_children(const RunOptions& o, const std::string& relab_exe, const std::vector<JobGroup>& groups,
+                    const ChildFiles& files, std::vector<ChildProcess>& kids) {
+    for (size_t k = 0; k < groups.size(); ++k) {
+        ChildOptions c;
+        c.exe = relab_exe;
+        c.args = child_run_args(o, groups[k], files.path(k, "json"));
+        c.env = child_run_env(o);
+        c.stdout_path = files.path(k, "out");
+        c.stderr_path = files.path(k, "err");
+        // Ctrl-C reaches the children through this process, which waits for each to stop.
+        c.own_process_group = true;
+        kids.emplace_back(c);
     }
+}
+
+// How a child that ended without a verdict (status 0 or 1) ended.
+std::string child_exit_text(int code) {
+    return code == 130                 ? std::string("was interrupted (status 130)")
+           : code > 128 && code < 160 ? fmt::format("was killed by signal {}", code - 128)
+           : code < 0                 ? std::string("could not be waited for")
+                                      : fmt::format("exited with status {}", code);
+}
+
+// The children still running. One that ended without a verdict stops the others and throws.
+size_t count_running(std::vector<ChildProcess>& kids, const std::vector<JobGroup>& groups, const ChildFiles& files,
+                     bool show_progress) {
+    size_t running = 0;
+    for (size_t k = 0; k < kids.size(); ++k) {
+        if (kids[k].running()) {
+            ++running;
+            continue;
+        }
+        const int code = kids[k].exit_code().value_or(-1);
+        if (code == 0 || code == 1) continue;  // its labs held or broke: verdicts, read below
+        if (show_progress) std::cerr << "\r\033[K" << std::flush;
+        stop_all(kids, SIGTERM);
+        throw HarnessError(fmt::format("--jobs: {} {}, so the run has no result for its labs; the tail of its "
+                                       "stderr:\n{}",
+                                       group_name(groups, k), child_exit_text(code), tail_of(files.path(k, "err"))));
+    }
+    return running;
+}
+
+// Polls the children until all have ended, showing progress; a signal stops them all.
+void wait_for_children(std::vector<ChildProcess>& kids, const std::vector<JobGroup>& groups, const ChildFiles& files,
+                       bool show_progress) {
+    const auto started = std::chrono::steady_clock::now();
+    size_t running = kids.size();
+    while (running > 0) {
+        if (const int sig = interrupt_signal(); sig != 0) {
+            if (show_progress) std::cerr << "\r\033[K" << std::flush;
+            std::cerr << fmt::format("relab: signal {}: stopping {} child run(s)…\n", sig, running);
+            stop_all(kids, sig);
+            throw Interrupted(sig);
+        }
+        running = count_running(kids, groups, files, show_progress);
+        if (show_progress) {
+            const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::cerr << fmt::format("\r\033[K{} of {} child run(s) finished ({:.1f} s)", kids.size() - running,
+                                     kids.size(), s)
+                      << std::flush;
+        }
+        if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    if (show_progress) std::cerr << "\r\033[K" << std::flush;
+}
+
+std::vector<RunReport> read_child_reports(std::vector<ChildProcess>& kids, const std::vector<JobGroup>& groups,
+                                          const ChildFiles& files) {
     std::vector<RunReport> reports;
     for (size_t k = 0; k < groups.size(); ++k) {
-        std::ifstream in(path(k, "json"), std::ios::binary);
+        std::ifstream in(files.path(k, "json"), std::ios::binary);
         try {
             if (!in) throw std::runtime_error("it wrote no JSON report");
             reports.push_back(run_from_json(nlohmann::json::parse(in)));
@@ -258,10 +273,28 @@ std::vector<RunReport> run_job_groups(const RunOptions& o, const std::string& re
             throw HarnessError(fmt::format("--jobs: {} exited with status {} but its JSON report cannot be read ({}); "
                                            "the tail of its stderr:\n{}",
                                            group_name(groups, k), kids[k].exit_code().value_or(-1), e.what(),
-                                           tail_of(path(k, "err"))));
+                                           tail_of(files.path(k, "err"))));
         }
     }
     return reports;
+}
+
+}  // namespace
+
+std::vector<RunReport> run_job_groups(const RunOptions& o, const std::string& relab_exe,
+                                      const std::vector<JobGroup>& groups, bool show_progress) {
+    TempDir tmp("relab-jobs-");
+    const ChildFiles files{tmp.path()};
+    std::vector<ChildProcess> kids;
+    kids.reserve(groups.size());
+    try {
+        start_children(o, relab_exe, groups, files, kids);
+        wait_for_children(kids, groups, files, show_progress);
+    } catch (...) {
+        stop_all(kids, SIGTERM);  // a child that could not start: the others stop too
+        throw;
+    }
+    return read_child_reports(kids, groups, files);
 }
 
 }  // namespace relab

@@ -114,6 +114,144 @@ void reap_failed_child(pid_t pid) {
     }
 }
 
+// Whom the child runs as, looked up before fork: initgroups() is not async-signal-safe.
+struct Credentials {
+    bool switch_user = false;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+};
+
+// The user's supplementary groups, as getgrouplist gives them.
+std::vector<gid_t> group_list(const char* name, gid_t gid) {
+    std::vector<gid_t> groups;
+    int n = 32;
+    for (;;) {
+        groups.resize(static_cast<size_t>(n));
+        int want = n;
+        if (::getgrouplist(name, gid, groups.data(), &want) >= 0) {
+            groups.resize(static_cast<size_t>(want));
+            return groups;
+        }
+        n = want > n ? want : n * 2;
+    }
+}
+
+// opts.run_as_user's ids and groups, and its HOME, USER and LOGNAME in env.
+Credentials look_up_user(const ChildOptions& opts, bp::environment& env) {
+    Credentials c;
+    if (!opts.run_as_user) return c;
+    struct passwd pw {};
+    struct passwd* found = nullptr;
+    std::vector<char> buf(16384);
+    int rc = ::getpwnam_r(opts.run_as_user->c_str(), &pw, buf.data(), buf.size(), &found);
+    if (rc != 0 || !found)
+        throw EnvironmentError("cannot start " + opts.exe + " as user " + *opts.run_as_user +
+                               ": no such user; create it (useradd --system " + *opts.run_as_user + ")");
+    c.uid = pw.pw_uid;
+    c.gid = pw.pw_gid;
+    if (c.uid != ::geteuid()) {
+        if (::geteuid() != 0)
+            throw EnvironmentError("cannot start " + opts.exe + " as user " + *opts.run_as_user +
+                                   ": switching users needs root");
+        c.switch_user = true;
+        c.groups = group_list(pw.pw_name, c.gid);
+    }
+    env["HOME"] = pw.pw_dir;
+    env["USER"] = pw.pw_name;
+    env["LOGNAME"] = pw.pw_name;
+    return c;
+}
+
+// The child's stdin, stdout and stderr (stderr shares stdout's file when both name the same path).
+struct Stdio {
+    Fd in, out, err;
+    int err_fd() const { return err.get() >= 0 ? err.get() : out.get(); }
+};
+
+Stdio open_stdio(const ChildOptions& opts) {
+    Stdio s;
+    s.in = Fd(opts.stdin_fd >= 0 ? ::fcntl(opts.stdin_fd, F_DUPFD_CLOEXEC, 3)
+                                 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (s.in.get() < 0)
+        throw EnvironmentError("cannot start " + opts.exe + ": cannot open /dev/null: " + std::strerror(errno));
+    s.out = open_output(opts.stdout_path, opts.exe);
+    if (opts.stderr_path.empty() || opts.stderr_path != opts.stdout_path) s.err = open_output(opts.stderr_path, opts.exe);
+    return s;
+}
+
+// The highest descriptor the child may have to mark close-on-exec when close_range is missing.
+int max_open_fd() {
+    struct rlimit lim {};
+    int max_fd = 65536;
+    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+        lim.rlim_cur < static_cast<rlim_t>(max_fd))
+        max_fd = static_cast<int>(lim.rlim_cur);
+    return max_fd;
+}
+
+// Runs in the child between fork and execve, after Boost's stdin/stdout/stderr binding.
+// Async-signal-safe calls only: everything it reads was prepared before fork.
+struct ExecSetup {
+    int report_fd;
+    pid_t parent;
+    const char* working_dir;  // nullptr: stay
+    bool own_group, die_with_parent;
+    const Credentials* credentials;
+    int max_fd;
+
+    [[noreturn]] void fail(Step step) const {
+        SetupFailure f{step, errno};
+        ssize_t ignored = ::write(report_fd, &f, sizeof f);
+        (void)ignored;
+        ::_exit(127);
+    }
+
+    template <class Executor>
+    void operator()(Executor& /*executor*/) const {
+        sigset_t all;
+        sigemptyset(&all);
+        sigprocmask(SIG_SETMASK, &all, nullptr);
+        // Ignored signals stay ignored across exec; undo what relab itself may ignore.
+        struct sigaction dfl {};
+        dfl.sa_handler = SIG_DFL;
+        for (int s : {SIGPIPE, SIGCHLD, SIGINT, SIGTERM}) sigaction(s, &dfl, nullptr);
+        // Before Boost's parent returns the child has exec'd (its error pipe closed), so the group
+        // exists by then without a setpgid from the parent's side.
+        if (own_group) ::setpgid(0, 0);
+        if (working_dir && ::chdir(working_dir) != 0) fail(step_chdir);
+        const Credentials& c = *credentials;
+        if (c.switch_user) {
+            if (::setgroups(c.groups.size(), c.groups.data()) != 0 || ::setgid(c.gid) != 0 || ::setuid(c.uid) != 0)
+                fail(step_credentials);
+        }
+        // After setuid: changing credentials clears the parent-death signal.
+        if (die_with_parent) {
+            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (::getppid() != parent) {
+                errno = 0;
+                fail(step_parent_gone);
+            }
+        }
+        // Descriptors the parent opened without O_CLOEXEC (Boost's error pipe's read end among
+        // them) must not leak into the child.
+        if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+            for (int fd = 3; fd < max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+};
+
+// What the exec-setup hook reported: nothing (end of file) once the child has exec'd. Boost
+// returned once its pipe closed, so the child has exec'd or exited and this read does not wait.
+std::optional<SetupFailure> read_setup_failure(const Fd& report_read) {
+    SetupFailure failure{};
+    ssize_t n;
+    do {
+        n = ::read(report_read.get(), &failure, sizeof failure);
+    } while (n < 0 && errno == EINTR);
+    if (n == static_cast<ssize_t>(sizeof failure)) return failure;
+    return std::nullopt;
+}
+
 }  // namespace
 
 int exit_status_of(int wait_status) {
@@ -151,116 +289,28 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
     // time), so no initgroups() there: its group list is looked up now.
     const std::string resolved = resolve_executable(opts.exe);
     bp::environment env = boost::this_process::environment();
-
-    bool switch_user = false;
-    uid_t uid = 0;
-    gid_t gid = 0;
-    std::vector<gid_t> groups;
-    if (opts.run_as_user) {
-        struct passwd pw {};
-        struct passwd* found = nullptr;
-        std::vector<char> buf(16384);
-        int rc = ::getpwnam_r(opts.run_as_user->c_str(), &pw, buf.data(), buf.size(), &found);
-        if (rc != 0 || !found)
-            throw EnvironmentError("cannot start " + opts.exe + " as user " + *opts.run_as_user +
-                                   ": no such user; create it (useradd --system " +
-                                   *opts.run_as_user + ")");
-        uid = pw.pw_uid;
-        gid = pw.pw_gid;
-        if (uid != ::geteuid()) {
-            if (::geteuid() != 0)
-                throw EnvironmentError("cannot start " + opts.exe + " as user " +
-                                       *opts.run_as_user + ": switching users needs root");
-            switch_user = true;
-            int n = 32;
-            for (;;) {
-                groups.resize(static_cast<size_t>(n));
-                int want = n;
-                if (::getgrouplist(pw.pw_name, gid, groups.data(), &want) >= 0) {
-                    groups.resize(static_cast<size_t>(want));
-                    break;
-                }
-                n = want > n ? want : n * 2;
-            }
-        }
-        env["HOME"] = pw.pw_dir;
-        env["USER"] = pw.pw_name;
-        env["LOGNAME"] = pw.pw_name;
-    }
+    const Credentials credentials = look_up_user(opts, env);
     for (const auto& [k, v] : opts.env) env[k] = v;
-
-    Fd stdin_fd(opts.stdin_fd >= 0 ? ::fcntl(opts.stdin_fd, F_DUPFD_CLOEXEC, 3) : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
-    if (stdin_fd.get() < 0)
-        throw EnvironmentError("cannot start " + opts.exe + ": cannot open /dev/null: " +
-                               std::strerror(errno));
-    Fd stdout_fd = open_output(opts.stdout_path, opts.exe);
-    Fd stderr_fd;
-    if (opts.stderr_path.empty() || opts.stderr_path != opts.stdout_path)
-        stderr_fd = open_output(opts.stderr_path, opts.exe);
-    const int out = stdout_fd.get();
-    const int err = stderr_fd.get() >= 0 ? stderr_fd.get() : out;
-
-    struct rlimit lim {};
-    int max_fd = 65536;
-    if (::getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-        lim.rlim_cur < static_cast<rlim_t>(max_fd))
-        max_fd = static_cast<int>(lim.rlim_cur);
+    const Stdio stdio = open_stdio(opts);
 
     int report_fds[2];
     if (::pipe2(report_fds, O_CLOEXEC) != 0)
         throw EnvironmentError("cannot start " + opts.exe + ": pipe2: " + std::strerror(errno));
     Fd report_read(report_fds[0]);
     Fd report_write(report_fds[1]);
-    const int report_fd = report_write.get();
+    const ExecSetup exec_setup{report_write.get(),
+                               ::getpid(),
+                               opts.working_dir.empty() ? nullptr : opts.working_dir.c_str(),
+                               opts.own_process_group,
+                               opts.die_with_parent,
+                               &credentials,
+                               max_open_fd()};
 
-    const pid_t parent = ::getpid();
-    const char* working_dir = opts.working_dir.empty() ? nullptr : opts.working_dir.c_str();
-    const bool own_group = opts.own_process_group;
-    const bool die_with_parent = opts.die_with_parent;
-
-    // Runs in the child between fork and execve, after Boost's stdin/stdout/stderr binding.
-    // Async-signal-safe calls only.
-    auto exec_setup = [&](auto& /*executor*/) {
-        auto fail = [report_fd](Step step) {
-            SetupFailure f{step, errno};
-            ssize_t ignored = ::write(report_fd, &f, sizeof f);
-            (void)ignored;
-            ::_exit(127);
-        };
-        sigset_t all;
-        sigemptyset(&all);
-        sigprocmask(SIG_SETMASK, &all, nullptr);
-        // Ignored signals stay ignored across exec; undo what relab itself may ignore.
-        struct sigaction dfl {};
-        dfl.sa_handler = SIG_DFL;
-        for (int s : {SIGPIPE, SIGCHLD, SIGINT, SIGTERM}) sigaction(s, &dfl, nullptr);
-        // Before Boost's parent returns the child has exec'd (its error pipe closed), so the group
-        // exists by then without a setpgid from the parent's side.
-        if (own_group) ::setpgid(0, 0);
-        if (working_dir && ::chdir(working_dir) != 0) fail(step_chdir);
-        if (switch_user) {
-            if (::setgroups(groups.size(), groups.data()) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
-                fail(step_credentials);
-        }
-        // After setuid: changing credentials clears the parent-death signal.
-        if (die_with_parent) {
-            ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (::getppid() != parent) {
-                errno = 0;
-                fail(step_parent_gone);
-            }
-        }
-        // Descriptors the parent opened without O_CLOEXEC (Boost's error pipe's read end among
-        // them) must not leak into the child.
-        if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
-            for (int fd = 3; fd < max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    };
     pid_t failed_pid = -1;
     std::error_code ec;  // bp::error: Boost reports instead of throwing, and calls on_error
-    bp::child child(bp::exe(resolved), bp::args(opts.args), env,
-                    bp::posix::fd.bind(STDIN_FILENO, stdin_fd.get()),
-                    bp::posix::fd.bind(STDOUT_FILENO, out), bp::posix::fd.bind(STDERR_FILENO, err),
-                    bp::extend::on_exec_setup(exec_setup),
+    bp::child child(bp::exe(resolved), bp::args(opts.args), env, bp::posix::fd.bind(STDIN_FILENO, stdio.in.get()),
+                    bp::posix::fd.bind(STDOUT_FILENO, stdio.out.get()),
+                    bp::posix::fd.bind(STDERR_FILENO, stdio.err_fd()), bp::extend::on_exec_setup(exec_setup),
                     bp::extend::on_error([&](auto& exec, const std::error_code&) { failed_pid = exec.pid; }),
                     bp::error(ec));
     std::string failure_prefix = "cannot start " + opts.exe;
@@ -270,27 +320,20 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
         if (failed_pid > 0) reap_failed_child(failed_pid);
         throw EnvironmentError(failure_prefix + (failed_pid > 0 ? ": execve: " : ": fork: ") + ec.message());
     }
-    // Boost returned once its pipe closed: the child has exec'd or exited, so this read does not
-    // wait: end of file after an exec, a SetupFailure from the hook otherwise.
     report_write.reset();
-    SetupFailure failure{};
-    ssize_t n;
-    do {
-        n = ::read(report_read.get(), &failure, sizeof failure);
-    } while (n < 0 && errno == EINTR);
-    if (n == static_cast<ssize_t>(sizeof failure)) {
+    if (const std::optional<SetupFailure> failure = read_setup_failure(report_read)) {
         std::error_code ignored;
         child.wait(ignored);
-        std::string message = failure_prefix + ": " + step_name(failure.step);
-        if (failure.error != 0) message += std::string(": ") + std::strerror(failure.error);
+        std::string message = failure_prefix + ": " + step_name(failure->step);
+        if (failure->error != 0) message += std::string(": ") + std::strerror(failure->error);
         throw EnvironmentError(message);
     }
     m_pid = child.id();
-    m_own_process_group = own_group;
+    m_own_process_group = opts.own_process_group;
     m_impl = std::make_unique<Impl>();
     m_impl->child = std::move(child);
     m_impl->pidfd = static_cast<int>(::syscall(SYS_pidfd_open, m_pid, 0));
-    reaper::watch_process(m_pid, own_group);
+    reaper::watch_process(m_pid, opts.own_process_group);
 }
 
 ChildProcess::ChildProcess(ChildProcess&& other) noexcept

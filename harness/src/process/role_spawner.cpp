@@ -442,12 +442,171 @@ struct Shell {
     std::string key;
 };
 
+// The spawner's loop and what it keeps: the roles it forked and the shells waiting for one.
+class Spawner {
+public:
+    Spawner(int sfd, const sigset_t& old_mask) : m_self(::getpid()), m_sfd(sfd), m_old(old_mask) {}
+
+    // Serves relab's requests until relab closes its end; then no role outlives the spawner.
+    void serve() {
+        for (;;) {
+            pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {m_sfd, POLLIN, 0}};
+            if (::poll(p, 2, -1) < 0) {
+                if (errno == EINTR) continue;
+                break;
+            }
+            if (p[1].revents) {
+                signalfd_siginfo info;
+                while (::read(m_sfd, &info, sizeof info) > 0) {
+                }
+                reap();
+            }
+            if (!p[0].revents) continue;
+            std::string text;
+            const int got = receive_message(STDIN_FILENO, text, nullptr, 0);
+            if (got <= 0) break;  // relab closed its end (or it is unusable): stop
+            handle(nlohmann::json::parse(text, nullptr, false));
+        }
+        for (pid_t pid : m_children) ::kill(pid, SIGKILL);
+        for (const auto& s : m_shells) ::kill(s.pid, SIGKILL);
+        int status = 0;
+        while (::waitpid(-1, &status, 0) > 0 || errno == EINTR) {
+        }
+    }
+
+private:
+    void handle(const nlohmann::json& req) {
+        if (!req.is_discarded() && req.contains("ahead")) {
+            fork_ahead(req);
+            return;
+        }
+        if (req.is_discarded() || !req.contains("config")) {
+            send_message(STDIN_FILENO, nlohmann::json{{"id", -1}, {"error", "a malformed request to the spawner"}}.dump());
+            return;
+        }
+        start_role(req);
+    }
+
+    void drop_shell(size_t i) {
+        ::close(m_shells[i].sock);
+        m_shells.erase(m_shells.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+
+    // A role's exit goes to relab; a shell's only leaves the list.
+    void reap() {
+        int status = 0;
+        for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
+            if (m_children.erase(pid)) {
+                send_message(STDIN_FILENO, nlohmann::json{{"exit", pid}, {"status", exit_status_of(status)}}.dump());
+                continue;
+            }
+            for (size_t i = 0; i < m_shells.size(); ++i)
+                if (m_shells[i].pid == pid) {
+                    drop_shell(i);
+                    break;
+                }
+        }
+    }
+
+    // In a forked child: the spawner's descriptors are not the child's.
+    void close_in_child() const {
+        ::close(m_sfd);
+        for (const auto& s : m_shells) ::close(s.sock);
+    }
+
+    // {"ahead": {"key", "redis", "pg", "schema"}, "count": N}: N shells of that key, no others.
+    void fork_ahead(const nlohmann::json& req) {
+        const nlohmann::json& ahead = req.at("ahead");
+        const std::string key = ahead.value("key", "");
+        for (size_t i = m_shells.size(); i-- > 0;)
+            if (m_shells[i].key != key) {
+                ::kill(m_shells[i].pid, SIGKILL);  // reaped as any child
+                m_shells[i].key.clear();
+            }
+        int have = 0;
+        for (const auto& s : m_shells) have += s.key == key ? 1 : 0;
+        for (int n = req.value("count", 0); have < n; ++have) {
+            int pair[2];
+            if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return;
+            std::cout.flush();
+            std::cerr.flush();
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                ::close(pair[0]);
+                close_in_child();
+                run_shell(pair[1], ahead, m_self, m_old);
+            }
+            ::close(pair[1]);
+            if (pid < 0) {
+                ::close(pair[0]);
+                return;  // the roles are forked when asked, as without shells
+            }
+            m_shells.push_back(Shell{pid, pair[0], key});
+        }
+    }
+
+    // A role in a shell of its key, if one takes it: its pid, else -1.
+    pid_t give_to_shell(const nlohmann::json& req, int out, int err) {
+        const std::string key = req.value("key", "");
+        if (key.empty()) return -1;
+        for (size_t i = 0; i < m_shells.size(); ++i) {
+            if (m_shells[i].key != key) continue;
+            const Shell s = m_shells[i];
+            const bool sent = send_message(s.sock, req.dump(), out, err);
+            drop_shell(i);
+            if (sent) return s.pid;
+            ::kill(s.pid, SIGKILL);  // gone or unusable: reaped as any child
+            --i;
+        }
+        return -1;
+    }
+
+    // A role's request: its outputs opened, a shell given it or a child forked for it, and its pid
+    // (with a pidfd) or the error sent back.
+    void start_role(const nlohmann::json& req) {
+        const int id = req.value("id", -1);
+        std::string error;
+        const int out = open_output(req.value("stdout", ""), error);
+        const int err = out < 0 ? -1 : open_output(req.value("stderr", ""), error);
+        if (out < 0 || err < 0) {
+            if (out >= 0) ::close(out);
+            send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"error", error}}.dump());
+            return;
+        }
+        pid_t pid = give_to_shell(req, out, err);
+        if (pid < 0) {
+            std::cout.flush();
+            std::cerr.flush();
+            pid = ::fork();
+            if (pid == 0) {
+                close_in_child();
+                run_forked_role(req, out, err, m_self, m_old);
+            }
+        }
+        ::close(out);
+        ::close(err);
+        if (pid < 0) {
+            send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"error", std::string("fork: ") + std::strerror(errno)}}.dump());
+            return;
+        }
+        m_children.insert(pid);
+        const int pidfd = pidfd_open(pid);  // not reaped before this: only this loop reaps
+        send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"pid", pid}}.dump(), pidfd);
+        if (pidfd >= 0) ::close(pidfd);
+    }
+
+    const pid_t m_self;
+    const int m_sfd;        // SIGCHLD, as a descriptor the loop polls
+    const sigset_t m_old;   // the mask a child gets back
+    std::set<pid_t> m_children;  // roles: relab hears of their exits
+    std::vector<Shell> m_shells;  // forked ahead, no role given yet: relab does not know them
+};
+
 }  // namespace
 
 int serve_role_spawner() {
     ::prctl(PR_SET_NAME, "relab-spawner");
     ::unsetenv("LD_BIND_NOW");
-    const pid_t self = ::getpid();
     // Before any fork: a role never runs without the handler (real_clock.h).
     install_trial_end_wakeup();
     sigset_t chld, old;
@@ -459,134 +618,7 @@ int serve_role_spawner() {
         std::cerr << "relab role --spawner: signalfd: " << std::strerror(errno) << "\n";
         return 1;
     }
-    std::set<pid_t> children;  // roles: relab hears of their exits
-    std::vector<Shell> shells;  // forked ahead, no role given yet: relab does not know them
-    auto drop_shell = [&](size_t i) {
-        ::close(shells[i].sock);
-        shells.erase(shells.begin() + static_cast<std::ptrdiff_t>(i));
-    };
-    auto reap = [&] {
-        int status = 0;
-        for (pid_t pid; (pid = ::waitpid(-1, &status, WNOHANG)) > 0;) {
-            if (children.erase(pid)) {
-                send_message(STDIN_FILENO, nlohmann::json{{"exit", pid}, {"status", exit_status_of(status)}}.dump());
-                continue;
-            }
-            for (size_t i = 0; i < shells.size(); ++i)
-                if (shells[i].pid == pid) {
-                    drop_shell(i);
-                    break;
-                }
-        }
-    };
-    // {"ahead": {"key", "redis", "pg", "schema"}, "count": N}: N shells of that key, no others.
-    auto fork_ahead = [&](const nlohmann::json& req) {
-        const nlohmann::json& ahead = req.at("ahead");
-        const std::string key = ahead.value("key", "");
-        for (size_t i = shells.size(); i-- > 0;)
-            if (shells[i].key != key) {
-                ::kill(shells[i].pid, SIGKILL);  // reaped as any child
-                shells[i].key.clear();
-            }
-        int have = 0;
-        for (const auto& s : shells) have += s.key == key ? 1 : 0;
-        for (int n = req.value("count", 0); have < n; ++have) {
-            int pair[2];
-            if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return;
-            std::cout.flush();
-            std::cerr.flush();
-            const pid_t pid = ::fork();
-            if (pid == 0) {
-                ::close(sfd);
-                ::close(pair[0]);
-                for (const auto& s : shells) ::close(s.sock);
-                run_shell(pair[1], ahead, self, old);
-            }
-            ::close(pair[1]);
-            if (pid < 0) {
-                ::close(pair[0]);
-                return;  // the roles are forked when asked, as without shells
-            }
-            shells.push_back(Shell{pid, pair[0], key});
-        }
-    };
-    // A role in a shell of its key, if one takes it: its pid, else -1.
-    auto give_to_shell = [&](const nlohmann::json& req, int out, int err) -> pid_t {
-        const std::string key = req.value("key", "");
-        if (key.empty()) return -1;
-        for (size_t i = 0; i < shells.size(); ++i) {
-            if (shells[i].key != key) continue;
-            const Shell s = shells[i];
-            const bool sent = send_message(s.sock, req.dump(), out, err);
-            drop_shell(i);
-            if (sent) return s.pid;
-            ::kill(s.pid, SIGKILL);  // gone or unusable: reaped as any child
-            --i;
-        }
-        return -1;
-    };
-    for (;;) {
-        pollfd p[2] = {{STDIN_FILENO, POLLIN, 0}, {sfd, POLLIN, 0}};
-        if (::poll(p, 2, -1) < 0) {
-            if (errno == EINTR) continue;
-            break;
-        }
-        if (p[1].revents) {
-            signalfd_siginfo info;
-            while (::read(sfd, &info, sizeof info) > 0) {
-            }
-            reap();
-        }
-        if (!p[0].revents) continue;
-        std::string text;
-        const int got = receive_message(STDIN_FILENO, text, nullptr, 0);
-        if (got <= 0) break;  // relab closed its end (or it is unusable): stop
-        const nlohmann::json req = nlohmann::json::parse(text, nullptr, false);
-        if (!req.is_discarded() && req.contains("ahead")) {
-            fork_ahead(req);
-            continue;
-        }
-        if (req.is_discarded() || !req.contains("config")) {
-            send_message(STDIN_FILENO, nlohmann::json{{"id", -1}, {"error", "a malformed request to the spawner"}}.dump());
-            continue;
-        }
-        const int id = req.value("id", -1);
-        std::string error;
-        const int out = open_output(req.value("stdout", ""), error);
-        const int err = out < 0 ? -1 : open_output(req.value("stderr", ""), error);
-        if (out < 0 || err < 0) {
-            if (out >= 0) ::close(out);
-            send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"error", error}}.dump());
-            continue;
-        }
-        pid_t pid = give_to_shell(req, out, err);
-        if (pid < 0) {
-            std::cout.flush();
-            std::cerr.flush();
-            pid = ::fork();
-            if (pid == 0) {
-                ::close(sfd);
-                for (const auto& s : shells) ::close(s.sock);
-                run_forked_role(req, out, err, self, old);
-            }
-        }
-        ::close(out);
-        ::close(err);
-        if (pid < 0) {
-            send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"error", std::string("fork: ") + std::strerror(errno)}}.dump());
-            continue;
-        }
-        children.insert(pid);
-        const int pidfd = pidfd_open(pid);  // not reaped before this: only this loop reaps
-        send_message(STDIN_FILENO, nlohmann::json{{"id", id}, {"pid", pid}}.dump(), pidfd);
-        if (pidfd >= 0) ::close(pidfd);
-    }
-    // relab is done with its roles (or gone): none outlives the spawner.
-    for (pid_t pid : children) ::kill(pid, SIGKILL);
-    for (const auto& s : shells) ::kill(s.pid, SIGKILL);
-    int status = 0;
-    while (::waitpid(-1, &status, 0) > 0 || errno == EINTR) {
-    }
+    Spawner(sfd, old).serve();
     return 0;
 }
 

@@ -39,136 +39,177 @@ struct Pending {
     Nanos first_try;
 };
 
+// One try at publishing an event: what its publish record will say.
+struct Attempt {
+    Pending& next;
+    const Event ev;
+    const Nanos sent_at;
+    nlohmann::json data;
+    std::string entry;  // the record's entry (in HistoryRecord::names), once the XADD gave one
+};
+
+// The producer of a stream lab: publishes the scenario's events at their times, retries failed
+// publishes on backoff, and (S2) routes each event to a shard, resharding once when asked.
+class Producer {
+public:
+    Producer(const RoleSettings& s, RolePorts& p, Nanos origin) : s_(s), p_(p), shards_(s.shard.streams) {
+        // Events due at the same time go out back to back in file order, one XADD each, as the
+        // article's producer did. (Pipelining them makes Redis answer both blocked readers in one
+        // event-loop pass, newest reply first, which hands the paid holder a head start.)
+        for (const auto& e : s.events) queue_.push_back({origin + Millis{e.at_ms}, seq_++, &e, 1, Nanos{0}});
+        std::make_heap(queue_.begin(), queue_.end(), later);
+    }
+
+    void run() {
+        const ShardSpec& shard = s_.shard;
+        while (!queue_.empty()) {
+            std::pop_heap(queue_.begin(), queue_.end(), later);
+            Pending next = queue_.back();
+            queue_.pop_back();
+            const Nanos wait = next.due - p_.clock.now();
+            if (wait.count() > 0) p_.clock.sleep_for(wait);
+            if (shard.enabled && shard.reshard_to > 0 && !resharded_ && routed_ >= shard.reshard_after_events)
+                reshard();
+            publish(next);
+        }
+    }
+
+private:
+    static bool later(const Pending& a, const Pending& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; }
+
+    // One try: an injected blip, a Redis fault or a lost reply fails it (see fail); else recorded ok.
+    void publish(Pending& next) {
+        const EventSpec& spec = *next.event;
+        Attempt a{next, Event{spec.order, spec.type, spec.version}, p_.clock.now(),
+                  json_object("attempt", next.attempt), {}};
+        if (next.attempt == 1) next.first_try = a.sent_at;
+        if (publish_fails(s_.producer, spec, next.attempt)) {
+            // Injected in the publish path, before anything reaches Redis: a network blip.
+            return fail(a, "simulated network blip", backoff_due(next));
+        }
+        const std::string key = stream_for(a);
+        const std::optional<std::vector<std::string>> ids = xadd(a, key);
+        if (!ids) return;
+        if (reply_lost(s_.producer, spec, next.attempt)) {
+            // The XADD ran: the stream has the entry (recorded here, for the accounting), but the
+            // producer never learns it and sends the event again.
+            a.entry = ids->at(0);
+            a.data["reply_lost"] = true;
+            if (s_.producer.idmp) entries_of_[idmp_iid(a.ev)].insert(ids->at(0));
+            return fail(a, "reply lost: the XADD ran on the server, its reply never reached the producer",
+                        backoff_due(next));
+        }
+        a.data["result"] = "ok";
+        a.entry = ids->at(0);
+        if (s_.producer.idmp) {
+            // An entry this event already got: IDMP added nothing.
+            auto& seen = entries_of_[idmp_iid(a.ev)];
+            a.data["idmp_known"] = seen.count(ids->at(0)) > 0;
+            seen.insert(ids->at(0));
+        }
+        ++routed_;
+        record(a);
+    }
+
+    // The stream the event goes to: the lab's, or (S2) the shard the router picks for its order.
+    std::string stream_for(Attempt& a) {
+        std::string key = s_.stream.key;
+        if (s_.shard.enabled) {
+            const int i = shard_of(s_.shard, a.ev.order, routed_, shards_);
+            key = shard_stream_key(s_.shard, i);
+            a.data["stream"] = key;
+            a.data["shard"] = i;
+        }
+        return key;
+    }
+
+    // The entry IDs the XADD answered; nullopt when the lab's Redis fault failed it (recorded).
+    std::optional<std::vector<std::string>> xadd(Attempt& a, const std::string& key) {
+        try {
+            if (!s_.producer.idmp) return p_.stream.xadd(key, {event_fields(a.ev)});
+            a.data["idmp"] = idmp_iid(a.ev);
+            return std::vector<std::string>{p_.stream.xadd_idmp(key, event_fields(a.ev), "producer", idmp_iid(a.ev))};
+        } catch (const KvError& e) {
+            // The lab's Redis fault: the publish failed for real; tried again shortly.
+            if (e.kind() == KvError::Kind::unexpected || !s_.redis_faults_scheduled) throw;
+            fail(a, e.what(), p_.clock.now() + kRetryAfterRedisError);
+            return std::nullopt;
+        }
+    }
+
+    // A failed publish is recorded and, attempts left, tried again at `due`.
+    void fail(Attempt& a, const std::string& reason, Nanos due) {
+        a.data["result"] = "fail";
+        a.data["reason"] = reason;
+        if (a.next.attempt < s_.producer.max_attempts) {
+            a.data["retry_in_ms"] = (due - a.sent_at + Micros{500}) / Millis{1};  // to the nearest ms
+            queue_.push_back({due, seq_++, a.next.event, a.next.attempt + 1, a.next.first_try});
+            std::push_heap(queue_.begin(), queue_.end(), later);
+        }
+        record(a);
+    }
+
+    // Retry k is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
+    Nanos backoff_due(const Pending& next) const {
+        int64_t backoff = s_.producer.backoff_ms;
+        for (int k = 1; k < next.attempt; ++k) backoff *= s_.producer.backoff_multiplier;
+        return next.first_try + Millis{backoff};
+    }
+
+    void record(Attempt& a) {
+        p_.history.record(
+            HistoryRecord{0, a.sent_at.count(), "producer", Op::publish, std::move(a.data), std::move(a.entry), a.ev});
+    }
+
+    // "N goes to N+1": from the next event on, hash % to; with drain, only once every shard's group
+    // has delivered and acknowledged everything it was given.
+    void reshard() {
+        const ShardSpec& shard = s_.shard;
+        const Nanos asked = p_.clock.now();
+        if (shard.drain) wait_until_drained();
+        std::set<int64_t> orders, moved;
+        for (const auto& e : s_.events) orders.insert(e.order);
+        for (int64_t o : orders)
+            if (shard_of(shard, o, 0, shards_) != shard_of(shard, o, 0, shard.reshard_to)) moved.insert(o);
+        p_.history.record(HistoryRecord{0, p_.clock.now().count(), "producer", Op::reshard,
+                                        {{"from", shards_},
+                                         {"to", shard.reshard_to},
+                                         {"at_event", routed_ + 1},
+                                         {"drain", shard.drain},
+                                         {"waited_ms", (p_.clock.now() - asked).count() / 1'000'000},
+                                         {"moved_orders", moved.size()}}});
+        shards_ = shard.reshard_to;
+        resharded_ = true;
+    }
+
+    void wait_until_drained() {
+        for (;;) {
+            bool all = true;
+            for (int i = 0; i < shards_ && all; ++i)
+                all = p_.stream.group_drained(shard_stream_key(s_.shard, i), s_.stream.group);
+            if (all) return;
+            p_.clock.sleep_for(Millis{s_.shard.drain_poll_ms});
+        }
+    }
+
+    const RoleSettings& s_;
+    RolePorts& p_;
+    std::vector<Pending> queue_;  // a heap by `later`: the next publication due on top
+    size_t seq_ = 0;
+    // S2: the router's number of shards, and the events it has put in a stream so far.
+    int shards_;
+    int64_t routed_ = 0;
+    bool resharded_ = false;
+    std::map<std::string, std::set<std::string>> entries_of_;  // IDMP: iid -> entries the stream answered
+};
+
 }  // namespace
 
 void run_producer(const RoleSettings& s, RolePorts& p, Millis barrier_timeout) {
     p.stream.wait_readers_blocked(s.consumers, barrier_timeout);
     const Nanos origin = p.clock.now();
     p.history.record(HistoryRecord{0, origin.count(), "producer", Op::start, nlohmann::json::object()});
-
-    // Events due at the same time go out back to back in file order, one XADD each, as the
-    // article's producer did. (Pipelining them makes Redis answer both blocked readers in one
-    // event-loop pass, newest reply first, which hands the paid holder a head start.)
-    std::vector<Pending> queue;
-    size_t seq = 0;
-    for (const auto& e : s.events) queue.push_back({origin + Millis{e.at_ms}, seq++, &e, 1, Nanos{0}});
-    auto later = [](const Pending& a, const Pending& b) { return a.due != b.due ? a.due > b.due : a.seq > b.seq; };
-    std::make_heap(queue.begin(), queue.end(), later);
-
-    // S2: the router's number of shards, and the events it has put in a stream so far.
-    const ShardSpec& shard = s.shard;
-    int shards = shard.streams;
-    int64_t routed = 0;
-    bool resharded = false;
-    // "N goes to N+1": from the next event on, hash % to; with drain, only once every shard's group
-    // has delivered and acknowledged everything it was given.
-    auto reshard = [&] {
-        const Nanos asked = p.clock.now();
-        if (shard.drain) {
-            for (;;) {
-                bool all = true;
-                for (int i = 0; i < shards && all; ++i)
-                    all = p.stream.group_drained(shard_stream_key(shard, i), s.stream.group);
-                if (all) break;
-                p.clock.sleep_for(Millis{shard.drain_poll_ms});
-            }
-        }
-        std::set<int64_t> orders, moved;
-        for (const auto& e : s.events) orders.insert(e.order);
-        for (int64_t o : orders)
-            if (shard_of(shard, o, 0, shards) != shard_of(shard, o, 0, shard.reshard_to)) moved.insert(o);
-        p.history.record(HistoryRecord{0, p.clock.now().count(), "producer", Op::reshard,
-                                       {{"from", shards},
-                                        {"to", shard.reshard_to},
-                                        {"at_event", routed + 1},
-                                        {"drain", shard.drain},
-                                        {"waited_ms", (p.clock.now() - asked).count() / 1'000'000},
-                                        {"moved_orders", moved.size()}}});
-        shards = shard.reshard_to;
-        resharded = true;
-    };
-
-    std::map<std::string, std::set<std::string>> entries_of;  // IDMP: iid -> entries the stream answered
-    while (!queue.empty()) {
-        std::pop_heap(queue.begin(), queue.end(), later);
-        Pending next = queue.back();
-        queue.pop_back();
-        const Nanos wait = next.due - p.clock.now();
-        if (wait.count() > 0) p.clock.sleep_for(wait);
-        if (shard.enabled && shard.reshard_to > 0 && !resharded && routed >= shard.reshard_after_events) reshard();
-
-        const EventSpec& spec = *next.event;
-        const Event ev{spec.order, spec.type, spec.version};
-        const Nanos sent_at = p.clock.now();
-        if (next.attempt == 1) next.first_try = sent_at;
-        nlohmann::json data = json_object("attempt", next.attempt);
-        std::string entry;  // the record's entry (in HistoryRecord::names), once the XADD gave one
-        auto publish_record = [&] {
-            return HistoryRecord{0, sent_at.count(), "producer", Op::publish, std::move(data), std::move(entry), ev};
-        };
-        // A failed publish is recorded and, attempts left, tried again at `due`.
-        auto fail = [&](const std::string& reason, Nanos due) {
-            data["result"] = "fail";
-            data["reason"] = reason;
-            if (next.attempt < s.producer.max_attempts) {
-                data["retry_in_ms"] = (due - sent_at + Micros{500}) / Millis{1};  // to the nearest ms
-                queue.push_back({due, seq++, next.event, next.attempt + 1, next.first_try});
-                std::push_heap(queue.begin(), queue.end(), later);
-            }
-            p.history.record(publish_record());
-        };
-        // Retry k is due backoff * multiplier^(k-1) after the first try: 500, 1000, 2000 ms.
-        auto backoff_due = [&] {
-            int64_t backoff = s.producer.backoff_ms;
-            for (int k = 1; k < next.attempt; ++k) backoff *= s.producer.backoff_multiplier;
-            return next.first_try + Millis{backoff};
-        };
-        if (publish_fails(s.producer, spec, next.attempt)) {
-            // Injected in the publish path, before anything reaches Redis: a network blip.
-            fail("simulated network blip", backoff_due());
-            continue;
-        }
-        std::string key = s.stream.key;
-        if (shard.enabled) {
-            const int i = shard_of(shard, ev.order, routed, shards);
-            key = shard_stream_key(shard, i);
-            data["stream"] = key;
-            data["shard"] = i;
-        }
-        std::vector<std::string> ids;
-        try {
-            if (s.producer.idmp) {
-                data["idmp"] = idmp_iid(ev);
-                ids = {p.stream.xadd_idmp(key, event_fields(ev), "producer", idmp_iid(ev))};
-            } else {
-                ids = p.stream.xadd(key, {event_fields(ev)});
-            }
-        } catch (const KvError& e) {
-            // The lab's Redis fault: the publish failed for real; tried again shortly.
-            if (e.kind() == KvError::Kind::unexpected || !s.redis_faults_scheduled) throw;
-            fail(e.what(), p.clock.now() + kRetryAfterRedisError);
-            continue;
-        }
-        if (reply_lost(s.producer, spec, next.attempt)) {
-            // The XADD ran: the stream has the entry (recorded here, for the accounting), but the
-            // producer never learns it and sends the event again.
-            entry = ids.at(0);
-            data["reply_lost"] = true;
-            if (s.producer.idmp) entries_of[idmp_iid(ev)].insert(ids.at(0));
-            fail("reply lost: the XADD ran on the server, its reply never reached the producer", backoff_due());
-            continue;
-        }
-        data["result"] = "ok";
-        entry = ids.at(0);
-        if (s.producer.idmp) {
-            // An entry this event already got: IDMP added nothing.
-            auto& seen = entries_of[idmp_iid(ev)];
-            data["idmp_known"] = seen.count(ids.at(0)) > 0;
-            seen.insert(ids.at(0));
-        }
-        ++routed;
-        p.history.record(publish_record());
-    }
+    Producer(s, p, origin).run();
 }
 
 }  // namespace relab

@@ -115,6 +115,106 @@ void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultS
                o.at("target"));
 }
 
+// The action, its notes and name (unique among the earlier faults), and a flood's sizes.
+FaultSpec read_fault_action(const Reader& r, const Object& o, const std::vector<FaultSpec>& earlier) {
+    FaultSpec f;
+    const json& action = o.at("action");
+    const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
+    if (!named) r.expected(o.path("action"), "one of " + quoted_list(fault_action_names()), action);
+    f.action = *named;
+    f.note = o.opt_string("note", "");
+    f.note_vi = o.opt_string("note_vi", f.note);
+    f.documented = o.opt_string("documented", "");
+    f.name = o.opt_string("name", "");
+    if (!f.name.empty())
+        for (const auto& e : earlier)
+            if (e.name == f.name) r.fail(o.path("name"), "another fault is named \"" + f.name + "\"");
+    if (f.action == FaultAction::flood) {
+        f.bytes = o.req_int("bytes", 1);
+        f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
+        f.db = o.opt_int("db", -1, 0, 15);
+    } else {
+        for (const char* key : {"bytes", "value_bytes", "db"})
+            if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
+    }
+    return f;
+}
+
+// "after": the history record whose arrival fires the fault.
+FaultTrigger::After read_after(const Reader& r, const Object& o) {
+    const Object a(r, o.at("after"), o.path("after"), {"op", "actor", "fields"});
+    FaultTrigger::After after;
+    after.op = read_op(a, "op");
+    after.actor = a.opt_string("actor", "");
+    if (a.has("fields")) {
+        if (!a.at("fields").is_object()) r.expected(a.path("fields"), "an object", a.at("fields"));
+        check_op_fields(r, after.op, a.at("fields"), a.path("fields"));
+        after.fields = a.at("fields");
+    }
+    return after;
+}
+
+// When the fault fires (at_ms, after, or both), and how often it repeats.
+FaultTrigger read_trigger(const Reader& r, const Object& o) {
+    FaultTrigger t;
+    if (!o.has("at_ms") && !o.has("after"))
+        r.fail(o.path(), "a fault needs a trigger: \"at_ms\" (from the trial origin), \"after\" (a history "
+                         "record, e.g. {\"op\": \"receive\", \"fields\": {\"event\": {\"type\": \"created\"}}}) "
+                         "or both (whichever comes later)");
+    t.at_ms = o.maybe_int("at_ms", 0);
+    if (o.has("after")) t.after = read_after(r, o);
+    t.delay_ms = o.opt_int("delay_ms", 0, 0);
+    if (o.has("delay_ms") && !t.after)
+        r.fail(o.path("delay_ms"), "delay_ms counts from an \"after\" trigger's record; with at_ms, add it to at_ms");
+    if (o.has("every_ms") && t.at_ms && t.after)
+        r.fail(o.path("every_ms"), "a repeated fault has one trigger: \"at_ms\" or \"after\"");
+    t.until_published = o.has("until");
+    if (t.until_published) {
+        o.opt_choice("until", "", {"published"});
+        if (!o.has("every_ms"))
+            r.fail(o.path("until"), "\"until\" ends a repeated fault's repeats: give \"every_ms\" as well");
+    }
+    t.count = static_cast<int>(
+        o.opt_int("count", t.until_published ? k_fault_count_until_published : 1, 1, k_fault_count_until_published));
+    t.every_ms = o.opt_int("every_ms", 0, 1);
+    if (t.count > 1 && t.every_ms == 0) r.fail(o.path("count"), "a repeated fault (count > 1) needs \"every_ms\"");
+    if (t.every_ms > 0 && !o.has("count") && !t.until_published)
+        r.fail(o.path("every_ms"), "a repeated fault needs \"count\" (how many times it fires) or \"until\": "
+                                   "\"published\" (while the workload is published)");
+    return t;
+}
+
+// The fault's target ("target", or "target_of" an earlier fault, the i-th being this one), and
+// whether its action may act on it in this lab.
+void read_fault_target(const Reader& r, const Object& o, const LabTargets& lab, const std::vector<FaultSpec>& earlier,
+                       size_t i, FaultSpec& f) {
+    if (o.has("target") == o.has("target_of"))
+        r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role or server: {}; or \"matched\", the "
+                                     "actor whose record the after trigger matched) or \"target_of\" (the "
+                                     "1-based index of an earlier fault whose target this one acts on)",
+                                     quoted_list(lab.all)));
+    if (o.has("target_of")) {
+        if (i == 0) r.fail(o.path("target_of"), "names an earlier fault (1-based); this is the first fault");
+        f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
+    } else {
+        read_target(r, o, lab, f);
+    }
+    // What each action may act on is fault/faults.cpp's table.
+    std::vector<FaultSpec> with_this = earlier;
+    with_this.push_back(f);
+    const FaultTarget kind = fault_target_of(with_this, i);
+    if (auto refusal = fault_target_refusal(f.action, kind))
+        r.fail(o.path(o.has("target") ? "target" : "target_of"), *refusal);
+    const std::optional<FaultTarget> needs = fault_action_needs(f.action);
+    if (needs && !lab.has(*needs))
+        r.fail(o.path("action"), fmt::format("{} needs {} in the lab: {}", to_string(f.action), to_string(*needs),
+                                             how_to_get(*needs)));
+    if (kind == FaultTarget::redis_replica && f.action == FaultAction::restart &&
+        std::none_of(earlier.begin(), earlier.end(), [](const FaultSpec& e) { return e.action == FaultAction::failover; }))
+        r.fail(o.path("action"), "restarting \"redis-replica\" brings the old primary back after a failover: "
+                                 "schedule a failover before it");
+}
+
 }  // namespace
 
 RecoverySpec read_recovery(const Reader& r, const json& v, const std::string& path) {
@@ -132,89 +232,9 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
                         "note", "note_vi", "name", "bytes", "value_bytes", "db", "documented"});
-        FaultSpec f;
-        const json& action = o.at("action");
-        const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
-        if (!named) r.expected(o.path("action"), "one of " + quoted_list(fault_action_names()), action);
-        f.action = *named;
-        f.note = o.opt_string("note", "");
-        f.note_vi = o.opt_string("note_vi", f.note);
-        f.documented = o.opt_string("documented", "");
-        f.name = o.opt_string("name", "");
-        if (!f.name.empty())
-            for (const auto& earlier : out)
-                if (earlier.name == f.name) r.fail(o.path("name"), "another fault is named \"" + f.name + "\"");
-        if (f.action == FaultAction::flood) {
-            f.bytes = o.req_int("bytes", 1);
-            f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
-            f.db = o.opt_int("db", -1, 0, 15);
-        } else {
-            for (const char* key : {"bytes", "value_bytes", "db"})
-                if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
-        }
-
-        FaultTrigger& t = f.trigger;
-        if (!o.has("at_ms") && !o.has("after"))
-            r.fail(o.path(), "a fault needs a trigger: \"at_ms\" (from the trial origin), \"after\" (a history "
-                             "record, e.g. {\"op\": \"receive\", \"fields\": {\"event\": {\"type\": \"created\"}}}) "
-                             "or both (whichever comes later)");
-        t.at_ms = o.maybe_int("at_ms", 0);
-        if (o.has("after")) {
-            const Object a(r, o.at("after"), o.path("after"), {"op", "actor", "fields"});
-            FaultTrigger::After after;
-            after.op = read_op(a, "op");
-            after.actor = a.opt_string("actor", "");
-            if (a.has("fields")) {
-                if (!a.at("fields").is_object()) r.expected(a.path("fields"), "an object", a.at("fields"));
-                check_op_fields(r, after.op, a.at("fields"), a.path("fields"));
-                after.fields = a.at("fields");
-            }
-            t.after = std::move(after);
-        }
-        t.delay_ms = o.opt_int("delay_ms", 0, 0);
-        if (o.has("delay_ms") && !t.after)
-            r.fail(o.path("delay_ms"), "delay_ms counts from an \"after\" trigger's record; with at_ms, add it to at_ms");
-        if (o.has("every_ms") && t.at_ms && t.after)
-            r.fail(o.path("every_ms"), "a repeated fault has one trigger: \"at_ms\" or \"after\"");
-        t.until_published = o.has("until");
-        if (t.until_published) {
-            o.opt_choice("until", "", {"published"});
-            if (!o.has("every_ms"))
-                r.fail(o.path("until"), "\"until\" ends a repeated fault's repeats: give \"every_ms\" as well");
-        }
-        t.count = static_cast<int>(
-            o.opt_int("count", t.until_published ? k_fault_count_until_published : 1, 1, k_fault_count_until_published));
-        t.every_ms = o.opt_int("every_ms", 0, 1);
-        if (t.count > 1 && t.every_ms == 0) r.fail(o.path("count"), "a repeated fault (count > 1) needs \"every_ms\"");
-        if (t.every_ms > 0 && !o.has("count") && !t.until_published)
-            r.fail(o.path("every_ms"), "a repeated fault needs \"count\" (how many times it fires) or \"until\": "
-                                       "\"published\" (while the workload is published)");
-
-        if (o.has("target") == o.has("target_of"))
-            r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role or server: {}; or \"matched\", the "
-                                         "actor whose record the after trigger matched) or \"target_of\" (the "
-                                         "1-based index of an earlier fault whose target this one acts on)",
-                                         quoted_list(lab.all)));
-        if (o.has("target_of")) {
-            if (i == 0) r.fail(o.path("target_of"), "names an earlier fault (1-based); this is the first fault");
-            f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
-        } else {
-            read_target(r, o, lab, f);
-        }
-        // What each action may act on is fault/faults.cpp's table.
-        out.push_back(f);
-        const FaultTarget kind = fault_target_of(out, i);
-        out.pop_back();
-        if (auto refusal = fault_target_refusal(f.action, kind))
-            r.fail(o.path(o.has("target") ? "target" : "target_of"), *refusal);
-        const std::optional<FaultTarget> needs = fault_action_needs(f.action);
-        if (needs && !lab.has(*needs))
-            r.fail(o.path("action"), fmt::format("{} needs {} in the lab: {}", to_string(f.action), to_string(*needs),
-                                                 how_to_get(*needs)));
-        if (kind == FaultTarget::redis_replica && f.action == FaultAction::restart &&
-            std::none_of(out.begin(), out.end(), [](const FaultSpec& e) { return e.action == FaultAction::failover; }))
-            r.fail(o.path("action"), "restarting \"redis-replica\" brings the old primary back after a failover: "
-                                     "schedule a failover before it");
+        FaultSpec f = read_fault_action(r, o, out);
+        f.trigger = read_trigger(r, o);
+        read_fault_target(r, o, lab, out, i, f);
         out.push_back(std::move(f));
     }
     return out;

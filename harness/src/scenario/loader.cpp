@@ -894,17 +894,8 @@ std::string slug_field(const Object& o, const std::string& key, const std::strin
     return s;
 }
 
-Scenario read_scenario(const Reader& r, const json& doc) {
-    if (!doc.is_object()) r.expected("", "a JSON object at the top level", doc);
-    std::vector<std::string> all_fields = k_common_fields;
-    all_fields.insert(all_fields.end(), k_workload_fields.begin(), k_workload_fields.end());
-    all_fields.insert(all_fields.end(), k_sessions_fields.begin(), k_sessions_fields.end());
-    // "$schema" names the JSON Schema (scenarios/schema.json) for editors; the loader only checks
-    // it is a string.
-    Object top(r, doc, "", all_fields, {"$schema"});
-    if (top.has("$schema")) (void)top.req_string("$schema");
-
-    Scenario s;
+// id, part, output, group, the Redis features it needs, the backend it is only for, and its titles.
+void read_identity(const Reader& r, const Object& top, Scenario& s) {
     if (!top.has("id")) r.fail("/id", "required field is missing");
     s.id = slug_field(top, "id", "");
     s.part = slug_field(top, "part", s.id);
@@ -928,13 +919,10 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     }
     s.title = top.req_string("title");
     s.title_vi = top.opt_string("title_vi", s.title);
-    const json& kind = top.at("kind");
-    if (kind != "workload" && kind != "sessions") r.expected(top.path("kind"), "\"workload\" or \"sessions\"", kind);
-    const bool sessions = kind == "sessions";
-    s.runs = static_cast<int>(top.opt_int("runs", s.runs, 1, 100000));
-    if (top.has("seed")) s.seed = r.unsigned_integer(top.at("seed"), top.path("seed"));
+}
 
-    // A field of the other kind would be ignored; say so instead.
+// A field of the other kind would be ignored; say so instead.
+void refuse_other_kind_fields(const Reader& r, const Object& top, bool sessions) {
     const auto& foreign = sessions ? k_workload_fields : k_sessions_fields;
     const char* own_kind = sessions ? "sessions" : "workload";
     const char* other_kind = sessions ? "workload" : "sessions";
@@ -942,214 +930,280 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         if (top.has(key))
             r.fail(top.path(key), fmt::format("field applies only to kind \"{}\"; this scenario is kind \"{}\"",
                                               other_kind, own_kind));
+}
+
+void read_sessions_lab(const Reader& r, const Object& top, Scenario& s) {
+    s.kind = LabKind::sessions;
+    const json& cases = r.array(top.at("cases"), top.path("cases"), true);
+    for (size_t i = 0; i < cases.size(); ++i)
+        s.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
+                                           {"title", "title_vi", "setup_sql", "sessions", "final_sql",
+                                            "expect_rows", "transcript_sessions", "exact_keys"})));
+}
+
+// An idempotency lab's faults: its targets are its clients and its own servers, and no repeat may
+// wait for publishing roles it does not have.
+void read_idem_faults(const Reader& r, const Object& top, Scenario& s) {
+    std::vector<std::string> actors;
+    for (const auto& c : s.idem.clients) actors.push_back(c.name);
+    if (s.servers.own) actors.push_back("redis");
+    if (s.servers.replica) actors.push_back("redis-replica");
+    if (s.servers.cache) actors.push_back("redis-cache");
+    s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
+    for (size_t i = 0; i < s.faults.size(); ++i)
+        if (s.faults[i].trigger.until_published)
+            r.fail(child(child(top.path("faults"), i), "until"),
+                   "\"until\": \"published\" ends the repeats when a stream lab's publishing roles are done; "
+                   "an idempotency lab's clients publish nothing: give \"count\"");
+}
+
+// Clients and a middleware (or a benchmark, or a cluster) instead of a stream.
+void read_idem_lab(const Reader& r, const Object& top, Scenario& s) {
+    read_idem_workload(top, s);
+    if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
+    if (top.has("soak")) r.fail(top.path("soak"), "applies to stream labs (a workload published into a consumer group)");
+    if (s.kind != LabKind::idem_clients)
+        for (const char* key : {"faults", "servers"})
+            if (top.has(key))
+                r.fail(top.path(key), "applies to stream labs and idempotency labs with clients; a benchmark or "
+                                      "a cluster lab starts its own servers and schedules no fault");
+    if (top.has("servers"))
+        s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "cache"}));
+    if (top.has("faults")) read_idem_faults(r, top, s);
+    const auto& clients = s.idem.clients;
+    for (size_t i = 0; i < clients.size(); ++i)
+        for (size_t k = 0; k < clients[i].requests.size(); ++k) {
+            const std::string& name = clients[i].requests[k].resend_after_fault;
+            if (!name.empty() &&
+                std::none_of(s.faults.begin(), s.faults.end(), [&](const FaultSpec& f) { return f.name == name; }))
+                r.fail(child(child(child(child(top.path("idem"), "clients"), i), "requests"), k),
+                       "resend_after_fault names no fault: add \"name\": \"" + name + "\" to one under /faults");
+        }
+}
+
+// The stream, the orders and events (given or generated), the job costs and the consumers.
+void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
+    if (top.has("stream"))
+        s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
+                                      {"key", "group", "read_count", "block_ms", "ack"}));
+    if (top.has("generate")) {
+        for (const char* key : {"orders", "events"})
+            if (top.has(key))
+                r.fail(top.path(key), std::string("\"generate\" makes the lab's orders and events; drop \"") + key +
+                                          "\" or \"generate\"");
+        read_generate(Object(r, top.at("generate"), top.path("generate"),
+                             {"orders", "first_id", "every_ms", "arrival", "expected_final", "events", "job_cost",
+                              "slow_jobs"}),
+                      s.seed, s.orders, s.events, s.load);
+    } else {
+        s.orders = read_orders(r, top.at("orders"), top.path("orders"));
+        s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
+    }
+    if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
+    s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
+}
+
+// Only a statement that inserts creates the row of an absent order; the inbox's transaction and a
+// batch hold UPDATEs.
+bool writes_update_only(const Scenario& s) { return write_mode_info(s.write.mode).statement == WriteStatement::update; }
+
+// "write", and the orders and dedupe its mode cannot serve.
+void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
+    if (top.has("write"))
+        s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit"}));
+    const bool update_only = writes_update_only(s);
+    for (size_t i = 0; i < s.orders.size(); ++i)
+        if (s.orders[i].absent && update_only)
+            r.fail(child(child(top.path("orders"), i), "absent"),
+                   "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
+                   "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
+    if (s.write.dedupe != WriteDedupe::none && !update_only)
+        r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
+                                                       to_string(s.write.mode) + "\"");
+}
+
+// The lock around a job, the reorder buffer and the fanout to workers, and what of them excludes the other.
+void read_job_wrappers(const Reader& r, const Object& top, Scenario& s) {
+    if (top.has("lock") && !top.at("lock").is_null())
+        s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
+    if (top.has("buffer") && !top.at("buffer").is_null()) {
+        s.buffer = read_buffer(Object(r, top.at("buffer"), top.path("buffer"), {"gap_timeout_ms", "late"}));
+        if (s.consumers != 1)
+            r.fail(top.path("buffer"), fmt::format("a reorder buffer orders one consumer's events; with {} consumers "
+                                                   "an order's events land in different buffers (use \"consumers\": 1)",
+                                                   s.consumers));
+    }
+    if (top.has("fanout") && !top.at("fanout").is_null()) {
+        s.fanout = read_fanout(Object(r, top.at("fanout"), top.path("fanout"), {"workers", "poll_ms", "dispatch"}));
+        if (s.buffer.enabled)
+            r.fail(top.path("fanout"), "the reorder buffer runs in a consumer's own read loop; with \"fanout\" its "
+                                       "workers apply the events (use one or the other)");
+        if (s.stream.ack == StreamSpec::Ack::batch)
+            r.fail(top.path("fanout"), "with \"fanout\" each worker acknowledges its own job; \"stream\": "
+                                       "{\"ack\": \"batch\"} acknowledges a consumer's whole read (use one or the other)");
+    }
+}
+
+// One multi-statement query of UPDATEs per read: what else a job does per event (a lock around its
+// write, an inbox transaction, a side effect after it) or a worker that applies events one by one
+// has no place in it.
+void refuse_batch_commit_conflicts(const Reader& r, const Object& top, const Scenario& s) {
+    if (s.write.commit != WriteSpec::Commit::batch) return;
+    const std::string at = child(top.path("write"), "commit");
+    auto refuse = [&](const std::string& what) {
+        r.fail(at, "\"batch\" sends the UPDATEs of one read as one transaction; " + what + " (use \"commit\": \"each\")");
+    };
+    if (!writes_update_only(s))
+        refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(s.write.mode) + "\"");
+    else if (s.write.dedupe != WriteDedupe::none)
+        refuse("the inbox dedupe runs a transaction of its own per event");
+    else if (s.write.side_effect)
+        refuse("a side effect is sent after each event's own write");
+    else if (s.lock.enabled)
+        refuse("a lock is held around each event's own write");
+    else if (s.buffer.enabled)
+        refuse("the reorder buffer applies held events one by one");
+    else if (s.fanout.enabled)
+        refuse("with \"fanout\" the workers apply the events one by one");
+}
+
+// Who publishes: the producer (its retries, its IDMP) or an outbox dispatcher in its place.
+void read_publishers(const Reader& r, const Object& top, Scenario& s) {
+    if (top.has("producer"))
+        s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
+                                          {"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp"}),
+                                   s.events);
+    if (s.producer.idmp &&
+        std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
+        r.fail(child(top.path("producer"), "idmp"),
+               "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
+    if (!top.has("dispatcher") || top.at("dispatcher").is_null()) return;
+    s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
+                                          {"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms",
+                                           "count", "claim"}),
+                                   s.events.size());
+    for (size_t i = 0; i < s.orders.size(); ++i)
+        if (s.orders[i].absent)
+            r.fail(child(child(top.path("orders"), i), "absent"),
+                   "the dispatcher's source app updates the order's source row, which an absent order "
+                   "does not have");
+    if (!s.producer.failures.empty())
+        r.fail(top.path("producer"),
+               "producer failures do not apply with a dispatcher (it replaces the producer); "
+               "schedule failures under /dispatcher/failures");
+}
+
+// "shard": one consumer per shard on a Redis Cluster of the lab's own, and what it cannot run with.
+void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
+    if (!top.has("shard") || top.at("shard").is_null()) return;
+    s.shard = read_shard(Object(r, top.at("shard"), top.path("shard"), {"streams", "key_format", "by", "reshard"}),
+                         s.events.size());
+    // One consumer per shard: the router decides the stream, the shard's consumer its order.
+    if (top.has("consumers") && s.consumers != s.shard.shard_count())
+        r.fail(top.path("consumers"),
+               fmt::format("a sharded lab has one consumer per shard ({}); drop \"consumers\"", s.shard.shard_count()));
+    s.consumers = s.shard.shard_count();
+    const char* unsupported = s.dispatcher.enabled ? "dispatcher"
+                              : s.lock.enabled     ? "lock"
+                              : s.buffer.enabled   ? "buffer"
+                              : s.fanout.enabled   ? "fanout"
+                              : top.has("recovery") ? "recovery"
+                              : top.has("faults")   ? "faults"
+                              : top.has("soak")     ? "soak"
+                              // A PostgreSQL of the lab's own is fine (the load labs'); a Redis is the cluster's.
+                              : s.servers.own || s.servers.replica || s.servers.cache ? "servers"
+                              : !s.producer.failures.empty() ? "producer"
+                                                             : nullptr;
+    if (unsupported)
+        r.fail(top.path(unsupported), std::string("a sharded lab (\"shard\") runs a router and one consumer per "
+                                                  "shard on its own Redis Cluster; \"") +
+                                          unsupported + "\" is not supported with it");
+    if (top.has("stream") && top.at("stream").contains("key"))
+        r.fail(child(top.path("stream"), "key"), "a sharded lab's streams are named by /shard/key_format");
+}
+
+// How the report shows the lab (its stream line, its throughput) and how a soak drains.
+void read_stream_display(const Reader& r, const Object& top, Scenario& s) {
+    s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
+    s.show_throughput = s.fanout.enabled || s.shard.enabled;
+    if (top.has("show_throughput")) {
+        if (!top.at("show_throughput").is_boolean())
+            r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
+        s.show_throughput = top.at("show_throughput").get<bool>();
+    }
+    if (top.has("soak") && !top.at("soak").is_null()) {
+        const Object soak(r, top.at("soak"), top.path("soak"), {"drain_ms"});
+        s.soak.enabled = true;
+        s.soak.drain_ms = soak.opt_int("drain_ms", s.soak.drain_ms, 1, 3'600'000);
+    }
+}
+
+// The lab's roles, as trial_roles starts them, and its own servers: the targets a fault may name.
+std::vector<std::string> stream_fault_targets(const Scenario& s) {
+    std::vector<std::string> actors;
+    for (int i = 1; i <= s.consumers; ++i) actors.push_back(fmt::format("C{}", i));
+    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) actors.push_back("reaper");
+    if (s.dispatcher.enabled) {
+        actors.push_back("app");
+        for (const auto& d : dispatcher_actors(s.dispatcher)) actors.push_back(d);
+    } else {
+        actors.push_back("producer");
+    }
+    if (s.servers.own) actors.push_back("redis");
+    if (s.servers.replica) actors.push_back("redis-replica");
+    if (s.servers.postgres) actors.push_back("postgres");
+    return actors;
+}
+
+void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
+    s.kind = LabKind::stream;
+    read_stream_workload(r, top, s);
+    read_stream_write(r, top, s);
+    read_job_wrappers(r, top, s);
+    refuse_batch_commit_conflicts(r, top, s);
+    read_publishers(r, top, s);
+    read_stream_shard(r, top, s);
+    read_stream_display(r, top, s);
+    if (top.has("sim"))
+        s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
+    if (top.has("recovery"))
+        s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
+    if (top.has("servers"))
+        s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
+    if (top.has("faults")) s.faults = read_faults(r, top.at("faults"), top.path("faults"), stream_fault_targets(s));
+}
+
+Scenario read_scenario(const Reader& r, const json& doc) {
+    if (!doc.is_object()) r.expected("", "a JSON object at the top level", doc);
+    std::vector<std::string> all_fields = k_common_fields;
+    all_fields.insert(all_fields.end(), k_workload_fields.begin(), k_workload_fields.end());
+    all_fields.insert(all_fields.end(), k_sessions_fields.begin(), k_sessions_fields.end());
+    // "$schema" names the JSON Schema (scenarios/schema.json) for editors; the loader only checks
+    // it is a string.
+    Object top(r, doc, "", all_fields, {"$schema"});
+    if (top.has("$schema")) (void)top.req_string("$schema");
+
+    Scenario s;
+    read_identity(r, top, s);
+    const json& kind = top.at("kind");
+    if (kind != "workload" && kind != "sessions") r.expected(top.path("kind"), "\"workload\" or \"sessions\"", kind);
+    const bool sessions = kind == "sessions";
+    s.runs = static_cast<int>(top.opt_int("runs", s.runs, 1, 100000));
+    if (top.has("seed")) s.seed = r.unsigned_integer(top.at("seed"), top.path("seed"));
+    refuse_other_kind_fields(r, top, sessions);
 
     // The lab's kind, decided here once for every layer: a workload with "idem" is one of the
     // idempotency kinds (read_idem_workload tells which from what "idem" holds).
-    int total = s.runs;
-    std::string total_name = "runs";
-    if (sessions) {
-        s.kind = LabKind::sessions;
-        const json& cases = r.array(top.at("cases"), top.path("cases"), true);
-        for (size_t i = 0; i < cases.size(); ++i)
-            s.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
-                                               {"title", "title_vi", "setup_sql", "sessions", "final_sql",
-                                                "expect_rows", "transcript_sessions", "exact_keys"})));
-        total = static_cast<int>(s.cases.size());
-        total_name = "cases";
-    } else if (top.has("idem")) {
-        read_idem_workload(top, s);  // clients and a middleware (or a benchmark, or a cluster) instead of a stream
-        if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
-        if (top.has("soak")) r.fail(top.path("soak"), "applies to stream labs (a workload published into a consumer group)");
-        if (s.kind != LabKind::idem_clients)
-            for (const char* key : {"faults", "servers"})
-                if (top.has(key))
-                    r.fail(top.path(key), "applies to stream labs and idempotency labs with clients; a benchmark or "
-                                          "a cluster lab starts its own servers and schedules no fault");
-        if (top.has("servers"))
-            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "cache"}));
-        if (top.has("faults")) {
-            std::vector<std::string> actors;
-            for (const auto& c : s.idem.clients) actors.push_back(c.name);
-            if (s.servers.own) actors.push_back("redis");
-            if (s.servers.replica) actors.push_back("redis-replica");
-            if (s.servers.cache) actors.push_back("redis-cache");
-            s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
-            for (size_t i = 0; i < s.faults.size(); ++i)
-                if (s.faults[i].trigger.until_published)
-                    r.fail(child(child(top.path("faults"), i), "until"),
-                           "\"until\": \"published\" ends the repeats when a stream lab's publishing roles are done; "
-                           "an idempotency lab's clients publish nothing: give \"count\"");
-        }
-        const auto& clients = s.idem.clients;
-        for (size_t i = 0; i < clients.size(); ++i)
-            for (size_t k = 0; k < clients[i].requests.size(); ++k) {
-                const std::string& name = clients[i].requests[k].resend_after_fault;
-                if (!name.empty() &&
-                    std::none_of(s.faults.begin(), s.faults.end(), [&](const FaultSpec& f) { return f.name == name; }))
-                    r.fail(child(child(child(child(top.path("idem"), "clients"), i), "requests"), k),
-                           "resend_after_fault names no fault: add \"name\": \"" + name + "\" to one under /faults");
-            }
-    } else {
-        s.kind = LabKind::stream;
-        if (top.has("stream"))
-            s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
-                                          {"key", "group", "read_count", "block_ms", "ack"}));
-        if (top.has("generate")) {
-            for (const char* key : {"orders", "events"})
-                if (top.has(key))
-                    r.fail(top.path(key), std::string("\"generate\" makes the lab's orders and events; drop \"") + key +
-                                              "\" or \"generate\"");
-            read_generate(Object(r, top.at("generate"), top.path("generate"),
-                                 {"orders", "first_id", "every_ms", "arrival", "expected_final", "events", "job_cost",
-                                  "slow_jobs"}),
-                          s.seed, s.orders, s.events, s.load);
-        } else {
-            s.orders = read_orders(r, top.at("orders"), top.path("orders"));
-            s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
-        }
-        if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
-        s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
-        if (top.has("write"))
-            s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit"}));
-        // Only a statement that inserts creates the row of an absent order; the inbox's transaction
-        // and a batch hold UPDATEs.
-        const bool update_only = write_mode_info(s.write.mode).statement == WriteStatement::update;
-        for (size_t i = 0; i < s.orders.size(); ++i)
-            if (s.orders[i].absent && update_only)
-                r.fail(child(child(top.path("orders"), i), "absent"),
-                       "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
-                       "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
-        if (s.write.dedupe != WriteDedupe::none && !update_only)
-            r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
-                                                           to_string(s.write.mode) + "\"");
-        if (top.has("lock") && !top.at("lock").is_null())
-            s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
-        if (top.has("buffer") && !top.at("buffer").is_null()) {
-            s.buffer = read_buffer(Object(r, top.at("buffer"), top.path("buffer"), {"gap_timeout_ms", "late"}));
-            if (s.consumers != 1)
-                r.fail(top.path("buffer"), fmt::format("a reorder buffer orders one consumer's events; with {} consumers "
-                                                       "an order's events land in different buffers (use \"consumers\": 1)",
-                                                       s.consumers));
-        }
-        if (top.has("fanout") && !top.at("fanout").is_null()) {
-            s.fanout = read_fanout(Object(r, top.at("fanout"), top.path("fanout"), {"workers", "poll_ms", "dispatch"}));
-            if (s.buffer.enabled)
-                r.fail(top.path("fanout"), "the reorder buffer runs in a consumer's own read loop; with \"fanout\" its "
-                                           "workers apply the events (use one or the other)");
-            if (s.stream.ack == StreamSpec::Ack::batch)
-                r.fail(top.path("fanout"), "with \"fanout\" each worker acknowledges its own job; \"stream\": "
-                                           "{\"ack\": \"batch\"} acknowledges a consumer's whole read (use one or the other)");
-        }
-        if (s.write.commit == WriteSpec::Commit::batch) {
-            // One multi-statement query of UPDATEs per read: what else a job does per event (a lock
-            // around its write, an inbox transaction, a side effect after it) or a worker that
-            // applies events one by one has no place in it.
-            const std::string at = child(top.path("write"), "commit");
-            auto refuse = [&](const std::string& what) {
-                r.fail(at, "\"batch\" sends the UPDATEs of one read as one transaction; " + what +
-                               " (use \"commit\": \"each\")");
-            };
-            if (!update_only)
-                refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(s.write.mode) + "\"");
-            else if (s.write.dedupe != WriteDedupe::none)
-                refuse("the inbox dedupe runs a transaction of its own per event");
-            else if (s.write.side_effect)
-                refuse("a side effect is sent after each event's own write");
-            else if (s.lock.enabled)
-                refuse("a lock is held around each event's own write");
-            else if (s.buffer.enabled)
-                refuse("the reorder buffer applies held events one by one");
-            else if (s.fanout.enabled)
-                refuse("with \"fanout\" the workers apply the events one by one");
-        }
-        if (top.has("producer"))
-            s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
-                                              {"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp"}),
-                                       s.events);
-        if (s.producer.idmp &&
-            std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
-            r.fail(child(top.path("producer"), "idmp"),
-                   "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
-        if (top.has("dispatcher") && !top.at("dispatcher").is_null()) {
-            s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
-                                                  {"ordering", "poll_ms", "max_rounds", "failures", "mark",
-                                                   "publish_ms", "count", "claim"}),
-                                           s.events.size());
-            for (size_t i = 0; i < s.orders.size(); ++i)
-                if (s.orders[i].absent)
-                    r.fail(child(child(top.path("orders"), i), "absent"),
-                           "the dispatcher's source app updates the order's source row, which an absent order "
-                           "does not have");
-            if (!s.producer.failures.empty())
-                r.fail(top.path("producer"),
-                       "producer failures do not apply with a dispatcher (it replaces the producer); "
-                       "schedule failures under /dispatcher/failures");
-        }
-        if (top.has("shard") && !top.at("shard").is_null()) {
-            s.shard = read_shard(Object(r, top.at("shard"), top.path("shard"),
-                                        {"streams", "key_format", "by", "reshard"}),
-                                 s.events.size());
-            // One consumer per shard: the router decides the stream, the shard's consumer its order.
-            if (top.has("consumers") && s.consumers != s.shard.shard_count())
-                r.fail(top.path("consumers"),
-                       fmt::format("a sharded lab has one consumer per shard ({}); drop \"consumers\"", s.shard.shard_count()));
-            s.consumers = s.shard.shard_count();
-            const char* unsupported = s.dispatcher.enabled ? "dispatcher"
-                                      : s.lock.enabled     ? "lock"
-                                      : s.buffer.enabled   ? "buffer"
-                                      : s.fanout.enabled   ? "fanout"
-                                      : top.has("recovery") ? "recovery"
-                                      : top.has("faults")   ? "faults"
-                                      : top.has("soak")     ? "soak"
-                                      // A PostgreSQL of the lab's own is fine (the load labs'); a Redis is the cluster's.
-                                      : s.servers.own || s.servers.replica || s.servers.cache ? "servers"
-                                      : !s.producer.failures.empty() ? "producer"
-                                                                     : nullptr;
-            if (unsupported)
-                r.fail(top.path(unsupported), std::string("a sharded lab (\"shard\") runs a router and one consumer per "
-                                                          "shard on its own Redis Cluster; \"") +
-                                                  unsupported + "\" is not supported with it");
-            if (top.has("stream") && top.at("stream").contains("key"))
-                r.fail(child(top.path("stream"), "key"), "a sharded lab's streams are named by /shard/key_format");
-        }
-        s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
-        s.show_throughput = s.fanout.enabled || s.shard.enabled;
-        if (top.has("show_throughput")) {
-            if (!top.at("show_throughput").is_boolean())
-                r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
-            s.show_throughput = top.at("show_throughput").get<bool>();
-        }
-        if (top.has("soak") && !top.at("soak").is_null()) {
-            const Object soak(r, top.at("soak"), top.path("soak"), {"drain_ms"});
-            s.soak.enabled = true;
-            s.soak.drain_ms = soak.opt_int("drain_ms", s.soak.drain_ms, 1, 3'600'000);
-        }
-        if (top.has("sim"))
-            s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
-        if (top.has("recovery"))
-            s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
-        if (top.has("servers")) {
-            s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
-        }
-        if (top.has("faults")) {
-            // The lab's roles, as trial_roles starts them: the targets a fault may name.
-            std::vector<std::string> actors;
-            for (int i = 1; i <= s.consumers; ++i) actors.push_back(fmt::format("C{}", i));
-            if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) actors.push_back("reaper");
-            if (s.dispatcher.enabled) {
-                actors.push_back("app");
-                for (const auto& d : dispatcher_actors(s.dispatcher)) actors.push_back(d);
-            } else {
-                actors.push_back("producer");
-            }
-            if (s.servers.own) actors.push_back("redis");
-            if (s.servers.replica) actors.push_back("redis-replica");
-            if (s.servers.postgres) actors.push_back("postgres");
-            s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
-        }
-    }
+    if (sessions)
+        read_sessions_lab(r, top, s);
+    else if (top.has("idem"))
+        read_idem_lab(r, top, s);
+    else
+        read_stream_lab(r, top, s);
 
-    s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);
+    // A sessions lab's expectation counts its cases; the others count their runs.
+    const int total = sessions ? static_cast<int>(s.cases.size()) : s.runs;
+    s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, sessions ? "cases" : "runs");
     check_term_needs(r, s, top.path("expect"));
     if (top.has("documented")) s.documented = read_documented(r, top.at("documented"), top.path("documented"));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));

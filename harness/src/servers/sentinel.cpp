@@ -104,6 +104,10 @@ struct SentinelSet::Impl {
     }
 
     void start_node(size_t index);
+    void write_conf(const Node& n, int port) const;
+    void spawn(Node& n, const std::string& exe, int port);
+    bool wait_until_up(Node& n, const std::string& exe, int port, bool may_move);
+    std::optional<std::string> not_ours(const Node& n) const;
     void tune(Node& n);
     void wait_until_all_see_everything(int replicas);
     void subscribe();
@@ -120,78 +124,95 @@ void SentinelSet::Impl::start_node(size_t index) {
     n.out = n.dir + "/sentinel.out";
     int port = free_loopback_port();
     for (int attempt = 1;; ++attempt) {
-        {
-            // Sentinel rewrites this file as it learns (replicas, other sentinels, epochs).
-            std::ofstream conf(n.conf, std::ios::trunc);
-            conf << "port " << port << "\n"
-                 << "bind 127.0.0.1\n"
-                 << "daemonize no\n"
-                 << "dir \"" << n.dir << "\"\n"
-                 << "logfile \"" << n.log << "\"\n"
-                 << "sentinel monitor " << opts.master_name << " " << primary.host << " " << primary.port << " "
-                 << opts.quorum << "\n"
-                 << "sentinel down-after-milliseconds " << opts.master_name << " " << opts.down_after.count() << "\n"
-                 << "sentinel failover-timeout " << opts.master_name << " " << opts.failover_timeout.count() << "\n"
-                 << "sentinel parallel-syncs " << opts.master_name << " 1\n";
-            if (!primary.password.empty())
-                conf << "sentinel auth-pass " << opts.master_name << " " << primary.password << "\n";
-            if (!conf)
-                throw EnvironmentError("cannot write the sentinel config " + n.conf);
-        }
-        std::filesystem::permissions(n.conf, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
-        std::error_code ec;
-        std::filesystem::remove(n.log, ec);  // a stale "in use" must not count
-        ChildOptions o;
-        o.exe = exe;
-        o.args = {n.conf, "--sentinel"};
-        o.stdout_path = n.out;
-        o.stderr_path = n.out;
-        o.working_dir = n.dir;
-        o.own_process_group = true;
-        n.child.emplace(o);
-        n.endpoint = RedisEndpoint{};
-        n.endpoint.port = port;
+        write_conf(n, port);
+        spawn(n, exe, port);
+        if (wait_until_up(n, exe, port, attempt < sentinel_port_attempts)) return;
+        port = free_loopback_port();
+    }
+}
 
-        const auto deadline = SteadyClock::now() + opts.start_timeout;
-        std::string last_error;
-        for (;;) {
-            throw_if_interrupted();
-            if (!n.child->running()) {
-                const int code = n.child->exit_code().value_or(-1);
-                n.child.reset();
-                const std::string log = read_text(n.log) + read_text(n.out);
-                if (log.find("Address already in use") != std::string::npos && attempt < sentinel_port_attempts) {
-                    port = free_loopback_port();
-                    break;  // next attempt
-                }
-                throw EnvironmentError(fmt::format(
-                    "redis-server --sentinel ({}) exited with status {} while starting on 127.0.0.1:{}; Sentinel "
-                    "comes with redis-server (apt-get install -y redis-server), check its log:{}",
-                    exe, code, port, logs(15)));
-            }
-            try {
-                RedisClient c(n.endpoint, milliseconds(200));
-                const auto info = parse_info(c.call({"INFO", "server"}).str);
-                const auto pid = info.find("process_id");
-                const auto mode = info.find("redis_mode");
-                // A stranger that grabbed the port first does not count.
-                if (pid != info.end() && std::stoll(pid->second) == n.child->pid() && mode != info.end() &&
-                    mode->second == "sentinel")
-                    return;
-                last_error = "another process answers on that port";
-            } catch (const RedisError& e) {
-                last_error = e.what();
-            }
-            if (SteadyClock::now() >= deadline) {
-                n.child->terminate(milliseconds(2000), SIGTERM);
-                n.child.reset();
-                throw EnvironmentError(fmt::format(
-                    "redis-server --sentinel on 127.0.0.1:{} did not answer within {} ms (last error: {}); the "
-                    "machine may be overloaded:{}",
-                    port, opts.start_timeout.count(), last_error, logs(15)));
-            }
-            std::this_thread::sleep_for(milliseconds(20));
+// The node's config, monitoring the primary; readable by its owner only (it may hold the password).
+void SentinelSet::Impl::write_conf(const Node& n, int port) const {
+    {
+        // Sentinel rewrites this file as it learns (replicas, other sentinels, epochs).
+        std::ofstream conf(n.conf, std::ios::trunc);
+        conf << "port " << port << "\n"
+             << "bind 127.0.0.1\n"
+             << "daemonize no\n"
+             << "dir \"" << n.dir << "\"\n"
+             << "logfile \"" << n.log << "\"\n"
+             << "sentinel monitor " << opts.master_name << " " << primary.host << " " << primary.port << " "
+             << opts.quorum << "\n"
+             << "sentinel down-after-milliseconds " << opts.master_name << " " << opts.down_after.count() << "\n"
+             << "sentinel failover-timeout " << opts.master_name << " " << opts.failover_timeout.count() << "\n"
+             << "sentinel parallel-syncs " << opts.master_name << " 1\n";
+        if (!primary.password.empty())
+            conf << "sentinel auth-pass " << opts.master_name << " " << primary.password << "\n";
+        if (!conf)
+            throw EnvironmentError("cannot write the sentinel config " + n.conf);
+    }
+    std::filesystem::permissions(n.conf, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+}
+
+void SentinelSet::Impl::spawn(Node& n, const std::string& exe, int port) {
+    std::error_code ec;
+    std::filesystem::remove(n.log, ec);  // a stale "in use" must not count
+    ChildOptions o;
+    o.exe = exe;
+    o.args = {n.conf, "--sentinel"};
+    o.stdout_path = n.out;
+    o.stderr_path = n.out;
+    o.working_dir = n.dir;
+    o.own_process_group = true;
+    n.child.emplace(o);
+    n.endpoint = RedisEndpoint{};
+    n.endpoint.port = port;
+}
+
+// True once the node answers as a sentinel. False when it exited because its port was taken and
+// `may_move` lets another be tried; throws when it exited otherwise or did not answer in time.
+bool SentinelSet::Impl::wait_until_up(Node& n, const std::string& exe, int port, bool may_move) {
+    const auto deadline = SteadyClock::now() + opts.start_timeout;
+    for (;;) {
+        throw_if_interrupted();
+        if (!n.child->running()) {
+            const int code = n.child->exit_code().value_or(-1);
+            n.child.reset();
+            const std::string log = read_text(n.log) + read_text(n.out);
+            if (log.find("Address already in use") != std::string::npos && may_move) return false;
+            throw EnvironmentError(fmt::format(
+                "redis-server --sentinel ({}) exited with status {} while starting on 127.0.0.1:{}; Sentinel "
+                "comes with redis-server (apt-get install -y redis-server), check its log:{}",
+                exe, code, port, logs(15)));
         }
+        const std::optional<std::string> last_error = not_ours(n);
+        if (!last_error) return true;
+        if (SteadyClock::now() >= deadline) {
+            n.child->terminate(milliseconds(2000), SIGTERM);
+            n.child.reset();
+            throw EnvironmentError(fmt::format(
+                "redis-server --sentinel on 127.0.0.1:{} did not answer within {} ms (last error: {}); the "
+                "machine may be overloaded:{}",
+                port, opts.start_timeout.count(), *last_error, logs(15)));
+        }
+        std::this_thread::sleep_for(milliseconds(20));
+    }
+}
+
+// Why the node's port does not answer as our sentinel yet; nullopt once it does. A stranger that
+// grabbed the port first does not count.
+std::optional<std::string> SentinelSet::Impl::not_ours(const Node& n) const {
+    try {
+        RedisClient c(n.endpoint, milliseconds(200));
+        const auto info = parse_info(c.call({"INFO", "server"}).str);
+        const auto pid = info.find("process_id");
+        const auto mode = info.find("redis_mode");
+        if (pid != info.end() && std::stoll(pid->second) == n.child->pid() && mode != info.end() &&
+            mode->second == "sentinel")
+            return std::nullopt;
+        return "another process answers on that port";
+    } catch (const RedisError& e) {
+        return e.what();
     }
 }
 

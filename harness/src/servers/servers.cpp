@@ -436,15 +436,32 @@ struct EmbeddedRedis::Impl {
     // Starts redis-server on `port` (another free one if it is taken and allow_other_port) and
     // returns once it answers PING.
     void start(int port, bool allow_other_port);
+
+private:
+    std::vector<std::pair<std::string, std::string>> settings() const;
+    void spawn(const std::string& exe, int port, bool allow_other_port,
+               const std::vector<std::pair<std::string, std::string>>& settings);
+    bool wait_for_pong(const std::string& exe, int port, bool may_move, const std::vector<std::string>& logs);
+    std::string log_path() const { return data_dir + "/redis.log"; }
+    std::string out_path() const { return data_dir + "/redis.out"; }
 };
 
 void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
     const std::string exe = find_binary("redis-server");
-    const std::string log_path = data_dir + "/redis.log";
-    const std::string out_path = data_dir + "/redis.out";
-    const std::vector<std::string> logs{out_path, log_path};
+    const std::vector<std::string> logs{out_path(), log_path()};
     if (auto it = opts.config.find("requirepass"); it != opts.config.end()) endpoint.password = it->second;
+    const auto merged = settings();
+    for (int attempt = 1;; ++attempt) {
+        std::error_code ec;
+        std::filesystem::remove(log_path(), ec);  // redis appends; a stale "in use" must not count
+        spawn(exe, port, allow_other_port, merged);
+        if (wait_for_pong(exe, port, allow_other_port && attempt < port_attempts, logs)) return;
+        port = free_loopback_port();
+    }
+}
 
+// relab's defaults merged with the scenario's settings, which may not name what relab chooses.
+std::vector<std::pair<std::string, std::string>> EmbeddedRedis::Impl::settings() const {
     std::vector<std::pair<std::string, std::string>> defaults{{"save", ""},
                                                               {"appendonly", "no"},
                                                               {"enable-debug-command", "local"},
@@ -456,62 +473,65 @@ void EmbeddedRedis::Impl::start(int port, bool allow_other_port) {
         defaults.emplace_back("cluster-config-file", "nodes.conf");
         reserved.insert(reserved.end(), {"cluster-enabled", "cluster-config-file", "cluster-port"});
     }
-    const auto settings = merge_settings(defaults, opts.config, reserved, "redis");
-    for (int attempt = 1;; ++attempt) {
-        std::error_code ec;
-        std::filesystem::remove(log_path, ec);  // redis appends; a stale "in use" must not count
-        std::vector<std::string> args{"--port", std::to_string(port), "--bind", "127.0.0.1", "--dir",
-                                      data_dir, "--logfile", log_path, "--daemonize", "no"};
-        if (opts.cluster) {
-            // A restart keeps its bus port: the other nodes know it by that one.
-            if (bus_port == 0 || allow_other_port) bus_port = free_loopback_port();
-            while (bus_port == port) bus_port = free_loopback_port();
-            args.insert(args.end(), {"--cluster-port", std::to_string(bus_port)});
-        }
-        for (const auto& [name, value] : settings) {
-            args.push_back("--" + name);
-            args.push_back(value);
-        }
-        ChildOptions child_opts;
-        child_opts.exe = exe;
-        child_opts.args = args;
-        child_opts.stdout_path = out_path;
-        child_opts.stderr_path = out_path;
-        child_opts.working_dir = data_dir;
-        child_opts.own_process_group = true;
-        child.emplace(child_opts);
-        endpoint.port = port;
+    return merge_settings(defaults, opts.config, reserved, "redis");
+}
 
-        const auto deadline = SteadyClock::now() + opts.start_timeout;
-        std::string last_error;
-        for (;;) {
-            throw_if_interrupted();
-            if (!child->running()) {
-                int code = child->exit_code().value_or(-1);
-                child.reset();
-                if (allow_other_port && any_log_contains(logs, "Address already in use") && attempt < port_attempts) {
-                    port = free_loopback_port();
-                    break;  // next attempt
-                }
-                throw EnvironmentError("redis-server (" + exe + ") exited with status " + std::to_string(code) +
-                                       " while starting on 127.0.0.1:" + std::to_string(port) +
-                                       "; check the redis settings of the scenario, or free the port if it is taken:" +
-                                       log_tails(logs));
-            }
-            RedisProbe probe = probe_redis(endpoint, milliseconds(200));
-            // A PONG from a stranger that grabbed the port first does not count.
-            if (probe.error.empty() && probe.process_id == child->pid()) return;
-            if (!probe.error.empty()) last_error = probe.error;
-            if (SteadyClock::now() >= deadline) {
-                child->terminate(milliseconds(2000), SIGTERM);
-                child.reset();
-                throw EnvironmentError("redis-server on 127.0.0.1:" + std::to_string(port) + " did not answer PING within " +
-                                       std::to_string(opts.start_timeout.count()) + " ms (last error: " +
-                                       (last_error.empty() ? "another process answers on that port" : last_error) +
-                                       "); the machine may be overloaded:" + log_tails(logs));
-            }
-            sleep_poll();
+// Starts the child on `port`; a cluster node also gets its bus port.
+void EmbeddedRedis::Impl::spawn(const std::string& exe, int port, bool allow_other_port,
+                                const std::vector<std::pair<std::string, std::string>>& settings) {
+    std::vector<std::string> args{"--port", std::to_string(port), "--bind", "127.0.0.1", "--dir",
+                                  data_dir, "--logfile", log_path(), "--daemonize", "no"};
+    if (opts.cluster) {
+        // A restart keeps its bus port: the other nodes know it by that one.
+        if (bus_port == 0 || allow_other_port) bus_port = free_loopback_port();
+        while (bus_port == port) bus_port = free_loopback_port();
+        args.insert(args.end(), {"--cluster-port", std::to_string(bus_port)});
+    }
+    for (const auto& [name, value] : settings) {
+        args.push_back("--" + name);
+        args.push_back(value);
+    }
+    ChildOptions child_opts;
+    child_opts.exe = exe;
+    child_opts.args = args;
+    child_opts.stdout_path = out_path();
+    child_opts.stderr_path = out_path();
+    child_opts.working_dir = data_dir;
+    child_opts.own_process_group = true;
+    child.emplace(child_opts);
+    endpoint.port = port;
+}
+
+// True once the child answers PING. False when it exited because its port was taken and
+// `may_move` lets another be tried; throws when it exited otherwise or did not answer in time.
+bool EmbeddedRedis::Impl::wait_for_pong(const std::string& exe, int port, bool may_move,
+                                        const std::vector<std::string>& logs) {
+    const auto deadline = SteadyClock::now() + opts.start_timeout;
+    std::string last_error;
+    for (;;) {
+        throw_if_interrupted();
+        if (!child->running()) {
+            int code = child->exit_code().value_or(-1);
+            child.reset();
+            if (may_move && any_log_contains(logs, "Address already in use")) return false;
+            throw EnvironmentError("redis-server (" + exe + ") exited with status " + std::to_string(code) +
+                                   " while starting on 127.0.0.1:" + std::to_string(port) +
+                                   "; check the redis settings of the scenario, or free the port if it is taken:" +
+                                   log_tails(logs));
         }
+        RedisProbe probe = probe_redis(endpoint, milliseconds(200));
+        // A PONG from a stranger that grabbed the port first does not count.
+        if (probe.error.empty() && probe.process_id == child->pid()) return true;
+        if (!probe.error.empty()) last_error = probe.error;
+        if (SteadyClock::now() >= deadline) {
+            child->terminate(milliseconds(2000), SIGTERM);
+            child.reset();
+            throw EnvironmentError("redis-server on 127.0.0.1:" + std::to_string(port) + " did not answer PING within " +
+                                   std::to_string(opts.start_timeout.count()) + " ms (last error: " +
+                                   (last_error.empty() ? "another process answers on that port" : last_error) +
+                                   "); the machine may be overloaded:" + log_tails(logs));
+        }
+        sleep_poll();
     }
 }
 
@@ -548,6 +568,67 @@ namespace {
 
 // Gone, or a zombie (its memory, the shared segment included, is released).
 bool process_ended(int pid) { return !relab::process_running(pid); }
+
+// postgres from the same installation as initdb: a data directory only fits its own version.
+std::string postgres_beside(const std::string& initdb) {
+    std::error_code ec;
+    std::string postgres = (std::filesystem::canonical(initdb, ec).parent_path() / "postgres").string();
+    if (ec || !is_executable_file(postgres)) postgres = find_binary("postgres");
+    return postgres;
+}
+
+// The user PostgreSQL runs as, and whom to switch to: it refuses to run as root, so under root
+// it is RELAB_PG_USER (default "postgres"), who is handed `base`.
+std::pair<std::string, std::optional<std::string>> pg_user(const std::string& base) {
+    if (::geteuid() != 0) return {current_user_name(), std::nullopt};
+    const char* env_user = std::getenv("RELAB_PG_USER");
+    const std::string user = env_user && *env_user ? env_user : "postgres";
+    struct passwd* pw = ::getpwnam(user.c_str());
+    if (!pw)
+        throw EnvironmentError(
+            "relab runs as root and PostgreSQL refuses to, so it runs PostgreSQL as user '" + user +
+            "', which does not exist; create it (useradd --system --create-home " + user +
+            "), set RELAB_PG_USER to an existing unprivileged user, or install postgresql "
+            "(apt-get install -y postgresql), which creates the user 'postgres'");
+    if (::chown(base.c_str(), pw->pw_uid, pw->pw_gid) != 0)
+        throw EnvironmentError("cannot hand " + base + " to user " + user + ": " + std::strerror(errno));
+    return {user, user};
+}
+
+// What each step of starting an embedded PostgreSQL needs.
+struct PgStart {
+    std::vector<std::pair<std::string, std::string>> settings;  // merged, for -c
+    std::string initdb, postgres;                               // the binaries
+    std::string base;                                           // the temporary directory: logs, socket
+    std::string log;                                            // the postmaster's log
+    std::string user;                                           // the server's user
+    ChildOptions child;                                         // run as, working directory, own group
+    SteadyClock::time_point deadline;                           // for initdb and the first session both
+    milliseconds timeout{0};
+
+    EnvironmentError timeout_error(const std::string& what, const std::vector<std::string>& logs) const {
+        return EnvironmentError(what + " did not finish within " + std::to_string(timeout.count()) +
+                                " ms; the machine may be overloaded:" + log_tails(logs));
+    }
+};
+
+PgStart pg_start(const PgOptions& opts, std::vector<std::pair<std::string, std::string>> settings,
+                 const std::string& initdb, const std::string& postgres, const std::string& base) {
+    PgStart start;
+    start.settings = std::move(settings);
+    start.initdb = initdb;
+    start.postgres = postgres;
+    start.base = base;
+    start.log = base + "/postgres.log";
+    std::optional<std::string> run_as;
+    std::tie(start.user, run_as) = pg_user(base);
+    start.child.run_as_user = run_as;
+    start.child.working_dir = base;
+    start.child.own_process_group = true;
+    start.deadline = SteadyClock::now() + opts.start_timeout;
+    start.timeout = opts.start_timeout;
+    return start;
+}
 
 }  // namespace
 
@@ -604,6 +685,12 @@ struct EmbeddedPostgres::Impl {
         }
         dir.remove();
     }
+
+    // Starting, a step each; every step throws EnvironmentError, with the logs, when it fails.
+    void init_data_dir(const PgStart& start) const;
+    ChildOptions postmaster_options(const PgStart& start, int port) const;
+    bool wait_for_sessions(const PgStart& start, int port, bool may_move);
+    bool set_up_if_ours(const PgStart& start, int port, bool may_move);
 };
 
 EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_unique<Impl>()) {
@@ -611,124 +698,21 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
     const auto settings = merge_settings({{"listen_addresses", "127.0.0.1"}}, opts.config,
                                          {"port", "unix_socket_directories", "data_directory"}, "postgresql");
     const std::string initdb = find_binary("initdb");
-    // postgres from the same installation as initdb: a data directory only fits its own version.
-    std::error_code ec;
-    std::string postgres = (std::filesystem::canonical(initdb, ec).parent_path() / "postgres").string();
-    if (ec || !is_executable_file(postgres)) postgres = find_binary("postgres");
-    const std::string base = impl.dir.path();
-
-    std::optional<std::string> run_as;
-    std::string user;
-    if (::geteuid() == 0) {
-        // PostgreSQL refuses to run as root.
-        const char* env_user = std::getenv("RELAB_PG_USER");
-        user = env_user && *env_user ? env_user : "postgres";
-        struct passwd* pw = ::getpwnam(user.c_str());
-        if (!pw)
-            throw EnvironmentError(
-                "relab runs as root and PostgreSQL refuses to, so it runs PostgreSQL as user '" + user +
-                "', which does not exist; create it (useradd --system --create-home " + user +
-                "), set RELAB_PG_USER to an existing unprivileged user, or install postgresql "
-                "(apt-get install -y postgresql), which creates the user 'postgres'");
-        if (::chown(base.c_str(), pw->pw_uid, pw->pw_gid) != 0)
-            throw EnvironmentError("cannot hand " + base + " to user " + user + ": " + std::strerror(errno));
-        run_as = user;
-    } else {
-        user = current_user_name();
-    }
-
-    ChildOptions base_opts;
-    base_opts.run_as_user = run_as;
-    base_opts.working_dir = base;
-    base_opts.own_process_group = true;
-    const auto deadline = SteadyClock::now() + opts.start_timeout;
-    auto timeout_error = [&](const std::string& what, const std::vector<std::string>& logs) {
-        return EnvironmentError(what + " did not finish within " + std::to_string(opts.start_timeout.count()) +
-                                " ms; the machine may be overloaded:" + log_tails(logs));
-    };
-
-    {
-        const std::string log = base + "/initdb.log";
-        ChildOptions o = base_opts;
-        o.exe = initdb;
-        o.args = {"-D", impl.data_dir, "-U", user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"};
-        o.stdout_path = log;
-        o.stderr_path = log;
-        ChildProcess child(o);
-        for (;;) {
-            throw_if_interrupted();
-            if (child.wait_for(poll_interval)) break;
-            if (SteadyClock::now() >= deadline) throw timeout_error("initdb", {log});
-        }
-        if (child.exit_code() != 0)
-            throw EnvironmentError("initdb (" + initdb + ") failed with status " +
-                                   std::to_string(child.exit_code().value_or(-1)) + " as user " + user + " in " + base +
-                                   "; if the user cannot reach that directory, set TMPDIR to one it can:" +
-                                   log_tails({log}));
-    }
+    const PgStart start = pg_start(opts, settings, initdb, postgres_beside(initdb), impl.dir.path());
+    impl.init_data_dir(start);
 
     impl.endpoint.host = "127.0.0.1";
-    impl.endpoint.user = user;
+    impl.endpoint.user = start.user;
     impl.endpoint.dbname = "postgres";
-    const std::string log = base + "/postgres.log";
     int port = opts.preferred_port > 0 ? opts.preferred_port : free_loopback_port();
     for (int attempt = 1;; ++attempt) {
-        ChildOptions o = base_opts;
-        o.exe = postgres;
-        o.args = {"-D", impl.data_dir, "-p", std::to_string(port), "-k", base};
-        for (const auto& [name, value] : settings) {
-            o.args.push_back("-c");
-            o.args.push_back(name + "=" + value);
-        }
-        o.stdout_path = log;
-        o.stderr_path = log;
+        const ChildOptions o = impl.postmaster_options(start, port);
         impl.child.emplace(o);
         impl.endpoint.port = port;
-
-        bool retry = false;
-        std::string last_error;
-        for (;;) {
-            throw_if_interrupted();
-            if (!impl.child->running()) {
-                int code = impl.child->exit_code().value_or(-1);
-                impl.child.reset();
-                if (any_log_contains({log}, "Address already in use") && attempt < port_attempts) {
-                    port = free_loopback_port();
-                    retry = true;
-                    break;
-                }
-                throw EnvironmentError("postgres (" + postgres + ") exited with status " + std::to_string(code) +
-                                       " while starting on 127.0.0.1:" + std::to_string(port) +
-                                       "; check the postgresql settings of the scenario, or free the port if it "
-                                       "is taken:" + log_tails({log}));
-            }
-            last_error = probe_pg(impl.endpoint, 2);
-            if (last_error.empty()) break;
-            if (SteadyClock::now() >= deadline) throw timeout_error("postgres start (last error: " + last_error + ")", {log});
-            sleep_poll();
-        }
-        if (retry) continue;
-
-        // A stranger on the port would answer too: ours is the one serving our data directory.
-        try {
-            pqxx::connection conn(impl.endpoint.conninfo());
-            pqxx::nontransaction tx(conn);
-            auto dir = tx.exec1("SHOW data_directory")[0].as<std::string>();
-            if (std::filesystem::weakly_canonical(dir) != std::filesystem::weakly_canonical(impl.data_dir)) {
-                impl.child->terminate(milliseconds(5000), SIGQUIT);
-                impl.child.reset();
-                if (attempt < port_attempts) {
-                    port = free_loopback_port();
-                    continue;
-                }
-                throw EnvironmentError("another PostgreSQL answers on 127.0.0.1:" + std::to_string(port));
-            }
-            tx.exec0("CREATE DATABASE relab");
-            impl.version_num = tx.exec1("SHOW server_version_num")[0].as<int>();
-        } catch (const pqxx::failure& e) {
-            throw EnvironmentError("embedded PostgreSQL at " + impl.endpoint.display() +
-                                   " answered but CREATE DATABASE relab failed: " + one_line(e.what()) +
-                                   log_tails({log}));
+        const bool may_move = attempt < port_attempts;
+        if (!impl.wait_for_sessions(start, port, may_move) || !impl.set_up_if_ours(start, port, may_move)) {
+            port = free_loopback_port();
+            continue;
         }
         impl.endpoint.dbname = "relab";
         impl.postmaster = o;
@@ -739,6 +723,87 @@ EmbeddedPostgres::EmbeddedPostgres(const PgOptions& opts) : m_impl(std::make_uni
             impl.postmaster.args.push_back("recovery_init_sync_method=syncfs");
         }
         return;
+    }
+}
+
+// initdb as the server's user, within the start's deadline.
+void EmbeddedPostgres::Impl::init_data_dir(const PgStart& start) const {
+    const std::string log = start.base + "/initdb.log";
+    ChildOptions o = start.child;
+    o.exe = start.initdb;
+    o.args = {"-D", data_dir, "-U", start.user, "--auth=trust", "-E", "UTF8", "--locale=C", "--no-sync"};
+    o.stdout_path = log;
+    o.stderr_path = log;
+    ChildProcess initdb(o);
+    for (;;) {
+        throw_if_interrupted();
+        if (initdb.wait_for(poll_interval)) break;
+        if (SteadyClock::now() >= start.deadline) throw start.timeout_error("initdb", {log});
+    }
+    if (initdb.exit_code() != 0)
+        throw EnvironmentError("initdb (" + start.initdb + ") failed with status " +
+                               std::to_string(initdb.exit_code().value_or(-1)) + " as user " + start.user + " in " +
+                               start.base + "; if the user cannot reach that directory, set TMPDIR to one it can:" +
+                               log_tails({log}));
+}
+
+// The postmaster on `port`: its socket in the start's directory, the merged settings as -c.
+ChildOptions EmbeddedPostgres::Impl::postmaster_options(const PgStart& start, int port) const {
+    ChildOptions o = start.child;
+    o.exe = start.postgres;
+    o.args = {"-D", data_dir, "-p", std::to_string(port), "-k", start.base};
+    for (const auto& [name, value] : start.settings) {
+        o.args.push_back("-c");
+        o.args.push_back(name + "=" + value);
+    }
+    o.stdout_path = start.log;
+    o.stderr_path = start.log;
+    return o;
+}
+
+// True once the postmaster just started accepts a session. False when it exited because its port
+// was taken and `may_move` lets another be tried; throws when it exited otherwise or time ran out.
+bool EmbeddedPostgres::Impl::wait_for_sessions(const PgStart& start, int port, bool may_move) {
+    for (;;) {
+        throw_if_interrupted();
+        if (!child->running()) {
+            int code = child->exit_code().value_or(-1);
+            child.reset();
+            if (any_log_contains({start.log}, "Address already in use") && may_move) return false;
+            throw EnvironmentError("postgres (" + start.postgres + ") exited with status " + std::to_string(code) +
+                                   " while starting on 127.0.0.1:" + std::to_string(port) +
+                                   "; check the postgresql settings of the scenario, or free the port if it "
+                                   "is taken:" + log_tails({start.log}));
+        }
+        const std::string last_error = probe_pg(endpoint, 2);
+        if (last_error.empty()) return true;
+        if (SteadyClock::now() >= start.deadline)
+            throw start.timeout_error("postgres start (last error: " + last_error + ")", {start.log});
+        sleep_poll();
+    }
+}
+
+// A stranger on the port would answer too: ours is the one serving our data directory. In ours,
+// creates the database relab and reads the version: true. False when a stranger answered and
+// `may_move` lets another port be tried (ours is stopped).
+bool EmbeddedPostgres::Impl::set_up_if_ours(const PgStart& start, int port, bool may_move) {
+    try {
+        pqxx::connection conn(endpoint.conninfo());
+        pqxx::nontransaction tx(conn);
+        auto dir = tx.exec1("SHOW data_directory")[0].as<std::string>();
+        if (std::filesystem::weakly_canonical(dir) != std::filesystem::weakly_canonical(data_dir)) {
+            child->terminate(milliseconds(5000), SIGQUIT);
+            child.reset();
+            if (may_move) return false;
+            throw EnvironmentError("another PostgreSQL answers on 127.0.0.1:" + std::to_string(port));
+        }
+        tx.exec0("CREATE DATABASE relab");
+        version_num = tx.exec1("SHOW server_version_num")[0].as<int>();
+        return true;
+    } catch (const pqxx::failure& e) {
+        throw EnvironmentError("embedded PostgreSQL at " + endpoint.display() +
+                               " answered but CREATE DATABASE relab failed: " + one_line(e.what()) +
+                               log_tails({start.log}));
     }
 }
 

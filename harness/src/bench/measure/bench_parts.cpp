@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -204,100 +205,139 @@ NoopRun median_run(std::vector<NoopRun> runs) {
     return runs[runs.size() / 2];
 }
 
-}  // namespace
+constexpr int kBatch = 100;  // the throughput consumer's XREADGROUP COUNT
 
-std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work) {
+// How a run's consumer reads, acknowledges and commits.
+struct NoopConsumer {
+    int read_count = 1;
+    std::string ack;     // "batch" or "each"
+    std::string commit;  // "batch" or "each"
+};
+
+// The scenario of load-s1; nullopt, said on stderr, when it cannot be read.
+std::optional<Scenario> load_s1(const BenchOptions& o) {
     RunOptions ro;
     ro.scenarios_dir = o.scenarios_dir;
     ro.labs = {"load-s1"};
-    std::vector<Scenario> labs;
     try {
-        labs = select_labs(ro);
+        return std::move(select_labs(ro).front());
     } catch (const std::exception& e) {
         std::cerr << "  load/noop_jobs skipped: " << e.what() << "\n";
-        return {};
+        return std::nullopt;
     }
-    nlohmann::json doc = labs.front().source;
-    const int orders = std::max(1, o.requests / 6);  // 3 events per order: half the requests in events
+}
+
+// load-s1's document with `orders` orders sent at once and every job free.
+nlohmann::json noop_doc(const Scenario& lab, int orders) {
+    nlohmann::json doc = lab.source;
     doc["id"] = "bench-noop-load";
     doc["generate"]["orders"] = orders;
     doc["generate"]["arrival"] = "burst";
     doc["generate"]["job_cost"] = {{"dist", "fixed"}, {"ms", 0}};
     doc["generate"].erase("slow_jobs");
     doc["expect"] = {{"wrong", "none"}, {"lost", 0}, {"duplicated", 0}};
-    const int shipped_count = labs.front().stream.read_count;
-    const std::string shipped_ack = labs.front().stream.ack == StreamSpec::Ack::batch ? "batch" : "each";
-    constexpr int kBatch = 100;
-    const std::string shipped_commit = to_string(labs.front().write.commit);
-    std::vector<NoopRun> batched, autocommit, shipped;
-    std::vector<double> rb_rate;
+    return doc;
+}
+
+// The consumer as the load labs ship it.
+NoopConsumer shipped_consumer(const Scenario& lab) {
+    return {lab.stream.read_count, lab.stream.ack == StreamSpec::Ack::batch ? "batch" : "each",
+            to_string(lab.write.commit)};
+}
+
+// The median of each run's repetitions, and redis-benchmark's XADD rate beside them.
+struct NoopRuns {
+    NoopRun batched, autocommit, shipped;
+    std::vector<double> rb_rate;  // XADD/s, one a repetition
+    double rb = 0;                // their median
+};
+
+// The three runs and redis-benchmark's XADD, alternating, o.repetitions times.
+NoopRuns run_noop_repetitions(const nlohmann::json& doc, const NoopConsumer (&consumers)[3], const BenchOptions& o,
+                              RedisBenchmarkTool& tool, const std::string& work) {
+    std::vector<NoopRun> runs[3];
+    NoopRuns out;
     for (int rep = 0; rep < o.repetitions; ++rep) {
-        batched.push_back(run_noop_load_lab(doc, kBatch, "batch", "batch", work));
-        autocommit.push_back(run_noop_load_lab(doc, kBatch, "batch", "each", work));
-        shipped.push_back(run_noop_load_lab(doc, shipped_count, shipped_ack, shipped_commit, work));
-        rb_rate.push_back(tool.run({"XADD", "bench:noop:rb", "*", "order", "1", "type", "paid", "v", "1"}, o.requests, 1, 1).rps);
+        for (int i = 0; i < 3; ++i)
+            runs[i].push_back(
+                run_noop_load_lab(doc, consumers[i].read_count, consumers[i].ack, consumers[i].commit, work));
+        out.rb_rate.push_back(
+            tool.run({"XADD", "bench:noop:rb", "*", "order", "1", "type", "paid", "v", "1"}, o.requests, 1, 1).rps);
     }
-    const NoopRun b = median_run(batched), a = median_run(autocommit), s = median_run(shipped);
-    const double rb = percentile(rb_rate, 50);
+    out.batched = median_run(runs[0]);
+    out.autocommit = median_run(runs[1]);
+    out.shipped = median_run(runs[2]);
+    out.rb = percentile(out.rb_rate, 50);
+    return out;
+}
+
+// What the three figures share: the run's events/s against redis-benchmark's XADD/s, and the
+// consumer's settings in the raw figures.
+BenchFigure noop_figure(std::string name, const NoopRun& r, const NoopConsumer& c, double rb) {
+    BenchFigure x;
+    x.name = std::move(name);
+    x.iterations = r.events;
+    x.real_time = r.events_per_s > 0 ? 1e6 / r.events_per_s : 0;
+    x.items_per_second = r.events_per_s;
+    x.ratio = safe_ratio(r.events_per_s, rb);
+    x.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
+    x.raw = {{"load_lab_events_per_s", r.events_per_s},
+             {"redis_benchmark_xadd_per_s", rb},
+             {"events", r.events},
+             {"latency_p50_us", r.latency_p50_us},
+             {"read_count", c.read_count},
+             {"ack", c.ack},
+             {"commit", c.commit},
+             {"clients", 1},
+             {"pipeline", 1}};
+    return x;
+}
+
+}  // namespace
+
+std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work) {
+    const std::optional<Scenario> lab = load_s1(o);
+    if (!lab) return {};
+    const int orders = std::max(1, o.requests / 6);  // 3 events per order: half the requests in events
+    const NoopConsumer consumers[3] = {{kBatch, "batch", "batch"}, {kBatch, "batch", "each"}, shipped_consumer(*lab)};
+    const NoopConsumer& shipped = consumers[2];
+    const NoopRuns runs = run_noop_repetitions(noop_doc(*lab, orders), consumers, o, tool, work);
     const std::string compared = fmt::format(
         "against `redis-benchmark -c 1 -P 1 -n {} XADD <key> * order 1 type paid v 1` on the bench's server (the lab's "
         "one producer sends one XADD per event); median of {} alternating repetitions",
         o.requests, o.repetitions);
 
-    // What the three figures share: the run's events/s against redis-benchmark's XADD/s, and the
-    // consumer's settings in the raw figures.
-    auto figure = [&](std::string name, const NoopRun& r, int read_count, const std::string& ack,
-                      const std::string& commit) {
-        BenchFigure x;
-        x.name = std::move(name);
-        x.iterations = r.events;
-        x.real_time = r.events_per_s > 0 ? 1e6 / r.events_per_s : 0;
-        x.items_per_second = r.events_per_s;
-        x.ratio = safe_ratio(r.events_per_s, rb);
-        x.ratio_of = "load_lab_events_per_s / redis_benchmark_xadd_per_s";
-        x.raw = {{"load_lab_events_per_s", r.events_per_s},
-                 {"redis_benchmark_xadd_per_s", rb},
-                 {"events", r.events},
-                 {"latency_p50_us", r.latency_p50_us},
-                 {"read_count", read_count},
-                 {"ack", ack},
-                 {"commit", commit},
-                 {"clients", 1},
-                 {"pipeline", 1}};
-        return x;
-    };
-
-    BenchFigure f = figure("load/noop_jobs", b, kBatch, "batch", "batch");
+    BenchFigure f = noop_figure("load/noop_jobs", runs.batched, consumers[0], runs.rb);
     f.target = kLoadTarget;
     f.target_kind = TargetKind::at_least;
     f.label = fmt::format("load-s1, no-op jobs, COUNT {}, one transaction and one XACK per read: {:.0f} events/s applied; "
                           "redis-benchmark {:.0f} XADD/s",
-                          kBatch, b.events_per_s, rb);
+                          kBatch, runs.batched.events_per_s, runs.rb);
     f.measured = fmt::format(
         "`relab run` of load-s1 with {} orders × 3 events sent at once and every job free (0 ms), its consumer reading "
         "XREADGROUP COUNT {}, sending the read's UPDATEs as one transaction in one round trip (\"write\": "
         "{{\"commit\": \"batch\"}}) and acknowledging the read with one XACK (\"stream\": {{\"ack\": \"batch\"}}): "
         "events applied per second (first XADD to last write; 1 producer, 1 consumer, every step recorded), {}.",
         orders, kBatch, compared);
-    f.raw["redis_benchmark_rate_repetitions"] = rb_rate;
+    f.raw["redis_benchmark_rate_repetitions"] = runs.rb_rate;
 
-    BenchFigure e = figure("load/noop_jobs/commit:each", a, kBatch, "batch", "each");
+    BenchFigure e = noop_figure("load/noop_jobs/commit:each", runs.autocommit, consumers[1], runs.rb);
     e.label = fmt::format("load-s1, no-op jobs, COUNT {}, an autocommit UPDATE per event, one XACK per read: {:.0f} "
                           "events/s applied; no target",
-                          kBatch, a.events_per_s);
+                          kBatch, runs.autocommit.events_per_s);
     e.measured = fmt::format(
         "the same run with each event's UPDATE its own autocommit statement and round trip (\"write\": {{\"commit\": "
         "\"each\"}}, as every other lab), {}. No target: beside load/noop_jobs it shows what a round trip and a "
         "commit per event cost.",
         compared);
 
-    BenchFigure g = figure(fmt::format("load/noop_jobs/count:{}", shipped_count), s, shipped_count, shipped_ack, shipped_commit);
+    BenchFigure g = noop_figure(fmt::format("load/noop_jobs/count:{}", shipped.read_count), runs.shipped, shipped, runs.rb);
     g.label = fmt::format("load-s1 as shipped (COUNT {}, XACK {}), no-op jobs: {:.0f} events/s applied; no target",
-                          shipped_count, shipped_ack, s.events_per_s);
+                          shipped.read_count, shipped.ack, runs.shipped.events_per_s);
     g.measured = fmt::format(
         "the same run with the consumer as the load labs ship it: XREADGROUP COUNT {}, XACK {} (three round trips "
         "per event at COUNT 1), {}. No target: it shows what the round trips per event cost.",
-        shipped_count, shipped_ack == "each" ? "after each event" : "once per read", compared);
+        shipped.read_count, shipped.ack == "each" ? "after each event" : "once per read", compared);
     return {f, e, g};
 }
 

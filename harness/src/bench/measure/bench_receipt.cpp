@@ -13,7 +13,6 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -215,29 +214,38 @@ Percentiles median_of(const std::vector<Percentiles>& runs) {
     return {percentile(p50, 50), percentile(p99, 50)};
 }
 
-}  // namespace
+// The PING round trips, relab's against redis-benchmark's.
+struct PingFigures {
+    Percentiles relab, redis_benchmark;
+    double redis_benchmark_rps = 0;
+};
 
-std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTool& tool, const RedisBenchOptions& o) {
-    RedisClient c(ep);
-
-    // PING, each round trip timed on its own, then redis-benchmark's PING (multibulk, as relab sends it).
+// PING, each round trip timed on its own, then redis-benchmark's PING (multibulk, as relab sends it).
+PingFigures measure_pings(RedisClient& c, RedisBenchmarkTool& tool, int requests) {
     std::vector<double> ping_us;
-    ping_us.reserve(static_cast<size_t>(o.requests));
+    ping_us.reserve(static_cast<size_t>(requests));
     const std::vector<std::string> ping = {"PING"};
-    for (int i = 0; i < o.requests; ++i) {
+    for (int i = 0; i < requests; ++i) {
         const auto start = SteadyClock::now();
         c.call(ping);
         ping_us.push_back(std::chrono::duration<double, std::micro>(SteadyClock::now() - start).count());
         if ((i & 1023) == 0) throw_if_interrupted();
     }
     const Percentiles relab_ping = p50_p99(ping_us);
-    const RedisBenchmarkRow rb_row = tool.run({"-t", "ping_mbulk"}, o.requests);
+    const RedisBenchmarkRow rb_row = tool.run({"-t", "ping_mbulk"}, requests);
     if (!rb_row.p50_ms || !rb_row.p99_ms)
         throw HarnessError("relab bench: this redis-benchmark prints no latency percentiles in --csv (Redis 7's does); "
                            "the PING comparison needs them");
-    const Percentiles rb_ping{*rb_row.p50_ms * 1000.0, *rb_row.p99_ms * 1000.0};
+    return {relab_ping, {*rb_row.p50_ms * 1000.0, *rb_row.p99_ms * 1000.0}, rb_row.rps};
+}
 
-    // The receipts: relab's and the bare ones alternating, the median repetition of each kept.
+// The median repetition of each kind of receipt figure.
+struct ReceiptFigures {
+    Percentiles receipt, bare, xadd, paired;
+};
+
+// The receipts: relab's and the bare ones alternating, the median repetition of each kept.
+ReceiptFigures measure_receipt_medians(const RedisEndpoint& ep, RedisClient& c, const RedisBenchOptions& o) {
     std::vector<Percentiles> relab_runs, bare_runs, xadd_runs, paired_runs;
     for (int rep = 0; rep < std::max(1, o.repetitions); ++rep) {
         const ReceiptRun relab_run = measure_receipts(ep, c, o.samples, false);
@@ -246,83 +254,100 @@ std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTo
         paired_runs.push_back(relab_run.ping);
         bare_runs.push_back(measure_receipts(ep, c, o.samples, true).receipt);
     }
-    const Percentiles receipt = median_of(relab_runs), bare = median_of(bare_runs), xadd = median_of(xadd_runs),
-                      paired = median_of(paired_runs);
-    const int reps = std::max(1, o.repetitions);
+    return {median_of(relab_runs), median_of(bare_runs), median_of(xadd_runs), median_of(paired_runs)};
+}
 
+double percentile_of(const Percentiles& x, bool p99) { return p99 ? x.p99 : x.p50; }
+
+// ping/p50, ping/p99: relab's PING round trip against redis-benchmark's.
+BenchFigure ping_figure(bool p99, const PingFigures& ping, const RedisBenchOptions& o) {
+    const char* pct = p99 ? "p99" : "p50";
+    const double relab_v = percentile_of(ping.relab, p99);
+    const double rb_v = percentile_of(ping.redis_benchmark, p99);
+    BenchFigure f;
+    f.name = fmt::format("ping/{}", pct);
+    f.iterations = o.requests;
+    f.real_time = relab_v;
+    f.ratio = safe_ratio(relab_v, rb_v);
+    f.ratio_of = fmt::format("relab_{}_us / redis_benchmark_{}_us", pct, pct);
+    f.target = kRoundTripTarget;
+    f.label = fmt::format("relab {:.1f} µs, redis-benchmark {:.1f} µs", relab_v, rb_v);
+    f.measured = fmt::format(
+        "{} of {} sequential PING round trips, each timed by relab around its RedisClient call, and of "
+        "`redis-benchmark -t ping_mbulk -c 1 -n {}` (its histogram's {}, printed in ms with 3 decimals).",
+        pct, o.requests, o.requests, pct);
+    f.raw = {{"relab_us", relab_v}, {"redis_benchmark_us", rb_v}, {"redis_benchmark_rps", ping.redis_benchmark_rps}};
+    return f;
+}
+
+// receipt/p50, receipt/p99: the receipt against the paired PING.
+BenchFigure receipt_figure(bool p99, const ReceiptFigures& m, const PingFigures& ping, const RedisBenchOptions& o) {
+    const char* pct = p99 ? "p99" : "p50";
+    const double r = percentile_of(m.receipt, p99), b = percentile_of(m.bare, p99), paired_v = percentile_of(m.paired, p99),
+                 ping_v = percentile_of(ping.relab, p99), rb_v = percentile_of(ping.redis_benchmark, p99);
+    BenchFigure f;
+    f.name = fmt::format("receipt/{}", pct);
+    f.iterations = o.samples;
+    f.real_time = r;
+    f.ratio = safe_ratio(r, paired_v);
+    f.ratio_of = fmt::format("receipt_{}_us / paired_ping_{}_us", pct, pct);
+    f.target = kReceiptTarget;
+    f.label = fmt::format(
+        "receipt {:.1f} µs; PING paired {:.1f} µs, relab {:.1f} µs, redis-benchmark {:.1f} µs ({:.2f}×); the "
+        "producer's XADD call {:.1f} µs",
+        r, paired_v, ping_v, rb_v, safe_ratio(r, rb_v).value_or(0), percentile_of(m.xadd, p99));
+    f.measured = fmt::format(
+        "{} of {} receipts: the time from just before one connection sends XADD to another connection, blocked "
+        "in XREADGROUP GROUP g c COUNT 1 BLOCK 1000, reading the entry (the producer waits for the server to "
+        "count the consumer as blocked before each XADD), against the {} of the PING round trips the producer "
+        "timed on its connection just before each XADD (paired: the same moments, the same machine); the "
+        "median of {} repetitions, alternating with the bare hiredis receipts of receipt/client.",
+        pct, o.samples, pct, std::max(1, o.repetitions));
+    f.raw = {{"receipt_us", r},
+             {"producer_xadd_call_us", percentile_of(m.xadd, p99)},
+             {"paired_ping_us", paired_v},
+             {"relab_ping_us", ping_v},
+             {"redis_benchmark_ping_us", rb_v},
+             {"ratio_vs_redis_benchmark_ping", safe_ratio(r, rb_v) ? nlohmann::json(*safe_ratio(r, rb_v))
+                                                                   : nlohmann::json(nullptr)},
+             {"bare_hiredis_receipt_us", b}};
+    return f;
+}
+
+// receipt/client/p50, /p99: what relab's client adds, relab's receipts against the bare ones.
+BenchFigure client_figure(bool p99, const ReceiptFigures& m, const RedisBenchOptions& o) {
+    const char* pct = p99 ? "p99" : "p50";
+    const double r = percentile_of(m.receipt, p99), b = percentile_of(m.bare, p99), paired_v = percentile_of(m.paired, p99);
+    BenchFigure cf;
+    cf.name = fmt::format("receipt/client/{}", pct);
+    cf.iterations = o.samples;
+    cf.real_time = r;
+    cf.ratio = safe_ratio(r, b);
+    cf.ratio_of = fmt::format("receipt_{}_us / bare_hiredis_receipt_{}_us", pct, pct);
+    cf.label = fmt::format("relab {:.1f} µs, bare hiredis {:.1f} µs ({:.2f}× the paired PING: the server's and "
+                           "the machine's part)",
+                           r, b, safe_ratio(b, paired_v).value_or(0));
+    cf.measured = fmt::format(
+        "{} of {} receipts through relab's RedisClient (receipt/{}) against {} taken the same way with bare "
+        "hiredis calls (redisCommandArgv on connections of their own, for the XREADGROUP and the XADD); the "
+        "median of {} alternating repetitions of each. No target: it shows what relab's client adds.",
+        pct, o.samples, pct, o.samples, std::max(1, o.repetitions));
+    cf.raw = {{"receipt_us", r}, {"bare_hiredis_receipt_us", b}, {"paired_ping_us", paired_v}};
+    return cf;
+}
+
+}  // namespace
+
+std::vector<BenchFigure> bench_receipt(const RedisEndpoint& ep, RedisBenchmarkTool& tool, const RedisBenchOptions& o) {
+    RedisClient c(ep);
+    const PingFigures ping = measure_pings(c, tool, o.requests);
+    const ReceiptFigures receipts = measure_receipt_medians(ep, c, o);
+    // ping/ first; then receipt/, against the paired PING; then receipt/client/, what relab's client
+    // adds. The rest of receipt/ is the server's and the machine's.
     std::vector<BenchFigure> out;
-    for (const bool p99 : {false, true}) {
-        const char* pct = p99 ? "p99" : "p50";
-        const double relab_v = p99 ? relab_ping.p99 : relab_ping.p50;
-        const double rb_v = p99 ? rb_ping.p99 : rb_ping.p50;
-        BenchFigure f;
-        f.name = fmt::format("ping/{}", pct);
-        f.iterations = o.requests;
-        f.real_time = relab_v;
-        f.ratio = safe_ratio(relab_v, rb_v);
-        f.ratio_of = fmt::format("relab_{}_us / redis_benchmark_{}_us", pct, pct);
-        f.target = kRoundTripTarget;
-        f.label = fmt::format("relab {:.1f} µs, redis-benchmark {:.1f} µs", relab_v, rb_v);
-        f.measured = fmt::format(
-            "{} of {} sequential PING round trips, each timed by relab around its RedisClient call, and of "
-            "`redis-benchmark -t ping_mbulk -c 1 -n {}` (its histogram's {}, printed in ms with 3 decimals).",
-            pct, o.requests, o.requests, pct);
-        f.raw = {{"relab_us", relab_v}, {"redis_benchmark_us", rb_v}, {"redis_benchmark_rps", rb_row.rps}};
-        out.push_back(std::move(f));
-    }
-    // receipt/: against the paired PING. receipt/client/: what relab's client adds, relab's receipts
-    // against the bare ones; the rest of receipt/ is the server's and the machine's.
-    std::vector<BenchFigure> client_figures;
-    for (const bool p99 : {false, true}) {
-        const char* pct = p99 ? "p99" : "p50";
-        auto at = [p99](const Percentiles& x) { return p99 ? x.p99 : x.p50; };
-        const double r = at(receipt), b = at(bare), paired_v = at(paired), ping_v = at(relab_ping), rb_v = at(rb_ping);
-        BenchFigure f;
-        f.name = fmt::format("receipt/{}", pct);
-        f.iterations = o.samples;
-        f.real_time = r;
-        f.ratio = safe_ratio(r, paired_v);
-        f.ratio_of = fmt::format("receipt_{}_us / paired_ping_{}_us", pct, pct);
-        f.target = kReceiptTarget;
-        f.label = fmt::format(
-            "receipt {:.1f} µs; PING paired {:.1f} µs, relab {:.1f} µs, redis-benchmark {:.1f} µs ({:.2f}×); the "
-            "producer's XADD call {:.1f} µs",
-            r, paired_v, ping_v, rb_v, safe_ratio(r, rb_v).value_or(0), at(xadd));
-        f.measured = fmt::format(
-            "{} of {} receipts: the time from just before one connection sends XADD to another connection, blocked "
-            "in XREADGROUP GROUP g c COUNT 1 BLOCK 1000, reading the entry (the producer waits for the server to "
-            "count the consumer as blocked before each XADD), against the {} of the PING round trips the producer "
-            "timed on its connection just before each XADD (paired: the same moments, the same machine); the "
-            "median of {} repetitions, alternating with the bare hiredis receipts of receipt/client.",
-            pct, o.samples, pct, reps);
-        f.raw = {{"receipt_us", r},
-                 {"producer_xadd_call_us", at(xadd)},
-                 {"paired_ping_us", paired_v},
-                 {"relab_ping_us", ping_v},
-                 {"redis_benchmark_ping_us", rb_v},
-                 {"ratio_vs_redis_benchmark_ping", safe_ratio(r, rb_v) ? nlohmann::json(*safe_ratio(r, rb_v))
-                                                                       : nlohmann::json(nullptr)},
-                 {"bare_hiredis_receipt_us", b}};
-        out.push_back(std::move(f));
-
-        BenchFigure cf;
-        cf.name = fmt::format("receipt/client/{}", pct);
-        cf.iterations = o.samples;
-        cf.real_time = r;
-        cf.ratio = safe_ratio(r, b);
-        cf.ratio_of = fmt::format("receipt_{}_us / bare_hiredis_receipt_{}_us", pct, pct);
-        cf.label = fmt::format("relab {:.1f} µs, bare hiredis {:.1f} µs ({:.2f}× the paired PING: the server's and "
-                              "the machine's part)",
-                              r, b, safe_ratio(b, paired_v).value_or(0));
-        cf.measured = fmt::format(
-            "{} of {} receipts through relab's RedisClient (receipt/{}) against {} taken the same way with bare "
-            "hiredis calls (redisCommandArgv on connections of their own, for the XREADGROUP and the XADD); the "
-            "median of {} alternating repetitions of each. No target: it shows what relab's client adds.",
-            pct, o.samples, pct, o.samples, reps);
-        cf.raw = {{"receipt_us", r}, {"bare_hiredis_receipt_us", b}, {"paired_ping_us", paired_v}};
-        client_figures.push_back(std::move(cf));
-    }
-    out.insert(out.end(), std::make_move_iterator(client_figures.begin()), std::make_move_iterator(client_figures.end()));
+    for (const bool p99 : {false, true}) out.push_back(ping_figure(p99, ping, o));
+    for (const bool p99 : {false, true}) out.push_back(receipt_figure(p99, receipts, ping, o));
+    for (const bool p99 : {false, true}) out.push_back(client_figure(p99, receipts, o));
     return out;
 }
 

@@ -392,74 +392,66 @@ private:
 
     void write_marker(std::ostream& out, const TimelineMarker& m, double mid, int label_row) const {
         const double cx = x(m.t_ns);
-        const std::string title = "<title>" + esc(m.detail) + "</title>";
-        const char* bad = m.bad ? " bad" : "";
-        std::string label_cls = "marker-label";
-        if (m.bad) label_cls += " bad";
-        switch (m.kind) {
-            case TimelineMarker::Kind::receive:
-                out << fmt::format(R"(<circle class="marker receive" cx="{}" cy="{}" r="4.5" fill="#ffffff" stroke="#1f4f8f" stroke-width="2">{}</circle>)",
-                                   num(cx), num(mid), title);
-                break;
-            case TimelineMarker::Kind::lock_acquire:
-                out << fmt::format(R"(<rect class="marker lock-acquire" x="{}" y="{}" width="9" height="9" fill="#2e8b3e">{}</rect>)",
-                                   num(cx - 4.5), num(mid - 4.5), title);
-                break;
-            case TimelineMarker::Kind::lock_release:
-                out << fmt::format(R"(<rect class="marker lock-release{}" x="{}" y="{}" width="9" height="9" fill="#ffffff" stroke="{}" stroke-width="2">{}</rect>)",
-                                   bad, num(cx - 4.5), num(mid - 4.5), m.bad ? "#d62728" : "#2e8b3e", title);
-                break;
-            case TimelineMarker::Kind::write:
-                out << diamond(m.bad ? "write overwrite" : "write", cx, mid, m.bad, title);
-                break;
-            case TimelineMarker::Kind::publish:
-                if (m.bad)
-                    out << fmt::format(R"(<path class="marker publish fail" d="M{0},{1} L{2},{3} M{0},{3} L{2},{1}" stroke="#d62728" stroke-width="2.5">{4}</path>)",
-                                       num(cx - 5), num(mid - 5), num(cx + 5), num(mid + 5), title);
-                else
-                    out << fmt::format(R"(<polygon class="marker publish ok" points="{},{} {},{} {},{}" fill="#2e8b3e">{}</polygon>)",
-                                       num(cx - 5.5), num(mid + 5), num(cx + 5.5), num(mid + 5), num(cx), num(mid - 6), title);
-                break;
-            case TimelineMarker::Kind::step_end:
-                out << fmt::format(R"(<line class="marker step-end{0}" x1="{1}" y1="{2}" x2="{1}" y2="{3}" stroke="{4}" stroke-width="2">{5}</line>)",
-                                   bad, num(cx), num(mid - 10), num(mid + 10), m.bad ? "#d62728" : "#1d2330", title);
-                break;
-            case TimelineMarker::Kind::send:
-                out << fmt::format(R"(<circle class="marker send" cx="{}" cy="{}" r="3.5" fill="#ffffff" stroke="#1d2330" stroke-width="1.5">{}</circle>)",
-                                   num(cx), num(mid), title);
-                break;
-            case TimelineMarker::Kind::answer:
-                out << fmt::format(R"(<circle class="marker answer{}" cx="{}" cy="{}" r="4" fill="{}" stroke="#ffffff">{}</circle>)",
-                                   bad, num(cx), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
-                break;
-            case TimelineMarker::Kind::order:
-                out << diamond(m.bad ? "order duplicate" : "order", cx, mid, m.bad, title);
-                break;
-            case TimelineMarker::Kind::fault:
-                out << fmt::format(R"(<polygon class="marker fault" data-op="{}" points="{},{} {},{} {},{}" fill="#e8590c">{}</polygon>)",
-                                   esc(m.op), num(cx - 6), num(mid - 6), num(cx + 6), num(mid - 6), num(cx), num(mid + 6),
-                                   title);
-                break;
-            case TimelineMarker::Kind::minor:
-                out << fmt::format(R"(<circle class="marker minor" data-op="{}" cx="{}" cy="{}" r="2.5" fill="#8a93a3">{}</circle>)",
-                                   esc(m.op), num(cx), num(mid), title);
-                break;
-            case TimelineMarker::Kind::other:
-                out << fmt::format(R"(<circle class="marker other" data-op="{}" cx="{}" cy="{}" r="3.5" fill="#8a93a3">{}</circle>)",
-                                   esc(m.op), num(cx), num(mid), title);
-                if (label_row != k_no_label && m.label.empty())
-                    out << fmt::format(R"(<text class="marker-label other" x="{}" y="{}" text-anchor="middle">{}</text>)",
-                                       num(cx), num(label_y(mid, label_row)), esc(m.op));
-                break;
-        }
+        out << marker_shape(m, cx, mid);
+        // An `other` marker without a label is captioned with its op.
+        if (m.kind == TimelineMarker::Kind::other && label_row != k_no_label && m.label.empty())
+            out << fmt::format(R"(<text class="marker-label other" x="{}" y="{}" text-anchor="middle">{}</text>)",
+                               num(cx), num(label_y(mid, label_row)), esc(m.op));
         out << '\n';
         if (m.label.empty() || label_row == k_no_label) return;
         // Starts at the marker; when it would run past the right edge it ends there instead.
         const bool right_edge = label_ends_at_marker(m);
-        out << fmt::format(R"(<text class="{}" x="{}" y="{}" text-anchor="{}">{}</text>)", label_cls,
-                           num(right_edge ? cx + 4 : cx - 4), num(label_y(mid, label_row)), right_edge ? "end" : "start",
-                           esc(m.label))
+        out << fmt::format(R"(<text class="{}" x="{}" y="{}" text-anchor="{}">{}</text>)",
+                           m.bad ? "marker-label bad" : "marker-label", num(right_edge ? cx + 4 : cx - 4),
+                           num(label_y(mid, label_row)), right_edge ? "end" : "start", esc(m.label))
             << '\n';
+    }
+
+    // The marker's shape for its kind, at (cx, mid), the whole record in its tooltip.
+    static std::string marker_shape(const TimelineMarker& m, double cx, double mid) {
+        const std::string title = "<title>" + esc(m.detail) + "</title>";
+        const char* bad = m.bad ? " bad" : "";
+        switch (m.kind) {
+            case TimelineMarker::Kind::receive:
+                return fmt::format(R"(<circle class="marker receive" cx="{}" cy="{}" r="4.5" fill="#ffffff" stroke="#1f4f8f" stroke-width="2">{}</circle>)",
+                                   num(cx), num(mid), title);
+            case TimelineMarker::Kind::lock_acquire:
+                return fmt::format(R"(<rect class="marker lock-acquire" x="{}" y="{}" width="9" height="9" fill="#2e8b3e">{}</rect>)",
+                                   num(cx - 4.5), num(mid - 4.5), title);
+            case TimelineMarker::Kind::lock_release:
+                return fmt::format(R"(<rect class="marker lock-release{}" x="{}" y="{}" width="9" height="9" fill="#ffffff" stroke="{}" stroke-width="2">{}</rect>)",
+                                   bad, num(cx - 4.5), num(mid - 4.5), m.bad ? "#d62728" : "#2e8b3e", title);
+            case TimelineMarker::Kind::write:
+                return diamond(m.bad ? "write overwrite" : "write", cx, mid, m.bad, title);
+            case TimelineMarker::Kind::publish:
+                if (m.bad)
+                    return fmt::format(R"(<path class="marker publish fail" d="M{0},{1} L{2},{3} M{0},{3} L{2},{1}" stroke="#d62728" stroke-width="2.5">{4}</path>)",
+                                       num(cx - 5), num(mid - 5), num(cx + 5), num(mid + 5), title);
+                return fmt::format(R"(<polygon class="marker publish ok" points="{},{} {},{} {},{}" fill="#2e8b3e">{}</polygon>)",
+                                   num(cx - 5.5), num(mid + 5), num(cx + 5.5), num(mid + 5), num(cx), num(mid - 6), title);
+            case TimelineMarker::Kind::step_end:
+                return fmt::format(R"(<line class="marker step-end{0}" x1="{1}" y1="{2}" x2="{1}" y2="{3}" stroke="{4}" stroke-width="2">{5}</line>)",
+                                   bad, num(cx), num(mid - 10), num(mid + 10), m.bad ? "#d62728" : "#1d2330", title);
+            case TimelineMarker::Kind::send:
+                return fmt::format(R"(<circle class="marker send" cx="{}" cy="{}" r="3.5" fill="#ffffff" stroke="#1d2330" stroke-width="1.5">{}</circle>)",
+                                   num(cx), num(mid), title);
+            case TimelineMarker::Kind::answer:
+                return fmt::format(R"(<circle class="marker answer{}" cx="{}" cy="{}" r="4" fill="{}" stroke="#ffffff">{}</circle>)",
+                                   bad, num(cx), num(mid), m.bad ? "#a50f15" : "#1d2330", title);
+            case TimelineMarker::Kind::order:
+                return diamond(m.bad ? "order duplicate" : "order", cx, mid, m.bad, title);
+            case TimelineMarker::Kind::fault:
+                return fmt::format(R"(<polygon class="marker fault" data-op="{}" points="{},{} {},{} {},{}" fill="#e8590c">{}</polygon>)",
+                                   esc(m.op), num(cx - 6), num(mid - 6), num(cx + 6), num(mid - 6), num(cx), num(mid + 6),
+                                   title);
+            case TimelineMarker::Kind::minor:
+                return fmt::format(R"(<circle class="marker minor" data-op="{}" cx="{}" cy="{}" r="2.5" fill="#8a93a3">{}</circle>)",
+                                   esc(m.op), num(cx), num(mid), title);
+            case TimelineMarker::Kind::other:
+                return fmt::format(R"(<circle class="marker other" data-op="{}" cx="{}" cy="{}" r="3.5" fill="#8a93a3">{}</circle>)",
+                                   esc(m.op), num(cx), num(mid), title);
+        }
+        return {};
     }
 
     static double label_y(double mid, int row) { return row == 0 ? mid - 12 : mid + 21; }

@@ -68,28 +68,23 @@ Accounting accounting_from_json(const json& j, const std::string& path) {
     return a;
 }
 
-TrialOutcome trial_from_json(const json& j, const std::string& path) {
-    TrialOutcome t;
-    t.trial = get<int>(j, path, "trial", 0);
-    t.seed = get<uint64_t>(j, path, "seed", 0);
-    t.wrong = get<bool>(j, path, "wrong", false);
-    t.wrong_orders = strings_at(j, path, "wrong_orders");
-    t.unmet = strings_at(j, path, "unmet");
+// "publish_delay_us": {"<order id>": µs}.
+std::map<int64_t, int64_t> publish_delays_from_json(const json& j, const std::string& path) {
+    std::map<int64_t, int64_t> out;
     for (const auto& [order, us] : object_field(j, path, "publish_delay_us").items()) {
         const std::string p = path + "/publish_delay_us/" + order;
         const int64_t delay = number_at<int64_t>(us, p);
         try {
-            t.publish_delay_us[std::stoll(order)] = delay;
+            out[std::stoll(order)] = delay;
         } catch (const std::logic_error&) {
             throw std::runtime_error(fmt::format("JSON report: at {}: expected an order id as key", p));
         }
     }
-    const json& rows = array_at(j, path, "final_rows");
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const std::string p = index_path(path, "final_rows", i);
-        t.final_rows.push_back(OrderRow{get<int64_t>(rows[i], p, "id", 0), get<std::string>(rows[i], p, "status", ""),
-                                        get<int64_t>(rows[i], p, "version", 0)});
-    }
+    return out;
+}
+
+std::vector<StreamEntry> stream_from_json(const json& j, const std::string& path) {
+    std::vector<StreamEntry> out;
     const json& stream = array_at(j, path, "stream");
     for (size_t i = 0; i < stream.size(); ++i) {
         const std::string p = index_path(path, "stream", i);
@@ -99,67 +94,95 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
             if (!v.is_string()) wrong_type(p + "/fields/" + k, "a string", v);
             e.fields.emplace_back(k, v.get<std::string>());
         }
-        t.stream.push_back(std::move(e));
+        out.push_back(std::move(e));
     }
+    return out;
+}
+
+// One history record, its fields' types and its time's range checked first: the conversion
+// itself is lenient.
+HistoryRecord record_from_json(const json& r, const std::string& p) {
+    object_at(r, p);
+    get<int>(r, p, "trial", 0);
+    // A record's time is ns from its trial's start (t_us * 1000 in a report without t_ns). The
+    // checker subtracts times: within ±2^62 ns (146 years) no difference overflows.
+    constexpr int64_t k_max_ns = int64_t{1} << 62;
+    const bool has_ns = r.contains("t_ns") && !r.at("t_ns").is_null();
+    const int64_t t_ns = get<int64_t>(r, p, "t_ns", 0);
+    const int64_t t_us = get<int64_t>(r, p, "t_us", 0);
+    if (has_ns ? (t_ns > k_max_ns || t_ns < -k_max_ns) : (t_us > k_max_ns / 1000 || t_us < -k_max_ns / 1000))
+        throw std::runtime_error(fmt::format("JSON report: at {}/{}: expected a time within ±{} ns of the trial's "
+                                             "start, got {}", p, has_ns ? "t_ns" : "t_us", k_max_ns,
+                                             has_ns ? t_ns : t_us));
+    get<std::string>(r, p, "actor", "");
+    const std::string op = get<std::string>(r, p, "op", "");
+    if (!op_named(op))
+        throw std::runtime_error(fmt::format("JSON report: at {}/op: expected a history op (one of {}), got \"{}\"", p,
+                                             fmt::join(op_names(), ", "), op));
+    return history_record_from_json(r);
+}
+
+// A load lab's figures ("load"); absent: none measured.
+LoadStats load_from_json(const json& l, const std::string& p) {
+    LoadStats load;
+    load.events = get<int64_t>(l, p, "events", 0);
+    load.events_per_s = get<double>(l, p, "events_per_s", 0);
+    load.latency_p50_us = get<int64_t>(l, p, "latency_p50_us", 0);
+    load.latency_p99_us = get<int64_t>(l, p, "latency_p99_us", 0);
+    load.latency_max_us = get<int64_t>(l, p, "latency_max_us", 0);
+    load.slots = get<int>(l, p, "slots", 0);
+    load.utilisation_pct = get<double>(l, p, "utilisation_pct", 0);
+    load.hol_ms = get<int64_t>(l, p, "hol_ms", -1);
+    load.hol_events = get<int64_t>(l, p, "hol_events", 0);
+    load.hol_blocked = get<int64_t>(l, p, "hol_blocked", 0);
+    load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
+    load.span_us = get<int64_t>(l, p, "span_us", 0);
+    return load;
+}
+
+// A soak lab's figures ("soak").
+SoakStats soak_from_json(const json& k, const std::string& p) {
+    SoakStats soak;
+    soak.measured = true;
+    soak.kills = get<int64_t>(k, p, "kills", 0);
+    soak.restarts = get<int64_t>(k, p, "restarts", 0);
+    soak.fault_failures = get<int64_t>(k, p, "fault_failures", 0);
+    soak.recovered = get<int64_t>(k, p, "recovered", 0);
+    soak.pending = get<int64_t>(k, p, "pending", -1);
+    soak.undelivered = get<int64_t>(k, p, "undelivered", -1);
+    soak.deadline_passed = get<bool>(k, p, "deadline_passed", false);
+    soak.deadline_ms = get<int64_t>(k, p, "deadline_ms", 0);
+    soak.end_ms = get<int64_t>(k, p, "end_ms", 0);
+    if (k.contains("examples") && k.at("examples").is_object() && k.at("examples").contains("recovered"))
+        for (const auto& e : k.at("examples").at("recovered"))
+            if (e.is_string()) soak.recovered_examples.push_back(e.get<std::string>());
+    return soak;
+}
+
+TrialOutcome trial_from_json(const json& j, const std::string& path) {
+    TrialOutcome t;
+    t.trial = get<int>(j, path, "trial", 0);
+    t.seed = get<uint64_t>(j, path, "seed", 0);
+    t.wrong = get<bool>(j, path, "wrong", false);
+    t.wrong_orders = strings_at(j, path, "wrong_orders");
+    t.unmet = strings_at(j, path, "unmet");
+    t.publish_delay_us = publish_delays_from_json(j, path);
+    const json& rows = array_at(j, path, "final_rows");
+    for (size_t i = 0; i < rows.size(); ++i) {
+        const std::string p = index_path(path, "final_rows", i);
+        t.final_rows.push_back(OrderRow{get<int64_t>(rows[i], p, "id", 0), get<std::string>(rows[i], p, "status", ""),
+                                        get<int64_t>(rows[i], p, "version", 0)});
+    }
+    t.stream = stream_from_json(j, path);
     const json& history = array_at(j, path, "history");
-    for (size_t i = 0; i < history.size(); ++i) {
-        const std::string p = index_path(path, "history", i);
-        object_at(history[i], p);
-        get<int>(history[i], p, "trial", 0);  // type checks before the lenient conversion
-        // A record's time is ns from its trial's start (t_us * 1000 in a report without t_ns). The
-        // checker subtracts times: within ±2^62 ns (146 years) no difference overflows.
-        constexpr int64_t k_max_ns = int64_t{1} << 62;
-        const bool has_ns = history[i].contains("t_ns") && !history[i].at("t_ns").is_null();
-        const int64_t t_ns = get<int64_t>(history[i], p, "t_ns", 0);
-        const int64_t t_us = get<int64_t>(history[i], p, "t_us", 0);
-        if (has_ns ? (t_ns > k_max_ns || t_ns < -k_max_ns) : (t_us > k_max_ns / 1000 || t_us < -k_max_ns / 1000))
-            throw std::runtime_error(fmt::format("JSON report: at {}/{}: expected a time within ±{} ns of the trial's "
-                                                 "start, got {}", p, has_ns ? "t_ns" : "t_us", k_max_ns,
-                                                 has_ns ? t_ns : t_us));
-        get<std::string>(history[i], p, "actor", "");
-        const std::string op = get<std::string>(history[i], p, "op", "");
-        if (!op_named(op))
-            throw std::runtime_error(fmt::format("JSON report: at {}/op: expected a history op (one of {}), got \"{}\"", p,
-                                                 fmt::join(op_names(), ", "), op));
-        t.history.push_back(history_record_from_json(history[i]));
-    }
+    for (size_t i = 0; i < history.size(); ++i)
+        t.history.push_back(record_from_json(history[i], index_path(path, "history", i)));
     if (j.contains("accounting") && !j.at("accounting").is_null())
         t.accounting = accounting_from_json(object_field(j, path, "accounting"), path + "/accounting");
     else
         t.accounting = account(t.history);  // a report written before relab kept an accounting
-    if (j.contains("load") && j.at("load").is_object()) {
-        const json& l = j.at("load");
-        const std::string p = path + "/load";
-        t.load.events = get<int64_t>(l, p, "events", 0);
-        t.load.events_per_s = get<double>(l, p, "events_per_s", 0);
-        t.load.latency_p50_us = get<int64_t>(l, p, "latency_p50_us", 0);
-        t.load.latency_p99_us = get<int64_t>(l, p, "latency_p99_us", 0);
-        t.load.latency_max_us = get<int64_t>(l, p, "latency_max_us", 0);
-        t.load.slots = get<int>(l, p, "slots", 0);
-        t.load.utilisation_pct = get<double>(l, p, "utilisation_pct", 0);
-        t.load.hol_ms = get<int64_t>(l, p, "hol_ms", -1);
-        t.load.hol_events = get<int64_t>(l, p, "hol_events", 0);
-        t.load.hol_blocked = get<int64_t>(l, p, "hol_blocked", 0);
-        t.load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
-        t.load.span_us = get<int64_t>(l, p, "span_us", 0);
-    }
-    if (j.contains("soak") && j.at("soak").is_object()) {
-        const json& k = j.at("soak");
-        const std::string p = path + "/soak";
-        t.soak.measured = true;
-        t.soak.kills = get<int64_t>(k, p, "kills", 0);
-        t.soak.restarts = get<int64_t>(k, p, "restarts", 0);
-        t.soak.fault_failures = get<int64_t>(k, p, "fault_failures", 0);
-        t.soak.recovered = get<int64_t>(k, p, "recovered", 0);
-        t.soak.pending = get<int64_t>(k, p, "pending", -1);
-        t.soak.undelivered = get<int64_t>(k, p, "undelivered", -1);
-        t.soak.deadline_passed = get<bool>(k, p, "deadline_passed", false);
-        t.soak.deadline_ms = get<int64_t>(k, p, "deadline_ms", 0);
-        t.soak.end_ms = get<int64_t>(k, p, "end_ms", 0);
-        if (k.contains("examples") && k.at("examples").is_object() && k.at("examples").contains("recovered"))
-            for (const auto& e : k.at("examples").at("recovered"))
-                if (e.is_string()) t.soak.recovered_examples.push_back(e.get<std::string>());
-    }
+    if (j.contains("load") && j.at("load").is_object()) t.load = load_from_json(j.at("load"), path + "/load");
+    if (j.contains("soak") && j.at("soak").is_object()) t.soak = soak_from_json(j.at("soak"), path + "/soak");
     if (j.contains("role_peak_rss_kb") && j.at("role_peak_rss_kb").is_object())
         for (const auto& [actor, kb] : j.at("role_peak_rss_kb").items())
             if (const auto x = kb.is_number_integer() ? json_number_as<int64_t>(kb) : std::nullopt)
@@ -288,14 +311,26 @@ void read_documented_quotes(const json& doc, const std::string& path, Documented
     }
 }
 
-LabResult lab_from_json(const json& j, const std::string& path) {
-    object_at(j, path);
-    const std::string summary_path = path + "/summary";
-    const json& summary = object_field(j, path, "summary");
-    const std::string id = get<std::string>(j, path, "id", "");
+// "summary"/"documented": what the article says, and relab's choice beside it.
+void read_summary_documented(const json& summary, const std::string& summary_path, Documented& d) {
+    const std::string doc_path = summary_path + "/documented";
+    const json& doc = object_field(summary, summary_path, "documented");
+    d.text = get<std::string>(doc, doc_path, "text", "");
+    d.text_vi = get<std::string>(doc, doc_path, "text_vi", "");
+    d.relab_choice = get<std::string>(doc, doc_path, "relab_choice", "");
+    d.relab_choice_vi = get<std::string>(doc, doc_path, "relab_choice_vi", d.relab_choice);
+    read_documented_quotes(doc, doc_path, d);
+    d.wrong = doc.contains("wrong") && !doc.at("wrong").is_null() ? std::optional<int>(get<int>(doc, doc_path, "wrong", 0))
+                                                                  : std::nullopt;
+    d.of = doc.contains("of") && !doc.at("of").is_null() ? std::optional<int>(get<int>(doc, doc_path, "of", 0))
+                                                         : std::nullopt;
+}
 
-    LabResult lab;
-    Scenario& s = lab.scenario;
+// The lab's scenario: its embedded source when this relab can parse it, else what the report
+// carries; the report's own values (kind, id, titles, seed, documented) win, being what ran.
+Scenario lab_scenario(const json& j, const std::string& path, const json& summary, const std::string& summary_path) {
+    const std::string id = get<std::string>(j, path, "id", "");
+    Scenario s;
     bool parsed = false;
     if (j.contains("scenario") && j.at("scenario").is_object() && !j.at("scenario").empty()) {
         try {
@@ -307,7 +342,6 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     }
     if (!parsed) s = scenario_from_lab_json(j, path, summary, summary_path);
 
-    // The report's own values win: they are what ran.
     if (j.contains("lab_kind") && !j.at("lab_kind").is_null()) {
         const std::string kind = get<std::string>(j, path, "lab_kind", "");
         const auto named = lab_kind_named(kind);
@@ -321,32 +355,12 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     s.title_vi = get<std::string>(j, path, "title_vi", s.title_vi);
     s.output = get<std::string>(j, path, "output", s.output);
     s.seed = get<uint64_t>(j, path, "seed", s.seed);
-    const std::string doc_path = summary_path + "/documented";
-    const json& doc = object_field(summary, summary_path, "documented");
-    s.documented.text = get<std::string>(doc, doc_path, "text", "");
-    s.documented.text_vi = get<std::string>(doc, doc_path, "text_vi", "");
-    s.documented.relab_choice = get<std::string>(doc, doc_path, "relab_choice", "");
-    s.documented.relab_choice_vi = get<std::string>(doc, doc_path, "relab_choice_vi", s.documented.relab_choice);
-    read_documented_quotes(doc, doc_path, s.documented);
-    s.documented.wrong = doc.contains("wrong") && !doc.at("wrong").is_null()
-                             ? std::optional<int>(get<int>(doc, doc_path, "wrong", 0))
-                             : std::nullopt;
-    s.documented.of = doc.contains("of") && !doc.at("of").is_null() ? std::optional<int>(get<int>(doc, doc_path, "of", 0))
-                                                                    : std::nullopt;
+    read_summary_documented(summary, summary_path, s.documented);
+    return s;
+}
 
-    lab.backend = get<std::string>(j, path, "backend", "real");
-    lab.finished_at_us = get<int64_t>(j, path, "finished_at_us", 0);
-    lab.sequence = get<int>(j, path, "sequence", 0);
-    lab.skipped = get<bool>(j, path, "skipped", false);
-    lab.skip_reason = get<std::string>(j, path, "skip_reason", "");
-    const json& trials = array_at(j, path, "trials");
-    for (size_t i = 0; i < trials.size(); ++i) lab.trials.push_back(trial_from_json(trials[i], index_path(path, "trials", i)));
-    const json& cases = array_at(j, path, "cases");
-    for (size_t i = 0; i < cases.size(); ++i) {
-        lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
-        if (!cases[i].contains("trial")) lab.cases.back().trial = static_cast<int>(i) + 1;  // reports before numbers
-    }
-
+// The lab's "summary" figures: counts, the delivery latency, throughput, the wrong rate and seeds.
+void read_lab_summary(const json& summary, const std::string& summary_path, LabResult& lab) {
     lab.total = get<int>(summary, summary_path, "trials", 0);
     lab.planned_trials = get<int>(summary, summary_path, "planned_trials", 0);
     lab.wrong = get<int>(summary, summary_path, "wrong", 0);
@@ -380,6 +394,28 @@ LabResult lab_from_json(const json& j, const std::string& path) {
         lab.failing_seeds.push_back(seed_from_text(text, summary_path + "/failing_seeds"));
     const std::string replay = get<std::string>(summary, summary_path, "replay_seed", "");
     if (!replay.empty()) lab.replay_seed = seed_from_text(replay, summary_path + "/replay_seed");
+}
+
+LabResult lab_from_json(const json& j, const std::string& path) {
+    object_at(j, path);
+    const std::string summary_path = path + "/summary";
+    const json& summary = object_field(j, path, "summary");
+
+    LabResult lab;
+    lab.scenario = lab_scenario(j, path, summary, summary_path);
+    lab.backend = get<std::string>(j, path, "backend", "real");
+    lab.finished_at_us = get<int64_t>(j, path, "finished_at_us", 0);
+    lab.sequence = get<int>(j, path, "sequence", 0);
+    lab.skipped = get<bool>(j, path, "skipped", false);
+    lab.skip_reason = get<std::string>(j, path, "skip_reason", "");
+    const json& trials = array_at(j, path, "trials");
+    for (size_t i = 0; i < trials.size(); ++i) lab.trials.push_back(trial_from_json(trials[i], index_path(path, "trials", i)));
+    const json& cases = array_at(j, path, "cases");
+    for (size_t i = 0; i < cases.size(); ++i) {
+        lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
+        if (!cases[i].contains("trial")) lab.cases.back().trial = static_cast<int>(i) + 1;  // reports before numbers
+    }
+    read_lab_summary(summary, summary_path, lab);
     read_idem_json(j, path, lab);
     return lab;
 }

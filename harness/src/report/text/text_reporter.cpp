@@ -593,53 +593,72 @@ private:
     }
 
     void report_stream(const LabResult& lab, std::ostream& out) const {
-        const Scenario& s = lab.scenario;
-        const bool several_orders = s.orders.size() > 1;
         for (const TrialOutcome* t : selected_trials(lab.trials, m_opts.timelines)) {
             // A long simulated run keeps few timelines; the others have no history to print.
             if (t->history.empty()) continue;
-            out << m_w.trial << ' ' << t->trial;
-            if (lab.backend == "sim") out << " (seed " << seed_text(t->seed) << ")";
-            if (s.shard.enabled) {
-                // S2: hundreds of entries; the shards' counts, the reshard and the wrong orders, then
-                // the timeline of the orders that explain the trial.
-                const ShardTrialFacts f = shard_facts(s, *t);
-                out << " — " << shard_facts_text(f, s.orders.size()) << '\n';
-                if (!f.shard_map.empty()) out << "  " << fmt::format("{}", fmt::join(f.shard_map, ", ")) << '\n';
-                const TrialOutcome focus = shard_focus(s, *t);
-                out << "  " << pick(m_opts.lang, "timeline of ", "timeline của ")
-                    << (f.wrong_orders.empty() ? pick(m_opts.lang, "the first order", "đơn đầu tiên")
-                                               : pick(m_opts.lang, "the first orders that ended wrong",
-                                                      "các đơn sai đầu tiên"))
-                    << ":\n";
-                TimelinePrinter(m_w, lab, focus).print(out);
-                continue;
-            }
-            if (s.stream_line == "xrange") {
-                // As the article's producer-side labs print it: XRANGE orders - + : id paid(v=2)  ...
-                out << " — XRANGE " << s.stream.key << " - + :";
-                for (const auto& e : t->stream)
-                    out << (&e == &t->stream.front() ? " " : "  ") << e.id << ' '
-                        << (several_orders ? "#" + e.field("order") + " " : "") << e.field("type") << "(v=" << e.field("v")
-                        << ")";
-                if (t->stream.empty()) out << ' ' << m_w.empty_stream;
-            } else {
-                out << " — stream: ";
-                if (t->stream.empty()) out << m_w.empty_stream;
-                for (size_t i = 0; i < t->stream.size(); ++i)
-                    out << (i ? ", " : "") << entry_text(t->stream[i], several_orders);
-            }
-            out << '\n';
-            if (s.dispatcher.enabled)
-                report_dispatcher_trial(lab, *t, out);
-            else
-                TimelinePrinter(m_w, lab, *t).print(out);
+            report_stream_trial(lab, *t, out);
         }
+        report_final_statuses(lab, out);
+        out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(lab.scenario), lab.wrong, lab.total)
+            << '\n';
+        report_accounting(lab, out);
+        if (lab.backend == "sim") report_wrong_rate(lab, out);
+        report_verdict(lab, out);
+        report_stream_figures(lab, out);
+    }
 
+    // One trial with a history: its heading, the stream, then the timeline (or the dispatcher's
+    // rounds).
+    void report_stream_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        out << m_w.trial << ' ' << t.trial;
+        if (lab.backend == "sim") out << " (seed " << seed_text(t.seed) << ")";
+        if (s.shard.enabled) return report_shard_trial(lab, t, out);
+        const bool several_orders = s.orders.size() > 1;
+        if (s.stream_line == "xrange") {
+            // As the article's producer-side labs print it: XRANGE orders - + : id paid(v=2)  ...
+            out << " — XRANGE " << s.stream.key << " - + :";
+            for (const auto& e : t.stream)
+                out << (&e == &t.stream.front() ? " " : "  ") << e.id << ' '
+                    << (several_orders ? "#" + e.field("order") + " " : "") << e.field("type") << "(v=" << e.field("v")
+                    << ")";
+            if (t.stream.empty()) out << ' ' << m_w.empty_stream;
+        } else {
+            out << " — stream: ";
+            if (t.stream.empty()) out << m_w.empty_stream;
+            for (size_t i = 0; i < t.stream.size(); ++i)
+                out << (i ? ", " : "") << entry_text(t.stream[i], several_orders);
+        }
+        out << '\n';
+        if (s.dispatcher.enabled)
+            report_dispatcher_trial(lab, t, out);
+        else
+            TimelinePrinter(m_w, lab, t).print(out);
+    }
+
+    // S2: hundreds of entries; the shards' counts, the reshard and the wrong orders, then the
+    // timeline of the orders that explain the trial.
+    void report_shard_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        const ShardTrialFacts f = shard_facts(s, t);
+        out << " — " << shard_facts_text(f, s.orders.size()) << '\n';
+        if (!f.shard_map.empty()) out << "  " << fmt::format("{}", fmt::join(f.shard_map, ", ")) << '\n';
+        const TrialOutcome focus = shard_focus(s, t);
+        out << "  " << pick(m_opts.lang, "timeline of ", "timeline của ")
+            << (f.wrong_orders.empty() ? pick(m_opts.lang, "the first order", "đơn đầu tiên")
+                                       : pick(m_opts.lang, "the first orders that ended wrong", "các đơn sai đầu tiên"))
+            << ":\n";
+        TimelinePrinter(m_w, lab, focus).print(out);
+    }
+
+    // The first trials' final states; with hundreds of orders, how many ended right per trial.
+    void report_final_statuses(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
+        const bool several_orders = s.orders.size() > 1;
         out << "  " << m_w.final_status;
         const size_t shown = std::min(lab.trials.size(), k_statuses_shown);
         const bool many_orders = s.shard.enabled || s.orders.size() > 20;
-        if (many_orders)  // hundreds of orders: how many ended right, per trial
+        if (many_orders)
             for (size_t i = 0; i < shown; ++i)
                 out << (i == 0 ? " " : " | ")
                     << fmt::format("{}/{} {}", s.orders.size() - lab.trials[i].wrong_orders.size(), s.orders.size(),
@@ -650,10 +669,11 @@ private:
             out << fmt::format(fmt::runtime(pick(m_opts.lang, " … ({} more)", " … (thêm {} lần)")),
                                lab.trials.size() - shown);
         out << '\n';
-        out << "  " << fmt::format(fmt::runtime(m_w.wrong_state), expected_final(s), lab.wrong, lab.total) << '\n';
-        report_accounting(lab, out);
-        if (lab.backend == "sim") report_wrong_rate(lab, out);
-        report_verdict(lab, out);
+    }
+
+    // The figures after the verdict: the lock's release, delivery latency, load, soak, throughput.
+    void report_stream_figures(const LabResult& lab, std::ostream& out) const {
+        const Scenario& s = lab.scenario;
         if (!lab.lock_release_method.empty()) {
             out << "  " << m_w.lock_release << ' ' << lab.lock_release_method;
             if (lab.lock_release_method.rfind("DELEX", 0) != 0) out << ' ' << m_w.delex_needs;
@@ -783,11 +803,17 @@ private:
     // The outbox labs in the article's layout: the outbox rows, each dispatcher round, the stream
     // as the consumer will see it, the consumer's final states, and how late each order got out.
     void report_dispatcher_trial(const LabResult& lab, const TrialOutcome& t, std::ostream& out) const {
-        const Scenario& s = lab.scenario;
-        const Lang lang = m_opts.lang;
+        report_outbox(t, out);
+        report_dispatcher_query(lab.scenario, out);
+        report_dispatch_rounds(lab.scenario, t, out);
+        report_consumer_view(lab.scenario, t, out);
+    }
+
+    void report_outbox(const TrialOutcome& t, std::ostream& out) const {
         int inserts = 0;
         for (const auto& r : t.history) inserts += r.op == Op::outbox_insert;
-        out << fmt::format(fmt::runtime(pick(lang, "outbox after {} transactions of the app:", "outbox sau {} transaction của app:")),
+        out << fmt::format(fmt::runtime(pick(m_opts.lang, "outbox after {} transactions of the app:",
+                                             "outbox sau {} transaction của app:")),
                            inserts)
             << '\n';
         for (const auto& r : t.history) {
@@ -796,11 +822,14 @@ private:
             out << fmt::format("  outbox.id={}  order={}  {:<7} v={}\n", field_text(r.data, "outbox_id"),
                                field_text(ev, "order"), field_text(ev, "type"), field_text(ev, "v"));
         }
+    }
+
+    // The dispatcher's query, as its settings make it.
+    static void report_dispatcher_query(const Scenario& s, std::ostream& out) {
         const bool naive = s.dispatcher.ordering == DispatchOrder::naive;
         const bool one_transaction = s.dispatcher.mark == DispatchMark::round;
-        const bool claims = s.dispatcher.claim == DispatchClaim::skip_locked;
         const std::string dispatchers = s.dispatcher.count > 1 ? fmt::format("{} dispatchers", s.dispatcher.count) : "dispatcher";
-        if (claims)
+        if (s.dispatcher.claim == DispatchClaim::skip_locked)
             out << fmt::format("{} {}: per row BEGIN; SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE "
                                "published_at IS NULL{} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED; XADD; UPDATE; COMMIT\n",
                                dispatchers, naive ? "naive" : "perkey",
@@ -811,10 +840,15 @@ private:
                                dispatchers, naive ? "naive" : "perkey", one_transaction ? "each round BEGIN; " : "",
                                naive ? "id" : "aggregate_id, id",
                                one_transaction ? " FOR UPDATE; XADD + UPDATE per row; COMMIT" : "");
+    }
+
+    // Each round's publishes, with the nemesis's faults and the dispatcher's errors between them.
+    void report_dispatch_rounds(const Scenario& s, const TrialOutcome& t, std::ostream& out) const {
+        const Lang lang = m_opts.lang;
+        const bool one_transaction = s.dispatcher.mark == DispatchMark::round;
         // Several dispatchers: each line names its dispatcher.
         auto by = [&](const HistoryRecord& r) { return s.dispatcher.count > 1 ? r.actor + " " : std::string{}; };
         for (const auto& r : t.history) {
-            // The nemesis's faults and the dispatcher's errors between its rounds.
             if (r.op == Op::fault && r.actor == "nemesis") {
                 const std::string phase = field_text(r.data, "phase");
                 out << fmt::format("  nemesis {}  fault {} {} {}{}\n", time_text(r.t_ns), field_text(r.data, "fault"),
@@ -835,20 +869,25 @@ private:
             }
             if (r.op != Op::publish || !r.data.contains("round")) continue;
             const auto ev = event_of(r.data);
-            const std::string result = field_text(r.data, "result");
-            std::string verdict;
-            if (result == "ok")
-                verdict = "XADD " + field_text(r.data, "entry");
-            else if (result == "fail")
-                verdict = pick(lang, "publish FAILED, kept in outbox", "publish LỖI, giữ nguyên trong outbox");
-            else
-                verdict = fmt::format(fmt::runtime(pick(lang, "WAIT (an earlier entry of #{} is not published)",
-                                                        "CHỜ (entry trước của #{} chưa publish được)")),
-                                      field_text(ev, "order"));
             out << fmt::format("  {}{} {} {}  outbox.id={} #{} {:<7} → {}\n", by(r), pick(lang, "round", "vòng"),
                                field_text(r.data, "round"), time_text(r.t_ns), field_text(r.data, "outbox_id"),
-                               field_text(ev, "order"), field_text(ev, "type"), verdict);
+                               field_text(ev, "order"), field_text(ev, "type"), publish_verdict(r, ev));
         }
+    }
+
+    // What became of one publish of a round: its entry, a failure, or a wait for an earlier entry.
+    std::string publish_verdict(const HistoryRecord& r, const nlohmann::json& ev) const {
+        const std::string result = field_text(r.data, "result");
+        if (result == "ok") return "XADD " + field_text(r.data, "entry");
+        if (result == "fail") return pick(m_opts.lang, "publish FAILED, kept in outbox", "publish LỖI, giữ nguyên trong outbox");
+        return fmt::format(fmt::runtime(pick(m_opts.lang, "WAIT (an earlier entry of #{} is not published)",
+                                             "CHỜ (entry trước của #{} chưa publish được)")),
+                           field_text(ev, "order"));
+    }
+
+    // The stream as the consumer will see it, the final states it left, and the late publishes.
+    void report_consumer_view(const Scenario& s, const TrialOutcome& t, std::ostream& out) const {
+        const Lang lang = m_opts.lang;
         out << "XRANGE " << s.stream.key << " - + " << pick(lang, "(the order the consumer will see):", "(thứ tự consumer sẽ thấy):")
             << '\n';
         for (const auto& e : t.stream)

@@ -12,6 +12,7 @@
 
 #include "report/text/delivery_label.h"
 #include "report/text/idem_text.h"
+#include "util/check.h"
 #include "util/json_number.h"
 
 namespace relab {
@@ -135,24 +136,161 @@ namespace {
 
 bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
 
-}  // namespace
-
-Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
-    Timeline tl;
-    const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
-
-    // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers (and claimers)
-    // go last. The nemesis's faults span every lane: they give no lane.
+// Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers (and claimers)
+// go last. The nemesis's faults span every lane: they give no lane.
+std::vector<std::string> stream_lanes(const std::vector<const HistoryRecord*>& records) {
     std::vector<const HistoryRecord*> in_lanes;
     std::copy_if(records.begin(), records.end(), std::back_inserter(in_lanes),
                  [](const HistoryRecord* r) { return !is_nemesis_fault(*r); });
-    tl.lanes = lanes_of(in_lanes, {Op::start, Op::ack}, {Op::receive, Op::claim}, false);
+    return lanes_of(in_lanes, {Op::start, Op::ack}, {Op::receive, Op::claim}, false);
+}
 
-    std::map<std::string, OpenJob> open;           // per actor
-    std::map<std::string, int64_t> applied_max_v;  // per order (as text): highest version written
-    auto close_job = [&](const std::string& actor, int64_t end_ns, bool overwrites, bool unfinished) {
-        const auto it = open.find(actor);
-        if (it == open.end()) return;
+// Draws a stream lab's records, fed in time order: a consumer's job opens at its receive (or
+// take) and closes at its write, ack or dispatch; a redelivery, a kill or the trial's end leaves
+// it unfinished.
+class StreamTimeline {
+public:
+    StreamTimeline(Timeline& tl, bool several_orders) : tl_(tl), several_orders_(several_orders) {}
+
+    void add(const HistoryRecord& r) {
+        if (r.op == Op::start) return;
+        if (is_nemesis_fault(r)) return add_fault(r);
+        if (r.op == Op::ack) return close_job(r.actor, r.t_ns, false, false);
+        TimelineMarker m;
+        m.op = to_string(r.op);
+        m.lane = r.actor;
+        m.t_ns = r.t_ns;
+        m.detail = record_text(r);
+        mark(r, m);
+        tl_.markers.push_back(std::move(m));
+    }
+
+    // Faults never ended run to the trial's end; jobs still open end there, unfinished.
+    void finish() {
+        for (const auto& [index, i] : open_fault_) tl_.faults[i].end_ns = tl_.end_ns;
+        std::vector<std::string> still_open;
+        for (const auto& [actor, job] : open_) still_open.push_back(actor);
+        for (const auto& actor : still_open) close_job(actor, tl_.end_ns, false, true);
+    }
+
+private:
+    // Fills the marker's kind and label from its op, opening and closing jobs on the way.
+    void mark(const HistoryRecord& r, TimelineMarker& m) {
+        const json& d = r.data;
+        switch (r.op) {
+            case Op::receive:
+                m.kind = TimelineMarker::Kind::receive;
+                m.label = delivery_label(d);
+                open_job(r);
+                return;
+            case Op::take:  // an S3 worker's job runs from here to its write (and XACK)
+                m.kind = TimelineMarker::Kind::receive;
+                m.label = "take";
+                open_job(r);
+                return;
+            case Op::dispatch:  // S3's reader handed the entry to a FIFO: its part of the job is over
+                close_job(r.actor, r.t_ns, false, false);
+                m.kind = TimelineMarker::Kind::other;
+                m.label = text_of(member(d, "key")) == "0" ? "→ FIFO" : "→ FIFO #" + text_of(member(d, "key"));
+                return;
+            case Op::claim: {
+                m.kind = TimelineMarker::Kind::other;
+                const json& claimed = member(d, "claimed");
+                m.label = fmt::format("XAUTOCLAIM {}", claimed.is_array() ? claimed.size() : 0);
+                return;
+            }
+            case Op::lock_acquire:
+                m.kind = TimelineMarker::Kind::lock_acquire;
+                start_locked_work(r);
+                return;
+            case Op::lock_release: {
+                m.kind = TimelineMarker::Kind::lock_release;
+                const auto result = int_of(member(d, "result"));
+                m.bad = result && *result == 0;
+                if (m.bad) m.label = "release → 0";
+                return;
+            }
+            case Op::write:
+                mark_write(r, m);
+                return;
+            case Op::publish: {
+                m.kind = TimelineMarker::Kind::publish;
+                const std::string result = text_of(member(d, "result"));
+                m.bad = result == "fail";
+                if (result != "ok") m.label = result;
+                return;
+            }
+            default:
+                mark_other(r, m);
+                return;
+        }
+    }
+
+    // A receive or take: the actor's job in progress, if any, never finished.
+    void open_job(const HistoryRecord& r) {
+        close_job(r.actor, r.t_ns, false, true);
+        open_[r.actor] = OpenJob{r.t_ns, r.t_ns, timeline_event_text(r.data, several_orders_)};
+    }
+
+    // The lock taken: the wait since the receive is a bar of its own, and the job counts from here.
+    void start_locked_work(const HistoryRecord& r) {
+        const auto it = open_.find(r.actor);
+        if (it == open_.end()) return;
+        if (r.t_ns > it->second.received_ns) {
+            TimelineBar wait;
+            wait.kind = TimelineBar::Kind::lock_wait;
+            wait.lane = r.actor;
+            wait.start_ns = it->second.received_ns;
+            wait.end_ns = r.t_ns;
+            const auto attempts = member(r.data, "attempts");
+            wait.label = attempts.is_null() ? "lock wait" : "lock wait, " + text_of(attempts) + " attempt(s)";
+            tl_.bars.push_back(std::move(wait));
+        }
+        it->second.job_from_ns = r.t_ns;
+    }
+
+    // A write that changed rows with a lower version than one already applied to its order
+    // overwrites a newer state: bad, and so is the job it ends.
+    void mark_write(const HistoryRecord& r, TimelineMarker& m) {
+        const json& d = r.data;
+        m.kind = TimelineMarker::Kind::write;
+        const auto affected = int_of(member(d, "affected"));
+        const json& tag = member(d, "tag");
+        m.label = tag.is_string() ? tag.get<std::string>()
+                  : affected      ? fmt::format("UPDATE {}", *affected)
+                                  : std::string("write");
+        const json& ev = member(d, "event");
+        const auto v = int_of(member(ev, "v"));
+        const std::string order = text_of(member(ev, "order"));
+        if (affected && *affected > 0 && v) {
+            const auto it = applied_max_v_.find(order);
+            if (it != applied_max_v_.end() && *v < it->second) {
+                m.bad = true;
+                m.label += fmt::format(" — overwrites v={}", it->second);
+            }
+            if (it == applied_max_v_.end() || *v > it->second) applied_max_v_[order] = *v;
+        }
+        close_job(r.actor, r.t_ns, m.bad, false);
+    }
+
+    // Ops without a kind of their own; the reorder buffer's decisions are named on the marker.
+    static void mark_other(const HistoryRecord& r, TimelineMarker& m) {
+        const json& d = r.data;
+        m.kind = TimelineMarker::Kind::other;
+        if (r.op == Op::buffer_hold) m.label = "hold, waiting for v=" + text_of(member(d, "waiting_for"));
+        if (r.op == Op::buffer_release)
+            m.label = text_of(member(d, "reason")) == "gap_timeout" ? "gap timeout: let through" : "let through";
+        if (r.op == Op::late) {
+            m.label = "late → " + text_of(member(d, "action"));
+            m.bad = text_of(member(d, "action")) == "apply";
+        }
+    }
+
+    // Ends the actor's job in progress, if any, as a bar.
+    void close_job(const std::string& actor, int64_t end_ns, bool overwrites, bool unfinished) {
+        const auto it = open_.find(actor);
+        if (it == open_.end()) return;
+        RELAB_CHECK(end_ns >= it->second.job_from_ns, "records are drawn in time order: a job ends after it began");
         TimelineBar bar;
         bar.kind = TimelineBar::Kind::job;
         bar.lane = actor;
@@ -161,153 +299,77 @@ Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
         bar.label = it->second.label;
         bar.overwrites = overwrites;
         bar.unfinished = unfinished;
-        tl.bars.push_back(std::move(bar));
-        open.erase(it);
-    };
+        tl_.bars.push_back(std::move(bar));
+        open_.erase(it);
+    }
 
-    // Faults: an invocation opens one, its ok or fail (same index) ends it. A kill ends its
-    // target's job in progress: the job never finished.
-    std::map<std::string, size_t> open_fault;  // fault index -> its place in tl.faults
-    auto add_fault = [&](const HistoryRecord* r) {
-        const json& d = r->data;
-        const std::string phase = text_of(member(d, "phase"));
-        const std::string index = text_of(member(d, "fault"));
-        const std::string when = fmt::format("{:.3f} ms", static_cast<double>(r->t_ns) / 1e6);
-        auto it = open_fault.find(index);
-        if (phase == "invoke" || it == open_fault.end()) {
-            TimelineFault f;
-            f.index = index;
-            f.action = text_of(member(d, "action"));
-            f.target = text_of(member(d, "target"));
-            f.start_ns = f.end_ns = r->t_ns;
-            f.label = f.action + " " + f.target;
-            f.detail = fmt::format("fault {}: {} {}", index, f.action, f.target);
-            if (member(d, "text").is_string()) f.detail += " — " + member(d, "text").get<std::string>();
-            f.detail += fmt::format("; {} {}", phase, when);
-            tl.faults.push_back(std::move(f));
-            it = open_fault.insert_or_assign(index, tl.faults.size() - 1).first;
+    // Faults: an invocation opens one, its ok or fail (same index) ends it; an end recorded
+    // without an invocation opens and ends one.
+    void add_fault(const HistoryRecord& r) {
+        const std::string phase = text_of(member(r.data, "phase"));
+        const std::string index = text_of(member(r.data, "fault"));
+        const std::string when = fmt::format("{:.3f} ms", static_cast<double>(r.t_ns) / 1e6);
+        auto it = open_fault_.find(index);
+        if (phase == "invoke" || it == open_fault_.end()) {
+            tl_.faults.push_back(new_fault(r, index, phase, when));
+            it = open_fault_.insert_or_assign(index, tl_.faults.size() - 1).first;
             if (phase == "invoke") return;
         } else {
-            tl.faults[it->second].detail += fmt::format(", {} {}", phase, when);
+            tl_.faults[it->second].detail += fmt::format(", {} {}", phase, when);
         }
-        TimelineFault& f = tl.faults[it->second];
-        f.end_ns = r->t_ns;
+        end_fault(tl_.faults[it->second], r, phase);
+        open_fault_.erase(it);
+    }
+
+    static TimelineFault new_fault(const HistoryRecord& r, const std::string& index, const std::string& phase,
+                                   const std::string& when) {
+        const json& d = r.data;
+        TimelineFault f;
+        f.index = index;
+        f.action = text_of(member(d, "action"));
+        f.target = text_of(member(d, "target"));
+        f.start_ns = f.end_ns = r.t_ns;
+        f.label = f.action + " " + f.target;
+        f.detail = fmt::format("fault {}: {} {}", index, f.action, f.target);
+        if (member(d, "text").is_string()) f.detail += " — " + member(d, "text").get<std::string>();
+        f.detail += fmt::format("; {} {}", phase, when);
+        return f;
+    }
+
+    // The fault's ok or fail. A kill that worked ends its target's job in progress, and those of
+    // its tasks (S3's workers, "<target>.w1", ...): they die with its process, unfinished.
+    void end_fault(TimelineFault& f, const HistoryRecord& r, const std::string& phase) {
+        f.end_ns = r.t_ns;
         f.ended = true;
         f.failed = phase == "fail";
         if (f.failed) {
             f.label += " ✕";
-            if (member(d, "error").is_string()) f.detail += ": " + member(d, "error").get<std::string>();
+            if (member(r.data, "error").is_string()) f.detail += ": " + member(r.data, "error").get<std::string>();
         }
-        if (f.action == "kill" && !f.failed) {
-            close_job(f.target, r->t_ns, false, true);
-            // Its tasks (S3's workers, "<target>.w1", ...) die with its process.
-            std::vector<std::string> tasks;
-            for (const auto& [actor, job] : open)
-                if (actor.rfind(f.target + ".", 0) == 0) tasks.push_back(actor);
-            for (const auto& actor : tasks) close_job(actor, r->t_ns, false, true);
-        }
-        open_fault.erase(it);
-    };
-
-    for (const auto* r : records) {
-        const json& d = r->data;
-        if (r->op == Op::start) continue;
-        if (is_nemesis_fault(*r)) {
-            add_fault(r);
-            continue;
-        }
-        if (r->op == Op::ack) {
-            close_job(r->actor, r->t_ns, false, false);
-            continue;
-        }
-        TimelineMarker m;
-        m.op = to_string(r->op);
-        m.lane = r->actor;
-        m.t_ns = r->t_ns;
-        m.detail = record_text(*r);
-        if (r->op == Op::receive) {
-            close_job(r->actor, r->t_ns, false, true);
-            m.kind = TimelineMarker::Kind::receive;
-            m.label = delivery_label(d);
-            open[r->actor] = OpenJob{r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
-        } else if (r->op == Op::take) {
-            // An S3 worker's job runs from here to its write (and XACK).
-            close_job(r->actor, r->t_ns, false, true);
-            m.kind = TimelineMarker::Kind::receive;
-            m.label = "take";
-            open[r->actor] = OpenJob{r->t_ns, r->t_ns, timeline_event_text(d, several_orders)};
-        } else if (r->op == Op::dispatch) {
-            // S3's reader handed the entry to a FIFO: its part of the job is over.
-            close_job(r->actor, r->t_ns, false, false);
-            m.kind = TimelineMarker::Kind::other;
-            m.label = text_of(member(d, "key")) == "0" ? "→ FIFO" : "→ FIFO #" + text_of(member(d, "key"));
-        } else if (r->op == Op::claim) {
-            m.kind = TimelineMarker::Kind::other;
-            const json& claimed = member(d, "claimed");
-            m.label = fmt::format("XAUTOCLAIM {}", claimed.is_array() ? claimed.size() : 0);
-        } else if (r->op == Op::lock_acquire) {
-            m.kind = TimelineMarker::Kind::lock_acquire;
-            const auto it = open.find(r->actor);
-            if (it != open.end()) {
-                if (r->t_ns > it->second.received_ns) {
-                    TimelineBar wait;
-                    wait.kind = TimelineBar::Kind::lock_wait;
-                    wait.lane = r->actor;
-                    wait.start_ns = it->second.received_ns;
-                    wait.end_ns = r->t_ns;
-                    const auto attempts = member(d, "attempts");
-                    wait.label = attempts.is_null() ? "lock wait" : "lock wait, " + text_of(attempts) + " attempt(s)";
-                    tl.bars.push_back(std::move(wait));
-                }
-                it->second.job_from_ns = r->t_ns;
-            }
-        } else if (r->op == Op::lock_release) {
-            m.kind = TimelineMarker::Kind::lock_release;
-            const auto result = int_of(member(d, "result"));
-            m.bad = result && *result == 0;
-            if (m.bad) m.label = "release → 0";
-        } else if (r->op == Op::write) {
-            m.kind = TimelineMarker::Kind::write;
-            const auto affected = int_of(member(d, "affected"));
-            const json& tag = member(d, "tag");
-            m.label = tag.is_string() ? tag.get<std::string>()
-                      : affected      ? fmt::format("UPDATE {}", *affected)
-                                      : std::string("write");
-            const json& ev = member(d, "event");
-            const auto v = int_of(member(ev, "v"));
-            const std::string order = text_of(member(ev, "order"));
-            if (affected && *affected > 0 && v) {
-                const auto it = applied_max_v.find(order);
-                if (it != applied_max_v.end() && *v < it->second) {
-                    m.bad = true;
-                    m.label += fmt::format(" — overwrites v={}", it->second);
-                }
-                if (it == applied_max_v.end() || *v > it->second) applied_max_v[order] = *v;
-            }
-            close_job(r->actor, r->t_ns, m.bad, false);
-        } else if (r->op == Op::publish) {
-            m.kind = TimelineMarker::Kind::publish;
-            const std::string result = text_of(member(d, "result"));
-            m.bad = result == "fail";
-            if (result != "ok") m.label = result;
-        } else {
-            m.kind = TimelineMarker::Kind::other;
-            // The reorder buffer's decisions, named on the marker.
-            if (r->op == Op::buffer_hold) m.label = "hold, waiting for v=" + text_of(member(d, "waiting_for"));
-            if (r->op == Op::buffer_release)
-                m.label = text_of(member(d, "reason")) == "gap_timeout" ? "gap timeout: let through" : "let through";
-            if (r->op == Op::late) {
-                m.label = "late → " + text_of(member(d, "action"));
-                m.bad = text_of(member(d, "action")) == "apply";
-            }
-        }
-        tl.markers.push_back(std::move(m));
+        if (f.action != "kill" || f.failed) return;
+        close_job(f.target, r.t_ns, false, true);
+        std::vector<std::string> tasks;
+        for (const auto& [actor, job] : open_)
+            if (actor.rfind(f.target + ".", 0) == 0) tasks.push_back(actor);
+        for (const auto& actor : tasks) close_job(actor, r.t_ns, false, true);
     }
-    for (const auto& [index, i] : open_fault) tl.faults[i].end_ns = tl.end_ns;
 
-    std::vector<std::string> still_open;
-    for (const auto& [actor, job] : open) still_open.push_back(actor);
-    for (const auto& actor : still_open) close_job(actor, tl.end_ns, false, true);
+    Timeline& tl_;
+    const bool several_orders_;
+    std::map<std::string, OpenJob> open_;            // per actor
+    std::map<std::string, int64_t> applied_max_v_;   // per order (as text): highest version written
+    std::map<std::string, size_t> open_fault_;       // fault index -> its place in tl_.faults
+};
+
+}  // namespace
+
+Timeline trial_timeline(const TrialOutcome& trial, bool several_orders) {
+    Timeline tl;
+    const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
+    tl.lanes = stream_lanes(records);
+    StreamTimeline drawing(tl, several_orders);
+    for (const auto* r : records) drawing.add(*r);
+    drawing.finish();
     return tl;
 }
 
@@ -331,121 +393,163 @@ std::optional<int64_t> answered_order(const json& data) {
     return int_of(member(parsed, "order_id"));
 }
 
-}  // namespace
 
-Timeline idem_trial_timeline(const TrialOutcome& trial) {
-    Timeline tl;
-    const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
+// Draws an idempotency trial's records, fed in time order: a request's bar runs from its send to
+// its answer; an INSERT for a key that already has an order marks its request a duplicate.
+class IdemTimeline {
+public:
+    IdemTimeline(Timeline& tl, const TrialOutcome& trial) : tl_(tl) {
+        for (const auto& o : trial.idem.orders) owner_[o.id] = o.user_id;
+    }
 
-    // Lanes: the clients (actors that send), then the rest (the runner's faults).
-    tl.lanes = lanes_of(records, {Op::start}, {Op::send}, true);
+    void add(const HistoryRecord& r) {
+        if (r.op == Op::start) return;
+        // A fault is drawn once, where it ended (its ok or fail record).
+        if (r.actor == "nemesis" && text_of(member(r.data, "phase")) == "invoke") return;
+        TimelineMarker m;
+        m.op = to_string(r.op);
+        m.lane = r.actor;
+        m.t_ns = r.t_ns;
+        m.detail = fmt::format("{:.3f} ms  {}", static_cast<double>(r.t_ns) / 1e6, idem_record_text(r));
+        m.kind = TimelineMarker::Kind::minor;
+        if (r.op == Op::send) {
+            m.kind = TimelineMarker::Kind::send;
+            const std::string key = request_key(r);
+            open_[key] = OpenRequest{r.actor, r.t_ns, false};
+            current_[r.actor] = key;
+        } else if (r.op == Op::order) {
+            mark_order(r, m);
+        } else if (r.op == Op::answer) {
+            mark_answer(r, m);
+        } else if (r.op == Op::fault || r.op == Op::observe) {
+            m.kind = TimelineMarker::Kind::fault;
+            m.label = fault_label(r);
+        } else {
+            m.label = minor_label(r);
+        }
+        tl_.markers.push_back(std::move(m));
+    }
 
-    std::map<int64_t, int64_t> owner;  // order id → its user
-    for (const auto& o : trial.idem.orders) owner[o.id] = o.user_id;
-    std::set<std::string> ordered;     // idem keys with an order already
+    // Requests without an answer (the client was killed) run to the end of the trial.
+    void finish() {
+        for (const auto& entry : open_) {
+            const OpenRequest& req = entry.second;
+            TimelineBar bar;
+            bar.kind = TimelineBar::Kind::request;
+            bar.lane = req.actor;
+            bar.start_ns = req.from_ns;
+            bar.end_ns = tl_.end_ns;
+            bar.duplicate = req.duplicate;
+            bar.unfinished = true;
+            bar.label = "no answer";
+            tl_.bars.push_back(std::move(bar));
+        }
+    }
 
+private:
     struct OpenRequest {
         std::string actor;
         int64_t from_ns = 0;
         bool duplicate = false;
     };
-    std::map<std::string, OpenRequest> open;     // by actor|request|attempt
-    std::map<std::string, std::string> current;  // actor → its latest open request
-    auto request_key = [](const HistoryRecord& r) {
-        return r.actor + "|" + text_of(member(r.data, "request")) + "|" + text_of(member(r.data, "attempt"));
-    };
 
-    for (const auto* r : records) {
-        const json& d = r->data;
-        if (r->op == Op::start) continue;
-        // A fault is drawn once, where it ended (its ok or fail record).
-        if (r->actor == "nemesis" && text_of(member(d, "phase")) == "invoke") continue;
-        TimelineMarker m;
-        m.op = to_string(r->op);
-        m.lane = r->actor;
-        m.t_ns = r->t_ns;
-        m.detail = fmt::format("{:.3f} ms  {}", static_cast<double>(r->t_ns) / 1e6, idem_record_text(*r));
-        m.kind = TimelineMarker::Kind::minor;
-        if (r->op == Op::send) {
-            m.kind = TimelineMarker::Kind::send;
-            const std::string key = request_key(*r);
-            open[key] = OpenRequest{r->actor, r->t_ns, false};
-            current[r->actor] = key;
-        } else if (r->op == Op::order) {
-            m.kind = TimelineMarker::Kind::order;
-            if (!member(d, "refused").is_null()) {
-                m.label = "layer 4 refused";
-            } else {
-                const std::string key = text_of(member(d, "idem_key"));
-                const bool duplicate = !ordered.insert(key).second;
-                m.label = "order " + text_of(member(d, "order_id"));
-                if (duplicate) {
-                    m.bad = true;
-                    m.label += " — duplicate";
-                    const auto it = current.find(r->actor);
-                    if (it != current.end() && open.count(it->second)) open[it->second].duplicate = true;
-                }
-            }
-        } else if (r->op == Op::answer) {
-            m.kind = TimelineMarker::Kind::answer;
-            const int code = static_cast<int>(int_of(member(d, "code")).value_or(0));
-            const std::string source = member(d, "source").is_string() ? member(d, "source").get<std::string>() : "";
-            bool leak = false;
-            if (const auto order = answered_order(d)) {
-                const auto user = int_of(member(d, "user_id"));
-                const auto it = owner.find(*order);
-                leak = user && it != owner.end() && it->second != *user;
-                if (leak) m.label = fmt::format("{} leak: order {} of user {}", code, *order, it->second);
-            }
-            if (!leak) m.label = source == "replay" ? "replay" : std::to_string(code);
-            m.bad = leak;
-            std::string key = request_key(*r);
-            if (!open.count(key) && current.count(r->actor)) key = current[r->actor];
-            const auto it = open.find(key);
-            if (it != open.end()) {
-                TimelineBar bar;
-                bar.kind = TimelineBar::Kind::request;
-                bar.lane = r->actor;
-                bar.start_ns = it->second.from_ns;
-                bar.end_ns = r->t_ns;
-                bar.code = code;
-                bar.source = source;
-                bar.duplicate = it->second.duplicate;
-                bar.leak = leak;
-                bar.label = (bar.duplicate ? "duplicate · " : "") + request_label(code, source);
-                tl.bars.push_back(std::move(bar));
-                open.erase(it);
-            }
-        } else if (r->op == Op::fault || r->op == Op::observe) {
-            m.kind = TimelineMarker::Kind::fault;
-            m.label = member(d, "action").is_string() ? member(d, "action").get<std::string>() + " " + text_of(member(d, "target"))
-                      : member(d, "type").is_string()  ? member(d, "type").get<std::string>()
-                                                       : to_string(r->op);
-        } else if (r->op == Op::release) {
-            m.label = "DEL";
-        } else if (r->op == Op::business_error) {
-            m.label = "threw";
-        } else if (r->op == Op::store && member(d, "written").is_boolean() && !member(d, "written").get<bool>()) {
-            m.label = "key gone";
-        } else if (r->op == Op::wait) {
-            const auto acked = int_of(member(d, "acked")), wanted = int_of(member(d, "wanted"));
-            if (acked && wanted && *acked < *wanted) m.label = fmt::format("WAIT → {}", *acked);
-        }
-        tl.markers.push_back(std::move(m));
+    static std::string request_key(const HistoryRecord& r) {
+        return r.actor + "|" + text_of(member(r.data, "request")) + "|" + text_of(member(r.data, "attempt"));
     }
-    // Requests without an answer (the client was killed) run to the end of the trial.
-    for (const auto& entry : open) {
-        const OpenRequest& req = entry.second;
+
+    // The business logic's INSERT, or layer 4's refusal. A second order for a key makes the
+    // actor's open request a duplicate.
+    void mark_order(const HistoryRecord& r, TimelineMarker& m) {
+        m.kind = TimelineMarker::Kind::order;
+        if (!member(r.data, "refused").is_null()) {
+            m.label = "layer 4 refused";
+            return;
+        }
+        const bool duplicate = !ordered_.insert(text_of(member(r.data, "idem_key"))).second;
+        m.label = "order " + text_of(member(r.data, "order_id"));
+        if (!duplicate) return;
+        m.bad = true;
+        m.label += " — duplicate";
+        const auto it = current_.find(r.actor);
+        if (it != current_.end() && open_.count(it->second)) open_[it->second].duplicate = true;
+    }
+
+    // The answer's code, or the leak when it names another user's order; it ends its request.
+    void mark_answer(const HistoryRecord& r, TimelineMarker& m) {
+        const json& d = r.data;
+        m.kind = TimelineMarker::Kind::answer;
+        const int code = static_cast<int>(int_of(member(d, "code")).value_or(0));
+        const std::string source = member(d, "source").is_string() ? member(d, "source").get<std::string>() : "";
+        bool leak = false;
+        if (const auto order = answered_order(d)) {
+            const auto user = int_of(member(d, "user_id"));
+            const auto it = owner_.find(*order);
+            leak = user && it != owner_.end() && it->second != *user;
+            if (leak) m.label = fmt::format("{} leak: order {} of user {}", code, *order, it->second);
+        }
+        if (!leak) m.label = source == "replay" ? "replay" : std::to_string(code);
+        m.bad = leak;
+        end_request(r, code, source, leak);
+    }
+
+    // The answered request's bar: the one the answer names, else the actor's latest.
+    void end_request(const HistoryRecord& r, int code, const std::string& source, bool leak) {
+        std::string key = request_key(r);
+        if (!open_.count(key) && current_.count(r.actor)) key = current_[r.actor];
+        const auto it = open_.find(key);
+        if (it == open_.end()) return;
         TimelineBar bar;
         bar.kind = TimelineBar::Kind::request;
-        bar.lane = req.actor;
-        bar.start_ns = req.from_ns;
-        bar.end_ns = tl.end_ns;
-        bar.duplicate = req.duplicate;
-        bar.unfinished = true;
-        bar.label = "no answer";
-        tl.bars.push_back(std::move(bar));
+        bar.lane = r.actor;
+        bar.start_ns = it->second.from_ns;
+        bar.end_ns = r.t_ns;
+        bar.code = code;
+        bar.source = source;
+        bar.duplicate = it->second.duplicate;
+        bar.leak = leak;
+        bar.label = (bar.duplicate ? "duplicate · " : "") + request_label(code, source);
+        tl_.bars.push_back(std::move(bar));
+        open_.erase(it);
     }
+
+    static std::string fault_label(const HistoryRecord& r) {
+        const json& d = r.data;
+        return member(d, "action").is_string() ? member(d, "action").get<std::string>() + " " + text_of(member(d, "target"))
+               : member(d, "type").is_string() ? member(d, "type").get<std::string>()
+                                               : to_string(r.op);
+    }
+
+    // A middleware step's label: empty unless it says something went otherwise than planned.
+    static std::string minor_label(const HistoryRecord& r) {
+        const json& d = r.data;
+        if (r.op == Op::release) return "DEL";
+        if (r.op == Op::business_error) return "threw";
+        if (r.op == Op::store && member(d, "written").is_boolean() && !member(d, "written").get<bool>())
+            return "key gone";
+        if (r.op == Op::wait) {
+            const auto acked = int_of(member(d, "acked")), wanted = int_of(member(d, "wanted"));
+            if (acked && wanted && *acked < *wanted) return fmt::format("WAIT → {}", *acked);
+        }
+        return {};
+    }
+
+    Timeline& tl_;
+    std::map<int64_t, int64_t> owner_;             // order id → its user
+    std::set<std::string> ordered_;                // idem keys with an order already
+    std::map<std::string, OpenRequest> open_;      // by actor|request|attempt
+    std::map<std::string, std::string> current_;   // actor → its latest open request
+};
+
+}  // namespace
+
+Timeline idem_trial_timeline(const TrialOutcome& trial) {
+    Timeline tl;
+    const std::vector<const HistoryRecord*> records = records_in_time_order(trial, tl);
+    // Lanes: the clients (actors that send), then the rest (the runner's faults).
+    tl.lanes = lanes_of(records, {Op::start}, {Op::send}, true);
+    IdemTimeline drawing(tl, trial);
+    for (const auto* r : records) drawing.add(*r);
+    drawing.finish();
     return tl;
 }
 
