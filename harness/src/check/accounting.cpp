@@ -185,6 +185,10 @@ constexpr AccountingFigure k_figures[] = {
     {"unexpected", &A::unexpected, &A::unexpected_examples, "unexpected", "unexpected", "unexpected", AP::entries, AF::anomaly},
     {"stale_overwrites", &A::stale_overwrites, &A::stale_examples, "stale overwrite", "stale overwrites", "stale overwrite",
      AP::entries, AF::flagged},
+    {"pending", &A::pending, &A::pending_examples, "pending", "pending", "pending (received, never acknowledged)",
+     AP::beside, AF::anomaly},
+    {"never_delivered", &A::never_delivered, &A::never_delivered_examples, "never delivered", "never delivered",
+     "never delivered", AP::beside, AF::anomaly},
     {"unapplied", &A::unapplied, &A::unapplied_examples, "unapplied", "unapplied", "unapplied (every write refused)",
      AP::beside, AF::none},
     {"side_effects", &A::side_effects, nullptr, "side effect sent", "side effects sent", "", AP::side_effects, AF::none},
@@ -333,7 +337,13 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
         if (first_entry_of[f.ev] < 0) first_entry_of[f.ev] = f.entry;
     }
 
-    std::vector<char> acked(n_entries, 0), redelivered(n_entries, 0);
+    // received: 0 never, 1 its last delivery not yet acknowledged, 2 acknowledged since.
+    std::vector<char> acked(n_entries, 0), redelivered(n_entries, 0), received(n_entries, 0);
+    // Only a trial that ended with its group not drained leaves entries pending or undelivered; in
+    // one that drained the server acknowledged every entry, whatever records a role wrote late.
+    const bool ended_quiet = std::any_of(history.begin(), history.end(), [](const HistoryRecord& r) {
+        return r.op == Op::observe && r.data.contains("quiet_ms");
+    });
     std::set<std::string> unexpected;
     struct LastReceived {
         std::string_view actor;
@@ -356,6 +366,7 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             if (!last) last = &last_received.emplace_back(LastReceived{r->actor, -1, -1});
             last->entry = f.entry;
             last->ev = f.ev;
+            if (f.entry >= 0) received[f.entry] = 1;
             if (f.entry < 0 || writes[f.entry] == kNotPublished)
                 flag_unexpected(f.entry < 0 ? "(receive without an entry id)" : name(f.entry));
             if (f.entry >= 0 && acked[f.entry] && !redelivered[f.entry]) {
@@ -365,6 +376,7 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             }
         } else if (r->op == Op::ack) {
             if (f.entry >= 0) acked[f.entry] = 1;
+            if (f.entry >= 0 && received[f.entry]) received[f.entry] = 2;
         } else if (r->op == Op::write) {
             int entry = f.entry;
             if (entry < 0) {
@@ -403,6 +415,14 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
         if (n > 0 && applied[entry] == 0) {
             ++a.unapplied;
             add_example(a.unapplied_examples, name(entry));
+        }
+        if (!ended_quiet) continue;
+        if (received[entry] == 0) {
+            ++a.never_delivered;
+            add_example(a.never_delivered_examples, name(entry));
+        } else if (received[entry] == 1) {
+            ++a.pending;
+            add_example(a.pending_examples, name(entry));
         }
     }
     // Per event: how many entries carried it (ok publishes), how many jobs wrote it.

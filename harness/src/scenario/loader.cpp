@@ -43,6 +43,7 @@ StreamSpec read_stream(const Object& o) {
     s.group = o.opt_string("group", s.group);
     s.read_count = static_cast<int>(o.opt_int("read_count", s.read_count, 1, k_int_max));
     s.block_ms = o.opt_int("block_ms", s.block_ms, 1);
+    s.quiet_ms = o.opt_int("quiet_ms", s.quiet_ms, 1, 50'000);
     s.ack = o.opt_choice("ack", "each", {"each", "batch"}) == "batch" ? StreamSpec::Ack::batch : StreamSpec::Ack::each;
     return s;
 }
@@ -993,7 +994,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         s.kind = LabKind::stream;
         if (top.has("stream"))
             s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
-                                          {"key", "group", "read_count", "block_ms", "ack"}));
+                                          {"key", "group", "read_count", "block_ms", "quiet_ms", "ack"}));
         if (top.has("generate")) {
             for (const char* key : {"orders", "events"})
                 if (top.has(key))

@@ -94,6 +94,9 @@ struct StreamSpec {
     // read's finished jobs again).
     enum class Ack { each, batch };
     Ack ack = Ack::each;
+    // Once the publishing roles are done, the trial ends after this long with nothing moving (no
+    // history record): what is still pending or never delivered is then the trial's result.
+    int64_t quiet_ms = 10'000;
     bool operator==(const StreamSpec&) const = default;
 };
 
