@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -874,7 +875,7 @@ std::vector<Mutant> read_mutants(const Reader& r, const json& v, const std::stri
     std::vector<Mutant> out;
     const json& list = r.array(v, path, true);
     for (size_t i = 0; i < list.size(); ++i) {
-        Object m(r, list[i], child(path, i), {"name", "change", "patch"});
+        Object m(r, list[i], child(path, i), {"name", "change", "patch", "why_several"});
         Mutant mutant;
         mutant.name = m.req_string("name");
         if (!is_slug(mutant.name))
@@ -883,6 +884,11 @@ std::vector<Mutant> read_mutants(const Reader& r, const json& v, const std::stri
             if (earlier.name == mutant.name) r.fail(m.path("name"), "duplicate mutant name " + mutant.name);
         mutant.change = m.req_string("change");
         mutant.patch = r.array(m.at("patch"), m.path("patch"), true);
+        if (m.has("why_several")) {
+            mutant.why_several = m.req_string("why_several");
+            if (mutant_paths(mutant).size() < 2)
+                r.fail(m.path("why_several"), "the patch touches one path: a one-knob mutant needs no why_several; drop it");
+        }
         out.push_back(std::move(mutant));
     }
     return out;
@@ -1243,6 +1249,16 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
     // Every mutant must itself be a valid lab, so a broken patch is found when the file loads.
     for (const auto& m : s.mutants) (void)apply_mutant(s, m);
     return s;
+}
+
+std::vector<std::string> mutant_paths(const Mutant& m) {
+    std::set<std::string> paths;
+    for (const json& op : m.patch) {
+        if (!op.is_object()) continue;
+        for (const char* key : {"path", "from"})
+            if (op.contains(key) && op.at(key).is_string()) paths.insert(op.at(key).get<std::string>());
+    }
+    return {paths.begin(), paths.end()};
 }
 
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
