@@ -165,6 +165,33 @@ void add_example(std::vector<std::string>& examples, const std::string& what) {
     if (examples.size() < k_accounting_examples) examples.push_back(what);
 }
 
+// The published entries a trial that ended quiet left: pending (its last delivery no ack followed)
+// and never delivered (no receive). Only such a trial leaves any: in one that drained the server
+// acknowledged every entry, whatever records a role wrote late.
+void count_left_over(const std::vector<HistoryRecord>& history, const Facts& facts, const std::vector<int>& published,
+                     Accounting& a) {
+    const bool ended_quiet = std::any_of(history.begin(), history.end(), [](const HistoryRecord& r) {
+        return r.op == Op::observe && r.data.contains("quiet_ms");
+    });
+    if (!ended_quiet) return;
+    enum : char { never, delivered, acked };  // each entry's state after its last receive or ack
+    std::vector<char> state(facts.entries.size(), never);
+    for (const RecordFacts& f : facts.records) {
+        if (f.entry < 0) continue;
+        if (f.r->op == Op::receive) state[f.entry] = delivered;
+        if (f.r->op == Op::ack && state[f.entry] == delivered) state[f.entry] = acked;
+    }
+    for (const int entry : published) {
+        if (state[entry] == never) {
+            ++a.never_delivered;
+            add_example(a.never_delivered_examples, facts.entry_text(entry));
+        } else if (state[entry] == delivered) {
+            ++a.pending;
+            add_example(a.pending_examples, facts.entry_text(entry));
+        }
+    }
+}
+
 
 }  // namespace
 
@@ -337,13 +364,7 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
         if (first_entry_of[f.ev] < 0) first_entry_of[f.ev] = f.entry;
     }
 
-    // received: 0 never, 1 its last delivery not yet acknowledged, 2 acknowledged since.
-    std::vector<char> acked(n_entries, 0), redelivered(n_entries, 0), received(n_entries, 0);
-    // Only a trial that ended with its group not drained leaves entries pending or undelivered; in
-    // one that drained the server acknowledged every entry, whatever records a role wrote late.
-    const bool ended_quiet = std::any_of(history.begin(), history.end(), [](const HistoryRecord& r) {
-        return r.op == Op::observe && r.data.contains("quiet_ms");
-    });
+    std::vector<char> acked(n_entries, 0), redelivered(n_entries, 0);
     std::set<std::string> unexpected;
     struct LastReceived {
         std::string_view actor;
@@ -366,7 +387,6 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             if (!last) last = &last_received.emplace_back(LastReceived{r->actor, -1, -1});
             last->entry = f.entry;
             last->ev = f.ev;
-            if (f.entry >= 0) received[f.entry] = 1;
             if (f.entry < 0 || writes[f.entry] == kNotPublished)
                 flag_unexpected(f.entry < 0 ? "(receive without an entry id)" : name(f.entry));
             if (f.entry >= 0 && acked[f.entry] && !redelivered[f.entry]) {
@@ -376,7 +396,6 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             }
         } else if (r->op == Op::ack) {
             if (f.entry >= 0) acked[f.entry] = 1;
-            if (f.entry >= 0 && received[f.entry]) received[f.entry] = 2;
         } else if (r->op == Op::write) {
             int entry = f.entry;
             if (entry < 0) {
@@ -416,15 +435,8 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
             ++a.unapplied;
             add_example(a.unapplied_examples, name(entry));
         }
-        if (!ended_quiet) continue;
-        if (received[entry] == 0) {
-            ++a.never_delivered;
-            add_example(a.never_delivered_examples, name(entry));
-        } else if (received[entry] == 1) {
-            ++a.pending;
-            add_example(a.pending_examples, name(entry));
-        }
     }
+    count_left_over(history, facts, published, a);
     // Per event: how many entries carried it (ok publishes), how many jobs wrote it.
     auto event_text = [&](int ev, int n) {
         const EventKey& k = facts.events.key(ev);
