@@ -1135,6 +1135,12 @@ Scenario read_scenario(const Reader& r, const json& doc) {
             s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
         if (top.has("recovery"))
             s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
+        // A claim waits min_idle_ms with nothing moving: a shorter quiet period would end the trial first.
+        if (const auto& ac = s.recovery.autoclaim; ac.enabled && s.stream.quiet_ms <= ac.min_idle_ms + ac.every_ms)
+            r.fail(child(top.path("stream"), "quiet_ms"),
+                   fmt::format("{} ms would end the trial before the claim ({} ms idle, every {} ms) could come; make "
+                               "it more than {} ms",
+                               s.stream.quiet_ms, ac.min_idle_ms, ac.every_ms, ac.min_idle_ms + ac.every_ms));
         if (top.has("servers")) {
             s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
         }

@@ -10,6 +10,7 @@
 #include "check/idem_check.h"
 #include "check/outcome.h"
 #include "scenario/scenario.h"
+#include "sim_fixture.h"
 
 namespace relab {
 namespace expectation_test {
@@ -206,6 +207,14 @@ TEST(ExpectationTest, EveryShippedMutantTurnsOneKnobOrSaysWhyNot) {
     }
     EXPECT_GE(files, 80);
     EXPECT_GE(mutants, files);
+}
+
+TEST(ExpectationTest, AQuietPeriodNoLongerThanAClaimsWaitIsRefused) {
+    nlohmann::json doc = test::scenario_json("08h-claim-plain.json");
+    doc["stream"]["quiet_ms"] = 1000;  // the reaper claims after 1000 ms idle, scanning every 100 ms
+    test::expect_load_error(doc, "/stream/quiet_ms", "more than 1100 ms");
+    doc["stream"]["quiet_ms"] = 1101;
+    EXPECT_NO_THROW(parse_scenario(doc.dump(), "f.json"));
 }
 
 TEST(ExpectationTest, WhySeveralOnAOnePathMutantIsRefused) {
