@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -635,6 +636,17 @@ void RealControl::poll_records(std::vector<HistoryRecord>& out) {
 }
 
 void RealControl::record(HistoryRecord r) { m->own_records.push_back(std::move(r)); }
+
+// The bytes of every role's history file and the supervisor's own records: a stat per role, no read.
+int64_t RealControl::activity() {
+    int64_t total = static_cast<int64_t>(m->own_records.size());
+    for (const auto& r : m->roles) {
+        std::error_code ec;
+        const auto size = std::filesystem::file_size(r.config.history_path, ec);
+        if (!ec) total += static_cast<int64_t>(size);
+    }
+    return total;
+}
 
 std::vector<HistoryRecord> RealControl::history() {
     std::vector<HistoryRecord> out = m->own_records;

@@ -84,6 +84,7 @@ public:
     void raise_flag(const std::string& fault_name) override;
     void poll_records(std::vector<HistoryRecord>& out) override;
     void record(HistoryRecord r) override;
+    int64_t activity() override;
 
 private:
     // CLIENT UNBLOCK every connection on `a` whose name starts with prefix.

@@ -204,6 +204,15 @@ struct SimBackend::Impl {
     std::vector<std::string> stream_keys;  // lab_stream_keys() of this trial's stream lab, once per trial
     // While run_workload runs a lab's trials: that lab, whose `settings` it built once.
     const Scenario* settings_of = nullptr;
+    // The supervisor's current wait for a stream change; a quiet watchdog of an older one is stale.
+    uint64_t quiet_wait = 0;
+
+    // A watchdog queued as the supervisor began waiting for a stream change: if that wait still
+    // lasts, nothing changed the stream for the lab's quiet_ms, and the supervisor looks again.
+    static void quiet_watchdog(void* ctx, uint64_t wait) {
+        auto* self = static_cast<Impl*>(ctx);
+        if (wait == self->quiet_wait) self->world.stream_changed();
+    }
 
     explicit Impl(SimOptions o) : opts(std::move(o)) {}
 
@@ -290,7 +299,12 @@ struct SimBackend::Impl {
                 return;
             }
             if (phase == Phase::draining) {
+                // A group that never drains changes nothing: the watchdog wakes the supervisor so
+                // that it can end the trial once nothing moves (Control::wait's promise).
+                const uint64_t wait = ++m_impl.quiet_wait;
+                sched.at_last(now() + Millis{m_s.stream.quiet_ms}, &Impl::quiet_watchdog, &m_impl, wait);
                 m_impl.world.wait_stream_change();
+                ++m_impl.quiet_wait;
                 return;
             }
             if (phase == Phase::clients) {
@@ -445,6 +459,7 @@ struct SimBackend::Impl {
                 if (all[m_seen].actor != "nemesis" && all[m_seen].actor != "relab") out.push_back(all[m_seen]);
         }
         void record(HistoryRecord r) override { m_impl.history.record(std::move(r)); }
+        int64_t activity() override { return static_cast<int64_t>(m_impl.history.records().size()); }
 
     private:
         // A fault the action table keeps away from the simulator (a skip reason): a harness bug here.

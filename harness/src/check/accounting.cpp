@@ -166,6 +166,33 @@ void add_example(std::vector<std::string>& examples, const std::string& what) {
     if (examples.size() < k_accounting_examples) examples.push_back(what);
 }
 
+// The published entries a trial that ended quiet left: pending (its last delivery no ack followed)
+// and never delivered (no receive). Only such a trial leaves any: in one that drained the server
+// acknowledged every entry, whatever records a role wrote late.
+void count_left_over(const std::vector<HistoryRecord>& history, const Facts& facts, const std::vector<int>& published,
+                     Accounting& a) {
+    const bool ended_quiet = std::any_of(history.begin(), history.end(), [](const HistoryRecord& r) {
+        return r.op == Op::observe && r.data.contains("quiet_ms");
+    });
+    if (!ended_quiet) return;
+    enum : char { never, delivered, acked };  // each entry's state after its last receive or ack
+    std::vector<char> state(facts.entries.size(), never);
+    for (const RecordFacts& f : facts.records) {
+        if (f.entry < 0) continue;
+        if (f.r->op == Op::receive) state[f.entry] = delivered;
+        if (f.r->op == Op::ack && state[f.entry] == delivered) state[f.entry] = acked;
+    }
+    for (const int entry : published) {
+        if (state[entry] == never) {
+            ++a.never_delivered;
+            add_example(a.never_delivered_examples, facts.entry_text(entry));
+        } else if (state[entry] == delivered) {
+            ++a.pending;
+            add_example(a.pending_examples, facts.entry_text(entry));
+        }
+    }
+}
+
 
 }  // namespace
 
@@ -186,6 +213,10 @@ constexpr AccountingFigure k_figures[] = {
     {"unexpected", &A::unexpected, &A::unexpected_examples, "unexpected", "unexpected", "unexpected", AP::entries, AF::anomaly},
     {"stale_overwrites", &A::stale_overwrites, &A::stale_examples, "stale overwrite", "stale overwrites", "stale overwrite",
      AP::entries, AF::flagged},
+    {"pending", &A::pending, &A::pending_examples, "pending", "pending", "pending (received, never acknowledged)",
+     AP::beside, AF::anomaly},
+    {"never_delivered", &A::never_delivered, &A::never_delivered_examples, "never delivered", "never delivered",
+     "never delivered", AP::beside, AF::anomaly},
     {"unapplied", &A::unapplied, &A::unapplied_examples, "unapplied", "unapplied", "unapplied (every write refused)",
      AP::beside, AF::none},
     {"side_effects", &A::side_effects, nullptr, "side effect sent", "side effects sent", "", AP::side_effects, AF::none},
@@ -501,6 +532,7 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
     EntryLedger ledger = publish_ledger(facts);
     DeliveryWalk(facts, ledger, a).run();
     count_entry_outcomes(facts, ledger, a);
+    count_left_over(history, facts, ledger.published, a);
     count_event_repeats(facts, a);
     count_stale_and_side_effects(history, facts, a, stale_out);
     return a;

@@ -23,6 +23,10 @@ namespace relab {
 //   lost            published entries with no write at all (never processed)
 //   redelivered     entries received again after an ack of them (the group forgot the ack)
 //   unexpected      entries received or written that no ok publish produced
+//   pending         in a trial that ended quiet (its group not drained, an observe with quiet_ms):
+//                   published entries received whose last delivery no ack followed, still in the
+//                   group's PEL (a consumer died mid-job and nothing claimed the entry)
+//   never_delivered in such a trial: published entries no consumer received
 //   stale_overwrites  applied writes (affected > 0) of an older event version after a newer one of the
 //                   same order, in time order
 // published = processed_once + duplicated + lost.
@@ -50,6 +54,8 @@ struct Accounting {
     int republished = 0;
     int reapplied = 0;
     int skipped = 0;
+    int pending = 0;
+    int never_delivered = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
@@ -60,6 +66,8 @@ struct Accounting {
     std::vector<std::string> side_effect_examples;  // "#42: paid (v2) sent before created (v1)"
     std::vector<std::string> republished_examples;  // "#42 created v1 ×2"
     std::vector<std::string> reapplied_examples;
+    std::vector<std::string> pending_examples;
+    std::vector<std::string> never_delivered_examples;
 
     // No figure that flags a trial (AccountingFlag) is above zero: nothing to flag.
     bool clean() const;

@@ -102,6 +102,10 @@ public:
     bool pending() const {
         return std::any_of(m_faults.begin(), m_faults.end(), [](const FaultState& f) { return f.pending(); });
     }
+    // A fault still to fire at a known time: the trial is not quiet while one is to come.
+    bool due_pending() const {
+        return std::any_of(m_faults.begin(), m_faults.end(), [](const FaultState& f) { return f.due().has_value(); });
+    }
 
     std::optional<Nanos> wake_at() const {
         std::optional<Nanos> at;
@@ -234,11 +238,13 @@ public:
             m_c.check_roles();
         }
         Nanos drained_at{-1};  // when the group was last seen drained with faults still to fire
+        m_moved = {m_c.activity(), m_c.now()};
         while (!m_deadline_passed) {
             step(deadline, "the consumers to acknowledge every entry");
             const bool drained = m_c.drained();
             if (drained && !m_nemesis.pending()) break;
             if (soak_deadline_passed()) break;
+            if (!drained && quiet_passed()) break;
             if (drained) {
                 // Only faults waiting for a record that has not come: give them a bounded time.
                 if (drained_at.count() < 0) drained_at = m_c.now();
@@ -263,12 +269,14 @@ public:
                             [&](const Watched& r) { return !r.consuming || m_c.finished(r.target); }))
                 break;
             if (m_c.now() > stop_deadline) {
-                if (!m_deadline_passed) throw std::runtime_error("consumers did not stop when told to");
-                // Past a soak's deadline a consumer busy with what it holds is stopped, as the run is.
+                if (!m_deadline_passed && !m_ended_quiet) throw std::runtime_error("consumers did not stop when told to");
+                // Past a soak's deadline, or in a trial that ended quiet, a consumer busy with what
+                // it holds is stopped: what it holds is the trial's result.
                 for (const auto& r : m_roles)
                     if (!m_c.finished(r.target))
                         m_nemesis.fire(nullptr, FaultAction::kill, r.target,
-                                       "the soak's deadline passed and it did not stop when told to");
+                                       m_ended_quiet ? "the trial ended quiet and it did not stop when told to"
+                                                     : "the soak's deadline passed and it did not stop when told to");
                 break;
             }
         }
@@ -281,6 +289,26 @@ private:
         m_c.check_roles();
         m_nemesis.step();
         if (m_c.now() > deadline) throw std::runtime_error(fmt::format("trial timed out waiting for {}", waiting_for));
+    }
+
+    // Nothing moved (no record, no ack) for the lab's quiet_ms and no fault is due: the group will
+    // not drain by itself. The trial ends here and what it left pending or undelivered is its
+    // result, counted by the accounting; a fault waiting for a record that cannot come fires no more.
+    bool quiet_passed() {
+        const int64_t activity = m_c.activity();
+        if (activity != m_moved.activity || m_nemesis.due_pending()) {
+            m_moved = {activity, m_c.now()};
+            return false;
+        }
+        const Millis quiet{m_s.stream.quiet_ms};
+        if (m_c.now() - m_moved.at < quiet) return false;
+        m_nemesis.end_all();
+        m_ended_quiet = true;
+        nlohmann::json g = {{"quiet_ms", m_s.stream.quiet_ms}};
+        g["text"] = fmt::format("the trial ended with the group not drained: nothing moved for {} ms (stream.quiet_ms)",
+                                m_s.stream.quiet_ms);
+        m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
+        return true;
     }
 
     // A soak lab's deadline, once the origin is known: the last event's time + drain_ms.
@@ -343,12 +371,19 @@ private:
         Target target;
         bool consuming = false;
     };
+    // The last change of Control::activity() the supervisor saw, and when it saw it.
+    struct Moved {
+        int64_t activity = 0;
+        Nanos at{0};
+    };
 
     const Scenario& m_s;
     std::vector<Watched> m_roles;
     Control& m_c;
     Nemesis m_nemesis;
     bool m_deadline_passed = false;
+    bool m_ended_quiet = false;
+    Moved m_moved;
 };
 
 // The idempotency labs' view of a fault: which of the keys the clients had written by then exist

@@ -33,7 +33,8 @@ public:
         clients,     // an idempotency lab's clients to finish
         fault,       // a fault's own wait (a snapshot to finish): only `until`
     };
-    // Returns when something may have changed, at the latest at `until`; may return early.
+    // Returns when something may have changed, at the latest at `until`; may return early. A wait
+    // in the draining phase returns within the lab's stream.quiet_ms even when nothing changes.
     virtual void wait(Phase phase, std::optional<Nanos> until) = 0;
 
     // Throws when a role ended badly by itself (not by a fault): the trial cannot be judged.
@@ -107,6 +108,9 @@ public:
     virtual void poll_records(std::vector<HistoryRecord>& out) = 0;
     // A record of the supervisor's own (the nemesis's fault records).
     virtual void record(HistoryRecord r) = 0;
+    // A figure that grows whenever a record is written, the roles' or the supervisor's (bytes or
+    // records): what tells the supervisor that something still moves, without reading the records.
+    virtual int64_t activity() = 0;
 };
 
 }  // namespace relab

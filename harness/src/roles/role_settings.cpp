@@ -117,6 +117,7 @@ json to(const StreamSpec& s) {
             {"group", s.group},
             {"read_count", s.read_count},
             {"block_ms", s.block_ms},
+            {"quiet_ms", s.quiet_ms},
             {"ack", enum_name(s.ack, kStreamAcks)}};
 }
 StreamSpec stream_from(const json& j) {
@@ -125,6 +126,7 @@ StreamSpec stream_from(const json& j) {
     read(j, "group", s.group);
     read(j, "read_count", s.read_count);
     read(j, "block_ms", s.block_ms);
+    read(j, "quiet_ms", s.quiet_ms);
     read_enum(j, "ack", s.ack, kStreamAcks);
     return s;
 }

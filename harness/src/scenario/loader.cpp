@@ -9,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <mutex>
+#include <set>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -43,6 +44,7 @@ StreamSpec read_stream(const Object& o) {
     s.group = o.opt_string("group", s.group);
     s.read_count = static_cast<int>(o.opt_int("read_count", s.read_count, 1, k_int_max));
     s.block_ms = o.opt_int("block_ms", s.block_ms, 1);
+    s.quiet_ms = o.opt_int("quiet_ms", s.quiet_ms, 1, 50'000);
     s.ack = o.opt_choice("ack", "each", {"each", "batch"}) == "batch" ? StreamSpec::Ack::batch : StreamSpec::Ack::each;
     return s;
 }
@@ -873,7 +875,7 @@ std::vector<Mutant> read_mutants(const Reader& r, const json& v, const std::stri
     std::vector<Mutant> out;
     const json& list = r.array(v, path, true);
     for (size_t i = 0; i < list.size(); ++i) {
-        Object m(r, list[i], child(path, i), {"name", "change", "patch"});
+        Object m(r, list[i], child(path, i), {"name", "change", "patch", "why_several"});
         Mutant mutant;
         mutant.name = m.req_string("name");
         if (!is_slug(mutant.name))
@@ -882,6 +884,11 @@ std::vector<Mutant> read_mutants(const Reader& r, const json& v, const std::stri
             if (earlier.name == mutant.name) r.fail(m.path("name"), "duplicate mutant name " + mutant.name);
         mutant.change = m.req_string("change");
         mutant.patch = r.array(m.at("patch"), m.path("patch"), true);
+        if (m.has("why_several")) {
+            mutant.why_several = m.req_string("why_several");
+            if (mutant_paths(mutant).size() < 2)
+                r.fail(m.path("why_several"), "the patch touches one path: a one-knob mutant needs no why_several; drop it");
+        }
         out.push_back(std::move(mutant));
     }
     return out;
@@ -985,7 +992,7 @@ void read_idem_lab(const Reader& r, const Object& top, Scenario& s) {
 void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
     if (top.has("stream"))
         s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
-                                      {"key", "group", "read_count", "block_ms", "ack"}));
+                                      {"key", "group", "read_count", "block_ms", "quiet_ms", "ack"}));
     if (top.has("generate")) {
         for (const char* key : {"orders", "events"})
             if (top.has(key))
@@ -1155,6 +1162,16 @@ std::vector<std::string> stream_fault_targets(const Scenario& s) {
     return actors;
 }
 
+// A claim waits min_idle_ms with nothing moving: a shorter quiet period would end the trial first.
+void refuse_quiet_before_claim(const Reader& r, const Object& top, const Scenario& s) {
+    const auto& ac = s.recovery.autoclaim;
+    if (!ac.enabled || s.stream.quiet_ms > ac.min_idle_ms + ac.every_ms) return;
+    r.fail(child(top.path("stream"), "quiet_ms"),
+           fmt::format("{} ms would end the trial before the claim ({} ms idle, every {} ms) could come; make it more "
+                       "than {} ms",
+                       s.stream.quiet_ms, ac.min_idle_ms, ac.every_ms, ac.min_idle_ms + ac.every_ms));
+}
+
 void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
     s.kind = LabKind::stream;
     read_stream_workload(r, top, s);
@@ -1168,6 +1185,7 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
         s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
     if (top.has("recovery"))
         s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
+    refuse_quiet_before_claim(r, top, s);
     if (top.has("servers"))
         s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
     if (top.has("faults")) s.faults = read_faults(r, top.at("faults"), top.path("faults"), stream_fault_targets(s));
@@ -1296,6 +1314,16 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
     // Every mutant must itself be a valid lab, so a broken patch is found when the file loads.
     for (const auto& m : s.mutants) (void)apply_mutant(s, m);
     return s;
+}
+
+std::vector<std::string> mutant_paths(const Mutant& m) {
+    std::set<std::string> paths;
+    for (const json& op : m.patch) {
+        if (!op.is_object()) continue;
+        for (const char* key : {"path", "from"})
+            if (op.contains(key) && op.at(key).is_string()) paths.insert(op.at(key).get<std::string>());
+    }
+    return {paths.begin(), paths.end()};
 }
 
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {

@@ -94,6 +94,9 @@ struct StreamSpec {
     // read's finished jobs again).
     enum class Ack { each, batch };
     Ack ack = Ack::each;
+    // Once the publishing roles are done, the trial ends after this long with nothing moving (no
+    // history record): what is still pending or never delivered is then the trial's result.
+    int64_t quiet_ms = 10'000;
     bool operator==(const StreamSpec&) const = default;
 };
 
@@ -485,7 +488,13 @@ struct Mutant {
     std::string name;    // "two-consumers"
     std::string change;  // what the patch turns, in words: "2 consumers instead of 1"
     nlohmann::json patch = nlohmann::json::array();
+    // Why its patch touches more than one path, when it does: a mutant turns one knob, and a knob
+    // spelled in several fields says so here (mutant_paths).
+    std::string why_several;
 };
+
+// The paths a mutant's patch touches (each op's path, and a move's or copy's from), sorted, once each.
+std::vector<std::string> mutant_paths(const Mutant& m);
 
 struct Scenario {
     std::string file;    // where it was loaded from

@@ -19,6 +19,8 @@ constexpr TermRow k_terms[] = {
     {"duplicated", "", S::figure, "duplicated", "duplicated entries", F::accounting, "duplicated"},
     {"redelivered", "", S::figure, "redelivered", "entries redelivered after ack", F::accounting, "redelivered"},
     {"unexpected", "", S::figure, "unexpected", "unexpected entries", F::accounting, "unexpected"},
+    {"pending", "", S::figure, "pending", "entries left pending (received, never acknowledged)", F::accounting, "pending"},
+    {"never_delivered", "", S::figure, "never delivered", "entries never delivered", F::accounting, "never_delivered"},
     {"processed_once", "", S::figure, "processed once", "entries processed once", F::accounting, "processed_once"},
     {"reordered", "", S::figure, "reordered", "stale overwrites", F::accounting, "stale_overwrites"},
     {"unapplied", "", S::figure, "unapplied", "entries whose every write was refused", F::accounting, "unapplied"},

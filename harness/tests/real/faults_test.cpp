@@ -258,4 +258,46 @@ TEST_F(FaultsTest, an_unseen_fault_lab_written_as_data_runs_on_both_backends) {
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
 }
 
+// A consumer SIGKILLed mid-job with nothing to claim its entry and no pending-first read strands
+// the entry in the PEL for good: on real servers too the trial ends once nothing moves (quiet_ms),
+// and the lab breaks on lost 0 (exit 1, not a harness failure's 2) naming the entry, which the
+// simulator strands the same way.
+TEST_F(FaultsTest, an_entry_stranded_by_a_killed_consumer_breaks_the_lab_on_both_backends) {
+    const json lab = {
+        {"id", "my-stranded"},
+        {"title", "the holder of created dies; nothing claims it"},
+        {"kind", "workload"},
+        {"runs", 1},
+        {"stream", {{"quiet_ms", 1500}}},
+        {"orders", {{{"id", 7}, {"expected_final", "paid"}}}},
+        {"events", {{{"order", 7}, {"type", "created"}, {"version", 1}, {"at_ms", 0}},
+                    {{"order", 7}, {"type", "paid"}, {"version", 2}, {"at_ms", 0}}}},
+        {"job_cost_ms", {{"created", 800}, {"paid", 50}}},
+        {"consumers", 2},
+        {"write", {{"mode", "cas"}}},
+        {"faults", {{{"action", "kill"}, {"target", "matched"}, {"delay_ms", 100},
+                     {"after", {{"op", "receive"}, {"fields", {{"event", {{"type", "created"}}}}}}}}}},
+        {"expect", {{"wrong", "none"}, {"lost", 0}}},
+    };
+    const fs::path file = m_dir / "my-stranded.json";
+    std::ofstream(file) << lab.dump(2);
+
+    for (const std::string backend : {"real", "sim"}) {
+        SCOPED_TRACE(backend);
+        const auto r = run_relab(m_dir, file.string() + " --backend " + backend);
+        ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+        EXPECT_EQ(r.err.find("harness failure"), std::string::npos) << r.err;
+        const json& trial = lab_of(r, "my-stranded").at("trials").at(0);
+        const std::string created = published_entry(trial, "created");
+        ASSERT_FALSE(created.empty());
+        EXPECT_EQ(trial.at("accounting").at("lost"), 1);
+        EXPECT_EQ(trial.at("accounting").at("pending"), 1);
+        EXPECT_EQ(trial.at("accounting").at("examples").at("pending"), json::array({created}));
+        EXPECT_NE(r.err.find("lost = 0 (measured 1)"), std::string::npos) << r.err;
+        EXPECT_NE(r.out.find("pending (received, never acknowledged) 1: " + created), std::string::npos) << r.out;
+    }
+    EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+    EXPECT_TRUE(processes_under_dir().empty());
+}
+
 }  // namespace faults_test

@@ -327,5 +327,34 @@ TEST(AccountingTest, a_recheck_accounts_again_from_the_history_when_the_trial_ke
     EXPECT_EQ(bare.accounting.duplicated, 3);
 }
 
+// A trial that ended quiet (its group not drained): an entry received and never acknowledged after
+// its last delivery is pending, one never received never delivered; each is named. The same history
+// without the supervisor's quiet record is a drained trial's: nothing is left over.
+TEST(AccountingTest, a_trial_that_ended_quiet_counts_and_names_what_it_left_pending_or_undelivered) {
+    std::vector<HistoryRecord> h = {
+        publish(1, "1-0", event(42, "created", 1)), publish(1, "1-1", event(42, "paid", 2)),
+        publish(1, "1-2", event(42, "shipped", 3)),
+        receive(2, "C1", "1-0", event(42, "created", 1)),  // C1 dies holding it
+        receive(2, "C2", "1-1", event(42, "paid", 2)), write(3, "C2", "1-1", event(42, "paid", 2), 1),
+        ack(4, "C2", "1-1"),
+        receive(5, "C2", "1-1", event(42, "paid", 2), 2),  // delivered again after its ack: pending again
+    };
+    const Accounting drained = account(h);
+    EXPECT_EQ(drained.pending, 0);
+    EXPECT_EQ(drained.never_delivered, 0);
+
+    h.push_back(rec(9, "relab", Op::observe, {{"quiet_ms", 10000}, {"text", "nothing moved"}}));
+    const Accounting a = account(h);
+    EXPECT_EQ(a.pending, 2);
+    EXPECT_EQ(a.pending_examples, (std::vector<std::string>{"1-0", "1-1"}));
+    EXPECT_EQ(a.never_delivered, 1);
+    EXPECT_EQ(a.never_delivered_examples, (std::vector<std::string>{"1-2"}));
+    EXPECT_EQ(a.lost, 2);
+    EXPECT_FALSE(a.clean());
+    EXPECT_EQ(accounting_details(a),
+              (std::vector<std::string>{"lost 2: 1-0, 1-2", "redelivered after ack 1: 1-1",
+                                        "pending (received, never acknowledged) 2: 1-0, 1-1", "never delivered 1: 1-2"}));
+}
+
 }  // namespace accounting_test
 }  // namespace relab

@@ -3,11 +3,14 @@
 #include <string>
 #include <vector>
 
+#include <filesystem>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "check/idem_check.h"
 #include "check/outcome.h"
 #include "scenario/scenario.h"
+#include "sim_fixture.h"
 
 namespace relab {
 namespace expectation_test {
@@ -180,6 +183,48 @@ TEST(ExpectationTest, EveryShippedScenarioHasAMutant) {
         EXPECT_FALSE(s.mutants.empty()) << s.id << " has no mutant: a verdict nobody has seen fail is not trusted";
         for (const auto& m : s.mutants) EXPECT_FALSE(m.change.empty()) << s.id << " mutant " << m.name;
     }
+}
+
+// A mutant turns the one knob its name says: its patch touches one path, or it says why that knob
+// is spelled in several fields (why_several). Every file under scenarios/, in every folder.
+TEST(ExpectationTest, EveryShippedMutantTurnsOneKnobOrSaysWhyNot) {
+    namespace fs = std::filesystem;
+    int files = 0, mutants = 0;
+    for (const auto& e : fs::recursive_directory_iterator(std::string(RELAB_SOURCE_DIR) + "/scenarios")) {
+        if (!e.is_regular_file() || e.path().extension() != ".json" || e.path().filename() == "schema.json") continue;
+        const Scenario s = load_scenario(e.path().string());
+        ++files;
+        for (const auto& m : s.mutants) {
+            ++mutants;
+            const std::vector<std::string> paths = mutant_paths(m);
+            ASSERT_FALSE(paths.empty()) << s.id << " mutant " << m.name;
+            if (paths.size() > 1) {
+                EXPECT_FALSE(m.why_several.empty())
+                    << e.path().filename() << " mutant " << m.name << " turns " << paths.size() << " knobs ("
+                    << fmt::format("{}", fmt::join(paths, ", ")) << "): make it one, or say why in why_several";
+            }
+        }
+    }
+    EXPECT_GE(files, 80);
+    EXPECT_GE(mutants, files);
+}
+
+TEST(ExpectationTest, AQuietPeriodNoLongerThanAClaimsWaitIsRefused) {
+    nlohmann::json doc = test::scenario_json("08h-claim-plain.json");
+    doc["stream"]["quiet_ms"] = 1000;  // the reaper claims after 1000 ms idle, scanning every 100 ms
+    test::expect_load_error(doc, "/stream/quiet_ms", "more than 1100 ms");
+    doc["stream"]["quiet_ms"] = 1101;
+    EXPECT_NO_THROW(parse_scenario(doc.dump(), "f.json"));
+}
+
+TEST(ExpectationTest, WhySeveralOnAOnePathMutantIsRefused) {
+    EXPECT_THROW(lab(R"({"wrong": "none"})", R"(, "mutants": [{"name": "x", "change": "c", "why_several": "because",
+        "patch": [{"op": "add", "path": "/consumers", "value": 2}]}])"),
+                 ScenarioError);
+    const Scenario two = lab(R"({"wrong": "none"})", R"(, "mutants": [{"name": "x", "change": "c", "why_several": "b",
+        "patch": [{"op": "add", "path": "/consumers", "value": 2}, {"op": "replace", "path": "/runs", "value": 3}]}])");
+    EXPECT_EQ(mutant_paths(two.mutants.at(0)), (std::vector<std::string>{"/consumers", "/runs"}));
+    EXPECT_EQ(two.mutants.at(0).why_several, "b");
 }
 
 }  // namespace expectation_test

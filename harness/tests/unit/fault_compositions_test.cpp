@@ -98,6 +98,7 @@ public:
     void raise_stop() override {}
     void unblock_readers() override {}
     void poll_records(std::vector<HistoryRecord>&) override {}
+    int64_t activity() override { return 0; }
     void record(HistoryRecord) override {}
 
 private:

@@ -77,6 +77,8 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                         {"republished", 0},
                                         {"reapplied", 0},
                                         {"skipped", 0},
+                                        {"pending", 0},
+                                        {"never_delivered", 0},
                                         {"examples",
                                          {{"duplicated", json::array()},
                                           {"lost", json::array()},
@@ -85,7 +87,9 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                           {"stale_overwrites", {"created overwrote paid (#42)"}},
                                           {"unapplied", json::array()},
                                           {"republished", json::array()},
-                                          {"reapplied", json::array()}}}}));
+                                          {"reapplied", json::array()},
+                                          {"pending", json::array()},
+                                          {"never_delivered", json::array()}}}}));
     EXPECT_FALSE(t.contains("lost_events"));
     EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}}}));
     EXPECT_EQ(t.at("stream").at(1),
@@ -131,7 +135,9 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
                                                {"unapplied", 0},
                                                {"republished", 0},
                                                {"reapplied", 0},
-                                               {"skipped", 0}}));
+                                               {"skipped", 0},
+                                               {"pending", 0},
+                                               {"never_delivered", 0}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count

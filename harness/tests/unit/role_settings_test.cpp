@@ -78,7 +78,7 @@ TEST(RoleSettingsTest, every_recovery_row_crosses_to_the_role_process_by_the_tab
 // all of them).
 TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     RoleSettings r;
-    r.stream = StreamSpec{"s", "g", 3, 150, StreamSpec::Ack::batch};
+    r.stream = StreamSpec{"s", "g", 3, 150, StreamSpec::Ack::batch, 700};
     r.events = {EventSpec{7, "created", 1, 0}, EventSpec{7, "shipped", 3, 25}};
     r.job_cost_ms = {{"created", 800}, {"shipped", 5}};
     r.consumers = 5;

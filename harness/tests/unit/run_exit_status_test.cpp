@@ -202,5 +202,37 @@ TEST_F(RunExitStatus, an_out_dir_that_cannot_be_created_fails_the_run) {
     EXPECT_NE(c.err.find("; give a folder you can write\n"), std::string::npos) << c.err;
 }
 
+// A strategy that strands an entry (a consumer killed mid-job, no claim, no pending-first read) is a
+// result: the trial ends once nothing moves, the lab breaks on `lost: 0` and `pending: 0` (exit 1,
+// not a harness failure's 2), and the report names the stranded entry.
+TEST_F(RunExitStatus, an_entry_stranded_in_the_pel_breaks_the_lab_and_is_named) {
+    const Captured c = run({scenario("08h-claim-plain.json").string()}, [](RunOptions& o) {
+        o.mutant = "no-claim";
+        o.trials = 2;
+    });
+    EXPECT_EQ(c.code, 1) << c.err;
+    EXPECT_EQ(c.err.find("harness failure"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("BROKEN 08h-claim-plain: trial 1: lost = 0 (measured 1)"), std::string::npos) << c.err;
+    EXPECT_NE(c.err.find("BROKEN 08h-claim-plain: trial 1: pending = 0 (measured 1)"), std::string::npos) << c.err;
+
+    const RunReport report = run_from_json(nlohmann::json::parse(slurp(m_dir / "out" / "08h-faults.sim.json")));
+    ASSERT_EQ(report.labs.size(), 1u);
+    const TrialOutcome& t = report.labs[0].trials.at(0);
+    // The entry left pending is the one the killed consumer received: created's, delivered once.
+    std::string created_entry;
+    for (const HistoryRecord& r : t.history)
+        if (r.op == Op::receive && record_event(r) && record_event(r)->type == "created")
+            created_entry = std::string(record_entry(r));
+    ASSERT_FALSE(created_entry.empty());
+    EXPECT_EQ(t.accounting.pending_examples, std::vector<std::string>{created_entry});
+    EXPECT_EQ(t.accounting.never_delivered, 0);
+    const std::string text = slurp(m_dir / "out" / "08h-faults.sim.txt");
+    EXPECT_NE(text.find("trial 1: lost 1: " + created_entry + "; pending (received, never acknowledged) 1: " +
+                        created_entry),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("nothing moved for 10000 ms (stream.quiet_ms)"), std::string::npos) << text;
+}
+
 }  // namespace run_exit_status_test
 }  // namespace relab
