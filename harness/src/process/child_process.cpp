@@ -71,13 +71,14 @@ struct SetupFailure {
     int step;
     int error;
 };
-enum Step { step_chdir = 1, step_credentials, step_parent_gone };
+enum Step { step_chdir = 1, step_credentials, step_parent_gone, step_fd3 };
 
 const char* step_name(int step) {
     switch (step) {
         case step_chdir: return "changing to the working directory";
         case step_credentials: return "switching user";
         case step_parent_gone: return "parent exited during start";
+        case step_fd3: return "passing descriptor 3";
         default: return "starting";
     }
 }
@@ -217,6 +218,7 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
     const char* working_dir = opts.working_dir.empty() ? nullptr : opts.working_dir.c_str();
     const bool own_group = opts.own_process_group;
     const bool die_with_parent = opts.die_with_parent;
+    const int fd3 = opts.fd3;
 
     // Runs in the child between fork and execve, after Boost's stdin/stdout/stderr binding.
     // Async-signal-safe calls only.
@@ -254,6 +256,8 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
         // them) must not leak into the child.
         if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
             for (int fd = 3; fd < max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+        // The one descriptor handed on: dup2 clears its close-on-exec flag (and, on itself, fcntl does).
+        if (fd3 >= 0 && (fd3 == 3 ? ::fcntl(3, F_SETFD, 0) : ::dup2(fd3, 3)) < 0) fail(step_fd3);
     };
     pid_t failed_pid = -1;
     std::error_code ec;  // bp::error: Boost reports instead of throwing, and calls on_error
