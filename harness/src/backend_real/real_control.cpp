@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -17,6 +18,7 @@
 
 #include "backend_real/program_observer.h"
 #include "backend_real/program_roles.h"
+#include "fault/fault_spec.h"
 #include "history/file_history.h"
 #include "process/program_role.h"
 #include "clients/cluster_client.h"
@@ -37,10 +39,6 @@ namespace {
 using std::chrono::milliseconds;
 using SteadyClock = std::chrono::steady_clock;
 
-const std::string kRedis = "redis";
-const std::string kReplica = "redis-replica";
-const std::string kPostgres = "postgres";
-
 // XINFO GROUPS reply entry (a flat field/value array) -> value of one field.
 const RedisReply* field_of(const RedisReply& flat, const std::string& name) {
     for (size_t i = 0; i + 1 < flat.elements.size(); i += 2)
@@ -48,7 +46,27 @@ const RedisReply* field_of(const RedisReply& flat, const std::string& name) {
     return nullptr;
 }
 
-std::string mb(int64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
+// A reply as Control::commands gives it: data, an error reply included.
+nlohmann::json reply_data(const RedisReply& r) {
+    switch (r.type) {
+        case RedisReply::Type::nil: return nullptr;
+        case RedisReply::Type::status:
+        case RedisReply::Type::string: return r.str;
+        case RedisReply::Type::error: return {{"error", r.str}};
+        case RedisReply::Type::integer: return r.integer;
+        case RedisReply::Type::array: {
+            nlohmann::json out = nlohmann::json::array();
+            for (const auto& e : r.elements) out.push_back(reply_data(e));
+            return out;
+        }
+    }
+    return nullptr;
+}
+
+// A primitive asked of a target it does not act on: fault/faults.cpp's table lets no fault get here.
+[[noreturn]] void not_for(const char* primitive, const Target& t) {
+    throw std::logic_error(fmt::format("the {} primitive does not act on {}", primitive, target_name(t)));
+}
 
 }  // namespace
 
@@ -91,6 +109,8 @@ struct RealControl::Impl {
     std::unique_ptr<ProgramObserver> observer;
     bool stop_raised = false;
     std::unique_ptr<RedisClient> admin;
+    // A flood's connections to the cache's instance or another database, by (cache, db).
+    std::map<std::pair<bool, int64_t>, std::unique_ptr<RedisClient>> others;
     std::unique_ptr<ClusterClient> cluster_client;
     bool redis_down = false;
     bool redis_paused = false;
@@ -110,6 +130,65 @@ struct RealControl::Impl {
     RedisClient& client() {
         if (!admin) admin = std::make_unique<RedisClient>(primary());
         return *admin;
+    }
+    // SIGSTOP (`stop`) or SIGCONT: a pause of `t`, or its resume.
+    void stop_or_continue(const Target& t, bool stop) {
+        switch (t.kind) {
+            case FaultTarget::postgres: return stop ? postgres().pause() : postgres().resume();
+            case FaultTarget::redis:
+                ::kill(server().own_primary().pid(), stop ? SIGSTOP : SIGCONT);
+                redis_paused = stop;
+                return;
+            case FaultTarget::redis_replica:
+                if (stop)
+                    server().pause_replica();
+                else
+                    server().resume_replica();
+                replica_paused = stop;
+                return;
+            case FaultTarget::role: {
+                Role& r = role(t.actor);
+                r.process->signal(stop ? SIGSTOP : SIGCONT);
+                r.paused = stop;
+                if (stop) wait_for_state(r, 'T', "SIGSTOP");
+                return;
+            }
+            case FaultTarget::redis_cache:
+            case FaultTarget::clients: break;
+        }
+        not_for(stop ? "pause" : "resume", t);
+    }
+    // The primary changed or restarted: the harness's connections to it are gone.
+    void reconnect() {
+        admin.reset();
+        others.clear();
+    }
+    // A connection for Control::commands: the control's own, or one of its own for the cache's
+    // instance or another database, so that the control's stays where it is.
+    RedisClient& server_client(const Target& server, int64_t db) {
+        if (server.kind != FaultTarget::redis && server.kind != FaultTarget::redis_cache) not_for("commands", server);
+        const bool cache = server.kind == FaultTarget::redis_cache;
+        if (!cache && (db < 0 || db == primary().db)) return client();
+        std::unique_ptr<RedisClient>& c = others[{cache, db}];
+        if (!c) {
+            RedisEndpoint ep = cache ? this->server().cache() : primary();
+            if (db >= 0) ep.db = static_cast<int>(db);
+            c = std::make_unique<RedisClient>(ep);
+        }
+        return *c;
+    }
+    // The primary started again on its port, data directory and settings: it loads what it kept.
+    void restart_primary() {
+        server().own_primary().restart();
+        reconnect();
+        const auto deadline = SteadyClock::now() + timeouts::kServerRestart;
+        while (info_section(client(), "persistence")["loading"] != "0") {
+            if (SteadyClock::now() > deadline)
+                throw std::runtime_error(fmt::format("redis-server still loading its data {} ms after the restart",
+                                                     timeouts::kServerRestart.count()));
+            std::this_thread::sleep_for(milliseconds(10));
+        }
+        redis_down = false;
     }
     LabRedis& server() {
         if (!env.own) throw std::logic_error("this lab has no redis-server of its own to fault");
@@ -281,12 +360,19 @@ void RealControl::wait(Phase phase, std::optional<Nanos> until) {
         std::this_thread::sleep_for(d);
 }
 
-bool RealControl::finished(const std::string& actor) {
-    if (actor == kRedis) return m->redis_down;
-    if (actor == kPostgres) return !m->postgres().running();
-    if (actor == kReplica) return false;
-    Role& r = m->role(actor);
-    return r.killed || !r.process->running();
+bool RealControl::finished(const Target& t) {
+    switch (t.kind) {
+        case FaultTarget::role: {
+            Role& r = m->role(t.actor);
+            return r.killed || !r.process->running();
+        }
+        case FaultTarget::redis: return m->redis_down;
+        case FaultTarget::postgres: return !m->postgres().running();
+        case FaultTarget::redis_replica:
+        case FaultTarget::redis_cache:
+        case FaultTarget::clients: return false;
+    }
+    return false;
 }
 
 void RealControl::check_roles() {
@@ -316,253 +402,148 @@ void RealControl::check_roles() {
     }
 }
 
-void RealControl::kill(const std::string& actor) {
-    if (actor == kPostgres) {
-        m->postgres().crash();  // the postmaster and every backend: SIGKILL, as `docker kill`
-        return;
-    }
-    if (actor == kRedis) {
-        m->server().own_primary().crash();  // SIGKILL, as `docker kill`: no final save
-        m->admin.reset();
-        m->redis_down = true;
-        m->redis_paused = false;
-        return;
-    }
-    Role& r = m->role(actor);
-    r.process->signal(SIGKILL);
-    if (!r.process->wait_for(timeouts::kSignalTakesEffect))
-        throw std::runtime_error(fmt::format("{} (pid {}) did not die within {} ms of SIGKILL", actor, r.process->pid(),
-                                             timeouts::kSignalTakesEffect.count()));
-    r.killed = true;
-    r.paused = false;
-}
-
-void RealControl::pause(const std::string& actor) {
-    if (actor == kPostgres) return m->postgres().pause();
-    if (actor == kRedis) {
-        ::kill(m->server().own_primary().pid(), SIGSTOP);
-        m->redis_paused = true;
-        return;
-    }
-    if (actor == kReplica) {
-        m->server().pause_replica();
-        m->replica_paused = true;
-        return;
-    }
-    Role& r = m->role(actor);
-    r.process->signal(SIGSTOP);
-    r.paused = true;
-    m->wait_for_state(r, 'T', "SIGSTOP");
-}
-
-void RealControl::resume(const std::string& actor) {
-    if (actor == kPostgres) return m->postgres().resume();
-    if (actor == kRedis) {
-        ::kill(m->server().own_primary().pid(), SIGCONT);
-        m->redis_paused = false;
-        return;
-    }
-    if (actor == kReplica) {
-        m->server().resume_replica();
-        m->replica_paused = false;
-        return;
-    }
-    Role& r = m->role(actor);
-    r.process->signal(SIGCONT);
-    r.paused = false;
-}
-
-bool RealControl::paused(const std::string& actor) {
-    if (actor == kReplica) return m->replica_paused;
-    if (actor == kPostgres) return m->postgres().paused();
-    return actor == kRedis ? m->redis_paused : m->role(actor).paused;
-}
-
-void RealControl::start(const std::string& actor) {
-    if (actor == kPostgres) {
-        // Same port and data directory: crash recovery replays the WAL; returns once it accepts
-        // connections again.
-        m->postgres().restart();
-        return;
-    }
-    if (actor == kReplica) {
-        if (!m->server().has_old_primary())
-            throw std::runtime_error("no old primary to bring back: restart \"redis-replica\" after a failover");
-        m->server().rejoin_old_primary();
-        m->admin.reset();  // Sentinel's reconfiguration ends with CLIENT KILL TYPE normal
-        return;
-    }
-    if (actor == kRedis) {
-        m->server().own_primary().restart();  // same port, data directory and settings: it loads what it kept
-        m->admin.reset();
-        const auto deadline = SteadyClock::now() + timeouts::kServerRestart;
-        while (info_section(m->client(), "persistence")["loading"] != "0") {
-            if (SteadyClock::now() > deadline)
-                throw std::runtime_error(fmt::format("redis-server still loading its data {} ms after the restart",
-                                                     timeouts::kServerRestart.count()));
-            std::this_thread::sleep_for(milliseconds(10));
+void RealControl::kill(const Target& t) {
+    switch (t.kind) {
+        case FaultTarget::postgres: return m->postgres().crash();  // the postmaster and every backend, as `docker kill`
+        case FaultTarget::redis:
+            m->server().own_primary().crash();  // SIGKILL, as `docker kill`: no final save
+            m->reconnect();
+            m->redis_down = true;
+            m->redis_paused = false;
+            return;
+        case FaultTarget::role: {
+            Role& r = m->role(t.actor);
+            r.process->signal(SIGKILL);
+            if (!r.process->wait_for(timeouts::kSignalTakesEffect))
+                throw std::runtime_error(fmt::format("{} (pid {}) did not die within {} ms of SIGKILL", t.actor,
+                                                     r.process->pid(), timeouts::kSignalTakesEffect.count()));
+            r.killed = true;
+            r.paused = false;
+            return;
         }
-        m->redis_down = false;
-        return;
+        case FaultTarget::redis_replica:
+        case FaultTarget::redis_cache:
+        case FaultTarget::clients: break;
     }
-    Role& r = m->role(actor);
-    if (!finished(actor)) throw std::logic_error(actor + " is still running");
-    ++r.incarnation;
-    r.killed = false;
-    m->spawn(r);
-    r.process->started();
+    not_for("kill", t);
 }
 
-// Sentinel's failover: the primary is killed, the (paused) replica resumed, and the three
-// sentinels notice, agree (quorum 2), elect a leader, which promotes the replica and publishes
-// +switch-master; the fault is done once every sentinel names the new primary.
-nlohmann::json RealControl::failover(const std::string&) {
-    LabRedis& lab = m->server();
-    SentinelSet& sentinels = lab.sentinel_set();
-    const RedisEndpoint old = lab.primary();
-    const bool stream = m->env.s.kind == LabKind::stream;
-    const std::string before = stream ? m->last_delivered() : "";
-    const auto t0 = SteadyClock::now();
-    lab.own_primary().crash();
-    m->admin.reset();
-    m->redis_down = true;
-    lab.resume_replica();  // stale as it is: it cannot reach the dead primary any more
-    m->replica_paused = false;
-    const MasterSwitch sw = sentinels.wait_for_switch_master(old, timeouts::kFailover, t0);
-    lab.replica_promoted(sw.primary);
-    // Every sentinel names it before the fault is done: a client asking one that lags must not
-    // be sent to the dead primary.
-    sentinels.wait_until_all_name(sw.primary, timeouts::kFailover);
-    m->redis_down = false;
-    const std::string role = m->client().call({"ROLE"}).elements.at(0).str;
-    if (role != "master")
-        throw std::runtime_error(fmt::format("Sentinel switched to {}, which answers ROLE {}", sw.primary.display(), role));
-    const double ms = std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count();
-    const SentinelOptions& so = sentinels.options();
-    std::string text = fmt::format("primary {} killed (SIGKILL), replica resumed; Sentinel's election ({} sentinels, "
-                                   "quorum {}, down-after-milliseconds {}) promoted {}: +switch-master {:.0f} ms after "
-                                   "the kill ({} on {})",
-                                   old.display(), so.sentinels, so.quorum, so.down_after.count(), sw.primary.display(),
-                                   sw.ms, sw.method, sw.sentinel);
-    if (stream) text += fmt::format("; the group's last-delivered-id {} before, {} after", before, m->last_delivered());
-    return {{"election", "sentinel"},
-            {"sentinels", so.sentinels},
-            {"quorum", so.quorum},
-            {"down_after_ms", so.down_after.count()},
-            {"new_primary", sw.primary.display()},
-            {"switch_ms", std::lround(sw.ms)},
-            {"done_ms", std::lround(ms)},
-            {"seen_by", sw.method + " on sentinel " + sw.sentinel},
-            {"text", text}};
+void RealControl::pause(const Target& t) { m->stop_or_continue(t, true); }
+
+void RealControl::resume(const Target& t) { m->stop_or_continue(t, false); }
+
+bool RealControl::paused(const Target& t) {
+    switch (t.kind) {
+        case FaultTarget::role: return m->role(t.actor).paused;
+        case FaultTarget::redis: return m->redis_paused;
+        case FaultTarget::redis_replica: return m->replica_paused;
+        case FaultTarget::postgres: return m->postgres().paused();
+        case FaultTarget::redis_cache:
+        case FaultTarget::clients: return false;
+    }
+    return false;
 }
 
-nlohmann::json RealControl::drop_link(const std::string& target) {
-    if (target == kReplica) {
-        const int64_t dropped = m->client().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
-        return {{"dropped", dropped},
-                {"text", fmt::format("the primary dropped {} replication link(s) (CLIENT KILL TYPE replica): it now "
-                                     "acknowledges writes no replica has",
-                                     dropped)}};
+void RealControl::start(const Target& t) {
+    switch (t.kind) {
+        case FaultTarget::postgres:
+            // Same port and data directory: crash recovery replays the WAL; returns once it accepts
+            // connections again.
+            return m->postgres().restart();
+        case FaultTarget::redis_replica:
+            if (!m->server().has_old_primary())
+                throw std::runtime_error("no old primary to bring back: restart \"redis-replica\" after a failover");
+            m->server().rejoin_old_primary();
+            m->reconnect();  // Sentinel's reconfiguration ends with CLIENT KILL TYPE normal
+            return;
+        case FaultTarget::redis: return m->restart_primary();
+        case FaultTarget::role: {
+            Role& r = m->role(t.actor);
+            if (!finished(t)) throw std::logic_error(t.actor + " is still running");
+            ++r.incarnation;
+            r.killed = false;
+            m->spawn(r);
+            r.process->started();
+            return;
+        }
+        case FaultTarget::redis_cache:
+        case FaultTarget::clients: break;
     }
-    // The roles' connections are named "<trial prefix><actor>" (RedisLink); the harness's own are
-    // not, so they stay.
-    const bool every_role = target == "clients";
-    if (!every_role) m->role(target);  // a role of this trial
+    not_for("start", t);
+}
+
+// The roles' connections are named "<trial prefix><actor>" (RedisLink); the harness's own are not,
+// so they stay.
+int64_t RealControl::drop_links(const Target& t) {
+    if (t.kind == FaultTarget::redis_replica) return m->client().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
+    if (t.kind != FaultTarget::clients && t.kind != FaultTarget::role) not_for("drop_links", t);
+    const bool every_role = t.kind == FaultTarget::clients;
+    if (!every_role) m->role(t.actor);  // a role of this trial
     RedisClient& a = m->client();
     std::istringstream lines(a.call({"CLIENT", "LIST"}).str);
     int64_t closed = 0;
+    const std::string own = m->env.prefix + t.actor;
     for (std::string line; std::getline(lines, line);) {
         const auto name_at = line.find(" name=");
         if (line.rfind("id=", 0) != 0 || name_at == std::string::npos) continue;
         const std::string name = line.substr(name_at + 6, line.find(' ', name_at + 6) - name_at - 6);
         // A role's tasks (S3's workers, "<actor>.w1", ...) are part of its process: theirs close too.
-        const bool its_own = name == m->env.prefix + target || name.rfind(m->env.prefix + target + ".", 0) == 0;
+        const bool its_own = name == own || name.rfind(own + ".", 0) == 0;
         if (every_role ? name.rfind(m->env.prefix, 0) != 0 : !its_own) continue;
         closed += a.call({"CLIENT", "KILL", "ID", line.substr(3, line.find(' ') - 3)}).integer;
     }
-    return {{"dropped", closed},
-            {"text", fmt::format("closed {} Redis connection(s) of {} (CLIENT KILL ID)", closed,
-                                 every_role ? std::string("the trial's roles") : target)}};
+    return closed;
 }
 
-nlohmann::json RealControl::flood(const std::string& target, int64_t bytes, int64_t value_bytes, int64_t db) {
-    // The cache's own instance, or another database of the same instance: a connection of its own,
-    // so the control's stays where it is.
-    const bool cache_instance = target == "redis-cache";
-    std::optional<RedisClient> other;
-    if (cache_instance || (db >= 0 && db != m->primary().db)) {
-        RedisEndpoint ep = cache_instance ? m->server().cache() : m->primary();
-        if (db >= 0) ep.db = static_cast<int>(db);
-        other.emplace(ep);
-    }
-    RedisClient& a = other ? *other : m->client();
-    const int64_t evicted_before = info_int(a, "stats", "evicted_keys");
-    const int64_t n = std::max<int64_t>(1, bytes / value_bytes);
-    const std::string value(static_cast<size_t>(value_bytes), 'c');
-    int64_t oom = 0;
-    std::string first_error;
-    constexpr int64_t batch = 200;
-    for (int64_t i = 0; i < n; i += batch) {
-        throw_if_interrupted();
-        std::vector<std::vector<std::string>> cmds;
-        for (int64_t k = i; k < std::min(n, i + batch); ++k)
-            cmds.push_back({"SET", fmt::format("{}cache:view:{}", m->env.prefix, k), value, "EX", "3600"});
-        const std::vector<RedisReply> replies = a.pipeline(cmds);
-        for (size_t k = 0; k < replies.size(); ++k) {
-            const RedisReply& r = replies[k];
-            if (!r.is_error()) continue;
-            // The flood counts the server refusing writes for memory; any other error is not the
-            // lab's to count.
-            if (!is_oom_error(r))
-                throw HarnessError(fmt::format("fault flood: {} got an error reply that is not an OOM refusal: {}",
-                                               abbreviate_command(cmds[k]), r.str));
-            ++oom;
-            if (first_error.empty()) first_error = r.str;
-        }
-    }
-    const int64_t evicted = info_int(a, "stats", "evicted_keys") - evicted_before;
-    const auto memory = info_section(a, "memory");
-    const std::string policy = field(memory, "maxmemory_policy");
-    const int64_t flood_db = db >= 0 ? db : 0;
-    return {{"target", target},
-            {"evicted_keys", evicted},
-            {"oom_errors", oom},
-            {"policy", policy},
-            {"db", flood_db},
-            {"text", fmt::format("flood: {} cache keys × {} B = {}{} (maxmemory {}, {}) → evicted_keys +{}, OOM errors {}{}",
-                                 with_thousands(n), value_bytes, mb(n * value_bytes),
-                                 cache_instance ? std::string(" into the cache's own instance")
-                                 : other        ? fmt::format(" into DB {}", db)
-                                                : std::string{},
-                                 mb(int_field(memory, "maxmemory")), policy, with_thousands(evicted),
-                                 with_thousands(oom), first_error.empty() ? "" : " (" + first_error + ")")}};
+// Sentinel's election: the three sentinels notice the dead primary, agree (quorum 2), elect a
+// leader, which promotes the replica and publishes +switch-master; done once every sentinel names
+// the new primary, so that a client asking one that lags is not sent to the dead one.
+nlohmann::json RealControl::promote(Nanos killed_at) {
+    LabRedis& lab = m->server();
+    SentinelSet& sentinels = lab.sentinel_set();
+    const RedisEndpoint old = lab.primary();
+    const SteadyClock::time_point since{std::chrono::duration_cast<SteadyClock::duration>(killed_at)};
+    const MasterSwitch sw = sentinels.wait_for_switch_master(old, timeouts::kFailover, since);
+    lab.replica_promoted(sw.primary);
+    sentinels.wait_until_all_name(sw.primary, timeouts::kFailover);
+    m->redis_down = false;
+    const std::string role = m->client().call({"ROLE"}).elements.at(0).str;
+    if (role != "master")
+        throw std::runtime_error(fmt::format("Sentinel switched to {}, which answers ROLE {}", sw.primary.display(), role));
+    const SentinelOptions& so = sentinels.options();
+    return {{"election", "sentinel"},
+            {"sentinels", so.sentinels},
+            {"quorum", so.quorum},
+            {"down_after_ms", so.down_after.count()},
+            {"old_primary", old.display()},
+            {"new_primary", sw.primary.display()},
+            {"switch_ms", std::lround(sw.ms)},
+            {"seen_by", sw.method + " on sentinel " + sw.sentinel},
+            {"text", fmt::format("Sentinel's election ({} sentinels, quorum {}, down-after-milliseconds {}) promoted {}: "
+                                 "+switch-master {:.0f} ms after the kill ({} on {})",
+                                 so.sentinels, so.quorum, so.down_after.count(), sw.primary.display(), sw.ms, sw.method,
+                                 sw.sentinel)}};
 }
 
-nlohmann::json RealControl::snapshot(const std::string&) {
+std::vector<nlohmann::json> RealControl::commands(const Target& server, int64_t db, const std::vector<Command>& batch) {
+    throw_if_interrupted();
+    const std::vector<RedisReply> replies = m->server_client(server, db).pipeline(batch);
+    std::vector<nlohmann::json> out;
+    out.reserve(replies.size());
+    for (const auto& r : replies) out.push_back(reply_data(r));
+    return out;
+}
+
+Control::ServerState RealControl::describe(const Target&) {
     RedisClient& a = m->client();
-    // rdb_saves counts finished snapshots (rdb_last_save_time only has whole seconds).
-    const int64_t before = info_int(a, "persistence", "rdb_saves");
-    a.call({"BGSAVE"});
-    const bool saved = wait_until(
-        [&] {
-            const auto persistence = info_section(a, "persistence");
-            return int_field(persistence, "rdb_bgsave_in_progress") == 0 && int_field(persistence, "rdb_saves") > before;
-        },
-        milliseconds(10000), milliseconds(5));
-    // A lab whose snapshot was not taken measures nothing it claims.
-    if (!saved) throw HarnessError("fault snapshot: BGSAVE did not finish within 10 s");
-    const int64_t keys = a.call({"DBSIZE"}).integer;
-    return {{"keys", keys},
-            {"text", fmt::format("BGSAVE: an RDB snapshot of {} keys (the one `save` would take on its schedule, "
-                                 "taken now)",
-                                 keys)}};
+    ServerState out;
+    out.keys = a.call({"DBSIZE"}).integer;
+    out.appendonly = info_field(a, "persistence", "aof_enabled") == "1";
+    if (m->env.s.kind == LabKind::stream) out.last_delivered = m->last_delivered();
+    return out;
 }
 
-nlohmann::json RealControl::describe(const std::string&) {
-    RedisClient& a = m->client();
-    return {{"keys", a.call({"DBSIZE"}).integer},
-            {"persistence", info_field(a, "persistence", "aof_enabled") == "1" ? "appendonly yes" : "appendonly no"}};
-}
+std::string RealControl::server_key(const std::string& logical) { return m->ns.key(logical); }
 
 bool RealControl::drained() {
     if (m->redis_down || m->redis_paused) return false;

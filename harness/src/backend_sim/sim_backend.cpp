@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "check/idem_check.h"
+#include "fault/fault_spec.h"
 #include "ports/seeded_rng.h"
 #include "util/interrupt.h"
 #include "roles/idem_client.h"
@@ -309,84 +310,102 @@ struct SimBackend::Impl {
             }
         }
 
-        bool finished(const std::string& actor) override {
-            // The supervisor asks about its roles many times a trial: look them up first.
-            for (size_t i = 0; i < m_roles.size(); ++i)
-                if (m_roles[i].actor == actor) return finished_at(i);
-            if (actor == "redis") return !m_impl.world.redis_up();
-            if (actor == "postgres") return !m_impl.world.postgres_up();
-            if (actor == "redis-replica") return false;
-            return finished_at(index(actor));
+        bool finished(const Target& t) override {
+            switch (t.kind) {
+                case FaultTarget::role: return finished_at(index(t.actor));
+                case FaultTarget::redis: return !m_impl.world.redis_up();
+                case FaultTarget::postgres: return !m_impl.world.postgres_up();
+                case FaultTarget::redis_replica:
+                case FaultTarget::redis_cache:
+                case FaultTarget::clients: return false;
+            }
+            return false;
         }
         void check_roles() override {}  // a fiber that throws fails the trial in the scheduler
 
-        void kill(const std::string& actor) override {
-            if (actor == "redis") {
-                m_impl.world.kill_redis();
-                return;
+        void kill(const Target& t) override {
+            switch (t.kind) {
+                case FaultTarget::redis: return m_impl.world.kill_redis();
+                case FaultTarget::postgres: return m_impl.world.kill_postgres();
+                case FaultTarget::role: return kill_role(index(t.actor));
+                case FaultTarget::redis_replica:
+                case FaultTarget::redis_cache:
+                case FaultTarget::clients: break;
             }
-            if (actor == "postgres") {
-                m_impl.world.kill_postgres();
-                return;
-            }
-            const size_t i = index(actor);
-            m_impl.world.scheduler().kill(m_fibers[i]);
-            m_impl.world.drop_fiber(m_fibers[i]);
-            m_tasks[i]->kill_all();  // its threads die with it
-            // Its PostgreSQL connection closes with it: an open transaction (an outbox claim) is gone.
-            m_pg_conns[i]->open = false;
-            m_killed[i] = true;
+            not_modelled("kill", t);
         }
-        void pause(const std::string& actor) override {
-            if (actor == "redis-replica") return m_impl.world.pause_replica();
-            m_impl.world.scheduler().pause(m_fibers[index(actor)]);
+        // sim_skip_reason: the primary and PostgreSQL models are never paused.
+        void pause(const Target& t) override {
+            if (t.kind == FaultTarget::redis_replica) return m_impl.world.pause_replica();
+            if (!t.is_role()) not_modelled("pause", t);
+            m_impl.world.scheduler().pause(m_fibers[index(t.actor)]);
         }
-        void resume(const std::string& actor) override {
-            if (actor == "redis-replica") return m_impl.world.resume_replica();
-            m_impl.world.scheduler().unpause(m_fibers[index(actor)]);
+        void resume(const Target& t) override {
+            if (t.kind == FaultTarget::redis_replica) return m_impl.world.resume_replica();
+            if (!t.is_role()) not_modelled("resume", t);
+            m_impl.world.scheduler().unpause(m_fibers[index(t.actor)]);
         }
-        nlohmann::json failover(const std::string&) override {
-            sim::SimWorld& w = m_impl.world;
-            const std::string before = last_delivered();
-            w.kill_redis();
-            // Sentinel's election as it goes on loopback: down-after 500 ms, the vote, the promotion
-            // seen (kFailoverTime is within what real labs show).
-            w.scheduler().sleep_for(kFailoverTime);
-            w.promote_replica();
-            return {{"switch_ms", kFailoverTime.count()},
-                    {"text", fmt::format("primary killed; the replica promoted after {} ms; the group's "
-                                         "last-delivered-id {} before, {} after",
-                                         kFailoverTime.count(), before, last_delivered())}};
+        bool paused(const Target& t) override {
+            if (t.kind == FaultTarget::redis_replica) return m_impl.world.replica_paused();
+            if (!t.is_role()) return false;
+            const size_t i = index(t.actor);
+            return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
         }
 
-        nlohmann::json drop_link(const std::string& target) override {
+        void start(const Target& t) override {
+            switch (t.kind) {
+                case FaultTarget::postgres:
+                    // As a real restart: down for its crash recovery, then up with every committed row.
+                    m_impl.world.scheduler().sleep_for(kPostgresRestart);
+                    return m_impl.world.start_postgres();
+                case FaultTarget::redis: {
+                    // As a real restart (about 20 ms on loopback): down, then up with what it kept.
+                    m_impl.world.scheduler().sleep_for(kRedisRestart);
+                    return m_impl.world.start_redis(appendonly());
+                }
+                case FaultTarget::role: return start_role(index(t.actor));
+                case FaultTarget::redis_replica:  // sim_skip_reason keeps a rejoin on the real backend
+                case FaultTarget::redis_cache:
+                case FaultTarget::clients: break;
+            }
+            not_modelled("start", t);
+        }
+
+        int64_t drop_links(const Target& t) override {
             // The link comes back at once unless the replica is paused, whose state is frozen then.
-            if (target == "redis-replica") return {{"text", "the replication link dropped"}};
-            int closed = 0;
+            if (t.kind == FaultTarget::redis_replica) return 1;
+            if (t.kind != FaultTarget::clients && !t.is_role()) not_modelled("drop_links", t);
+            int64_t closed = 0;
             for (size_t i = 0; i < m_roles.size(); ++i) {
-                if (target != "clients" && m_roles[i].actor != target) continue;
+                if (t.is_role() && m_roles[i].actor != t.actor) continue;
                 if (finished_at(i)) continue;
                 if (m_impl.world.drop_connection(*m_conns[i])) ++closed;
                 for (sim::SimConnection* task : m_tasks[i]->redis_connections())
                     if (m_impl.world.drop_connection(*task)) ++closed;
             }
-            return {{"dropped", closed},
-                    {"text", fmt::format("closed {} Redis connection(s) of {}", closed,
-                                         target == "clients" ? std::string("the trial's roles") : target)}};
+            return closed;
         }
-        // sim_skip_reason keeps labs with these away from the simulator.
-        nlohmann::json flood(const std::string&, int64_t, int64_t, int64_t) override {
-            throw std::logic_error("the simulator has no memory model to flood");
+        // Sentinel's election as it goes on loopback: down-after 500 ms, the vote, the promotion
+        // seen (kFailoverTime is within what real labs show).
+        nlohmann::json promote(Nanos killed_at) override {
+            m_impl.world.scheduler().sleep_until(std::max(killed_at + kFailoverTime, now()));
+            m_impl.world.promote_replica();
+            return {{"switch_ms", kFailoverTime.count()},
+                    {"text", fmt::format("the replica promoted after {} ms", kFailoverTime.count())}};
         }
-        nlohmann::json snapshot(const std::string&) override {
-            throw std::logic_error("the simulator has no RDB snapshot model");
+        // sim_skip_reason keeps labs that send a server commands (flood, snapshot) away from the
+        // simulator: its server models answer the roles' ports only.
+        std::vector<nlohmann::json> commands(const Target& server, int64_t, const std::vector<Command>&) override {
+            not_modelled("commands", server);
         }
-        nlohmann::json describe(const std::string&) override {
-            const auto aof = m_s.servers.redis_config.find("appendonly");
-            const bool yes = aof != m_s.servers.redis_config.end() && aof->second == "yes";
-            return {{"keys", m_impl.world.redis_up() ? m_impl.world.kv().size(now()) : 0},
-                    {"persistence", yes ? "appendonly yes" : "appendonly no"}};
+        ServerState describe(const Target&) override {
+            ServerState out;
+            out.keys = m_impl.world.redis_up() ? m_impl.world.kv().size(now()) : 0;
+            out.appendonly = appendonly();
+            if (m_s.kind == LabKind::stream) out.last_delivered = last_delivered();
+            return out;
         }
+        std::string server_key(const std::string& logical) override { return logical; }
 
         bool clients_ready() override {
             return std::all_of(m_roles.begin(), m_roles.end(), [&](const RoleLaunch& r) {
@@ -405,52 +424,6 @@ struct SimBackend::Impl {
         int64_t pttl_ms(const std::string& key) override { return m_impl.world.kv().pttl(key, now()); }
         void raise_flag(const std::string& name) override {
             m_impl.world.kv().set(kIdemFaultDoneKey + name, "1", sim::SetOptions{}, now());
-        }
-
-        bool paused(const std::string& actor) override {
-            if (actor == "redis-replica") return m_impl.world.replica_paused();
-            // sim_skip_reason: the primary and PostgreSQL models are never paused
-            if (actor == "redis" || actor == "postgres") return false;
-            const size_t i = index(actor);
-            return !m_killed[i] && m_impl.world.scheduler().paused(m_fibers[i]);
-        }
-
-        void start(const std::string& actor) override {
-            if (actor == "postgres") {
-                // As a real restart: down for its crash recovery, then up with every committed row.
-                m_impl.world.scheduler().sleep_for(kPostgresRestart);
-                m_impl.world.start_postgres();
-                return;
-            }
-            if (actor == "redis-replica")  // sim_skip_reason keeps such labs on the real backend
-                throw std::logic_error("the simulator does not bring an old primary back as a replica");
-            if (actor == "redis") {
-                // As a real restart (about 20 ms on loopback): down, then up with what it kept.
-                m_impl.world.scheduler().sleep_for(kRedisRestart);
-                const auto aof = m_s.servers.redis_config.find("appendonly");
-                m_impl.world.start_redis(aof != m_s.servers.redis_config.end() && aof->second == "yes");
-                return;
-            }
-            const size_t i = index(actor);
-            const RoleLaunch& launch = m_roles[i];
-            // A new process: its own connections and generator, under the same name.
-            auto a = std::make_unique<Actor>(m_impl.world, m_impl.history,
-                                             derive_seed(m_seed, fmt::format("restart:{}:{}", actor, ++m_restarts)));
-            Actor& ports = *a;
-            m_impl.world.open_connection(ports.redis);
-            m_impl.world.open_postgres_connection(ports.pg);
-            m_conns[i] = &ports.redis;
-            m_pg_conns[i] = &ports.pg;
-            m_tasks[i] = &ports.tasks;
-            m_impl.restarted.push_back(std::move(a));
-            const RoleSettings& settings = m_impl.settings;
-            m_fibers[i] = m_impl.world.scheduler().spawn(
-                actor,
-                [&settings, &launch, &ports] {
-                    run_role(launch.role, launch.actor, settings, ports.ports, kBarrierTimeout);
-                },
-                now() + m_impl.world.draw_start());
-            m_killed[i] = false;
         }
 
         bool drained() override { return m_impl.drained(m_s); }
@@ -474,6 +447,44 @@ struct SimBackend::Impl {
         void record(HistoryRecord r) override { m_impl.history.record(std::move(r)); }
 
     private:
+        // A fault the action table keeps away from the simulator (a skip reason): a harness bug here.
+        [[noreturn]] static void not_modelled(const char* primitive, const Target& t) {
+            throw std::logic_error(
+                fmt::format("the simulator does not model the {} primitive on {}", primitive, target_name(t)));
+        }
+        bool appendonly() const {
+            const auto aof = m_s.servers.redis_config.find("appendonly");
+            return aof != m_s.servers.redis_config.end() && aof->second == "yes";
+        }
+        void kill_role(size_t i) {
+            m_impl.world.scheduler().kill(m_fibers[i]);
+            m_impl.world.drop_fiber(m_fibers[i]);
+            m_tasks[i]->kill_all();  // its threads die with it
+            // Its PostgreSQL connection closes with it: an open transaction (an outbox claim) is gone.
+            m_pg_conns[i]->open = false;
+            m_killed[i] = true;
+        }
+        // A new process: its own connections and generator, under the same name.
+        void start_role(size_t i) {
+            const RoleLaunch& launch = m_roles[i];
+            auto a = std::make_unique<Actor>(
+                m_impl.world, m_impl.history, derive_seed(m_seed, fmt::format("restart:{}:{}", launch.actor, ++m_restarts)));
+            Actor& ports = *a;
+            m_impl.world.open_connection(ports.redis);
+            m_impl.world.open_postgres_connection(ports.pg);
+            m_conns[i] = &ports.redis;
+            m_pg_conns[i] = &ports.pg;
+            m_tasks[i] = &ports.tasks;
+            m_impl.restarted.push_back(std::move(a));
+            const RoleSettings& settings = m_impl.settings;
+            m_fibers[i] = m_impl.world.scheduler().spawn(
+                launch.actor,
+                [&settings, &launch, &ports] {
+                    run_role(launch.role, launch.actor, settings, ports.ports, kBarrierTimeout);
+                },
+                now() + m_impl.world.draw_start());
+            m_killed[i] = false;
+        }
         std::string last_delivered() {
             if (!m_impl.world.redis_up()) return "(down)";
             return m_impl.world.streams().last_delivered(m_s.stream.key, m_s.stream.group).value_or("(no group)");

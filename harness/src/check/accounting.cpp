@@ -165,17 +165,60 @@ void add_example(std::vector<std::string>& examples, const std::string& what) {
     if (examples.size() < k_accounting_examples) examples.push_back(what);
 }
 
-std::string plural(int n, const char* one, const char* many) { return fmt::format("{} {}", n, n == 1 ? one : many); }
 
 }  // namespace
 
+namespace {
+
+using AP = AccountingPart;
+using AF = AccountingFlag;
+using A = Accounting;
+
+// clang-format off
+constexpr AccountingFigure k_figures[] = {
+    {"published", &A::published, nullptr, "published", "published", "", AP::entries, AF::none},
+    {"processed_once", &A::processed_once, nullptr, "processed once", "processed once", "", AP::entries, AF::none},
+    {"duplicated", &A::duplicated, &A::duplicated_examples, "duplicated", "duplicated", "duplicated", AP::entries, AF::anomaly},
+    {"lost", &A::lost, &A::lost_examples, "lost", "lost", "lost", AP::entries, AF::anomaly},
+    {"redelivered", &A::redelivered, &A::redelivered_examples, "redelivered after ack", "redelivered after ack",
+     "redelivered after ack", AP::entries, AF::anomaly},
+    {"unexpected", &A::unexpected, &A::unexpected_examples, "unexpected", "unexpected", "unexpected", AP::entries, AF::anomaly},
+    {"stale_overwrites", &A::stale_overwrites, &A::stale_examples, "stale overwrite", "stale overwrites", "stale overwrite",
+     AP::entries, AF::flagged},
+    {"unapplied", &A::unapplied, &A::unapplied_examples, "unapplied", "unapplied", "unapplied (every write refused)",
+     AP::beside, AF::none},
+    {"side_effects", &A::side_effects, nullptr, "side effect sent", "side effects sent", "", AP::side_effects, AF::none},
+    {"side_effects_out_of_order", &A::side_effects_out_of_order, &A::side_effect_examples, "order out of version order",
+     "orders out of version order", "side effects out of version order", AP::side_effects, AF::flagged},
+    {"republished", &A::republished, &A::republished_examples, "event published again", "events published again", "",
+     AP::per_event, AF::none},
+    {"reapplied", &A::reapplied, &A::reapplied_examples, "event written again", "events written again", "",
+     AP::per_event, AF::none},
+    {"skipped", &A::skipped, nullptr, "entry skipped as a duplicate", "entries skipped as duplicates", "", AP::per_event,
+     AF::none},
+};
+// clang-format on
+
+}  // namespace
+
+std::span<const AccountingFigure> accounting_figures() { return k_figures; }
+
+const AccountingFigure* accounting_figure(std::string_view name) {
+    for (const AccountingFigure& f : k_figures)
+        if (f.name == name) return &f;
+    return nullptr;
+}
+
+bool reported(const AccountingFigure& f, const Accounting& a) { return f.part != AP::side_effects || a.side_effects > 0; }
+
 Accounting& Accounting::operator+=(const Accounting& o) {
-    for (auto field : {&Accounting::published, &Accounting::processed_once, &Accounting::duplicated, &Accounting::lost,
-                       &Accounting::redelivered, &Accounting::unexpected, &Accounting::stale_overwrites,
-                       &Accounting::unapplied, &Accounting::side_effects, &Accounting::side_effects_out_of_order,
-                       &Accounting::republished, &Accounting::reapplied, &Accounting::skipped})
-        this->*field = add_clamped(this->*field, o.*field);
+    for (const AccountingFigure& f : k_figures) this->*f.count = add_clamped(this->*f.count, o.*f.count);
     return *this;
+}
+
+bool Accounting::clean() const {
+    return std::none_of(std::begin(k_figures), std::end(k_figures),
+                        [&](const AccountingFigure& f) { return f.flag != AF::none && this->*f.count > 0; });
 }
 
 namespace {
@@ -190,11 +233,13 @@ std::vector<StaleOverwrite> stale_overwrites_of(const Facts& facts) {
         auto [it, first] = newest.emplace(ev.order, std::make_pair(ev.v, f.ev));
         if (first) continue;
         if (ev.v < it->second.first) {
-            // A CAS on the event's own version applies only over an older one: recorded after the
-            // newer write, it still committed before it (two consumers record their writes a few
-            // µs after COMMIT, in either order). Not an overwrite. (A CAS on the entry ID can be.)
+            // A guarded UPDATE (CAS) on the event's own version applies only over an older one:
+            // recorded after the newer write, it still committed before it (two consumers record
+            // their writes a few µs after COMMIT, in either order). Not an overwrite. (A CAS on the
+            // entry ID can be.)
+            const std::optional<WriteMode> mode = write_mode_named(text_view(r->data, "mode"));
             const bool cas_on_event_version =
-                text_view(r->data, "mode") == "cas" && int_field(r->data, "version", -1) == ev.v;
+                mode && is_guarded_update(*mode) && int_field(r->data, "version", -1) == ev.v;
             if (!cas_on_event_version)
                 out.push_back({ev.order, std::string(ev.type), std::string(facts.events.key(it->second.second).type)});
         } else {
@@ -403,61 +448,66 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
     return a;
 }
 
+namespace {
+
+// "1 stale overwrite", "2 stale overwrites".
+std::string figure_count_text(const AccountingFigure& f, const Accounting& a) {
+    const int n = a.*f.count;
+    return fmt::format("{} {}", n, n == 1 ? f.one : f.many);
+}
+
+// The figures of `part`, in the table's order, as count_text, joined by `separator`.
+std::string part_text(const Accounting& a, AccountingPart part, const char* separator) {
+    std::vector<std::string> texts;
+    for (const AccountingFigure& f : k_figures)
+        if (f.part == part) texts.push_back(figure_count_text(f, a));
+    return fmt::format("{}", fmt::join(texts, separator));
+}
+
+}  // namespace
+
 std::string accounting_text(const Accounting& a) {
-    std::string text =
-        fmt::format("{} published · {} processed once · {} duplicated · {} lost · {} redelivered after ack · {} "
-                    "unexpected · {}",
-                    a.published, a.processed_once, a.duplicated, a.lost, a.redelivered, a.unexpected,
-                    plural(a.stale_overwrites, "stale overwrite", "stale overwrites"));
-    if (a.side_effects > 0)
-        text += fmt::format(" · {} · {} out of version order", plural(a.side_effects, "side effect sent", "side effects sent"),
-                            plural(a.side_effects_out_of_order, "order", "orders"));
+    std::string text = part_text(a, AP::entries, " · ");
+    if (a.side_effects > 0) text += " · " + part_text(a, AP::side_effects, " · ");
     return text;
 }
 
 std::string republish_text(const Accounting& a) {
-    if (a.republished == 0 && a.reapplied == 0 && a.skipped == 0) return {};
-    auto with = [](std::string text, const std::vector<std::string>& examples) {
-        if (!examples.empty()) text += fmt::format(" ({})", fmt::join(examples, ", "));
-        return text;
-    };
-    return fmt::format("{} · {} · {}",
-                       with(plural(a.republished, "event published again", "events published again"), a.republished_examples),
-                       with(plural(a.reapplied, "event written again", "events written again"), a.reapplied_examples),
-                       plural(a.skipped, "entry skipped as a duplicate", "entries skipped as duplicates"));
+    if (std::none_of(std::begin(k_figures), std::end(k_figures),
+                     [&](const AccountingFigure& f) { return f.part == AP::per_event && a.*f.count > 0; }))
+        return {};
+    std::vector<std::string> texts;
+    for (const AccountingFigure& f : k_figures) {
+        if (f.part != AP::per_event) continue;
+        std::string text = figure_count_text(f, a);
+        if (f.examples && !(a.*f.examples).empty()) text += fmt::format(" ({})", fmt::join(a.*f.examples, ", "));
+        texts.push_back(std::move(text));
+    }
+    return fmt::format("{}", fmt::join(texts, " · "));
 }
 
 std::string accounting_more_text(const Accounting& a) {
     std::vector<std::string> parts;
-    if (a.unapplied > 0) parts.push_back(fmt::format("{} unapplied", a.unapplied));
-    if (a.republished > 0) parts.push_back(plural(a.republished, "event published again", "events published again"));
-    if (a.reapplied > 0) parts.push_back(plural(a.reapplied, "event written again", "events written again"));
-    if (a.skipped > 0) parts.push_back(fmt::format("{} skipped as {}", a.skipped, a.skipped == 1 ? "a duplicate" : "duplicates"));
-    if (a.side_effects > 0)
-        parts.push_back(fmt::format("{}, {} out of version order",
-                                    plural(a.side_effects, "side effect sent", "side effects sent"),
-                                    plural(a.side_effects_out_of_order, "order", "orders")));
+    for (const AccountingFigure& f : k_figures)
+        if ((f.part == AP::beside || f.part == AP::per_event) && a.*f.count > 0) parts.push_back(figure_count_text(f, a));
+    if (a.side_effects > 0) parts.push_back(part_text(a, AP::side_effects, ", "));
     return fmt::format("{}", fmt::join(parts, " · "));
 }
 
 std::vector<std::string> accounting_details(const Accounting& a) {
     std::vector<std::string> out;
-    auto item = [&](const char* what, int n, const std::vector<std::string>& examples) {
-        if (n == 0) return;
-        std::string text = fmt::format("{} {}", what, n);
+    for (const AccountingFigure& f : k_figures) {
+        const int n = a.*f.count;
+        if (f.detail.empty() || n == 0) continue;
+        std::string text = fmt::format("{} {}", f.detail, n);
+        const std::vector<std::string> none;
+        const std::vector<std::string>& examples = f.examples ? a.*f.examples : none;
         if (!examples.empty()) {
             text += fmt::format(": {}", fmt::join(examples, ", "));
             if (static_cast<size_t>(n) > examples.size()) text += ", …";
         }
         out.push_back(std::move(text));
-    };
-    item("duplicated", a.duplicated, a.duplicated_examples);
-    item("lost", a.lost, a.lost_examples);
-    item("redelivered after ack", a.redelivered, a.redelivered_examples);
-    item("unexpected", a.unexpected, a.unexpected_examples);
-    item("stale overwrite", a.stale_overwrites, a.stale_examples);
-    item("unapplied (every write refused)", a.unapplied, a.unapplied_examples);
-    item("side effects out of version order", a.side_effects_out_of_order, a.side_effect_examples);
+    }
     return out;
 }
 

@@ -3,7 +3,9 @@
 // Pure functions of recorded data.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ports/ports.h"
@@ -59,15 +61,46 @@ struct Accounting {
     std::vector<std::string> republished_examples;  // "#42 created v1 ×2"
     std::vector<std::string> reapplied_examples;
 
-    // Every count is zero but published and processed_once: nothing to flag.
-    bool clean() const {
-        return duplicated == 0 && lost == 0 && redelivered == 0 && unexpected == 0 && stale_overwrites == 0 &&
-               side_effects_out_of_order == 0;
-    }
+    // No figure that flags a trial (AccountingFlag) is above zero: nothing to flag.
+    bool clean() const;
     // Counts added; examples are a trial's own and are not summed.
     Accounting& operator+=(const Accounting& other);
     bool operator==(const Accounting&) const = default;
 };
+
+// Where the text report prints a figure.
+enum class AccountingPart {
+    entries,       // the accounting line: what became of the published entries
+    side_effects,  // after it, in a lab whose consumers sent side effects
+    beside,        // beside the line when not zero (a report's last column)
+    per_event,     // the per-event line, and beside the accounting line when not zero
+};
+
+// What a figure above zero says of a trial.
+enum class AccountingFlag {
+    none,
+    flagged,  // the trial's accounting is not clean: worth a look
+    anomaly,  // flagged, and a regression (relab diff) in a lab that had none of it before
+};
+
+// One figure of the accounting, its count and how every report names it.
+struct AccountingFigure {
+    std::string_view name;  // its key in JSON reports and digests; what an expectation term names
+    int Accounting::*count;
+    std::vector<std::string> Accounting::*examples;  // its first few; nullptr: none are kept
+    std::string_view one, many;  // its words after the count: "1 stale overwrite", "2 stale overwrites"
+    std::string_view detail;     // its label among a trial's details (accounting_details); empty: none
+    AccountingPart part;
+    AccountingFlag flag;
+};
+
+// Every figure of Accounting, in the order the text report prints them. JSON reports (written and
+// read back), digests, the checker's terms and the text report all walk this list.
+std::span<const AccountingFigure> accounting_figures();
+// The figure named `name`, or nullptr.
+const AccountingFigure* accounting_figure(std::string_view name);
+// Whether reports of `a` carry the figure: a side effect's only where some were sent.
+bool reported(const AccountingFigure& f, const Accounting& a);
 
 // At most this many examples are kept per class.
 inline constexpr size_t k_accounting_examples = 3;
@@ -98,8 +131,8 @@ std::string accounting_text(const Accounting& a);
 // The non-zero classes with their examples, one item each: "duplicated 1: 1-0", "lost 1: 2-0", ...
 std::vector<std::string> accounting_details(const Accounting& a);
 // The counts beyond the entry classes, those that are not zero, for a report's last column:
-// "1 unapplied · 4 events published again · 1 skipped as a duplicate · 2 side effects sent, 1
-// order out of version order"; empty when all are zero.
+// "1 unapplied · 4 events published again · 1 entry skipped as a duplicate · 2 side effects sent,
+// 1 order out of version order"; empty when all are zero.
 std::string accounting_more_text(const Accounting& a);
 // The per-event counts, empty when all three are 0: "2 events published again (#42 created v1 ×2, …) ·
 // 0 written again · 1 skipped as a duplicate".

@@ -23,22 +23,6 @@ using record_fields::int_field;
 using record_fields::text_field;
 using record_fields::text_view;
 
-bool matches(const RecordMatch& m, const HistoryRecord& r) {
-    if (r.op != m.op) return false;
-    if (!m.actor.empty() && r.actor != m.actor) return false;
-    if (!record_has_fields(r, m.fields)) return false;
-    for (const auto& [key, band] : m.bands) {
-        auto it = r.data.find(key);
-        if (it == r.data.end() || !it->is_number()) return false;
-        // Compared as a real number: a ratio of 1.2 is not >= 2, and a figure of 0.7 is not >= 1.
-        const double x = it->get<double>();
-        if ((band.at_least && x < static_cast<double>(*band.at_least)) ||
-            (band.at_most && x > static_cast<double>(*band.at_most)))
-            return false;
-    }
-    return true;
-}
-
 std::string count_text(const Expectation& e) {
     Expectation count_only = e;
     count_only.every_trial = {};
@@ -88,171 +72,6 @@ void judge_final_rows(const Scenario& s, TrialOutcome& t) {
     t.wrong = !t.wrong_orders.empty();
 }
 
-std::optional<int64_t> idem_count(const IdemCounts& c, const std::string& name) {
-    static const std::map<std::string, int IdemCounts::*> fields = {
-        {"sends", &IdemCounts::sends},         {"orders", &IdemCounts::orders},
-        {"duplicates", &IdemCounts::duplicates}, {"created", &IdemCounts::created},
-        {"replays", &IdemCounts::replays},     {"conflicts", &IdemCounts::conflicts},
-        {"mismatches", &IdemCounts::mismatches}, {"layer4", &IdemCounts::layer4},
-        {"errors", &IdemCounts::errors},       {"leaks", &IdemCounts::leaks},
-        {"unanswered", &IdemCounts::unanswered}, {"vanished", &IdemCounts::vanished}};
-    const auto it = fields.find(name);
-    if (it == fields.end()) return std::nullopt;
-    return c.*(it->second);
-}
-
-// Appends to `unmet` one line per term of `terms` the trial does not show, each led by `lead`.
-void check_terms(const TrialTerms& terms, const TrialOutcome& t, const std::string& lead, std::vector<std::string>& unmet) {
-    auto fail = [&](const std::string& what) { unmet.push_back(lead + what); };
-    for (const auto& [order, status] : terms.final_status) {
-        // A copy to capture: clang 14 (the fuzz build's) cannot capture a structured binding.
-        const int64_t id = order;
-        const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(), [&](const OrderRow& r) { return r.id == id; });
-        if (row == t.final_rows.end())
-            fail(fmt::format("#{} = {} (no row)", order, status));
-        else if (row->status != status)
-            fail(fmt::format("#{} = {} (it ended {})", order, status, row->status));
-    }
-    if (!terms.stale_overwrites.empty()) {
-        const std::vector<StaleOverwrite>& seen = t.stale_overwrites;
-        for (const auto& want : terms.stale_overwrites) {
-            const bool found = std::any_of(seen.begin(), seen.end(), [&](const StaleOverwrite& so) {
-                return so.order == want.order && so.by == want.by && so.over == want.over;
-            });
-            if (!found) {
-                std::vector<std::string> got;
-                for (const auto& so : seen) got.push_back(so.describe());
-                fail(fmt::format("stale overwrite: {} (seen: {})", want.describe(),
-                                 got.empty() ? std::string("none") : fmt::format("{}", fmt::join(got, ", "))));
-            }
-        }
-    }
-    auto band = [&](const char* name, const std::optional<Band>& b, int64_t value) {
-        if (b && !b->contains(value)) fail(fmt::format("{} {} (measured {})", name, b->describe(), value));
-    };
-    const Accounting& a = t.accounting;
-    band("lost", terms.lost, a.lost);
-    band("duplicated", terms.duplicated, a.duplicated);
-    band("reordered", terms.reordered, a.stale_overwrites);
-    band("redelivered", terms.redelivered, a.redelivered);
-    band("unexpected", terms.unexpected, a.unexpected);
-    band("processed_once", terms.processed_once, a.processed_once);
-    band("unapplied", terms.unapplied, a.unapplied);
-    if (terms.side_effects_out_of_order) {
-        // Without a single side effect sent the count is not a measurement: say so.
-        if (a.side_effects == 0)
-            fail(fmt::format("side_effects_out_of_order {}: no side effect was sent", terms.side_effects_out_of_order->describe()));
-        else
-            band("side_effects_out_of_order", terms.side_effects_out_of_order, a.side_effects_out_of_order);
-    }
-    band("republished", terms.republished, a.republished);
-    band("reapplied", terms.reapplied, a.reapplied);
-    band("skipped", terms.skipped, a.skipped);
-    for (const auto& [name, b] : terms.counts) {
-        const auto value = idem_count(t.idem.counts, name);
-        if (!value)
-            fail("no count named " + name);
-        else if (!b.contains(*value))
-            fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
-    }
-    for (const auto& [name, b] : terms.load) {
-        const auto value = load_figure(t.load, name);
-        if (!value)
-            fail("no load figure named " + name);
-        else if (!b.contains(*value))
-            fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
-    }
-    for (const auto& [name, b] : terms.soak) {
-        const auto value = soak_figure(t.soak, name);
-        if (!value)
-            fail(t.soak.measured ? "no soak figure named " + name
-                                 : fmt::format("{} {}: the consumer group was not read at the trial's end", name,
-                                               b.describe()));
-        else if (!b.contains(*value))
-            fail(fmt::format("{} {} (measured {})", name, b.describe(), *value));
-    }
-    for (const auto& m : terms.has)
-        if (std::none_of(t.history.begin(), t.history.end(), [&](const HistoryRecord& r) { return matches(m, r); }))
-            fail("no " + m.describe());
-    for (const auto& m : terms.never) {
-        const auto it = std::find_if(t.history.begin(), t.history.end(), [&](const HistoryRecord& r) { return matches(m, r); });
-        if (it != t.history.end()) fail(fmt::format("{} at {} ms, which must not happen", m.describe(), it->t_ns / 1'000'000));
-    }
-    if (!terms.sequence.empty()) {
-        // The earliest record matching each step after the previous step's; a step with a gap
-        // bound takes the earliest record that also keeps the bound.
-        size_t from = 0;
-        std::vector<int64_t> at_ns;  // when each matched step happened
-        std::vector<size_t> at_index;  // which record each matched step is
-        for (size_t k = 0; k < terms.sequence.size(); ++k) {
-            const SequenceStep& step = terms.sequence[k];
-            const size_t base = step.from_step > 0 ? static_cast<size_t>(step.from_step) : k;  // 1-based
-            std::optional<size_t> found;
-            std::optional<int64_t> nearest_gap;
-            std::optional<std::string> differs;  // the first match whose same_as fields differ
-            for (size_t i = from; i < t.history.size(); ++i) {
-                const HistoryRecord& r = t.history[i];
-                if (!matches(step.match, r)) continue;
-                if (step.gap_ms && base >= 1) {
-                    const int64_t gap = (r.t_ns - at_ns[base - 1]) / 1'000'000;
-                    if (!nearest_gap) nearest_gap = gap;
-                    if (!step.gap_ms->contains(gap)) continue;
-                }
-                if (step.same_as_step > 0) {
-                    const HistoryRecord& earlier = t.history[at_index[static_cast<size_t>(step.same_as_step) - 1]];
-                    std::optional<std::string> why;
-                    for (const auto& f : step.same_fields) {
-                        const json m = record_field(r, f), e = record_field(earlier, f);
-                        const auto mine = m.is_null() ? std::string{"(none)"} : m.dump();
-                        const auto theirs = e.is_null() ? std::string{"(none)"} : e.dump();
-                        if (mine != theirs) {
-                            why = fmt::format("its {} {} differs from step {}'s {}", f, mine, step.same_as_step, theirs);
-                            break;
-                        }
-                    }
-                    if (why) {
-                        if (!differs) differs = why;
-                        continue;
-                    }
-                }
-                found = i;
-                break;
-            }
-            if (!found) {
-                std::string bound =
-                    step.gap_ms ? fmt::format(", {} ms after step {}", step.gap_ms->describe(), base) : std::string{};
-                if (step.same_as_step > 0)
-                    bound += fmt::format(" (same {} as step {})", fmt::join(step.same_fields, ", "), step.same_as_step);
-                std::string why;
-                if (differs)
-                    why = *differs;
-                else if (nearest_gap)
-                    why = fmt::format("came {} ms after step {}", *nearest_gap, base);
-                else
-                    why = k == 0 ? "never happened" : fmt::format("never followed step {}", k);
-                fail(fmt::format("sequence step {} ({}{}) {}", k + 1, step.match.describe(), bound, why));
-                break;
-            }
-            at_ns.push_back(t.history[*found].t_ns);
-            at_index.push_back(*found);
-            from = *found + 1;
-        }
-    }
-    if (!terms.stream.empty()) {
-        std::vector<std::string> seen;
-        for (const auto& e : t.stream) seen.push_back(e.field("order") + ":" + e.field("type"));
-        if (seen != terms.stream)
-            fail(fmt::format("stream order {} (expected {})", fmt::join(seen, " "), fmt::join(terms.stream, " ")));
-    }
-    for (const auto& b : terms.publish_delay_ms) {
-        const auto it = t.publish_delay_us.find(b.order);
-        if (it == t.publish_delay_us.end())
-            fail(fmt::format("#{} never reached the stream", b.order));
-        else if (it->second < b.min_ms * 1000 || it->second > b.max_ms * 1000)
-            fail(fmt::format("#{} delayed {} ms (expected {}–{} ms)", b.order, it->second / 1000, b.min_ms, b.max_ms));
-    }
-}
-
 }  // namespace
 
 void recheck_trial(const Scenario& s, TrialOutcome& t) {
@@ -272,12 +91,6 @@ void recheck_trial(const Scenario& s, TrialOutcome& t) {
     if (wants_load_stats(s)) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
     if (s.soak.enabled) t.soak = soak_stats(t.history);
     evaluate_trial(s, t);
-}
-
-void evaluate_trial(const Scenario& s, TrialOutcome& t) {
-    t.unmet.clear();
-    check_terms(s.expect.every_trial, t, "", t.unmet);
-    if (t.wrong) check_terms(s.expect.every_wrong_trial, t, "wrong trial: ", t.unmet);
 }
 
 void sort_by_time(std::vector<HistoryRecord>& history) {

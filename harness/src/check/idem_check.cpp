@@ -98,7 +98,7 @@ std::vector<Measurement> idem_fault_measurements(const Scenario& s, const std::v
                            with_thousands(int_field(d, "evicted_keys", 0)), f.documented, f.note, f.note_vi});
             out.push_back({"OOM errors of the flood's writes", with_thousands(int_field(d, "oom_errors", 0)), "", "", ""});
             out.push_back({"idempotency keys left after the flood", fmt::format("{} of {}", after, before), "", "", ""});
-        } else if (action == "restart" && text_field(d, "target") == "redis") {
+        } else if (action == "restart" && fault_target_of(s.faults, static_cast<size_t>(index - 1)) == FaultTarget::redis) {
             out.push_back({"idempotency keys lost by the crash (" + text_field(d, "persistence", "?") + ")",
                            fmt::format("{} of {}", before - after, before), f.documented, f.note, f.note_vi});
         } else if (action == "failover") {

@@ -4,6 +4,7 @@
 
 #include "check/accounting.h"
 #include "check/record_fields.h"
+#include "fault/fault_spec.h"
 
 namespace relab {
 
@@ -17,10 +18,7 @@ std::string soak_entry_key(const HistoryRecord& r) {
 }
 
 // A role of the lab, not a server: the targets whose kills a soak counts.
-bool soak_role_target(const std::string& target) {
-    return target != "redis" && target != "redis-replica" && target != "redis-cache" && target != "postgres" &&
-           target != "clients";
-}
+bool soak_role_target(const std::string& target) { return fault_target_kind(target) == FaultTarget::role; }
 
 }  // namespace
 

@@ -89,6 +89,7 @@ int all_cores() { return std::max(1, static_cast<int>(std::thread::hardware_conc
 std::string command_line(const BenchOptions& o, int jobs) {
     std::string s = "relab bench " + o.backend;
     for (const auto& l : o.labs) s += " " + l;
+    if (o.backend == "scale") return s + fmt::format(" --orders {}", o.scale_orders);
     if (o.backend != "redis") s += fmt::format(" --trials {} --jobs {}", o.trials, jobs);
     if (o.backend != "sim")
         s += fmt::format(" --requests {} --samples {} --repetitions {} --pipeline {}", o.requests, o.samples,
@@ -99,8 +100,8 @@ std::string command_line(const BenchOptions& o, int jobs) {
 }  // namespace
 
 void setup_bench(CLI::App& app, BenchOptions& o) {
-    app.add_option("backend", o.backend, "what to measure: all (default), sim or redis")
-        ->check(CLI::IsMember({"all", "sim", "redis"}));
+    app.add_option("backend", o.backend, "what to measure: all (default: sim and redis), sim, redis, or scale (S2 and S3 at 1, 2, 4 consumers)")
+        ->check(CLI::IsMember({"all", "sim", "redis", "scale"}));
     app.add_option("labs", o.labs, "sim: scenario ids, part names or files; none = 08a-baseline and 08c-s4a");
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files");
     app.add_option("--trials", o.trials, "sim: trials per lab")->check(CLI::Range(1, 10'000'000));
@@ -112,6 +113,7 @@ void setup_bench(CLI::App& app, BenchOptions& o) {
     app.add_option("--repetitions", o.repetitions, "redis: alternating relab / redis-benchmark runs (median kept)")
         ->check(CLI::Range(1, 100));
     app.add_option("--pipeline", o.pipeline, "redis: XADDs per write in the load figure")->check(CLI::Range(1, 10000));
+    app.add_option("--orders", o.scale_orders, "scale: orders per run (3 events each)")->check(CLI::Range(10, 1'000'000));
     app.add_option("--json", o.json_path, "write the figures as google/benchmark-style JSON");
     app.add_option("--out-dir", o.out_dir, "write bench.json and bench.txt in this folder");
     app.add_option("--compare", o.compare_path, "an older --json file: print old against new for each figure");
@@ -144,12 +146,15 @@ int run_bench(const BenchOptions& o) {
         context.command = command_line(o, jobs);
 
         std::vector<BenchFigure> figures;
-        const bool sim = o.backend != "redis", redis = o.backend != "sim";
+        const bool scale = o.backend == "scale";
+        const bool sim = !scale && o.backend != "redis", redis = !scale && o.backend != "sim";
         if (redis) check_redis_tools();  // a missing tool fails before the simulator's minutes
         if (redis) figures = measure_redis_part(o, context);
         for (auto& f : measure_machine_part()) figures.push_back(std::move(f));
         if (sim)
             for (auto& f : measure_sim_part(o, jobs)) figures.push_back(std::move(f));
+        if (scale)
+            for (auto& f : measure_scale_part(o)) figures.push_back(std::move(f));
 
         const std::string table = bench_table(figures);
         std::cout << "\n" << table;

@@ -22,6 +22,7 @@
 #include "check/inherent_time.h"
 #include "cli/run_jobs.h"
 #include "util/interrupt.h"
+#include "process/child_process.h"
 #include "process/reaper.h"
 #include "clients/redis_client.h"
 #include "clients/pg_client.h"
@@ -55,13 +56,6 @@ std::string utc_iso(int64_t unix_us) {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
-}
-
-std::string self_exe() {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
-    return p.string();
 }
 
 }  // namespace
@@ -255,9 +249,125 @@ void run_in_children(const RunOptions& o, const std::vector<Scenario>& base, con
         }
         groups.push_back(std::move(j));
     }
-    std::vector<RunReport> parts = run_job_groups(o, self_exe(), groups, progress);
+    std::vector<RunReport> parts = run_job_groups(o, self_executable(), groups, progress);
     report.servers = parts.front().servers;
     report.labs = merge_child_labs(labs, base_of, groups, std::move(parts));
+}
+
+}  // namespace
+
+namespace {
+
+// The options checked against each other, before any scenario is read.
+struct RunPlan {
+    int jobs = 1;
+    RunShard shard;
+    bool sim = false;
+    std::optional<int> runs;  // --trials, else --runs
+};
+
+RunPlan plan_run(const RunOptions& o) {
+    RunPlan p;
+    try {
+        p.jobs = parse_jobs(o.jobs);
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    if (!o.shard.empty()) {
+        const auto parsed = parse_run_shard(o.shard);
+        if (!parsed) throw UsageError(fmt::format("--shard {}: expected K/N with 1 <= K <= N, e.g. --shard 2/4", o.shard));
+        p.shard = *parsed;
+    }
+    p.sim = o.backend == "sim";
+    const bool one_seed = o.replay || o.self_check;
+    if (!p.shard.whole() && one_seed)
+        throw UsageError("--shard splits a lab's trials; --replay and --self-check run one trial seed: leave --shard out");
+    if (!p.sim && one_seed) throw UsageError("--replay and --self-check need --backend sim");
+    if (o.replay) {
+        try {
+            parse_seed(*o.replay);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--replay: ") + e.what());
+        }
+    }
+    if (p.jobs > 1 && one_seed)
+        throw UsageError("--replay and --self-check run one trial seed per lab in this process; leave --jobs out");
+    p.runs = o.trials ? o.trials : o.runs;
+    return p;
+}
+
+// "lab trial k/n (s)" on a terminal's stderr, redrawn in place; nothing when piped.
+std::function<void(const std::string&, int, int)> progress_line(bool shown) {
+    if (!shown) return {};
+    const auto started = std::chrono::steady_clock::now();
+    return [started](const std::string& lab, int k, int n) {
+        std::cerr << fmt::format("\r\033[K{} trial {}/{} ({:.1f} s)", lab, k, n, seconds_since(started)) << std::flush;
+    };
+}
+
+// Stamps a finished lab with when and in which place it finished: `relab report` keeps the newest
+// result of a lab by them.
+void add_finished(RunReport& report, LabResult lab) {
+    lab.finished_at_us = unix_now_us();
+    lab.sequence = static_cast<int>(report.labs.size()) + 1;
+    report.labs.push_back(std::move(lab));
+}
+
+// No server is started: the simulator is the servers.
+void run_on_sim(const RunOptions& o, const RunPlan& p, const std::vector<Scenario>& labs, RunReport& report,
+                bool progress) {
+    SimOptions so;
+    so.seed = o.seed;
+    so.trials = p.runs;
+    so.shard = p.shard;
+    if (o.replay) so.replay = parse_seed(*o.replay);
+    so.progress = progress_line(progress);
+    SimBackend backend(so);
+    report.servers.redis_version = "simulated (Redis 7 semantics)";
+    report.servers.pg_version = "simulated (PostgreSQL semantics)";
+    for (const auto& s : labs) add_finished(report, backend.run(s));
+}
+
+void run_on_servers(const RunOptions& o, const RunPlan& p, const std::vector<Scenario>& labs, RunReport& report,
+                    bool progress) {
+    ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
+    BackendOptions bo;
+    bo.seed = o.seed;
+    bo.runs = p.runs;
+    bo.shard = p.shard;
+    bo.relab_exe = self_executable();
+    bo.run_id = new_run_id();
+    bo.progress = progress_line(progress);
+    RealBackend backend(servers, bo);
+    report.servers = backend.server_info();
+    for (size_t i = 0; i < labs.size(); ++i) {
+        // What the next labs start in the background (a cluster, a lab's own servers) starts now.
+        if (i + 1 < labs.size()) backend.upcoming(labs[i + 1], std::span<const Scenario>(labs).subspan(i + 2));
+        add_finished(report, backend.run(labs[i]));
+    }
+}
+
+// The exit status of the exception being handled, its message on stderr.
+int exit_status_of_current_exception() {
+    try {
+        throw;
+    } catch (const Interrupted& e) {
+        std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
+        return 128 + e.signal_number();
+    } catch (const ScenarioError& e) {
+        std::cerr << "relab: bad scenario: " << e.what() << "\n";
+    } catch (const HarnessError& e) {
+        std::cerr << "relab: harness failure, no lab result reported: " << e.what() << "\n";
+    } catch (const OutputError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
+    } catch (const UsageError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
+    } catch (const EnvironmentError& e) {
+        std::cerr << "relab: " << e.what() << "\n";
+    } catch (const std::exception& e) {
+        std::cerr << "relab: run failed: " << e.what() << "\n";
+    }
+    return 2;
 }
 
 }  // namespace
@@ -269,124 +379,38 @@ int run_run(const RunOptions& o) {
     const auto run_started = std::chrono::steady_clock::now();
     try {
         const TextOptions topts = text_options(o);
-        int jobs = 1;
-        try {
-            jobs = parse_jobs(o.jobs);
-        } catch (const std::invalid_argument& e) {
-            throw UsageError(e.what());
-        }
-        RunShard shard;
-        if (!o.shard.empty()) {
-            const auto parsed = parse_run_shard(o.shard);
-            if (!parsed)
-                throw UsageError(fmt::format("--shard {}: expected K/N with 1 <= K <= N, e.g. --shard 2/4", o.shard));
-            shard = *parsed;
-        }
-        if (!shard.whole() && (o.replay || o.self_check))
-            throw UsageError("--shard splits a lab's trials; --replay and --self-check run one trial seed: leave --shard out");
+        const RunPlan plan = plan_run(o);
         // Every file validated before any server starts.
         const std::vector<Scenario> base = select_base_labs(o);
         const std::vector<Scenario> labs = o.mutant.empty() ? base : mutants_of(base, o.mutant);
         check_outputs_writable(o);
-
+        if (plan.sim && o.self_check) return run_self_check(o, labs);
         const bool progress = isatty(STDERR_FILENO);
-        const bool sim = o.backend == "sim";
-        if (!sim && (o.replay || o.self_check)) throw UsageError("--replay and --self-check need --backend sim");
-        if (o.replay) {
-            try {
-                parse_seed(*o.replay);
-            } catch (const std::invalid_argument& e) {
-                throw UsageError(std::string("--replay: ") + e.what());
-            }
-        }
-        if (jobs > 1 && (o.replay || o.self_check))
-            throw UsageError("--replay and --self-check run one trial seed per lab in this process; leave --jobs out");
-        if (sim && o.self_check) return run_self_check(o, labs);
-        const std::optional<int> runs = o.trials ? o.trials : o.runs;
         RunReport report;
         report.relab_commit = RELAB_COMMIT;
         report.seed = o.seed.value_or(0);
-        report.shard = shard;
+        report.shard = plan.shard;
         report.started_at_us = unix_now_us();
         report.started_at = utc_iso(report.started_at_us);
-        // Stamps a finished lab with when and in which place it finished: `relab report` keeps the
-        // newest result of a lab by them.
-        auto finished = [&report](LabResult lab) {
-            lab.finished_at_us = unix_now_us();
-            lab.sequence = static_cast<int>(report.labs.size()) + 1;
-            report.labs.push_back(std::move(lab));
-        };
-        const auto started = std::chrono::steady_clock::now();
-        std::function<void(const std::string&, int, int)> show_progress;
-        if (progress)
-            show_progress = [started](const std::string& lab, int k, int n) {
-                const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-                std::cerr << fmt::format("\r\033[K{} trial {}/{} ({:.1f} s)", lab, k, n, s) << std::flush;
-            };
         std::vector<std::vector<size_t>> split;
-        if (jobs > 1) {
+        if (plan.jobs > 1) {
             std::vector<int64_t> estimates;
-            for (const auto& s : base) estimates.push_back(estimated_lab_us(s, runs));
-            split = split_labs(estimates, jobs);
+            for (const auto& s : base) estimates.push_back(estimated_lab_us(s, plan.runs));
+            split = split_labs(estimates, plan.jobs);
         }
         report.jobs = split.size() > 1 ? static_cast<int>(split.size()) : 1;
-        if (split.size() > 1) {
+        if (split.size() > 1)
             run_in_children(o, base, labs, split, report, progress);
-        } else if (sim) {
-            // No server is started: the simulator is the servers.
-            SimOptions so;
-            so.seed = o.seed;
-            so.trials = runs;
-            so.shard = shard;
-            if (o.replay) so.replay = parse_seed(*o.replay);
-            so.progress = show_progress;
-            SimBackend backend(so);
-            report.servers.redis_version = "simulated (Redis 7 semantics)";
-            report.servers.pg_version = "simulated (PostgreSQL semantics)";
-            for (const auto& s : labs) finished(backend.run(s));
-            if (progress) std::cerr << "\r\033[K" << std::flush;
-        } else {
-            ServerSet servers = start_servers(env_or("REDIS_URL", o.redis_url), env_or("DATABASE_URL", o.pg_url));
-            BackendOptions bo;
-            bo.seed = o.seed;
-            bo.runs = runs;
-            bo.shard = shard;
-            bo.relab_exe = self_exe();
-            bo.run_id = new_run_id();
-            bo.progress = show_progress;
-            RealBackend backend(servers, bo);
-            report.servers = backend.server_info();
-            for (size_t i = 0; i < labs.size(); ++i) {
-                if (i + 1 < labs.size())
-                    backend.upcoming(labs[i + 1], std::span<const Scenario>(labs).subspan(i + 2));
-                finished(backend.run(labs[i]));
-            }
-            if (progress) std::cerr << "\r\033[K" << std::flush;
-        }
+        else if (plan.sim)
+            run_on_sim(o, plan, labs, report, progress);
+        else
+            run_on_servers(o, plan, labs, report, progress);
+        if (progress && split.size() <= 1) std::cerr << "\r\033[K" << std::flush;
         report.wall_s = seconds_since(run_started);
         report.inherent_s = static_cast<double>(run_inherent_us(report.labs)) / 1e6;
-        return report_run(o, topts, report, sim);
-    } catch (const Interrupted& e) {
-        std::cerr << "\nrelab: " << e.what() << "; servers stopped and temp dirs removed\n";
-        return 128 + e.signal_number();
-    } catch (const ScenarioError& e) {
-        std::cerr << "relab: bad scenario: " << e.what() << "\n";
-        return 2;
-    } catch (const OutputError& e) {
-        std::cerr << "relab: " << e.what() << "\n";
-        return 2;
-    } catch (const UsageError& e) {
-        std::cerr << "relab: " << e.what() << "\n";
-        return 2;
-    } catch (const EnvironmentError& e) {
-        std::cerr << "relab: " << e.what() << "\n";
-        return 2;
-    } catch (const HarnessError& e) {
-        std::cerr << "relab: harness failure, no lab result reported: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "relab: run failed: " << e.what() << "\n";
-        return 2;
+        return report_run(o, topts, report, plan.sim);
+    } catch (...) {
+        return exit_status_of_current_exception();
     }
 }
 

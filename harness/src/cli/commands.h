@@ -97,7 +97,7 @@ void setup_diff(CLI::App& app, DiffOptions& o);
 int run_diff(const DiffOptions& o);
 
 struct BenchOptions {
-    std::string backend = "all";    // all | sim | redis: which figures to measure
+    std::string backend = "all";    // all | sim | redis | scale: which figures to measure (all: sim and redis)
     std::vector<std::string> labs;  // sim: ids, parts or files; empty = 08a-baseline and 08c-s4a
     std::string scenarios_dir;
     int trials = 50000;             // sim: trials per lab and per --jobs setting (half a second or
@@ -107,6 +107,7 @@ struct BenchOptions {
     int samples = 2000;             // redis: XADD → blocked consumer receipts
     int repetitions = 3;            // redis: alternating relab / redis-benchmark runs; the median is kept
     int pipeline = 1;               // redis: XADDs per write in the load figure (redis-benchmark -P)
+    int scale_orders = 2000;        // scale: orders per run (3 events each)
     std::string json_path;          // google/benchmark-style JSON
     std::string out_dir;            // writes bench.json and bench.txt there
     std::string compare_path;       // OLD.json: old against new for each name in both

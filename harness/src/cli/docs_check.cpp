@@ -387,7 +387,7 @@ void Checker::check_relab(const std::string& file, int line, const std::vector<s
     if (cmd->name != "run" && cmd->name != "bench") return;
     for (size_t i = 0; i < positionals.size(); ++i) {
         const std::string& p = positionals[i];
-        if (cmd->name == "bench" && i == 0 && (p == "all" || p == "sim" || p == "redis")) continue;
+        if (cmd->name == "bench" && i == 0 && (p == "all" || p == "sim" || p == "redis" || p == "scale")) continue;
         if (placeholder(p) || p.find('/') != std::string::npos || p.find(".json") != std::string::npos) continue;
         check_lab(file, line, p, "relab " + cmd->name);
     }

@@ -352,89 +352,68 @@ auto on_store(PgSession& s, F f) -> decltype(f()) {
 
 RealOrderStore::RealOrderStore(PgSession& s) : m_session(s) {}
 
+WriteResult RealOrderStore::write_state(const OrderWrite& w) { return write_order_state(w, *this); }
+
 std::vector<WriteResult> RealOrderStore::write_states(const std::vector<OrderWrite>& ws) {
-    std::vector<WriteResult> out(ws.size());
-    if (ws.empty()) return out;
-    std::vector<std::string> statements;
-    statements.reserve(ws.size());
-    for (size_t i = 0; i < ws.size(); ++i) {
-        out[i].sql = batched_write_sql(ws[i]);  // each write one UPDATE
-        statements.push_back(out[i].sql);
-    }
-    const std::string shown = fmt::format("{} UPDATEs in one transaction, the first: {}", ws.size(), statements.front());
-    const std::vector<SqlStepResult> rs = on_store(m_session, [&] { return m_session.exec_batch(statements, shown); });
-    for (size_t i = 0; i < ws.size(); ++i) out[i].affected = rs.at(i).affected;
-    return out;
+    return write_order_states(ws, *this);
 }
 
-WriteResult RealOrderStore::write_state(const OrderWrite& w) {
-    WriteResult out;
-    out.sql = order_write_sql(w);
-    if (w.dedupe) {  // plain or CAS (the loader refuses the inbox with the other modes)
-        // The inbox row and the state change commit together: an event is applied once, whatever
-        // number of times it was published.
-        const std::string inbox = fmt::format(
-            "INSERT INTO tmp_inbox (aggregate_id, version) VALUES ({}, {}) ON CONFLICT DO NOTHING", w.order, w.event_version);
-        on_store(m_session, [&] {
-            m_session.exec("BEGIN");
-            try {
-                if (m_session.exec(inbox).affected == 0) {
-                    m_session.exec("ROLLBACK");
-                    out.duplicate = true;
-                    out.affected = 0;
-                    return;
-                }
-                out.affected = m_session.exec(out.sql).affected;
-                m_session.exec("COMMIT");
-            } catch (const PgError& e) {
-                if (!is_connection_failure(e)) m_session.run("ROLLBACK");
-                throw;
+int64_t RealOrderStore::update(const OrderUpdate& u) {
+    // Prepared once per connection; the timeline's text is the statement with the values in place.
+    const PreparedSql p = order_update_prepared(u);
+    const std::string shown = order_update_sql(u);
+    return on_store(m_session, [&] { return m_session.exec_prepared(p.name, p.definition, p.params, shown).affected; });
+}
+
+std::vector<int64_t> RealOrderStore::update_all(const std::vector<OrderUpdate>& us) {
+    std::vector<std::string> statements;
+    statements.reserve(us.size());
+    for (const auto& u : us) statements.push_back(order_update_sql(u));
+    const std::string shown = fmt::format("{} UPDATEs in one transaction, the first: {}", us.size(), statements.front());
+    const std::vector<SqlStepResult> rs = on_store(m_session, [&] { return m_session.exec_batch(statements, shown); });
+    std::vector<int64_t> affected;
+    for (size_t i = 0; i < us.size(); ++i) affected.push_back(rs.at(i).affected);
+    return affected;
+}
+
+std::optional<int64_t> RealOrderStore::update_once(const OrderWrite& w, const OrderUpdate& u) {
+    const std::string inbox = inbox_insert_sql(w);
+    const std::string update = order_update_sql(u);
+    return on_store(m_session, [&]() -> std::optional<int64_t> {
+        m_session.exec("BEGIN");
+        try {
+            if (m_session.exec(inbox).affected == 0) {
+                m_session.exec("ROLLBACK");
+                return std::nullopt;
             }
-        });
-        out.sql = out.duplicate ? inbox + " → INSERT 0 0; ROLLBACK" : inbox + "; " + out.sql;
-        return out;
-    }
-    switch (w.mode) {
-        case WriteMode::plain:
-        case WriteMode::cas: {
-            // Prepared once per connection: out.sql is what it runs, with the values in place.
-            const PreparedSql p = *order_write_prepared(w);
-            out.affected = on_store(m_session, [&] {
-                return m_session.exec_prepared(p.name, p.definition, p.params, out.sql).affected;
-            });
-            break;
+            const int64_t affected = m_session.exec(update).affected;
+            m_session.exec("COMMIT");
+            return affected;
+        } catch (const PgError& e) {
+            if (!is_connection_failure(e)) m_session.run("ROLLBACK");
+            throw;
         }
-        case WriteMode::upsert: {
-            // (xmax = 0) tells a row this statement inserted from one it updated.
-            const std::string sql = out.sql + " RETURNING (xmax = 0) AS inserted";
-            const SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
-            out.affected = static_cast<int64_t>(r.rows.size());
-            if (r.rows.size() > 1 || (r.rows.size() == 1 && r.rows[0].size() != 1))
-                throw PgError(sql, "", "expected at most one row of one column");
-            out.row_action = r.rows.empty() ? "none" : r.rows[0][0] == "t" ? "inserted" : "updated";
-            break;
-        }
-        case WriteMode::insert_then_update: {
-            // The naive create-or-update: the INSERT, and when the row is there already (23505) an UPDATE.
-            const SqlStepResult ins = on_store(m_session, [&] {
-                SqlStepResult r = m_session.run(out.sql);
-                if (!r.ok() && r.sqlstate != "23505") throw PgError(out.sql, r.sqlstate, r.error);
-                return r;
-            });
-            if (ins.ok()) {
-                out.affected = ins.affected;
-                out.row_action = ins.affected > 0 ? "inserted" : "none";
-                break;
-            }
-            out.insert_conflict = true;
-            const std::string update = order_fallback_update_sql(w);
-            out.affected = on_store(m_session, [&] { return m_session.exec(update).affected; });
-            out.row_action = out.affected > 0 ? "updated" : "none";
-            out.sql += "; -- ERROR 23505 unique_violation, then: " + update;
-            break;
-        }
-    }
-    return out;
+    });
+}
+
+std::optional<int64_t> RealOrderStore::insert(const OrderRow& row) {
+    const std::string sql = order_insert_sql(row);
+    const SqlStepResult r = on_store(m_session, [&] {
+        SqlStepResult ran = m_session.run(sql);
+        if (!ran.ok() && ran.sqlstate != "23505") throw PgError(sql, ran.sqlstate, ran.error);
+        return ran;
+    });
+    if (!r.ok()) return std::nullopt;
+    return r.affected;
+}
+
+OrderStatements::Upserted RealOrderStore::upsert(const OrderRow& row, VersionGuard guard) {
+    // (xmax = 0) tells a row this statement inserted from one it updated.
+    const std::string sql = order_upsert_sql(row, guard) + " RETURNING (xmax = 0) AS inserted";
+    const SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
+    if (r.rows.size() > 1 || (r.rows.size() == 1 && r.rows[0].size() != 1))
+        throw PgError(sql, "", "expected at most one row of one column");
+    return {static_cast<int64_t>(r.rows.size()), r.rows.size() == 1 && r.rows[0][0] == "t"};
 }
 
 int64_t RealOrderStore::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {

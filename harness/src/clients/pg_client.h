@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ports/ports.h"
+#include "roles/order_write.h"
 #include "servers/servers.h"
 
 namespace relab {
@@ -112,7 +113,8 @@ bool is_connection_failure(const PgError& e);
 
 // The consumer side's tmp_orders in a schema. A lost connection is StoreUnavailable, and the next
 // call connects again.
-class RealOrderStore : public OrderStore {
+// Its writes follow the one write path (roles/order_write.h); the statements are its own.
+class RealOrderStore : public OrderStore, private OrderStatements {
 public:
     explicit RealOrderStore(PgSession& s);
     WriteResult write_state(const OrderWrite& w) override;
@@ -122,6 +124,12 @@ public:
     std::vector<SideEffectRow> side_effects() override;
 
 private:
+    int64_t update(const OrderUpdate& u) override;
+    std::vector<int64_t> update_all(const std::vector<OrderUpdate>& us) override;
+    std::optional<int64_t> update_once(const OrderWrite& w, const OrderUpdate& u) override;
+    std::optional<int64_t> insert(const OrderRow& row) override;
+    Upserted upsert(const OrderRow& row, VersionGuard guard) override;
+
     PgSession& m_session;
 };
 

@@ -28,7 +28,7 @@ struct FaultState {
     std::optional<Nanos> at_due;     // at_ms from the origin, once the origin is known
     std::optional<Nanos> after_due;  // the matched record's time + delay_ms
     std::string matched_actor;  // the actor of the record `after` matched
-    std::string target;         // resolved at the first firing
+    std::optional<Target> target;  // resolved at the first firing
     bool ended = false;         // its repeats were ended ("until": "published", or a soak's deadline)
     bool pending() const { return !ended && fired < spec->trigger.count; }
     std::optional<Nanos> due() const {
@@ -129,8 +129,8 @@ public:
     }
 
     // Jepsen's nemesis op: invoke, then ok (what happened) or fail (why not).
-    void fire(const FaultState* f, FaultAction action, const std::string& target, const std::string& note) {
-        nlohmann::json base = {{"action", to_string(action)}, {"target", target}, {"fault", f ? f->index : 0}};
+    void fire(const FaultState* f, FaultAction action, const Target& target, const std::string& note) {
+        nlohmann::json base = {{"action", to_string(action)}, {"target", target_name(target)}, {"fault", f ? f->index : 0}};
         if (!note.empty()) base["note"] = note;
         if (f && !f->spec->name.empty()) base["name"] = f->spec->name;
         auto emit = [&](const std::string& phase, nlohmann::json extra) {
@@ -187,22 +187,22 @@ private:
     void fire_due() {
         for (auto& f : m_faults) {
             while (f.pending() && f.due() && m_c.now() >= *f.due()) {
-                if (f.target.empty()) f.target = resolve(f);
+                if (!f.target) f.target = resolve(f);
                 ++f.fired;
-                fire(&f, f.spec->action, f.target, f.spec->note);
+                fire(&f, f.spec->action, *f.target, f.spec->note);
             }
         }
     }
 
-    std::string resolve(const FaultState& f) const {
+    Target resolve(const FaultState& f) const {
         if (f.spec->target_of > 0) {
             const FaultState& other = m_faults.at(static_cast<size_t>(f.spec->target_of - 1));
-            if (other.target.empty())
+            if (!other.target)
                 throw std::runtime_error(fmt::format("fault {} targets fault {}'s target, which has not fired yet",
                                                      f.index, f.spec->target_of));
-            return other.target;
+            return *other.target;
         }
-        if (f.spec->target == "matched") return f.matched_actor;
+        if (f.spec->matched) return Target::role(f.matched_actor);
         return f.spec->target;
     }
 
@@ -217,12 +217,14 @@ private:
 class TrialSupervisor {
 public:
     TrialSupervisor(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c)
-        : m_s(s), m_roles(roles), m_c(c), m_nemesis(s.faults, c, nullptr, s.soak.enabled) {}
+        : m_s(s), m_c(c), m_nemesis(s.faults, c, nullptr, s.soak.enabled) {
+        for (const auto& r : roles) m_roles.push_back({Target::role(r.actor), is_consuming(r)});
+    }
 
     void run() {
         const Nanos deadline = m_c.now() + stream_trial_budget(m_s) - Millis{m_s.stream.block_ms} - timeouts::kStopGrace;
         while (std::any_of(m_roles.begin(), m_roles.end(),
-                           [&](const RoleLaunch& r) { return !is_consuming(r) && !m_c.finished(r.actor); })) {
+                           [&](const Watched& r) { return !r.consuming && !m_c.finished(r.target); })) {
             step(deadline, "the publishing roles to finish");
             if (soak_deadline_passed()) break;
             m_c.wait(Control::Phase::publishing, wake_at());
@@ -250,22 +252,22 @@ public:
         m_nemesis.step();
         // A role still paused would never see the stop flag.
         for (const auto& r : m_roles)
-            if (!m_c.finished(r.actor) && m_c.paused(r.actor))
-                m_nemesis.fire(nullptr, FaultAction::resume, r.actor, "the trial ends: resumed so it can stop");
+            if (!m_c.finished(r.target) && m_c.paused(r.target))
+                m_nemesis.fire(nullptr, FaultAction::resume, r.target, "the trial ends: resumed so it can stop");
         m_c.raise_stop();
         const Nanos stop_deadline = m_c.now() + Millis{m_s.stream.block_ms} + timeouts::kStopGrace;
         for (;;) {
             m_c.unblock_readers();
             m_c.wait(Control::Phase::stopping, m_c.now() + Millis{5});
             if (std::all_of(m_roles.begin(), m_roles.end(),
-                            [&](const RoleLaunch& r) { return !is_consuming(r) || m_c.finished(r.actor); }))
+                            [&](const Watched& r) { return !r.consuming || m_c.finished(r.target); }))
                 break;
             if (m_c.now() > stop_deadline) {
                 if (!m_deadline_passed) throw std::runtime_error("consumers did not stop when told to");
                 // Past a soak's deadline a consumer busy with what it holds is stopped, as the run is.
                 for (const auto& r : m_roles)
-                    if (!m_c.finished(r.actor))
-                        m_nemesis.fire(nullptr, FaultAction::kill, r.actor,
+                    if (!m_c.finished(r.target))
+                        m_nemesis.fire(nullptr, FaultAction::kill, r.target,
                                        "the soak's deadline passed and it did not stop when told to");
                 break;
             }
@@ -302,8 +304,8 @@ private:
         m_deadline_passed = true;
         m_nemesis.end_all();
         for (const auto& r : m_roles)
-            if (!is_consuming(r) && !m_c.finished(r.actor))
-                m_nemesis.fire(nullptr, FaultAction::kill, r.actor,
+            if (!r.consuming && !m_c.finished(r.target))
+                m_nemesis.fire(nullptr, FaultAction::kill, r.target,
                                fmt::format("the soak's deadline ({} ms) passed while it was still publishing",
                                            soak_deadline_ms(m_s)));
         return true;
@@ -335,16 +337,19 @@ private:
         m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
     }
 
+    // A role of the trial as the supervisor watches it: its target, built once rather than at
+    // every look, and whether it consumes (it stops on the stop flag) or publishes.
+    struct Watched {
+        Target target;
+        bool consuming = false;
+    };
+
     const Scenario& m_s;
-    const std::vector<RoleLaunch>& m_roles;
+    std::vector<Watched> m_roles;
     Control& m_c;
     Nemesis m_nemesis;
     bool m_deadline_passed = false;
 };
-
-bool is_server(const std::string& target) {
-    return target == "redis" || target == "redis-replica" || target == "redis-cache";
-}
 
 // The idempotency labs' view of a fault: which of the keys the clients had written by then exist
 // before and after a server fault, the key a killed client left behind, the keys' TTLs.
@@ -355,15 +360,16 @@ public:
     nlohmann::json before(const FaultState& f) override {
         const FaultAction a = f.spec->action;
         // A flood of the cache's own instance: the idempotency keys it must not touch are the primary's.
-        if ((f.target == "redis" || (f.target == "redis-cache" && a == FaultAction::flood)) &&
+        const FaultTarget kind = f.target->kind;
+        if ((kind == FaultTarget::redis || (kind == FaultTarget::redis_cache && a == FaultAction::flood)) &&
             (a == FaultAction::restart || a == FaultAction::failover || a == FaultAction::flood ||
              a == FaultAction::observe))
             return {{"keys", m_c.present(keys_due(f))}};
-        if (a == FaultAction::kill && !is_server(f.target)) {
+        if (a == FaultAction::kill && kind == FaultTarget::role) {
             // The key of the client's last claim (a trigger "after its claim" has seen it).
             std::string key;
             for (const auto& r : m_n.seen())
-                if (r.actor == f.target && r.op == Op::claim && r.data.contains("key")) key = r.data.value("key", "");
+                if (r.actor == f.target->actor && r.op == Op::claim && r.data.contains("key")) key = r.data.value("key", "");
             return {{"key", key}};
         }
         return nlohmann::json::object();
@@ -378,7 +384,7 @@ public:
             d["pttl_ms"] = pttl;
             d["text"] = fmt::format("client {} killed (SIGKILL, as an OOM kill) right after its claim: {} stays "
                                     "in_progress, PTTL {} ms",
-                                    f.target, key, pttl);
+                                    f.target->actor, key, pttl);
             m_killed.push_back(key);
             return;
         }
@@ -450,7 +456,8 @@ private:
 void fail_on_unexplained_outage(const std::vector<HistoryRecord>& history) {
     std::optional<int64_t> outage_from;
     for (const auto& r : history)
-        if (r.actor == "nemesis" && r.data.value("phase", "") == "invoke" && is_server(r.data.value("target", "")) &&
+        if (r.actor == "nemesis" && r.data.value("phase", "") == "invoke" &&
+            is_redis_server(fault_target_kind(r.data.value("target", ""))) &&
             disrupts(fault_action_named(r.data.value("action", "")).value_or(FaultAction::resume)))
             if (!outage_from || r.t_ns < *outage_from) outage_from = r.t_ns;
     for (const auto& r : history) {
@@ -511,13 +518,14 @@ Nanos supervise_idem_trial(const Scenario& s, Control& c) {
     c.go(origin);
     n.own(HistoryRecord{0, origin.count(), "relab", Op::start, nlohmann::json::object()});
     const Nanos deadline = c.now() + idem_trial_budget(s);
-    const std::vector<RoleLaunch> clients = trial_roles(s);
+    std::vector<Target> clients;
+    for (const auto& r : trial_roles(s)) clients.push_back(Target::role(r.actor));
     std::optional<Nanos> done_at;  // when the clients had all finished with faults still to fire
     for (;;) {
         c.check_roles();
         n.step();
-        const bool running = std::any_of(clients.begin(), clients.end(),
-                                         [&](const RoleLaunch& r) { return !c.finished(r.actor); });
+        const bool running =
+            std::any_of(clients.begin(), clients.end(), [&](const Target& client) { return !c.finished(client); });
         if (!running && !n.pending()) break;
         // Only faults waiting for a record that will not come now: the same bounded time as a
         // stream lab gives them once its group drained.

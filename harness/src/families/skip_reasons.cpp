@@ -48,7 +48,7 @@ std::optional<std::string> servers_skip_reason(const Scenario& s) {
             // Without a fault of PostgreSQL nothing crashes it, so synchronous_commit=off (the load labs')
             // loses nothing: every commit the roles saw stays, as the model keeps them.
             const bool postgres_faulted = std::any_of(s.faults.begin(), s.faults.end(),
-                                                      [](const FaultSpec& f) { return f.target == "postgres"; });
+                                                      [](const FaultSpec& f) { return f.target.kind == FaultTarget::postgres; });
             const bool modelled = name == "fsync" || name == "full_page_writes" || name == "recovery_init_sync_method" ||
                                   name.rfind("log_", 0) == 0 ||
                                   (name == "synchronous_commit" &&

@@ -4,10 +4,11 @@
 //
 // Adding a fault action touches two files: this header lists it in FaultAction, and
 // fault/faults.cpp gives it its row (name, the targets it may act on, whose errors the roles then
-// see, whether the simulator injects it) and its case in apply_fault(), built from the Control
-// port's primitives. Adding a consumer recovery mode touches two files: its field in RecoverySpec
-// and its row in recovery_fields() below (the loader, the role settings sent to a role process and
-// scenarios/schema.json's test all walk that table), and what the consumer does with it, roles/consumer.cpp.
+// see, whether the simulator injects it) and its composition of the Control port's primitives
+// (ports/control.h), which both backends implement. Adding a consumer recovery mode touches two
+// files: its field in RecoverySpec and its row in recovery_fields() below (the loader, the role
+// settings sent to a role process and scenarios/schema.json's test all walk that table), and what
+// the consumer does with it, roles/consumer.cpp.
 #pragma once
 
 #include <cstddef>
@@ -20,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ports/history_op.h"
+#include "ports/target.h"
 
 namespace relab {
 
@@ -43,16 +45,6 @@ enum class FaultAction {
 
 // Whether the action takes a server away or cuts it off (clients see errors while it lasts).
 bool disrupts(FaultAction a);
-
-// What a fault's target is.
-enum class FaultTarget {
-    role,           // a role's process: "C1", "producer", "dispatcher", ...; "matched"
-    redis,          // the lab's own redis-server (the primary)
-    redis_replica,  // its replica ("redis-replica")
-    redis_cache,    // a separate instance for the cache ("redis-cache"; "servers": {"cache": {...}})
-    postgres,       // the lab's own PostgreSQL ("servers": {"postgres": {...}})
-    clients,        // every Redis connection of the trial's roles ("clients")
-};
 
 // Whose errors the lab's roles ride out when a fault is scheduled (an `error` record, a wait, a
 // retry on a new connection); in any other lab such an error is the harness's failure (exit 2).
@@ -86,11 +78,13 @@ inline constexpr int k_fault_count_until_published = 100000;
 
 struct FaultSpec {
     FaultAction action = FaultAction::kill;
-    // A role's actor ("C1", "reaper", "producer", ...), the lab's own server "redis" (a lab with
-    // "servers"), or "matched": the actor of the record the `after` trigger matched ("the consumer
-    // that received created"); empty with target_of.
-    // A server ("redis", "redis-replica", "postgres") or "clients" when the lab has it.
-    std::string target;
+    // What it acts on, resolved from the file's name by the loader: a role ("C1", "reaper",
+    // "producer", ...), a server the lab has ("redis", "redis-replica", "postgres", ...) or
+    // "clients". Unset (a role without an actor) with `matched` or target_of.
+    Target target;
+    // "matched": the actor of the record the `after` trigger matched ("the consumer that received
+    // created"), known once it fires.
+    bool matched = false;
     int target_of = 0;  // 1-based: the same target fault N resolved to (resume what fault 1 paused)
     FaultTrigger trigger;
     std::string note;     // why, in words, printed beside the fault (and, with `documented`, why
@@ -198,13 +192,19 @@ std::vector<std::string> fault_action_names();
 // `idempotency_lab`), in words for the lab's skip reason; nullopt: it can.
 std::optional<std::string> fault_sim_refusal(FaultAction action, FaultTarget target, bool idempotency_lab);
 
+// A kind of target in an error message: "\"redis\"", ..., "a role".
 std::string to_string(FaultTarget t);
 // The kind of target `name` names: "redis", "redis-replica", "postgres", "clients", else a role.
 FaultTarget fault_target_kind(const std::string& name);
+// The target `name` names (a role: that actor), and back: the name the records and reports show.
+Target fault_target_named(const std::string& name);
+std::string target_name(const Target& t);
+// A lab's server ("redis", "redis-replica", "redis-cache") rather than a role, PostgreSQL or "clients".
+bool is_redis_server(FaultTarget t);
 // Why `action` cannot act on a target of this kind ("failover acts on \"redis\""), or nullopt.
 std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget target);
-// A target the lab must also have for `action` ("redis-replica" for failover), or "".
-std::string fault_action_needs(FaultAction action);
+// A target the lab must also have for `action` (redis_replica for failover), or nullopt.
+std::optional<FaultTarget> fault_action_needs(FaultAction action);
 // Whose errors the roles see when `action` hits a target of this kind.
 FaultOutage fault_outage(FaultAction action, FaultTarget target);
 // The kind of target faults[index] acts on: its own, or through target_of that of an earlier fault.

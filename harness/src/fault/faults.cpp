@@ -4,9 +4,12 @@
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "util/numbers.h"
 
 namespace relab {
 
@@ -30,6 +33,237 @@ constexpr const char* kSimNoMemory =
 constexpr const char* kSimNoRdb =
     "takes an RDB snapshot (BGSAVE) for a restart to load; the simulator has no RDB model (the real backend runs it)";
 
+using json = nlohmann::json;
+
+json text(std::string s) { return {{"text", std::move(s)}}; }
+
+double ms_since(Control& c, Nanos t0) { return std::chrono::duration<double, std::milli>(c.now() - t0).count(); }
+
+// --- each action as a composition of the Control port's primitives ---
+
+json kill_target(const FaultSpec&, const Target& t, Control& c) {
+    if (c.finished(t)) throw std::runtime_error(target_name(t) + " is not running");
+    c.kill(t);
+    return text(fmt::format("{} killed (SIGKILL)", target_name(t)));
+}
+
+json pause_target(const FaultSpec&, const Target& t, Control& c) {
+    if (c.finished(t)) throw std::runtime_error(target_name(t) + " is not running");
+    c.pause(t);
+    return text(fmt::format("{} paused (SIGSTOP)", target_name(t)));
+}
+
+json resume_target(const FaultSpec&, const Target& t, Control& c) {
+    if (!c.paused(t)) throw std::runtime_error(target_name(t) + " is not paused");
+    c.resume(t);
+    return text(fmt::format("{} resumed (SIGCONT)", target_name(t)));
+}
+
+// A redis-server restarted on its port and data directory: what it had before, what it kept.
+json restart_redis(const Target& t, Control& c) {
+    const Control::ServerState before = c.describe(t);
+    const Nanos t0 = c.now();
+    if (!c.finished(t)) c.kill(t);
+    c.start(t);
+    const Control::ServerState after = c.describe(t);
+    const double ms = ms_since(c, t0);
+    return {{"keys_before", before.keys},
+            {"keys_after", after.keys},
+            {"persistence", before.persistence()},
+            {"restart_ms", std::lround(ms)},
+            {"text", fmt::format("redis-server killed (SIGKILL, as `docker kill`; {}) and restarted on its port and "
+                                 "data dir in {:.0f} ms: keys {} → {}",
+                                 before.persistence(), ms, before.keys, after.keys)}};
+}
+
+// The lab's own PostgreSQL: crash recovery on its data directory.
+json restart_postgres(const Target& t, Control& c) {
+    const Nanos t0 = c.now();
+    if (!c.finished(t)) c.kill(t);
+    c.start(t);
+    return text(fmt::format("PostgreSQL killed (SIGKILL to the postmaster and every backend, as `docker kill`) and "
+                            "restarted on its port and data dir; crash recovery done and connections accepted {:.0f} "
+                            "ms after the kill",
+                            ms_since(c, t0)));
+}
+
+// A role under the same name, as a process supervisor would start it again.
+json restart_role(const Target& t, Control& c) {
+    const bool was_running = !c.finished(t);
+    if (was_running) c.kill(t);
+    c.start(t);
+    json out = text(fmt::format("{} {}started under the same name", target_name(t),
+                                was_running ? "killed (SIGKILL) and " : ""));
+    out["killed"] = was_running;
+    return out;
+}
+
+json restart_target(const FaultSpec&, const Target& t, Control& c) {
+    switch (t.kind) {
+        case FaultTarget::redis_replica: {  // after a failover: the old primary comes back
+            const Nanos t0 = c.now();
+            c.start(t);
+            return text(fmt::format("the old primary started again, empty; Sentinel made it a replica of the new one "
+                                    "and its first sync was done {:.0f} ms after the restart",
+                                    ms_since(c, t0)));
+        }
+        case FaultTarget::redis:
+        case FaultTarget::redis_cache: return restart_redis(t, c);
+        case FaultTarget::postgres: return restart_postgres(t, c);
+        case FaultTarget::role: return restart_role(t, c);
+        case FaultTarget::clients: break;
+    }
+    throw std::logic_error("restart has no row for " + to_string(t.kind));
+}
+
+// The primary killed, the replica (stale as a pause left it: it cannot reach the dead primary any
+// more) resumed, and Sentinel's election promotes it.
+json failover_primary(const FaultSpec&, const Target& primary, Control& c) {
+    const Target replica = Target::of(FaultTarget::redis_replica);
+    const std::string before = c.describe(primary).last_delivered;
+    const Nanos t0 = c.now();
+    c.kill(primary);
+    const bool was_paused = c.paused(replica);
+    if (was_paused) c.resume(replica);
+    json out = c.promote(t0);
+    out["done_ms"] = std::lround(ms_since(c, t0));
+    const std::string old = out.value("old_primary", "");
+    std::string words = fmt::format("primary{} killed (SIGKILL){}; {}", old.empty() ? "" : " " + old,
+                                    was_paused ? ", the paused replica resumed" : "", out.value("text", ""));
+    if (!before.empty())
+        words += fmt::format("; the group's last-delivered-id {} before, {} after", before,
+                             c.describe(primary).last_delivered);
+    out["text"] = words;
+    return out;
+}
+
+json drop_links_of(const FaultSpec&, const Target& t, Control& c) {
+    const int64_t dropped = c.drop_links(t);
+    if (t.kind == FaultTarget::redis_replica)
+        return {{"dropped", dropped},
+                {"text", fmt::format("the primary dropped {} replication link(s) (CLIENT KILL TYPE replica): it now "
+                                     "acknowledges writes no replica has",
+                                     dropped)}};
+    return {{"dropped", dropped},
+            {"text", fmt::format("closed {} Redis connection(s) of {}", dropped,
+                                 t.kind == FaultTarget::clients ? std::string("the trial's roles") : t.actor)}};
+}
+
+// A reply of Control::commands that must not be an error; a server that refuses what a fault asks
+// leaves the fault undone (its fail record says why).
+const json& no_error(const json& reply, std::string_view command) {
+    if (reply.is_object() && reply.contains("error"))
+        throw std::runtime_error(fmt::format("{}: {}", command, reply.at("error").get<std::string>()));
+    return reply;
+}
+
+// INFO `section` of the server, as its reply's text ("name:value" lines).
+std::string info(Control& c, const Target& server, int64_t db, const std::string& section) {
+    const json reply = c.commands(server, db, {{"INFO", section}}).at(0);
+    return no_error(reply, "INFO " + section).get<std::string>();
+}
+
+// One field of an INFO reply, "" when absent.
+std::string info_field(const std::string& info, const std::string& name) {
+    const std::string key = name + ":";
+    for (size_t at = 0; at < info.size();) {
+        const size_t end = std::min(info.find('\n', at), info.size());
+        std::string_view line(info.data() + at, end - at);
+        if (line.starts_with(key)) {
+            line.remove_prefix(key.size());
+            if (line.ends_with('\r')) line.remove_suffix(1);
+            return std::string(line);
+        }
+        at = end + 1;
+    }
+    return "";
+}
+
+int64_t info_number(const std::string& info, const std::string& name) {
+    const std::string v = info_field(info, name);
+    return v.empty() ? 0 : std::stoll(v);
+}
+
+std::string mb(int64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
+
+// What a flood's writes met: how many the server refused for memory (OOM, under noeviction), and
+// the first such refusal.
+struct FloodRefusals {
+    int64_t oom = 0;
+    std::string first;
+};
+
+// Writes keys [from, to) of the flood in one round trip. Any error but OOM is not the lab's to count.
+void flood_batch(const FaultSpec& f, const Target& server, Control& c, int64_t from, int64_t to, FloodRefusals& out) {
+    const std::string value(static_cast<size_t>(f.value_bytes), 'c');
+    std::vector<Control::Command> batch;
+    for (int64_t k = from; k < to; ++k)
+        batch.push_back({"SET", c.server_key(fmt::format("cache:view:{}", k)), value, "EX", "3600"});
+    const std::vector<json> replies = c.commands(server, f.db, batch);
+    for (size_t k = 0; k < replies.size(); ++k) {
+        if (!replies[k].is_object() || !replies[k].contains("error")) continue;
+        const std::string error = replies[k].at("error").get<std::string>();
+        if (!error.starts_with("OOM "))
+            throw HarnessError(fmt::format("fault flood: SET {} got an error reply that is not an OOM refusal: {}",
+                                           batch[k][1], error));
+        ++out.oom;
+        if (out.first.empty()) out.first = error;
+    }
+}
+
+// A peak of cache traffic: `bytes` of cache keys in values of value_bytes, 200 to a round trip.
+json flood_server(const FaultSpec& f, const Target& server, Control& c) {
+    constexpr int64_t kBatch = 200;
+    const int64_t evicted_before = info_number(info(c, server, f.db, "stats"), "evicted_keys");
+    const int64_t n = std::max<int64_t>(1, f.bytes / f.value_bytes);
+    FloodRefusals refused;
+    for (int64_t i = 0; i < n; i += kBatch) flood_batch(f, server, c, i, std::min(n, i + kBatch), refused);
+    const int64_t evicted = info_number(info(c, server, f.db, "stats"), "evicted_keys") - evicted_before;
+    const std::string memory = info(c, server, f.db, "memory");
+    const std::string policy = info_field(memory, "maxmemory_policy");
+    return {{"target", target_name(server)},
+            {"evicted_keys", evicted},
+            {"oom_errors", refused.oom},
+            {"policy", policy},
+            {"db", f.db >= 0 ? f.db : 0},
+            {"text", fmt::format("flood: {} cache keys × {} B = {}{} (maxmemory {}, {}) → evicted_keys +{}, OOM errors {}{}",
+                                 with_thousands(n), f.value_bytes, mb(n * f.value_bytes),
+                                 server.kind == FaultTarget::redis_cache ? std::string(" into the cache's own instance")
+                                 : f.db >= 0                             ? fmt::format(" into DB {}", f.db)
+                                                                         : std::string{},
+                                 mb(info_number(memory, "maxmemory")), policy, with_thousands(evicted), with_thousands(refused.oom),
+                                 refused.first.empty() ? "" : " (" + refused.first + ")")}};
+}
+
+// The RDB snapshot `save` would take on its schedule, taken now: BGSAVE, and its end awaited
+// (rdb_saves counts finished snapshots; rdb_last_save_time has whole seconds only).
+json snapshot_server(const FaultSpec&, const Target& server, Control& c) {
+    const int64_t saves = info_number(info(c, server, -1, "persistence"), "rdb_saves");
+    no_error(c.command(server, {"BGSAVE"}), "BGSAVE");
+    const Nanos deadline = c.now() + std::chrono::seconds(10);
+    for (;;) {
+        const std::string persistence = info(c, server, -1, "persistence");
+        if (info_number(persistence, "rdb_bgsave_in_progress") == 0 && info_number(persistence, "rdb_saves") > saves)
+            break;
+        // A lab whose snapshot was not taken measures nothing it claims.
+        if (c.now() > deadline) throw HarnessError("fault snapshot: BGSAVE did not finish within 10 s");
+        const Nanos next = c.now() + Millis{5};
+        while (c.now() < next) c.wait(Control::Phase::fault, next);
+    }
+    const int64_t keys = no_error(c.command(server, {"DBSIZE"}), "DBSIZE").get<int64_t>();
+    return {{"keys", keys},
+            {"text", fmt::format("BGSAVE: an RDB snapshot of {} keys (the one `save` would take on its schedule, "
+                                 "taken now)",
+                                 keys)}};
+}
+
+json observe_server(const FaultSpec&, const Target& server, Control& c) {
+    const Control::ServerState s = c.describe(server);
+    return {{"keys", s.keys},
+            {"persistence", s.persistence()},
+            {"text", fmt::format("{}: {} keys ({})", target_name(server), s.keys, s.persistence())}};
+}
+
 // One target an action may act on: whose errors the roles then see, and whether the simulator
 // injects it (nullptr) or why not, in any lab (`sim`) or in an idempotency lab (`sim_idem`).
 struct TargetRow {
@@ -39,39 +273,46 @@ struct TargetRow {
     const char* sim_idem = nullptr;
 };
 
-// Every fault action, one row each: adding an action is its enumerator in fault_spec.h, a row
-// here and its case in apply_fault() below.
+// Every fault action, one row each: adding an action is its enumerator in fault_spec.h and a row
+// here, with its composition of the Control port's primitives above.
 struct ActionRow {
     FaultAction action;
     const char* name;
     bool disrupts;  // takes a server away or cuts it off: clients see errors while it lasts
     std::vector<TargetRow> targets;
-    const char* needs = "";  // another target the lab must have
+    json (*apply)(const FaultSpec&, const Target&, Control&);
+    std::optional<FaultTarget> needs = std::nullopt;  // another target the lab must have
 };
 
 using T = FaultTarget;
 using O = FaultOutage;
 const ActionRow k_actions[] = {
-    {FaultAction::kill, "kill", true, {{T::role}, {T::redis, O::redis}, {T::postgres, O::postgres}}},
+    {FaultAction::kill, "kill", true, {{T::role}, {T::redis, O::redis}, {T::postgres, O::postgres}}, kill_target},
     {FaultAction::pause, "pause", true,
      {{T::role},
       {T::redis, O::redis, kSimRedisNeverPaused},
       {T::redis_replica, O::redis, nullptr, kSimNoIdemReplica},
-      {T::postgres, O::postgres, kSimPostgresNeverPaused}}},
+      {T::postgres, O::postgres, kSimPostgresNeverPaused}},
+     pause_target},
     {FaultAction::resume, "resume", false,
      {{T::role},
       {T::redis, O::none, kSimRedisNeverPaused},
       {T::redis_replica, O::none, nullptr, kSimNoIdemReplica},
-      {T::postgres, O::none, kSimPostgresNeverPaused}}},
+      {T::postgres, O::none, kSimPostgresNeverPaused}},
+     resume_target},
     // "redis-replica": after a failover, the old primary comes back (the loader wants the failover first)
     {FaultAction::restart, "restart", true,
-     {{T::role}, {T::redis, O::redis}, {T::redis_replica, O::redis, kSimNoReplicaRejoin}, {T::postgres, O::postgres}}},
-    {FaultAction::failover, "failover", true, {{T::redis, O::redis, nullptr, kSimNoIdemReplica}}, "redis-replica"},
+     {{T::role}, {T::redis, O::redis}, {T::redis_replica, O::redis, kSimNoReplicaRejoin}, {T::postgres, O::postgres}},
+     restart_target},
+    {FaultAction::failover, "failover", true, {{T::redis, O::redis, nullptr, kSimNoIdemReplica}}, failover_primary,
+     T::redis_replica},
     {FaultAction::drop_link, "drop_link", true,
-     {{T::redis_replica, O::redis, nullptr, kSimNoIdemReplica}, {T::clients, O::redis}, {T::role, O::redis}}},
-    {FaultAction::flood, "flood", false, {{T::redis, O::none, kSimNoMemory}, {T::redis_cache, O::none, kSimNoMemory}}},
-    {FaultAction::snapshot, "snapshot", false, {{T::redis, O::none, kSimNoRdb}}},
-    {FaultAction::observe, "observe", false, {{T::redis}}},
+     {{T::redis_replica, O::redis, nullptr, kSimNoIdemReplica}, {T::clients, O::redis}, {T::role, O::redis}},
+     drop_links_of},
+    {FaultAction::flood, "flood", false, {{T::redis, O::none, kSimNoMemory}, {T::redis_cache, O::none, kSimNoMemory}},
+     flood_server},
+    {FaultAction::snapshot, "snapshot", false, {{T::redis, O::none, kSimNoRdb}}, snapshot_server},
+    {FaultAction::observe, "observe", false, {{T::redis}}, observe_server},
 };
 
 const ActionRow& row_of(FaultAction a) {
@@ -126,6 +367,21 @@ FaultTarget fault_target_kind(const std::string& name) {
     return FaultTarget::role;
 }
 
+Target fault_target_named(const std::string& name) {
+    const FaultTarget kind = fault_target_kind(name);
+    return kind == FaultTarget::role ? Target::role(name) : Target::of(kind);
+}
+
+std::string target_name(const Target& t) {
+    for (const auto& [target, name] : k_target_names)
+        if (target == t.kind) return name;
+    return t.actor;
+}
+
+bool is_redis_server(FaultTarget t) {
+    return t == FaultTarget::redis || t == FaultTarget::redis_replica || t == FaultTarget::redis_cache;
+}
+
 std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget target) {
     if (target_row(action, target)) return std::nullopt;
     const auto& rows = row_of(action).targets;
@@ -135,7 +391,7 @@ std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget 
     return fmt::format("{} acts on {}, not on {}", to_string(action), list, to_string(target));
 }
 
-std::string fault_action_needs(FaultAction action) { return row_of(action).needs; }
+std::optional<FaultTarget> fault_action_needs(FaultAction action) { return row_of(action).needs; }
 
 FaultOutage fault_outage(FaultAction action, FaultTarget target) {
     const TargetRow* r = target_row(action, target);
@@ -155,7 +411,7 @@ FaultTarget fault_target_of(const std::vector<FaultSpec>& faults, size_t index) 
     while (index < faults.size() && faults[index].target_of > 0 &&
            static_cast<size_t>(faults[index].target_of - 1) < index)
         index = static_cast<size_t>(faults[index].target_of - 1);
-    return index < faults.size() ? fault_target_kind(faults[index].target) : FaultTarget::role;
+    return index < faults.size() ? faults[index].target.kind : FaultTarget::role;
 }
 
 bool faults_cause(const std::vector<FaultSpec>& faults, FaultOutage outage) {
@@ -221,84 +477,6 @@ RecoverySpec recovery_from_json(const nlohmann::json& j) {
 
 bool disrupts(FaultAction a) { return row_of(a).disrupts; }
 
-namespace {
-
-bool is_server(const std::string& target) {
-    return target == "redis" || target == "redis-replica" || target == "redis-cache";
-}
-
-nlohmann::json text(std::string s) { return {{"text", std::move(s)}}; }
-
-// A server restarted on its port and data directory: what it had before, what it kept.
-nlohmann::json restart_server(const std::string& target, Control& c) {
-    const nlohmann::json before = c.describe(target);
-    const Nanos t0 = c.now();
-    if (!c.finished(target)) c.kill(target);
-    c.start(target);
-    const nlohmann::json after = c.describe(target);
-    const double ms = std::chrono::duration<double, std::milli>(c.now() - t0).count();
-    return {{"keys_before", before.value("keys", 0)},
-            {"keys_after", after.value("keys", 0)},
-            {"persistence", before.value("persistence", "")},
-            {"restart_ms", std::lround(ms)},
-            {"text", fmt::format("redis-server killed (SIGKILL, as `docker kill`; {}) and restarted on its port and "
-                                 "data dir in {:.0f} ms: keys {} → {}",
-                                 before.value("persistence", ""), ms, before.value("keys", 0), after.value("keys", 0))}};
-}
-
-}  // namespace
-
-nlohmann::json apply_fault(const FaultSpec& f, const std::string& target, Control& c) {
-    switch (f.action) {
-        case FaultAction::kill:
-            if (c.finished(target)) throw std::runtime_error(target + " is not running");
-            c.kill(target);
-            return text(fmt::format("{} killed (SIGKILL)", target));
-        case FaultAction::pause:
-            if (c.finished(target)) throw std::runtime_error(target + " is not running");
-            c.pause(target);
-            return text(fmt::format("{} paused (SIGSTOP)", target));
-        case FaultAction::resume:
-            if (!c.paused(target)) throw std::runtime_error(target + " is not paused");
-            c.resume(target);
-            return text(fmt::format("{} resumed (SIGCONT)", target));
-        case FaultAction::restart: {
-            if (target == "redis-replica") {  // after a failover: the old primary comes back
-                const Nanos t0 = c.now();
-                c.start(target);
-                return text(fmt::format("the old primary started again, empty; Sentinel made it a replica of the new "
-                                        "one and its first sync was done {:.0f} ms after the restart",
-                                        std::chrono::duration<double, std::milli>(c.now() - t0).count()));
-            }
-            if (is_server(target)) return restart_server(target, c);
-            if (target == "postgres") {  // the lab's own PostgreSQL: crash recovery on its data directory
-                const Nanos t0 = c.now();
-                if (!c.finished(target)) c.kill(target);
-                c.start(target);
-                return text(fmt::format("PostgreSQL killed (SIGKILL to the postmaster and every backend, as `docker "
-                                        "kill`) and restarted on its port and data dir; crash recovery done and "
-                                        "connections accepted {:.0f} ms after the kill",
-                                        std::chrono::duration<double, std::milli>(c.now() - t0).count()));
-            }
-            const bool was_running = !c.finished(target);
-            if (was_running) c.kill(target);
-            c.start(target);
-            nlohmann::json out = text(fmt::format("{} {}started under the same name", target,
-                                                  was_running ? "killed (SIGKILL) and " : ""));
-            out["killed"] = was_running;
-            return out;
-        }
-        case FaultAction::failover: return c.failover(target);
-        case FaultAction::drop_link: return c.drop_link(target);
-        case FaultAction::flood: return c.flood(target, f.bytes, f.value_bytes, f.db);
-        case FaultAction::snapshot: return c.snapshot(target);
-        case FaultAction::observe: {
-            nlohmann::json d = c.describe(target);
-            d["text"] = fmt::format("{}: {} keys ({})", target, d.value("keys", 0), d.value("persistence", ""));
-            return d;
-        }
-    }
-    throw std::logic_error("unknown fault action");
-}
+json apply_fault(const FaultSpec& f, const Target& target, Control& c) { return row_of(f.action).apply(f, target, c); }
 
 }  // namespace relab

@@ -1,16 +1,21 @@
 // The Control port: what a trial's supervisor does to the world around the roles. The supervisors
 // (engine/supervisor.cpp) are written once against it, for stream and idempotency labs alike: start
 // barrier and origin, fault schedule, drained check, stop. The real backend implements it over
-// processes, signals and redis-server; the simulator over fibers and its server models.
+// processes, signals and redis-server; the simulator over fibers and its server models. The faults
+// are built from a few primitives of it (fault/faults.cpp), as FoundationDB's workloads build
+// theirs from the simulator's kill, reboot and clog.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ports/ports.h"
+#include "ports/target.h"
 
 namespace relab {
 
@@ -26,35 +31,58 @@ public:
         draining,    // the group to drain: every entry delivered and acknowledged
         stopping,    // consumers to leave after the stop flag
         clients,     // an idempotency lab's clients to finish
+        fault,       // a fault's own wait (a snapshot to finish): only `until`
     };
     // Returns when something may have changed, at the latest at `until`; may return early.
     virtual void wait(Phase phase, std::optional<Nanos> until) = 0;
 
-    // --- roles, by actor name ---
-    // Its current process (or fiber) has ended: exited, or killed by the nemesis.
-    virtual bool finished(const std::string& actor) = 0;
     // Throws when a role ended badly by itself (not by a fault): the trial cannot be judged.
     virtual void check_roles() = 0;
-    virtual void kill(const std::string& actor) = 0;    // SIGKILL; returns once it is gone
-    virtual void pause(const std::string& actor) = 0;   // SIGSTOP
-    virtual void resume(const std::string& actor) = 0;  // SIGCONT
-    virtual void start(const std::string& actor) = 0;   // again, under the same name (after kill)
-    virtual bool paused(const std::string& actor) = 0;
 
-    // --- servers ("redis", "redis-replica") ---
-    // Each returns what happened as a fault record's details: "text" in words, and the figures.
-    // Kills the primary and waits for Sentinel to promote the replica.
-    virtual nlohmann::json failover(const std::string& server) = 0;
-    // Drops a server's link (the replica's replication link).
-    virtual nlohmann::json drop_link(const std::string& server) = 0;
-    // Writes `bytes` of cache keys into the server in values of `value_bytes` (a peak of cache
-    // traffic): evicted_keys, oom_errors, the memory policy.
-    // db >= 0: the keys go to that database of the same instance (SELECT db), not the lab's own.
-    virtual nlohmann::json flood(const std::string& server, int64_t bytes, int64_t value_bytes, int64_t db) = 0;
-    // BGSAVE, and waits for it to finish.
-    virtual nlohmann::json snapshot(const std::string& server) = 0;
-    // The server as it is now: "keys" (DBSIZE) and "persistence" ("appendonly yes" / "no").
-    virtual nlohmann::json describe(const std::string& server) = 0;
+    // --- the primitives: what the nemesis can do to a role or a server ---
+    // Every fault action is a composition of these, written once for both backends
+    // (fault/faults.cpp); a backend implements the primitives only.
+    // Its current process (or fiber, or server) has ended: exited, or killed by a fault.
+    virtual bool finished(const Target& t) = 0;
+    virtual void kill(const Target& t) = 0;    // SIGKILL (a server: as `docker kill`); returns once it is gone
+    virtual void pause(const Target& t) = 0;   // SIGSTOP: it stays connected and runs nothing
+    virtual void resume(const Target& t) = 0;  // SIGCONT
+    virtual bool paused(const Target& t) = 0;
+    // Starts it again after a kill: a role under the same name; a server on its port and data
+    // directory, returning once it serves what its persistence kept; "redis-replica": the old
+    // primary after a failover, returning once Sentinel made it the new primary's replica and its
+    // first sync is done.
+    virtual void start(const Target& t) = 0;
+    // Closes links, returning how many: "redis-replica": the primary's replication links; a role:
+    // its Redis connections (its tasks' too); "clients": every role's. The harness's own stay.
+    virtual int64_t drop_links(const Target& t) = 0;
+    // Sentinel's election, never a promotion by hand: the primary died at `killed_at`; returns once
+    // the sentinels promoted the replica, every one names it and it serves as the primary. What
+    // the election took: "switch_ms" from `killed_at` to the switch, the backend's own figures, and
+    // "text", the election in words.
+    virtual nlohmann::json promote(Nanos killed_at) = 0;
+    // Redis commands on a server ("redis", "redis-cache"), sent in one round trip; db >= 0: that
+    // database of the same instance, -1: the lab's own. Each reply as data: an integer is a number,
+    // a string or status a string, nil null, an array an array, an error {"error": message}.
+    using Command = std::vector<std::string>;
+    virtual std::vector<nlohmann::json> commands(const Target& server, int64_t db, const std::vector<Command>& batch) = 0;
+    nlohmann::json command(const Target& server, Command argv) { return commands(server, -1, {std::move(argv)}).at(0); }
+    // What a fault's record says of a server ("redis") before and after it.
+    struct ServerState {
+        int64_t keys = 0;            // DBSIZE
+        bool appendonly = false;     // its persistence
+        // A stream lab's group: its last-delivered-id (XINFO GROUPS), or why there is none to
+        // read ("(no group)", "(down)", "(unreadable: ...)"); empty in a lab of another kind.
+        std::string last_delivered;
+        std::string persistence() const { return appendonly ? "appendonly yes" : "appendonly no"; }
+    };
+    virtual ServerState describe(const Target& server) = 0;
+    // The key a lab names `logical` as the servers hold it (under the trial's prefix).
+    virtual std::string server_key(const std::string& logical) = 0;
+    // --- links, once a TCP proxy stands between the roles and the servers ---
+    // Delaying, partitioning and blackholing a link will be primitives here (delay(link, ms),
+    // partition(a, b), blackhole(link)), each implemented by the proxy on the real backend and by
+    // the connection models in the simulator; no fault action needs them yet.
 
     // --- an idempotency lab's keys, named without the trial's prefix ---
     virtual bool clients_ready() = 0;     // every client has said it is ready

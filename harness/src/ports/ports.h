@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ports/history_op.h"
+#include "ports/write_mode.h"
 
 namespace relab {
 
@@ -158,11 +159,6 @@ public:
     // WAIT numreplicas timeout: how many replicas acknowledged this connection's writes.
     virtual int64_t wait_replicas(int64_t replicas, Millis timeout);
 };
-
-// plain: UPDATE; cas: UPDATE ... AND version < v; upsert: INSERT ... ON CONFLICT (id) DO UPDATE ...
-// WHERE tmp_orders.version < EXCLUDED.version; insert_then_update: INSERT, and on a unique
-// violation (23505) a plain UPDATE of status and version (the naive "create or update").
-enum class WriteMode { plain, cas, upsert, insert_then_update };
 
 // A state write to the consumer-side table tmp_orders.
 struct OrderWrite {

@@ -382,4 +382,11 @@ void ChildProcess::terminate(std::chrono::milliseconds grace, int first_signal) 
     }
 }
 
+std::string self_executable() {
+    std::error_code ec;
+    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
+    return p.string();
+}
+
 }  // namespace relab

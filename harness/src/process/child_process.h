@@ -47,6 +47,8 @@ int exit_status_of(int wait_status);
 bool is_executable_file(const std::string& path);
 // The first executable "dir/name" over the directories of $PATH.
 std::optional<std::string> find_on_path(const std::string& name);
+// The running relab binary (/proc/self/exe): what role processes and child runs execute.
+std::string self_executable();
 
 class ChildProcess {
 public:

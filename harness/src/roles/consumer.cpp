@@ -499,9 +499,10 @@ private:
     // version, the row's fate and the inbox's decision.
     static nlohmann::json write_data(const OrderWrite& w, const WriteResult& res) {
         nlohmann::json wd = json_object("status", w.status, "mode", to_string(w.mode), "affected", res.affected, "sql", res.sql);
-        if (w.mode != WriteMode::plain) wd["version"] = w.version;
+        const WriteModeInfo& mode = write_mode_info(w.mode);
+        if (mode.sets_version) wd["version"] = w.version;
         if (!res.row_action.empty()) wd["row_action"] = res.row_action;
-        if (w.mode == WriteMode::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
+        if (mode.statement == WriteStatement::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
         if (w.dedupe) {
             // The job ran and decided: applied, or skipped as a copy of an event already applied.
             wd["dedupe"] = res.duplicate ? "skipped" : "applied";

@@ -7,72 +7,95 @@
 namespace relab {
 
 namespace {
-// Status strings come from scenario files; quote them as SQL literals.
-std::string quoted_status(const OrderWrite& w) {
-    std::string quoted = "'";
-    for (char c : w.status) {
-        if (c == '\'') quoted += '\'';
-        quoted += c;
+// Statuses and event types come from scenario files; quote them as SQL literals.
+std::string quoted(const std::string& text) {
+    std::string out = "'";
+    for (char c : text) {
+        if (c == '\'') out += '\'';
+        out += c;
     }
-    quoted += "'";
-    return quoted;
+    out += "'";
+    return out;
+}
+
+// " AND version < 2", or nothing without a guard.
+std::string guard_sql(const OrderUpdate& u, const std::string& version) {
+    if (u.guard == VersionGuard::none) return {};
+    return fmt::format(" AND version {} {}", guard_operator(u.guard), version);
 }
 }  // namespace
 
+OrderUpdate order_update(const OrderWrite& w) {
+    const WriteModeInfo& m = write_mode_info(w.mode);
+    OrderUpdate u{w.order, w.status, std::nullopt, m.guard, w.version};
+    if (m.sets_version) u.new_version = w.version;
+    return u;
+}
+
+OrderUpdate order_fallback_update(const OrderWrite& w) { return {w.order, w.status, w.version, VersionGuard::none, 0}; }
+
+std::string order_update_sql(const OrderUpdate& u) {
+    const std::string version = u.new_version ? fmt::format(", version = {}", *u.new_version) : std::string{};
+    return fmt::format("UPDATE tmp_orders SET status = {}{} WHERE id = {}{}", quoted(u.status), version, u.id,
+                       guard_sql(u, std::to_string(u.guard_version)));
+}
+
+PreparedSql order_update_prepared(const OrderUpdate& u) {
+    PreparedSql p{"", "", {u.status}};
+    auto param = [&](int64_t value) {
+        p.params.push_back(std::to_string(value));
+        return fmt::format("${}", p.params.size());
+    };
+    const std::string version = u.new_version ? param(*u.new_version) : std::string{};
+    const std::string id = param(u.id);
+    // The guard compares with the version the write sets (cas): one parameter for both.
+    std::string guard;
+    if (u.guard != VersionGuard::none)
+        guard = u.new_version && *u.new_version == u.guard_version ? version : param(u.guard_version);
+    // One prepared statement per shape: the values are its parameters.
+    p.name = fmt::format("relab_update{}{}", version.empty() ? "" : "_version",
+                         guard.empty() ? "" : fmt::format("_guard{}{}", static_cast<int>(u.guard), guard == version ? "" : "_own"));
+    p.definition = fmt::format("UPDATE tmp_orders SET status = $1{} WHERE id = {}{}",
+                               version.empty() ? "" : ", version = " + version, id, guard_sql(u, guard));
+    return p;
+}
+
+std::string order_insert_sql(const OrderRow& row) {
+    return fmt::format("INSERT INTO tmp_orders (id, status, version) VALUES ({}, {}, {})", row.id, quoted(row.status),
+                       row.version);
+}
+
+std::string order_upsert_sql(const OrderRow& row, VersionGuard g) {
+    return order_insert_sql(row) +
+           fmt::format(" ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, version = EXCLUDED.version WHERE "
+                       "tmp_orders.version {} EXCLUDED.version",
+                       guard_operator(g));
+}
+
 std::string order_write_sql(const OrderWrite& w) {
-    const std::string quoted = quoted_status(w);
-    switch (w.mode) {
-        case WriteMode::plain: return fmt::format("UPDATE tmp_orders SET status = {} WHERE id = {}", quoted, w.order);
-        case WriteMode::cas:
-            return fmt::format("UPDATE tmp_orders SET status = {}, version = {} WHERE id = {} AND version < {}",
-                               quoted, w.version, w.order, w.version);
-        case WriteMode::upsert:
-            return fmt::format(
-                "INSERT INTO tmp_orders (id, status, version) VALUES ({}, {}, {}) ON CONFLICT (id) DO UPDATE SET "
-                "status = EXCLUDED.status, version = EXCLUDED.version WHERE tmp_orders.version < EXCLUDED.version",
-                w.order, quoted, w.version);
-        case WriteMode::insert_then_update:
-            return fmt::format("INSERT INTO tmp_orders (id, status, version) VALUES ({}, {}, {})", w.order, quoted,
-                               w.version);
+    const WriteModeInfo& m = write_mode_info(w.mode);
+    switch (m.statement) {
+        case WriteStatement::update: return order_update_sql(order_update(w));
+        case WriteStatement::upsert: return order_upsert_sql(OrderRow{w.order, w.status, w.version}, m.guard);
+        case WriteStatement::insert_then_update: return order_insert_sql(OrderRow{w.order, w.status, w.version});
     }
     return {};
 }
 
 std::string batched_write_sql(const OrderWrite& w) {
-    if (w.dedupe || (w.mode != WriteMode::plain && w.mode != WriteMode::cas))
-        throw std::logic_error("write_states: only plain and CAS writes without the inbox go in one batch");
+    if (w.dedupe || write_mode_info(w.mode).statement != WriteStatement::update)
+        throw std::logic_error("write_states: only UPDATEs without the inbox go in one batch");
     return order_write_sql(w);
 }
 
-std::optional<PreparedSql> order_write_prepared(const OrderWrite& w) {
-    switch (w.mode) {
-        case WriteMode::plain:
-            return PreparedSql{"relab_write_plain", "UPDATE tmp_orders SET status = $1 WHERE id = $2",
-                               {w.status, std::to_string(w.order)}};
-        case WriteMode::cas:
-            return PreparedSql{"relab_write_cas",
-                               "UPDATE tmp_orders SET status = $1, version = $2 WHERE id = $3 AND version < $2",
-                               {w.status, std::to_string(w.version), std::to_string(w.order)}};
-        case WriteMode::upsert:
-        case WriteMode::insert_then_update: return std::nullopt;
-    }
-    return std::nullopt;
-}
-
-std::string order_fallback_update_sql(const OrderWrite& w) {
-    return fmt::format("UPDATE tmp_orders SET status = {}, version = {} WHERE id = {}", quoted_status(w), w.version,
-                       w.order);
+std::string inbox_insert_sql(const OrderWrite& w) {
+    return fmt::format("INSERT INTO tmp_inbox (aggregate_id, version) VALUES ({}, {}) ON CONFLICT DO NOTHING", w.order,
+                       w.event_version);
 }
 
 std::string side_effect_sql(int64_t order, const std::string& event_type, int64_t version) {
-    std::string quoted = "'";
-    for (char c : event_type) {
-        if (c == '\'') quoted += '\'';
-        quoted += c;
-    }
-    quoted += "'";
     return fmt::format("INSERT INTO tmp_side_effects (order_id, event_type, version) VALUES ({}, {}, {}) RETURNING seq",
-                       order, quoted, version);
+                       order, quoted(event_type), version);
 }
 
 }  // namespace relab

@@ -8,33 +8,45 @@
 
 namespace relab {
 
-// The statement a consumer's write runs, exactly as the article prints it. The real OrderStore
-// executes this text; the simulator records it.
+// The statements of a consumer's write, as text exactly as the article prints it: the real
+// OrderStore executes this text, the simulator records it. Each is built from the mode's row
+// (ports/write_mode.h):
 //   plain: UPDATE tmp_orders SET status = 'paid' WHERE id = 42
 //   cas:   UPDATE tmp_orders SET status = 'paid', version = 2 WHERE id = 42 AND version < 2
 //   upsert: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2) ON CONFLICT (id)
 //           DO UPDATE SET status = EXCLUDED.status, version = EXCLUDED.version
 //           WHERE tmp_orders.version < EXCLUDED.version
 //   insert_then_update: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2)
-//           (its fallback after a unique violation is order_fallback_update_sql)
+//           (its fallback after a unique violation is order_fallback_update)
+
+// The UPDATE of a write whose mode's statement is one: its status, and its version and guard when
+// the mode has them.
+OrderUpdate order_update(const OrderWrite& w);
+// insert_then_update's second statement, after its INSERT failed with 23505: status and version,
+// no guard: UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42
+OrderUpdate order_fallback_update(const OrderWrite& w);
+std::string order_update_sql(const OrderUpdate& u);
+std::string order_insert_sql(const OrderRow& row);
+std::string order_upsert_sql(const OrderRow& row, VersionGuard g);
+// The first (for most modes the only) statement a write runs.
 std::string order_write_sql(const OrderWrite& w);
 // One write of a read committed as one transaction (write.commit "batch"): order_write_sql, after
-// checking it is a plain or CAS write without the inbox (the loader allows no other); throws
+// checking it is an UPDATE without the inbox (the loader allows no other); throws
 // std::logic_error otherwise.
 std::string batched_write_sql(const OrderWrite& w);
-// The same plain or CAS write as a statement with parameters ($1 the status, then the numbers as
-// text), which the real OrderStore prepares once per connection and runs with `params`: the
-// per-event path of a load lab. With each $n replaced by its value (the status quoted) it reads
-// exactly as order_write_sql. nullopt for the other modes, which run as text.
+// An UPDATE as a statement with parameters ($1 the status, then the numbers as text), which the
+// real OrderStore prepares once per connection and runs with `params`: the per-event path of a
+// load lab. With each $n replaced by its value (the status quoted) it reads exactly as
+// order_update_sql.
 struct PreparedSql {
     std::string name;
     std::string definition;
     std::vector<std::string> params;
 };
-std::optional<PreparedSql> order_write_prepared(const OrderWrite& w);
-// insert_then_update's second statement, after its INSERT failed with 23505: a plain UPDATE of
-//   status and version, no guard: UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42
-std::string order_fallback_update_sql(const OrderWrite& w);
+PreparedSql order_update_prepared(const OrderUpdate& u);
+// The inbox's claim on an event (write.dedupe): INSERT INTO tmp_inbox (aggregate_id, version)
+// VALUES (42, 2) ON CONFLICT DO NOTHING
+std::string inbox_insert_sql(const OrderWrite& w);
 // A job's side effect: INSERT INTO tmp_side_effects (order_id, event_type, version) VALUES (42,
 // 'paid', 2) RETURNING seq
 std::string side_effect_sql(int64_t order, const std::string& event_type, int64_t version);

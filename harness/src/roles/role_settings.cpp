@@ -87,45 +87,26 @@ void read_array(const json& j, const char* name, std::vector<T>& out, F from) {
     for (const auto& x : j.at(name)) out.push_back(from(x));
 }
 
-template <class E>
-struct EnumName {
-    E value;
-    const char* name;
-};
-
-template <class E, size_t N>
-const char* enum_name(E v, const EnumName<E> (&names)[N]) {
-    for (const auto& n : names)
-        if (n.value == v) return n.name;
-    throw std::logic_error("role settings: an enum value without a name");
+// Enums by the names of their tables (util/enum_names.h): the scenario files' spelling.
+template <class Table, class E>
+std::string enum_name(E v, const Table& names) {
+    return std::string(name_in(names, v));
 }
 
-template <class E, size_t N>
-void read_enum(const json& j, const char* name, E& out, const EnumName<E> (&names)[N]) {
+template <class Table, class E>
+void read_enum(const json& j, const char* name, E& out, const Table& names) {
     std::string text;
     read(j, name, text);
-    for (const auto& n : names)
-        if (text == n.name) {
-            out = n.value;
-            return;
-        }
-    throw std::invalid_argument(std::string("role settings: field '") + name + "': unknown value '" + text + "'");
+    const auto value = value_named(names, text);
+    if (!value)
+        throw std::invalid_argument(std::string("role settings: field '") + name + "': unknown value '" + text + "'");
+    out = *value;
 }
 
-const EnumName<WriteMode> kWriteModes[] = {{WriteMode::plain, "plain"},
-                                           {WriteMode::cas, "cas"},
-                                           {WriteMode::upsert, "upsert"},
-                                           {WriteMode::insert_then_update, "insert_then_update"}};
-const EnumName<VersionSource> kVersionSources[] = {{VersionSource::event, "event"},
-                                                   {VersionSource::entry_id, "entry_id"}};
 const EnumName<DispatchOrder> kDispatchOrders[] = {{DispatchOrder::naive, "naive"}, {DispatchOrder::per_key, "per_key"}};
 const EnumName<DispatchMark> kDispatchMarks[] = {{DispatchMark::row, "row"}, {DispatchMark::round, "round"}};
 const EnumName<DispatchClaim> kDispatchClaims[] = {{DispatchClaim::none, "none"},
                                                    {DispatchClaim::skip_locked, "skip_locked"}};
-const EnumName<WriteDedupe> kWriteDedupes[] = {{WriteDedupe::none, "none"},
-                                               {WriteDedupe::aggregate_version, "aggregate_version"}};
-const EnumName<WriteSpec::Commit> kWriteCommits[] = {{WriteSpec::Commit::each, "each"},
-                                                     {WriteSpec::Commit::batch, "batch"}};
 const EnumName<StoreOutages> kStoreOutages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
                                                 {StoreOutages::scheduled, "scheduled"}};
 
@@ -162,19 +143,19 @@ EventSpec event_from(const json& j) {
 }
 
 json to(const WriteSpec& w) {
-    return {{"mode", enum_name(w.mode, kWriteModes)},
-            {"version_source", enum_name(w.version_source, kVersionSources)},
+    return {{"mode", enum_name(w.mode, k_write_modes)},
+            {"version_source", enum_name(w.version_source, k_version_sources)},
             {"side_effect", w.side_effect},
-            {"dedupe", enum_name(w.dedupe, kWriteDedupes)},
-            {"commit", enum_name(w.commit, kWriteCommits)}};
+            {"dedupe", enum_name(w.dedupe, k_write_dedupes)},
+            {"commit", enum_name(w.commit, k_write_commits)}};
 }
 WriteSpec write_from(const json& j) {
     WriteSpec w;
-    read_enum(j, "mode", w.mode, kWriteModes);
-    read_enum(j, "version_source", w.version_source, kVersionSources);
+    read_enum(j, "mode", w.mode, k_write_modes);
+    read_enum(j, "version_source", w.version_source, k_version_sources);
     read(j, "side_effect", w.side_effect);
-    read_enum(j, "dedupe", w.dedupe, kWriteDedupes);
-    read_enum(j, "commit", w.commit, kWriteCommits);
+    read_enum(j, "dedupe", w.dedupe, k_write_dedupes);
+    read_enum(j, "commit", w.commit, k_write_commits);
     return w;
 }
 

@@ -56,12 +56,63 @@ void read_recovery_fields(const Reader& r, const json& v, const std::string& pat
 }
 
 // How a lab gets each server it may fault, for the error naming it.
-std::string how_to_get(const std::string& target) {
-    if (target == "redis") return "give the lab \"servers\": {\"redis\": {...}}";
-    if (target == "redis-replica") return "give the lab \"servers\": {\"replica\": true}";
-    if (target == "redis-cache") return "give the lab \"servers\": {\"cache\": {...}}";
-    if (target == "postgres") return "give the lab \"servers\": {\"postgres\": {...}}";
+std::string how_to_get(FaultTarget target) {
+    switch (target) {
+        case FaultTarget::redis: return "give the lab \"servers\": {\"redis\": {...}}";
+        case FaultTarget::redis_replica: return "give the lab \"servers\": {\"replica\": true}";
+        case FaultTarget::redis_cache: return "give the lab \"servers\": {\"cache\": {...}}";
+        case FaultTarget::postgres: return "give the lab \"servers\": {\"postgres\": {...}}";
+        case FaultTarget::role:
+        case FaultTarget::clients: break;
+    }
     return "";
+}
+
+// Why a fault may not name a server the lab lacks: a fault changes a server for everyone on it.
+std::string missing_server(FaultTarget target) {
+    if (target == FaultTarget::redis)
+        return "a fault on \"redis\" needs the lab's own server: add \"servers\" (a fault changes a server for "
+               "everyone on it)";
+    if (target == FaultTarget::redis_replica) return "needs a replica: \"servers\": {\"replica\": true}";
+    if (target == FaultTarget::postgres)
+        return "a fault on \"postgres\" needs the lab's own PostgreSQL (the run's is never faulted): " + how_to_get(target);
+    return "a fault on " + to_string(target) + " needs the lab's own server: " + how_to_get(target);
+}
+
+// The lab's roles and its servers, by name, and "clients" (every Redis connection of its roles).
+struct LabTargets {
+    std::vector<std::string> roles, servers, all;
+    explicit LabTargets(const std::vector<std::string>& actors) {
+        for (const auto& a : actors) (fault_target_kind(a) == FaultTarget::role ? roles : servers).push_back(a);
+        servers.push_back("clients");
+        all = roles;
+        all.insert(all.end(), servers.begin(), servers.end());
+    }
+    bool has(const std::string& name) const { return std::find(all.begin(), all.end(), name) != all.end(); }
+    bool has(FaultTarget kind) const {
+        return std::any_of(servers.begin(), servers.end(), [&](const std::string& s) { return fault_target_kind(s) == kind; });
+    }
+};
+
+// "target": resolved once, here, into a typed target ("matched": known when the fault fires).
+void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultSpec& f) {
+    const std::string name = o.req_string("target");
+    if (name == "matched") {
+        if (!f.trigger.after)
+            r.fail(o.path("target"), "\"matched\" needs an \"after\" trigger: it is the actor of the record that "
+                                     "trigger matched");
+        f.matched = true;
+        return;
+    }
+    f.target = fault_target_named(name);
+    // Reads only: the run's server will do when the lab has none of its own.
+    const bool reads_only = f.action == FaultAction::observe && f.target.kind == FaultTarget::redis;
+    if (reads_only || lab.has(name)) return;
+    if (!f.target.is_role()) r.fail(o.path("target"), missing_server(f.target.kind));
+    r.expected(o.path("target"),
+               fmt::format("a role of this lab ({}), a server of it or its roles' connections ({}), or \"matched\"",
+                           quoted_list(lab.roles), quoted_list(lab.servers)),
+               o.at("target"));
 }
 
 }  // namespace
@@ -76,12 +127,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
                                    const std::vector<std::string>& actors) {
     std::vector<FaultSpec> out;
     r.array(v, path, false);
-    // The lab's roles, its servers, and "clients" (every Redis connection of its roles).
-    std::vector<std::string> roles, servers;
-    for (const auto& a : actors) (fault_target_kind(a) == FaultTarget::role ? roles : servers).push_back(a);
-    servers.push_back("clients");
-    std::vector<std::string> targets = roles;
-    targets.insert(targets.end(), servers.begin(), servers.end());
+    const LabTargets lab(actors);
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
@@ -148,34 +194,12 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
             r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role or server: {}; or \"matched\", the "
                                          "actor whose record the after trigger matched) or \"target_of\" (the "
                                          "1-based index of an earlier fault whose target this one acts on)",
-                                         quoted_list(targets)));
+                                         quoted_list(lab.all)));
         if (o.has("target_of")) {
             if (i == 0) r.fail(o.path("target_of"), "names an earlier fault (1-based); this is the first fault");
             f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
         } else {
-            f.target = o.req_string("target");
-            if (f.target == "matched") {
-                if (!t.after) r.fail(o.path("target"), "\"matched\" needs an \"after\" trigger: it is the actor of the "
-                                                         "record that trigger matched");
-            } else if (f.action == FaultAction::observe && f.target == "redis") {
-                // Reads only: the run's server will do when the lab has none of its own.
-            } else if (fault_target_kind(f.target) != FaultTarget::role &&
-                       std::find(targets.begin(), targets.end(), f.target) == targets.end()) {
-                r.fail(o.path("target"),
-                       f.target == "redis"
-                           ? "a fault on \"redis\" needs the lab's own server: add \"servers\" (a fault changes a "
-                             "server for everyone on it)"
-                       : f.target == "redis-replica"
-                           ? "needs a replica: \"servers\": {\"replica\": true}"
-                           : "a fault on \"postgres\" needs the lab's own PostgreSQL (the run's is never faulted): " +
-                                 how_to_get(f.target));
-            } else if (std::find(targets.begin(), targets.end(), f.target) == targets.end()) {
-                r.expected(o.path("target"),
-                           fmt::format("a role of this lab ({}), a server of it or its roles' connections ({}), "
-                                       "or \"matched\"",
-                                       quoted_list(roles), quoted_list(servers)),
-                           o.at("target"));
-            }
+            read_target(r, o, lab, f);
         }
         // What each action may act on is fault/faults.cpp's table.
         out.push_back(f);
@@ -183,10 +207,10 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
         out.pop_back();
         if (auto refusal = fault_target_refusal(f.action, kind))
             r.fail(o.path(o.has("target") ? "target" : "target_of"), *refusal);
-        const std::string needs = fault_action_needs(f.action);
-        if (!needs.empty() && std::find(targets.begin(), targets.end(), needs) == targets.end())
-            r.fail(o.path("action"), fmt::format("{} needs \"{}\" in the lab: {}", to_string(f.action), needs,
-                                                 how_to_get(needs)));
+        const std::optional<FaultTarget> needs = fault_action_needs(f.action);
+        if (needs && !lab.has(*needs))
+            r.fail(o.path("action"), fmt::format("{} needs {} in the lab: {}", to_string(f.action), to_string(*needs),
+                                                 how_to_get(*needs)));
         if (kind == FaultTarget::redis_replica && f.action == FaultAction::restart &&
             std::none_of(out.begin(), out.end(), [](const FaultSpec& e) { return e.action == FaultAction::failover; }))
             r.fail(o.path("action"), "restarting \"redis-replica\" brings the old primary back after a failover: "

@@ -193,6 +193,11 @@ public:
             return v.get<std::string>();
         m_r.expected(path(key), "one of " + quoted_list(choices), v);
     }
+    // One of the names of `table` (rows of {value, name}, util/enum_names.h), as its value.
+    template <class Table, class E>
+    E opt_named(const std::string& key, E fallback, const Table& table) const {
+        return *value_named(table, opt_choice(key, std::string(name_in(table, fallback)), names_in(table)));
+    }
 
 private:
     const Reader& m_r;

@@ -332,21 +332,12 @@ std::map<std::string, int64_t> read_job_cost(const Reader& r, const json& v, con
 
 WriteSpec read_write(const Object& o) {
     WriteSpec w;
-    const std::string mode = o.opt_choice("mode", "plain", {"plain", "cas", "upsert", "insert_then_update"});
-    w.mode = mode == "cas"                  ? WriteMode::cas
-             : mode == "upsert"             ? WriteMode::upsert
-             : mode == "insert_then_update" ? WriteMode::insert_then_update
-                                            : WriteMode::plain;
+    w.mode = o.opt_named("mode", w.mode, k_write_modes);
     w.side_effect = opt_true_false(o, "side_effect", false);
-    w.version_source = o.opt_choice("version_source", "event", {"event", "entry_id"}) == "entry_id"
-                           ? VersionSource::entry_id
-                           : VersionSource::event;
-    w.dedupe = o.opt_choice("dedupe", "none", {"none", "aggregate_version"}) == "aggregate_version"
-                   ? WriteDedupe::aggregate_version
-                   : WriteDedupe::none;
-    w.commit = o.opt_choice("commit", "each", {"each", "batch"}) == "batch" ? WriteSpec::Commit::batch
-                                                                            : WriteSpec::Commit::each;
-    if (w.version_source == VersionSource::entry_id && w.mode != WriteMode::cas)
+    w.version_source = o.opt_named("version_source", w.version_source, k_version_sources);
+    w.dedupe = o.opt_named("dedupe", w.dedupe, k_write_dedupes);
+    w.commit = o.opt_named("commit", w.commit, k_write_commits);
+    if (w.version_source == VersionSource::entry_id && !is_guarded_update(w.mode))
         o.reader().fail(o.path("version_source"),
                         "\"entry_id\" is a CAS version and requires \"mode\": \"cas\", got mode \"" +
                             to_string(w.mode) + "\"");
@@ -653,167 +644,183 @@ RecordMatch read_match(const Object& o) {
     return m;
 }
 
-const std::vector<std::string> k_idem_count_names = {"sends",      "orders", "duplicates", "created",
-                                                     "replays",    "conflicts", "mismatches", "layer4",
-                                                     "errors",     "leaks",  "unanswered", "vanished"};
-
-// Terms that hold in one trial. `names` maps each term to its key in this object (the top level
-// keeps the older names every_trial_has / every_trial_stream).
-struct TermKeys {
-    std::string has = "has", stream = "stream";
-};
-
-void read_terms(const Object& o, LabKind kind, const TermKeys& keys, TrialTerms& t) {
+// "stream": ["42:paid", "42:created"], the stream as XRANGE returns it.
+void read_stream_order(const Object& o, const std::string& key, std::vector<std::string>& out) {
     const Reader& r = o.reader();
-    auto workload_only = [&](const std::string& key) {
-        if (kind == LabKind::sessions)
-            r.fail(o.path(key), "applies only to kind \"workload\" (sessions have no trial history)");
-    };
-    if (o.has(keys.stream)) {
-        workload_only(keys.stream);
-        const json& list = r.array(o.at(keys.stream), o.path(keys.stream), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            const std::string item = r.string(list[i], child(o.path(keys.stream), i), true);
-            const auto colon = item.find(':');
-            if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-                r.expected(child(o.path(keys.stream), i), "\"order:type\", e.g. \"42:paid\"", list[i]);
-            t.stream.push_back(item);
-        }
-    }
-    if (o.has("publish_delay_ms")) {
-        workload_only("publish_delay_ms");
-        const json& list = r.array(o.at("publish_delay_ms"), o.path("publish_delay_ms"), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            Object d(r, list[i], child(o.path("publish_delay_ms"), i), {"order", "min", "max"});
-            // In µs the checker compares them with, they must fit.
-            DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0, k_int64_max / 1000),
-                         d.req_int("max", 0, k_int64_max / 1000)};
-            if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
-            t.publish_delay_ms.push_back(b);
-        }
-    }
-    auto read_matches = [&](const std::string& key, std::vector<RecordMatch>& out) {
-        if (!o.has(key)) return;
-        workload_only(key);
-        const json& list = r.array(o.at(key), o.path(key), true);
-        for (size_t i = 0; i < list.size(); ++i)
-            out.push_back(read_match(Object(r, list[i], child(o.path(key), i), {"op", "actor", "fields", "bands"})));
-    };
-    read_matches(keys.has, t.has);
-    read_matches("never", t.never);
-    if (o.has("sequence")) {
-        workload_only("sequence");
-        const json& list = r.array(o.at("sequence"), o.path("sequence"), true);
-        for (size_t i = 0; i < list.size(); ++i) {
-            const Object step(r, list[i], child(o.path("sequence"), i),
-                              {"op", "actor", "fields", "bands", "gap_ms", "from_step", "same_as"});
-            SequenceStep s;
-            s.match = read_match(step);
-            if (step.has("gap_ms")) {
-                if (i == 0) r.fail(step.path("gap_ms"), "the first step has no previous step to be later than");
-                s.gap_ms = read_band(r, step.at("gap_ms"), step.path("gap_ms"), "gap_ms");
-                s.from_step = static_cast<int>(step.opt_int("from_step", 0, 1, static_cast<int64_t>(i)));
-            } else if (step.has("from_step")) {
-                r.fail(step.path("from_step"), "from_step needs gap_ms: it names the step the gap counts from");
-            }
-            if (step.has("same_as")) {
-                if (i == 0) r.fail(step.path("same_as"), "the first step has no earlier step to be the same as");
-                const Object same(r, step.at("same_as"), step.path("same_as"), {"step", "fields"});
-                s.same_as_step = static_cast<int>(same.req_int("step", 1, static_cast<int64_t>(i)));
-                s.same_fields = r.strings(same.at("fields"), same.path("fields"));
-                if (s.same_fields.empty()) r.fail(same.path("fields"), "name at least one field, e.g. [\"entry\"]");
-            }
-            t.sequence.push_back(std::move(s));
-        }
-    }
-    if (o.has("final")) {
-        workload_only("final");
-        const json& v = o.at("final");
-        if (!v.is_object() || v.empty()) r.expected(o.path("final"), "an object of order id: status, e.g. {\"42\": \"created\"}", v);
-        for (const auto& [order, status] : v.items()) {
-            int64_t id = 0;
-            try {
-                size_t used = 0;
-                id = std::stoll(order, &used);
-                if (used != order.size()) throw std::invalid_argument(order);
-            } catch (const std::exception&) {
-                r.expected(child(o.path("final"), order), "an order id as the key, e.g. \"42\"", json(order));
-            }
-            t.final_status[id] = r.string(status, child(o.path("final"), order), true);
-        }
-    }
-    if (o.has("stale_overwrite")) {
-        workload_only("stale_overwrite");
-        const json& v = o.at("stale_overwrite");
-        const json list = v.is_array() ? v : json::array({v});
-        for (size_t i = 0; i < list.size(); ++i) {
-            const std::string path = v.is_array() ? child(o.path("stale_overwrite"), i) : o.path("stale_overwrite");
-            Object so(r, list[i], path, {"order", "by", "over"});
-            t.stale_overwrites.push_back({so.req_int("order", k_int64_min), so.req_string("by"), so.req_string("over")});
-        }
-    }
-    // A count of the trial's accounting: a band, or a bare count meaning exactly that ("lost": 0).
-    auto read_count_band = [&](const std::string& key, const std::string& what, std::optional<Band>& out) {
-        if (!o.has(key)) return;
-        workload_only(key);
-        const json& v = o.at(key);
-        if (v.is_number_integer()) {
-            const int64_t n = r.integer(v, o.path(key), 0, k_int64_max);
-            out = Band{n, n};
-        } else if (v.is_object()) {
-            out = read_band(r, v, o.path(key), what);
-        } else {
-            r.expected(o.path(key), "a count such as 0, or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}", v);
-        }
-    };
-    read_count_band("lost", "lost entries", t.lost);
-    read_count_band("duplicated", "duplicated entries", t.duplicated);
-    read_count_band("redelivered", "entries redelivered after ack", t.redelivered);
-    read_count_band("unexpected", "unexpected entries", t.unexpected);
-    read_count_band("processed_once", "entries processed once", t.processed_once);
-    read_count_band("reordered", "stale overwrites", t.reordered);
-    read_count_band("unapplied", "entries whose every write was refused", t.unapplied);
-    read_count_band("side_effects_out_of_order", "orders with side effects out of version order",
-                    t.side_effects_out_of_order);
-    read_count_band("republished", "events published again", t.republished);
-    read_count_band("reapplied", "events written again", t.reapplied);
-    read_count_band("skipped", "entries skipped as duplicates", t.skipped);
-    if (o.has("counts")) {
-        workload_only("counts");
-        Object counts(r, o.at("counts"), o.path("counts"), k_idem_count_names);
-        for (const auto& name : k_idem_count_names)
-            if (counts.has(name)) t.counts[name] = read_band(r, counts.at(name), counts.path(name), name);
-    }
-    if (o.has("load")) {
-        workload_only("load");
-        const std::vector<std::string>& figures = load_figure_names();
-        Object load(r, o.at("load"), o.path("load"), figures);
-        for (const auto& name : figures)
-            if (load.has(name)) t.load[name] = read_band(r, load.at(name), load.path(name), name);
-    }
-    if (o.has("soak")) {
-        workload_only("soak");
-        const std::vector<std::string>& figures = soak_figure_names();
-        Object soak(r, o.at("soak"), o.path("soak"), figures);
-        for (const auto& name : figures)
-            if (soak.has(name)) t.soak[name] = read_band(r, soak.at(name), soak.path(name), name);
+    const json& list = r.array(o.at(key), o.path(key), false);
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string item = r.string(list[i], child(o.path(key), i), true);
+        const auto colon = item.find(':');
+        if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+            r.expected(child(o.path(key), i), "\"order:type\", e.g. \"42:paid\"", list[i]);
+        out.push_back(item);
     }
 }
 
-const std::vector<std::string> k_term_fields = {"final",       "stale_overwrite", "lost",           "duplicated",
-                                                "redelivered", "unexpected",      "processed_once", "reordered",
-                                                "unapplied",
-                                                "side_effects_out_of_order",
-                                                "never",       "sequence",        "publish_delay_ms", "counts",
-                                                "republished", "reapplied",       "skipped",  "load", "soak"};
+// "publish_delay_ms": [{"order", "min", "max"}, ...].
+void read_publish_delays(const Object& o, const std::string& key, std::vector<DelayBound>& out) {
+    const Reader& r = o.reader();
+    const json& list = r.array(o.at(key), o.path(key), false);
+    for (size_t i = 0; i < list.size(); ++i) {
+        Object d(r, list[i], child(o.path(key), i), {"order", "min", "max"});
+        // In µs the checker compares them with, they must fit.
+        DelayBound b{d.req_int("order", k_int64_min), d.req_int("min", 0, k_int64_max / 1000),
+                     d.req_int("max", 0, k_int64_max / 1000)};
+        if (b.min_ms > b.max_ms) r.fail(d.path("max"), fmt::format("expected at least min ({}), got {}", b.min_ms, b.max_ms));
+        out.push_back(b);
+    }
+}
+
+void read_matches(const Object& o, const std::string& key, std::vector<RecordMatch>& out) {
+    const Reader& r = o.reader();
+    const json& list = r.array(o.at(key), o.path(key), true);
+    for (size_t i = 0; i < list.size(); ++i)
+        out.push_back(read_match(Object(r, list[i], child(o.path(key), i), {"op", "actor", "fields", "bands"})));
+}
+
+// A step of "sequence" after `index` others: its record, and its gap_ms / from_step / same_as.
+SequenceStep read_sequence_step(const Object& step, size_t index) {
+    const Reader& r = step.reader();
+    SequenceStep s;
+    s.match = read_match(step);
+    if (step.has("gap_ms")) {
+        if (index == 0) r.fail(step.path("gap_ms"), "the first step has no previous step to be later than");
+        s.gap_ms = read_band(r, step.at("gap_ms"), step.path("gap_ms"), "gap_ms");
+        s.from_step = static_cast<int>(step.opt_int("from_step", 0, 1, static_cast<int64_t>(index)));
+    } else if (step.has("from_step")) {
+        r.fail(step.path("from_step"), "from_step needs gap_ms: it names the step the gap counts from");
+    }
+    if (step.has("same_as")) {
+        if (index == 0) r.fail(step.path("same_as"), "the first step has no earlier step to be the same as");
+        const Object same(r, step.at("same_as"), step.path("same_as"), {"step", "fields"});
+        s.same_as_step = static_cast<int>(same.req_int("step", 1, static_cast<int64_t>(index)));
+        s.same_fields = r.strings(same.at("fields"), same.path("fields"));
+        if (s.same_fields.empty()) r.fail(same.path("fields"), "name at least one field, e.g. [\"entry\"]");
+    }
+    return s;
+}
+
+void read_sequence(const Object& o, const std::string& key, std::vector<SequenceStep>& out) {
+    const Reader& r = o.reader();
+    const json& list = r.array(o.at(key), o.path(key), true);
+    for (size_t i = 0; i < list.size(); ++i)
+        out.push_back(read_sequence_step(Object(r, list[i], child(o.path(key), i),
+                                                {"op", "actor", "fields", "bands", "gap_ms", "from_step", "same_as"}),
+                                         i));
+}
+
+// "final": {"42": "created"}.
+void read_final(const Object& o, const std::string& key, std::map<int64_t, std::string>& out) {
+    const Reader& r = o.reader();
+    const json& v = o.at(key);
+    if (!v.is_object() || v.empty()) r.expected(o.path(key), "an object of order id: status, e.g. {\"42\": \"created\"}", v);
+    for (const auto& [order, status] : v.items()) {
+        int64_t id = 0;
+        try {
+            size_t used = 0;
+            id = std::stoll(order, &used);
+            if (used != order.size()) throw std::invalid_argument(order);
+        } catch (const std::exception&) {
+            r.expected(child(o.path(key), order), "an order id as the key, e.g. \"42\"", json(order));
+        }
+        out[id] = r.string(status, child(o.path(key), order), true);
+    }
+}
+
+// "stale_overwrite": {"order", "by", "over"}, or a list of them.
+void read_stale_overwrites(const Object& o, const std::string& key, std::vector<StaleOverwrite>& out) {
+    const json& v = o.at(key);
+    const json list = v.is_array() ? v : json::array({v});
+    for (size_t i = 0; i < list.size(); ++i) {
+        const std::string path = v.is_array() ? child(o.path(key), i) : o.path(key);
+        Object so(o.reader(), list[i], path, {"order", "by", "over"});
+        out.push_back({so.req_int("order", k_int64_min), so.req_string("by"), so.req_string("over")});
+    }
+}
+
+// A band on a figure of the trial, or a bare count meaning exactly that ("lost": 0).
+Band read_count_band(const Object& o, const std::string& key, std::string_view counts) {
+    const Reader& r = o.reader();
+    const json& v = o.at(key);
+    if (v.is_number_integer()) {
+        const int64_t n = r.integer(v, o.path(key), 0, k_int64_max);
+        return Band{n, n};
+    }
+    if (!v.is_object())
+        r.expected(o.path(key), "a count such as 0, or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}", v);
+    return read_band(r, v, o.path(key), std::string(counts));
+}
+
+// {"figure": band, ...} over one of the trial's figure tables.
+void read_figure_bands(const Object& o, const std::string& key, const std::vector<std::string>& figures,
+                       TrialTerms::FigureBands& out) {
+    const Object bands(o.reader(), o.at(key), o.path(key), figures);
+    for (const auto& name : figures)
+        if (bands.has(name)) out[name] = read_band(o.reader(), bands.at(name), bands.path(name), name);
+}
+
+void read_term(const TermRow& row, const Object& o, const std::string& key, TrialTerms& t) {
+    switch (row.shape) {
+        case TermShape::final_status: return read_final(o, key, t.final_status);
+        case TermShape::stale_overwrites: return read_stale_overwrites(o, key, t.stale_overwrites);
+        case TermShape::figure: t.bands[std::string(row.name)] = read_count_band(o, key, row.counts); return;
+        case TermShape::figures: return read_figure_bands(o, key, figure_names(row.table), t.figure_bands(row));
+        case TermShape::has: return read_matches(o, key, t.has);
+        case TermShape::never: return read_matches(o, key, t.never);
+        case TermShape::sequence: return read_sequence(o, key, t.sequence);
+        case TermShape::stream: return read_stream_order(o, key, t.stream);
+        case TermShape::publish_delay: return read_publish_delays(o, key, t.publish_delay_ms);
+    }
+}
+
+// A term's key in `expect` itself (`top`: the older every_trial_has, every_trial_stream) or in
+// every_wrong_trial.
+std::string term_key(const TermRow& row, bool top) {
+    return std::string(top && !row.top_name.empty() ? row.top_name : row.name);
+}
+
+// The terms the object states that hold in one trial.
+void read_terms(const Object& o, LabKind kind, bool top, TrialTerms& t) {
+    for (const TermRow& row : term_rows()) {
+        const std::string key = term_key(row, top);
+        if (!o.has(key)) continue;
+        if (kind == LabKind::sessions)
+            o.reader().fail(o.path(key), "applies only to kind \"workload\" (sessions have no trial history)");
+        read_term(row, o, key, t);
+    }
+}
+
+// The fields of `expect` (top) or of every_wrong_trial: `others`, then every term's key there.
+std::vector<std::string> expect_fields(std::vector<std::string> others, bool top) {
+    for (const TermRow& row : term_rows()) others.push_back(term_key(row, top));
+    return others;
+}
+
+// A term is refused where the lab does not measure its figure: there it could never hold. (The soak
+// figures are read from the group relab observes at a soak trial's end; side effects are counted
+// only where consumers send them.)
+void check_term_needs(const Reader& r, const Scenario& s, const std::string& expect_path) {
+    auto met = [&](TermNeeds needs) {
+        switch (needs) {
+            case TermNeeds::nothing: return true;
+            case TermNeeds::side_effects: return s.write.side_effect;
+            case TermNeeds::soak: return s.soak.enabled;
+        }
+        return true;
+    };
+    for (const TermRow& row : term_rows()) {
+        if (met(row.needs)) continue;
+        if (s.expect.every_trial.states(row))
+            r.fail(child(expect_path, term_key(row, true)), std::string(needs_text(row.needs)));
+        if (s.expect.every_wrong_trial.states(row))
+            r.fail(child(child(expect_path, "every_wrong_trial"), term_key(row, false)), std::string(needs_text(row.needs)));
+    }
+}
 
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
                         const std::string& trials_name) {
-    std::vector<std::string> top_fields = {"wrong", "every_trial_has", "every_trial_stream", "every_wrong_trial",
-                                           "until_wrong"};
-    top_fields.insert(top_fields.end(), k_term_fields.begin(), k_term_fields.end());
-    const Object o(r, v, path, top_fields);
+    const Object o(r, v, path, expect_fields({"wrong", "every_wrong_trial", "until_wrong"}, true));
     Expectation e;
     const json& wrong = o.at("wrong");
     const std::string wrong_path = o.path("wrong");
@@ -843,14 +850,12 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
     } else {
         r.expected(wrong_path, "\"all\", \"none\" or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}", wrong);
     }
-    read_terms(o, kind, TermKeys{"every_trial_has", "every_trial_stream"}, e.every_trial);
+    read_terms(o, kind, true, e.every_trial);
     if (o.has("every_wrong_trial")) {
         if (e.wrong == Expectation::Count::none)
             r.fail(o.path("every_wrong_trial"), "\"wrong\": \"none\" leaves no wrong trial to explain");
-        std::vector<std::string> fields = {"has", "stream"};
-        fields.insert(fields.end(), k_term_fields.begin(), k_term_fields.end());
-        read_terms(Object(r, o.at("every_wrong_trial"), o.path("every_wrong_trial"), fields), kind, TermKeys{},
-                   e.every_wrong_trial);
+        read_terms(Object(r, o.at("every_wrong_trial"), o.path("every_wrong_trial"), expect_fields({}, false)), kind,
+                   false, e.every_wrong_trial);
     }
     if (o.has("until_wrong")) {
         // A session lab's cases and the benchmark's one measurement are not trials that may go either way.
@@ -1007,13 +1012,15 @@ Scenario read_scenario(const Reader& r, const json& doc) {
         read_consumers(top, s);  // a count, or a program (exec_loader.h)
         if (top.has("write"))
             s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit"}));
+        // Only a statement that inserts creates the row of an absent order; the inbox's transaction
+        // and a batch hold UPDATEs.
+        const bool update_only = write_mode_info(s.write.mode).statement == WriteStatement::update;
         for (size_t i = 0; i < s.orders.size(); ++i)
-            if (s.orders[i].absent && s.write.mode != WriteMode::upsert &&
-                s.write.mode != WriteMode::insert_then_update)
+            if (s.orders[i].absent && update_only)
                 r.fail(child(child(top.path("orders"), i), "absent"),
                        "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
                        "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
-        if (s.write.dedupe != WriteDedupe::none && s.write.mode != WriteMode::plain && s.write.mode != WriteMode::cas)
+        if (s.write.dedupe != WriteDedupe::none && !update_only)
             r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
                                                            to_string(s.write.mode) + "\"");
         if (top.has("lock") && !top.at("lock").is_null())
@@ -1043,7 +1050,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
                 r.fail(at, "\"batch\" sends the UPDATEs of one read as one transaction; " + what +
                                " (use \"commit\": \"each\")");
             };
-            if (s.write.mode != WriteMode::plain && s.write.mode != WriteMode::cas)
+            if (!update_only)
                 refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(s.write.mode) + "\"");
             else if (s.write.dedupe != WriteDedupe::none)
                 refuse("the inbox dedupe runs a transaction of its own per event");
@@ -1148,23 +1155,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     }
 
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, total_name);
-    // The soak figures are read from the group relab observes at a soak trial's end.
-    if (!s.soak.enabled) {
-        if (!s.expect.every_trial.soak.empty())
-            r.fail(child(top.path("expect"), "soak"), "the soak figures are measured in a soak lab: add \"soak\": {\"drain_ms\": N}");
-        if (!s.expect.every_wrong_trial.soak.empty())
-            r.fail(child(child(top.path("expect"), "every_wrong_trial"), "soak"),
-                   "the soak figures are measured in a soak lab: add \"soak\": {\"drain_ms\": N}");
-    }
-    // Side effects are counted only where consumers send them: elsewhere the term could never hold.
-    if (!s.write.side_effect) {
-        if (s.expect.every_trial.side_effects_out_of_order)
-            r.fail(child(top.path("expect"), "side_effects_out_of_order"),
-                   "no side effect is sent in this lab: add \"side_effect\": true under /write");
-        if (s.expect.every_wrong_trial.side_effects_out_of_order)
-            r.fail(child(child(top.path("expect"), "every_wrong_trial"), "side_effects_out_of_order"),
-                   "no side effect is sent in this lab: add \"side_effect\": true under /write");
-    }
+    check_term_needs(r, s, top.path("expect"));
     if (top.has("documented")) s.documented = read_documented(r, top.at("documented"), top.path("documented"));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
     return s;

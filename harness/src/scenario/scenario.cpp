@@ -71,52 +71,6 @@ int64_t last_event_ms(const Scenario& s) {
 
 int64_t soak_deadline_ms(const Scenario& s) { return last_event_ms(s) + s.soak.drain_ms; }
 
-bool TrialTerms::empty() const {
-    return final_status.empty() && stale_overwrites.empty() && !lost && !duplicated && !redelivered &&
-           !unexpected && !processed_once && !reordered && !unapplied && !side_effects_out_of_order && !republished && !reapplied && !skipped && has.empty() &&
-           never.empty() && sequence.empty() && stream.empty() && publish_delay_ms.empty() && counts.empty() && load.empty() &&
-           soak.empty();
-}
-
-std::string TrialTerms::describe() const {
-    std::vector<std::string> parts;
-    for (const auto& [order, status] : final_status) parts.push_back(fmt::format("#{} = {}", order, status));
-    for (const auto& so : stale_overwrites) parts.push_back(so.describe());
-    if (lost) parts.push_back("lost " + lost->describe());
-    if (duplicated) parts.push_back("duplicated " + duplicated->describe());
-    if (redelivered) parts.push_back("redelivered " + redelivered->describe());
-    if (unexpected) parts.push_back("unexpected " + unexpected->describe());
-    if (processed_once) parts.push_back("processed once " + processed_once->describe());
-    if (reordered) parts.push_back("reordered " + reordered->describe());
-    if (unapplied) parts.push_back("unapplied " + unapplied->describe());
-    if (side_effects_out_of_order)
-        parts.push_back("side effects out of order " + side_effects_out_of_order->describe());
-    if (republished) parts.push_back("republished " + republished->describe());
-    if (reapplied) parts.push_back("reapplied " + reapplied->describe());
-    if (skipped) parts.push_back("skipped " + skipped->describe());
-    for (const auto& [name, band] : counts) parts.push_back(name + " " + band.describe());
-    for (const auto& [name, band] : load) parts.push_back(name + " " + band.describe());
-    for (const auto& [name, band] : soak) parts.push_back(name + " " + band.describe());
-    for (const auto& m : has) parts.push_back("has " + m.describe());
-    for (const auto& m : never) parts.push_back("never " + m.describe());
-    if (!sequence.empty()) {
-        std::vector<std::string> steps;
-        for (const auto& step : sequence)
-            steps.push_back(step.match.describe() +
-                            (!step.gap_ms ? std::string{}
-                             : step.from_step > 0
-                                 ? fmt::format(" ({} ms after step {})", step.gap_ms->describe(), step.from_step)
-                                 : " (" + step.gap_ms->describe() + " ms later)") +
-                            (step.same_as_step > 0 ? fmt::format(" (same {} as step {})", fmt::join(step.same_fields, ", "),
-                                                                 step.same_as_step)
-                                                   : std::string{}));
-        parts.push_back("in order: " + fmt::format("{}", fmt::join(steps, " → ")));
-    }
-    if (!stream.empty()) parts.push_back(fmt::format("stream order {}", fmt::join(stream, " ")));
-    for (const auto& d : publish_delay_ms) parts.push_back(fmt::format("#{} delayed {}–{} ms", d.order, d.min_ms, d.max_ms));
-    return fmt::format("{}", fmt::join(parts, ", "));
-}
-
 std::string Expectation::describe() const {
     std::string text;
     switch (wrong) {
@@ -232,23 +186,9 @@ std::vector<OrderRow> initial_order_rows(const Scenario& s) {
     return rows;
 }
 
-std::string to_string(WriteMode m) {
-    switch (m) {
-        case WriteMode::plain: return "plain";
-        case WriteMode::cas: return "cas";
-        case WriteMode::upsert: return "upsert";
-        case WriteMode::insert_then_update: return "insert_then_update";
-    }
-    return "unknown";
-}
+std::string to_string(VersionSource v) { return std::string(name_in(k_version_sources, v)); }
 
-std::string to_string(VersionSource v) {
-    switch (v) {
-        case VersionSource::event: return "event";
-        case VersionSource::entry_id: return "entry_id";
-    }
-    return "unknown";
-}
+std::string to_string(WriteSpec::Commit c) { return std::string(name_in(k_write_commits, c)); }
 
 std::string to_string(DispatchOrder o) {
     switch (o) {
@@ -262,7 +202,7 @@ std::string to_string(DispatchMark m) { return m == DispatchMark::round ? "round
 
 std::string to_string(DispatchClaim c) { return c == DispatchClaim::skip_locked ? "skip_locked" : "none"; }
 
-std::string to_string(WriteDedupe d) { return d == WriteDedupe::aggregate_version ? "aggregate_version" : "none"; }
+std::string to_string(WriteDedupe d) { return std::string(name_in(k_write_dedupes, d)); }
 
 std::vector<std::string> dispatcher_actors(const DispatcherSpec& d) {
     if (d.count <= 1) return {"dispatcher"};

@@ -7,6 +7,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,8 @@
 #include "ports/ports.h"
 #include "scenario/idem_spec.h"
 #include "scenario/lab_servers.h"
+#include "scenario/terms.h"
+#include "util/enum_names.h"
 
 namespace relab {
 
@@ -51,6 +54,8 @@ bool is_idem(LabKind k);
 
 // Where the consumer's CAS takes its version from.
 enum class VersionSource { event, entry_id };
+inline constexpr EnumName<VersionSource> k_version_sources[] = {{VersionSource::event, "event"},
+                                                                {VersionSource::entry_id, "entry_id"}};
 
 // A generated workload's shape (the load labs): how events arrive and what jobs cost, as the file
 // says it, for the reports; the events themselves carry their times and costs.
@@ -159,6 +164,8 @@ enum class WriteDedupe {
     aggregate_version,  // an inbox table keyed by (aggregate, version): INSERT ... ON CONFLICT DO NOTHING in
                         // the write's transaction; an event already applied is skipped (a republished row)
 };
+inline constexpr EnumName<WriteDedupe> k_write_dedupes[] = {{WriteDedupe::none, "none"},
+                                                            {WriteDedupe::aggregate_version, "aggregate_version"}};
 
 struct WriteSpec {
     WriteMode mode = WriteMode::plain;
@@ -174,6 +181,8 @@ struct WriteSpec {
     Commit commit = Commit::each;
     bool operator==(const WriteSpec&) const = default;
 };
+inline constexpr EnumName<WriteSpec::Commit> k_write_commits[] = {{WriteSpec::Commit::each, "each"},
+                                                                  {WriteSpec::Commit::batch, "batch"}};
 
 // Which attempts of one event's publication fail (1 = the first try), injected in the
 // producer's publish path as the article does.
@@ -321,23 +330,14 @@ struct SequenceStep {
 };
 
 // What a trial must show, stated as the mechanism the article claims, not only as a count. Every
-// term is checked against one trial's history, final rows, stream and counts.
+// term is checked against one trial's history, final rows, stream and counts; the terms and their
+// shapes are scenario/terms.h's table.
 struct TrialTerms {
     std::map<int64_t, std::string> final_status;  // order -> its exact final status
     std::vector<StaleOverwrite> stale_overwrites;  // each must occur
-    // Bands on the trial's accounting (check/accounting.h), each a count of published entries:
-    std::optional<Band> lost;                      // never processed (no write)
-    std::optional<Band> duplicated;                // processed (written) more than once
-    std::optional<Band> redelivered;               // received again after an ack of them
-    std::optional<Band> unexpected;                // received or written, never published
-    std::optional<Band> processed_once;            // processed exactly once
-    std::optional<Band> reordered;                 // stale overwrites: older versions applied after newer ones
-    std::optional<Band> unapplied;                 // processed, but every write refused (affected 0)
-    std::optional<Band> side_effects_out_of_order; // orders whose side effects were not sent in version order
-    // Per event (order, type, version), the accounting's per-event counts:
-    std::optional<Band> republished;               // events published (ok) in two entries or more
-    std::optional<Band> reapplied;                 // events written by two jobs or more (dedupe skips are not)
-    std::optional<Band> skipped;                   // entries the consumer's dedupe skipped as duplicates
+    // The terms of shape `figure`, by the term's name ("lost", "reordered", ...): a band on the
+    // accounting figure its row names (check/accounting.h).
+    std::map<std::string, Band, std::less<>> bands;
     std::vector<RecordMatch> has;                  // records that must occur
     std::vector<RecordMatch> never;                // records that must not occur
     std::vector<SequenceStep> sequence;            // records that must occur in this order
@@ -346,13 +346,21 @@ struct TrialTerms {
     std::vector<DelayBound> publish_delay_ms;
     // Idempotency labs: a band per count of the trial (orders, duplicates, created, replays,
     // conflicts, mismatches, layer4, errors, leaks, sends, unanswered, vanished).
-    std::map<std::string, Band> counts;
+    std::map<std::string, Band, std::less<>> counts;
     // Load labs: a band per figure of the trial's load stats (check/load_stats.h), named as
     // load_figure_names() lists them.
-    std::map<std::string, Band> load;
+    std::map<std::string, Band, std::less<>> load;
     // Soak labs: a band per figure of the trial's soak stats (check/soak_stats.h), named as
     // soak_figure_names() lists them.
-    std::map<std::string, Band> soak;
+    std::map<std::string, Band, std::less<>> soak;
+
+    // The bands a term of shape `figure` (bands) or `figures` (counts, load, soak) keeps for `table`.
+    using FigureBands = std::map<std::string, Band, std::less<>>;
+    const FigureBands& figure_bands(const TermRow& row) const;
+    FigureBands& figure_bands(const TermRow& row);
+    // The band of the term of shape `figure` named `term`, if the expectation states one.
+    std::optional<Band> band(std::string_view term) const;
+    bool states(const TermRow& row) const;  // whether the term is stated here
     bool empty() const;
     std::string describe() const;
 };
@@ -568,8 +576,8 @@ int64_t last_event_ms(const Scenario& s);
 // A soak lab's deadline, in ms from the trial's origin: its last event's time + drain_ms.
 int64_t soak_deadline_ms(const Scenario& s);
 
-std::string to_string(WriteMode m);
-std::string to_string(VersionSource v);
+std::string to_string(VersionSource v);     // "event" | "entry_id"
+std::string to_string(WriteSpec::Commit c);  // "each" | "batch"
 std::string to_string(DispatchOrder o);
 std::string to_string(DispatchMark m);
 std::string to_string(DispatchClaim c);  // "none" | "skip_locked"

@@ -146,84 +146,48 @@ std::vector<PlacedOrder> SimOrderTable::orders() {
     return m_world.round_trip([&] { return m_world.placed_orders().orders(); });
 }
 
-WriteResult SimOrderStore::write_state(const OrderWrite& w) {
-    WriteResult out;
-    out.sql = order_write_sql(w);
-    if (w.dedupe) {  // plain or CAS (the loader refuses the inbox with the other modes)
-        // As RealOrderStore: BEGIN; INSERT INTO tmp_inbox ... ON CONFLICT DO NOTHING; UPDATE; COMMIT,
-        // taking effect at once at the COMMIT (a second copy of the event finds the inbox row there).
-        const std::string inbox =
-            fmt::format("INSERT INTO tmp_inbox (aggregate_id, version) VALUES ({}, {}) ON CONFLICT DO NOTHING", w.order,
-                        w.event_version);
-        for (int i = 0; i < 2; ++i) m_world.round_trip([&] { m_world.at_postgres([] {}, m_conn); });  // BEGIN, INSERT
-        const bool applied = m_world.round_trip([&] {
-            return m_world.at_postgres(
-                [&] {
-                    if (!m_world.inbox().emplace(w.order, w.event_version).second) return false;
-                    out.affected = m_world.orders().update_autocommit(RowUpdate::from_order_write(w));
-                    return true;
-                },
-                m_conn);
-        });
-        if (applied) {
-            m_world.round_trip([&] { m_world.at_postgres([] {}, m_conn); });  // COMMIT
-            out.sql = inbox + "; " + out.sql;
-        } else {
-            out.duplicate = true;
-            out.sql = inbox + " → INSERT 0 0; ROLLBACK";
-        }
-        return out;
-    }
-    auto statement = [&](auto op) { return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); }); };
-    const OrderRow row{w.order, w.status, w.version};
-    switch (w.mode) {
-        case WriteMode::plain:
-        case WriteMode::cas:
-            out.affected =
-                statement([&] { return m_world.orders().update_autocommit(RowUpdate::from_order_write(w)); });
-            break;
-        case WriteMode::upsert: {
-            const StatementResult r = statement([&] { return m_world.orders().upsert_autocommit(row); });
-            if (r.failed()) throw SimError(fmt::format("upsert failed: {} {}", r.sqlstate, r.message));
-            out.affected = r.affected;
-            out.row_action = r.affected == 0 ? "none" : r.inserted ? "inserted" : "updated";
-            break;
-        }
-        case WriteMode::insert_then_update: {
-            const StatementResult ins = statement([&] { return m_world.orders().insert_autocommit(row); });
-            if (!ins.failed()) {
-                out.affected = ins.affected;
-                out.row_action = ins.affected > 0 ? "inserted" : "none";
-                break;
-            }
-            if (ins.sqlstate != "23505") throw SimError(fmt::format("INSERT failed: {} {}", ins.sqlstate, ins.message));
-            out.insert_conflict = true;
-            RowUpdate u;
-            u.id = w.order;
-            u.status = w.status;
-            u.new_version = w.version;
-            out.affected = statement([&] { return m_world.orders().update_autocommit(u); });
-            out.row_action = out.affected > 0 ? "updated" : "none";
-            out.sql += "; -- ERROR 23505 unique_violation, then: " + order_fallback_update_sql(w);
-            break;
-        }
-    }
-    return out;
-}
+WriteResult SimOrderStore::write_state(const OrderWrite& w) { return write_order_state(w, *this); }
 
 std::vector<WriteResult> SimOrderStore::write_states(const std::vector<OrderWrite>& ws) {
-    std::vector<WriteResult> out(ws.size());
-    if (ws.empty()) return out;
-    for (size_t i = 0; i < ws.size(); ++i) out[i].sql = batched_write_sql(ws[i]);
-    m_world.round_trip([&] {
-        m_world.at_postgres(
-            [&] {
-                for (size_t i = 0; i < ws.size(); ++i)
-                    out[i].affected = m_world.orders().update_autocommit(RowUpdate::from_order_write(ws[i]));
-            },
-            m_conn);
+    return write_order_states(ws, *this);
+}
+
+int64_t SimOrderStore::update(const OrderUpdate& u) {
+    return statement([&] { return m_world.orders().update_autocommit(u); });
+}
+
+std::vector<int64_t> SimOrderStore::update_all(const std::vector<OrderUpdate>& us) {
+    return statement([&] {
+        std::vector<int64_t> affected;
+        affected.reserve(us.size());
+        for (const auto& u : us) affected.push_back(m_world.orders().update_autocommit(u));
+        return affected;
     });
-    return out;
+}
+
+std::optional<int64_t> SimOrderStore::update_once(const OrderWrite& w, const OrderUpdate& u) {
+    // As RealOrderStore: BEGIN; the inbox's INSERT; the UPDATE; COMMIT, taking effect at once at the
+    // COMMIT (a second copy of the event finds the inbox row there).
+    for (int i = 0; i < 2; ++i) statement([] {});  // BEGIN, INSERT
+    const std::optional<int64_t> affected = statement([&]() -> std::optional<int64_t> {
+        if (!m_world.inbox().emplace(w.order, w.event_version).second) return std::nullopt;
+        return m_world.orders().update_autocommit(u);
+    });
+    if (affected) statement([] {});  // COMMIT
+    return affected;
+}
+
+std::optional<int64_t> SimOrderStore::insert(const OrderRow& row) {
+    const StatementResult r = statement([&] { return m_world.orders().insert_autocommit(row); });
+    if (!r.failed()) return r.affected;
+    if (r.sqlstate != "23505") throw SimError(fmt::format("INSERT failed: {} {}", r.sqlstate, r.message));
+    return std::nullopt;
+}
+
+OrderStatements::Upserted SimOrderStore::upsert(const OrderRow& row, VersionGuard guard) {
+    const StatementResult r = statement([&] { return m_world.orders().upsert_autocommit(row, guard); });
+    if (r.failed()) throw SimError(fmt::format("upsert failed: {} {}", r.sqlstate, r.message));
+    return {r.affected, r.inserted};
 }
 
 int64_t SimOrderStore::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ports/ports.h"
+#include "roles/order_write.h"
 #include "sim/sim_world.h"
 
 namespace relab::sim {
@@ -81,9 +82,10 @@ private:
     SimWorld& m_world;
 };
 
-// tmp_orders: each write is one autocommit UPDATE, the text order_write_sql() gives. With a
-// connection, the PostgreSQL model's faults reach it (SimWorld::at_postgres).
-class SimOrderStore : public OrderStore {
+// tmp_orders: its writes follow the one write path (roles/order_write.h), each statement an
+// autocommit one applied to the table model, one round trip. With a connection, the PostgreSQL
+// model's faults reach it (SimWorld::at_postgres).
+class SimOrderStore : public OrderStore, private OrderStatements {
 public:
     explicit SimOrderStore(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     WriteResult write_state(const OrderWrite& w) override;
@@ -94,6 +96,17 @@ public:
     std::vector<SideEffectRow> side_effects() override;
 
 private:
+    int64_t update(const OrderUpdate& u) override;
+    std::vector<int64_t> update_all(const std::vector<OrderUpdate>& us) override;
+    std::optional<int64_t> update_once(const OrderWrite& w, const OrderUpdate& u) override;
+    std::optional<int64_t> insert(const OrderRow& row) override;
+    Upserted upsert(const OrderRow& row, VersionGuard guard) override;
+    // One statement: a round trip, at the PostgreSQL model.
+    template <class Op>
+    auto statement(Op op) -> decltype(op()) {
+        return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); });
+    }
+
     SimWorld& m_world;
     SimConnection* m_conn;
 };

@@ -56,6 +56,7 @@ void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed
     m_pg_up = true;
     m_pg_epoch = 0;
     m_replica_frozen = false;
+    m_replica_stopped = false;
 }
 
 void SimWorld::kill_postgres() {
@@ -102,9 +103,13 @@ void SimWorld::pause_replica() {
     m_replica_streams.drop_waiters();
     m_replica_kv = m_kv;
     m_replica_frozen = true;
+    m_replica_stopped = true;
 }
 
-void SimWorld::resume_replica() { m_replica_frozen = false; }  // it catches up at once
+void SimWorld::resume_replica() {
+    m_replica_stopped = false;
+    if (m_redis_up) m_replica_frozen = false;
+}
 
 void SimWorld::promote_replica() {
     if (m_replica_frozen) {
@@ -112,6 +117,7 @@ void SimWorld::promote_replica() {
         m_kv = m_replica_kv;
         m_replica_frozen = false;
     }
+    m_replica_stopped = false;
     m_streams.drop_waiters();
     m_redis_up = true;
 }

@@ -111,10 +111,11 @@ public:
     void start_redis(bool persistent);
     bool redis_up() const { return m_redis_up; }
     // The replica: it mirrors the primary at once while it is linked; paused (SIGSTOP) it keeps the
-    // state of that moment, and a failover makes that state the server's.
+    // state of that moment, and a failover makes that state the server's. Resumed, it catches up
+    // with a live primary; with the primary dead it stays as stale as it was.
     void pause_replica();
     void resume_replica();
-    bool replica_paused() const { return m_replica_frozen; }
+    bool replica_paused() const { return m_replica_stopped; }
     // After kill_redis(): the replica becomes the primary, with what it had when it stopped.
     void promote_replica();
     // CLIENT KILL of one connection: a read blocked on it gets "connection closed" now; otherwise
@@ -196,7 +197,8 @@ private:
     uint64_t m_redis_epoch = 0;  // +1 on every kill: connections opened before are dead
     bool m_pg_up = true;
     uint64_t m_pg_epoch = 0;  // +1 on every kill: connections opened before are dead
-    bool m_replica_frozen = false;
+    bool m_replica_frozen = false;   // it holds m_replica_streams/m_replica_kv, not the primary's state
+    bool m_replica_stopped = false;  // SIGSTOP
     StreamModel m_replica_streams;
     KvModel m_replica_kv;
 };

@@ -4,17 +4,6 @@
 
 namespace relab::sim {
 
-RowUpdate RowUpdate::from_order_write(const OrderWrite& w) {
-    RowUpdate u;
-    u.id = w.order;
-    u.status = w.status;
-    if (w.mode == WriteMode::cas) {
-        u.new_version = w.version;
-        u.version_below = w.version;
-    }
-    return u;
-}
-
 void TableModel::reset(const std::vector<OrderRow>& rows) {
     m_rows.clear();
     m_txns.clear();
@@ -71,8 +60,8 @@ TableModel::Version* TableModel::visible_version(int64_t id, TxnId me, uint64_t 
     return nullptr;
 }
 
-bool TableModel::where_holds(const OrderRow& row, const RowUpdate& u) {
-    return row.id == u.id && (!u.version_below || row.version < *u.version_below);
+bool TableModel::where_holds(const OrderRow& row, const OrderUpdate& u) {
+    return row.id == u.id && guard_holds(u.guard, row.version, u.guard_version);
 }
 
 StatementResult TableModel::fail(Txn& t, std::string sqlstate, std::string message) {
@@ -84,7 +73,7 @@ StatementResult TableModel::fail(Txn& t, std::string sqlstate, std::string messa
     return r;
 }
 
-StatementResult TableModel::run_update(TxnId me, Txn& t, const RowUpdate& u, uint64_t snapshot) {
+StatementResult TableModel::run_update(TxnId me, Txn& t, const OrderUpdate& u, uint64_t snapshot) {
     StatementResult done;
     Version* v = visible_version(u.id, me, snapshot);
     if (!v || !where_holds(v->row, u)) return done;
@@ -128,7 +117,7 @@ StatementResult TableModel::run_update(TxnId me, Txn& t, const RowUpdate& u, uin
     return done;
 }
 
-StatementResult TableModel::update(TxnId txn, const RowUpdate& u) {
+StatementResult TableModel::update(TxnId txn, const OrderUpdate& u) {
     Txn& t = txn_or_throw(txn, "UPDATE");
     if (t.state == TxnState::committed || t.state == TxnState::aborted)
         throw TableModelError(fmt::format("UPDATE in transaction {} after it ended", txn));
@@ -148,7 +137,7 @@ StatementResult TableModel::resume(TxnId txn) {
         r.blocked_by = t.blocked_by;
         return r;
     }
-    const RowUpdate u = *t.blocked_stmt;
+    const OrderUpdate u = *t.blocked_stmt;
     t.blocked_stmt.reset();
     t.blocked_by = 0;
     return run_update(txn, t, u, t.blocked_snapshot);
@@ -170,7 +159,7 @@ StatementResult TableModel::insert(TxnId txn, const OrderRow& row) {
     return r;
 }
 
-StatementResult TableModel::upsert(TxnId txn, const OrderRow& row) {
+StatementResult TableModel::upsert(TxnId txn, const OrderRow& row, VersionGuard guard) {
     Txn& t = txn_or_throw(txn, "INSERT ... ON CONFLICT");
     if (t.state == TxnState::committed || t.state == TxnState::aborted || t.blocked_stmt)
         throw TableModelError(fmt::format("INSERT ... ON CONFLICT in transaction {} that cannot run statements", txn));
@@ -201,11 +190,7 @@ StatementResult TableModel::upsert(TxnId txn, const OrderRow& row) {
         r.inserted = true;
         return r;
     }
-    RowUpdate u;
-    u.id = row.id;
-    u.status = row.status;
-    u.new_version = row.version;
-    u.version_below = row.version;
+    const OrderUpdate u{row.id, row.status, row.version, guard, row.version};
     // ON CONFLICT DO UPDATE reads the newest committed row whatever the isolation's snapshot.
     return run_update(txn, t, u, m_commit_seq);
 }
@@ -258,7 +243,7 @@ TxnId TableModel::waiting_for(TxnId txn) const {
     return it == m_txns.end() ? 0 : it->second.blocked_by;
 }
 
-int64_t TableModel::update_autocommit(const RowUpdate& u) {
+int64_t TableModel::update_autocommit(const OrderUpdate& u) {
     const TxnId txn = begin(Isolation::read_committed);
     const StatementResult r = update(txn, u);
     if (r.blocked()) {
@@ -281,9 +266,9 @@ StatementResult TableModel::insert_autocommit(const OrderRow& row) {
     return r;
 }
 
-StatementResult TableModel::upsert_autocommit(const OrderRow& row) {
+StatementResult TableModel::upsert_autocommit(const OrderRow& row, VersionGuard guard) {
     const TxnId txn = begin(Isolation::read_committed);
-    const StatementResult r = upsert(txn, row);
+    const StatementResult r = upsert(txn, row, guard);
     if (r.blocked()) {
         rollback(txn);
         throw TableModelError(fmt::format("autocommit upsert of row {} found it locked by open transaction {}", row.id,

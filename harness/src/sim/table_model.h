@@ -25,15 +25,6 @@ enum class Isolation { read_committed, repeatable_read };
 
 using TxnId = uint64_t;
 
-// UPDATE t SET status = <status>[, version = <new_version>] WHERE id = <id> [AND version < <version_below>]
-struct RowUpdate {
-    int64_t id = 0;
-    std::string status;
-    std::optional<int64_t> new_version;
-    std::optional<int64_t> version_below;
-    // The consumer's write: plain sets the status; CAS also sets the version and guards on it.
-    static RowUpdate from_order_write(const OrderWrite& w);
-};
 
 struct StatementResult {
     enum class Kind { done, blocked, error };
@@ -62,17 +53,17 @@ public:
     TxnId begin(Isolation iso = Isolation::read_committed);
     // A new UPDATE statement in an open transaction. Only one statement of a transaction can be
     // blocked at a time, and no other may run until it is resumed.
-    StatementResult update(TxnId txn, const RowUpdate& u);
+    StatementResult update(TxnId txn, const OrderUpdate& u);
     // Finishes the blocked statement after its blocker ended; may block again on a newer holder.
     StatementResult resume(TxnId txn);
     // INSERT INTO t VALUES (...): 23505 when a visible or locked row has the id.
     StatementResult insert(TxnId txn, const OrderRow& row);
     // INSERT INTO t VALUES (row) ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, version =
-    // EXCLUDED.version WHERE t.version < EXCLUDED.version: inserts when no row has the id (inserted);
-    // otherwise the guarded UPDATE (affected 0 when the row's version is not below the new one).
+    // EXCLUDED.version WHERE t.version <guard> EXCLUDED.version: inserts when no row has the id
+    // (inserted); otherwise the guarded UPDATE (affected 0 when the guard refuses it).
     // As PostgreSQL's, the conflict check sees the newest committed row, not a REPEATABLE READ
     // snapshot's; a row locked by an open transaction blocks it like an UPDATE.
-    StatementResult upsert(TxnId txn, const OrderRow& row);
+    StatementResult upsert(TxnId txn, const OrderRow& row, VersionGuard guard);
     // Rows visible to the transaction (its snapshot, plus its own changes), by id.
     std::vector<OrderRow> select(TxnId txn);
     // COMMIT; a transaction that failed is rolled back instead, and this returns false ("ROLLBACK").
@@ -85,10 +76,10 @@ public:
 
     // Autocommit: BEGIN; UPDATE; COMMIT. Throws TableModelError if the row is locked (no open
     // transaction exists in a lab that only writes in autocommit).
-    int64_t update_autocommit(const RowUpdate& u);
+    int64_t update_autocommit(const OrderUpdate& u);
     // Autocommit INSERT and upsert; an error (23505) is returned, the transaction rolled back.
     StatementResult insert_autocommit(const OrderRow& row);
-    StatementResult upsert_autocommit(const OrderRow& row);
+    StatementResult upsert_autocommit(const OrderRow& row, VersionGuard guard);
 
     // tmp_side_effects: a job's side effect, numbered in the order it was sent (seq from 1 after
     // reset). An autocommit INSERT ... RETURNING seq.
@@ -105,7 +96,7 @@ private:
         bool has_snapshot = false;
         uint64_t snapshot = 0;       // REPEATABLE READ: commits up to this sequence are visible
         uint64_t commit_seq = 0;
-        std::optional<RowUpdate> blocked_stmt;
+        std::optional<OrderUpdate> blocked_stmt;
         uint64_t blocked_snapshot = 0;  // the blocked statement's snapshot
         TxnId blocked_by = 0;
     };
@@ -121,9 +112,9 @@ private:
     bool visible(const Version& v, TxnId me, uint64_t snapshot) const;
     bool replaced_for(const Version& v, TxnId me, uint64_t snapshot) const;
     Version* visible_version(int64_t id, TxnId me, uint64_t snapshot);
-    StatementResult run_update(TxnId me, Txn& t, const RowUpdate& u, uint64_t snapshot);
+    StatementResult run_update(TxnId me, Txn& t, const OrderUpdate& u, uint64_t snapshot);
     StatementResult fail(Txn& t, std::string sqlstate, std::string message);
-    static bool where_holds(const OrderRow& row, const RowUpdate& u);
+    static bool where_holds(const OrderRow& row, const OrderUpdate& u);
 
     std::map<int64_t, std::vector<Version>> m_rows;  // id -> versions, oldest first
     std::map<TxnId, Txn> m_txns;

@@ -286,11 +286,11 @@ std::vector<HistoryRecord> claimed_twice() {
 
 TEST(AccountingTest, the_checker_fills_the_accounting_and_the_expectation_bands_read_it) {
     Scenario s = one_order();
-    s.expect.every_trial.duplicated = Band{0, 0};
-    s.expect.every_trial.lost = Band{0, 0};
-    s.expect.every_trial.processed_once = Band{1, std::nullopt};
-    s.expect.every_trial.redelivered = Band{0, 0};
-    s.expect.every_trial.unexpected = Band{0, 0};
+    s.expect.every_trial.bands["duplicated"] = Band{0, 0};
+    s.expect.every_trial.bands["lost"] = Band{0, 0};
+    s.expect.every_trial.bands["processed_once"] = Band{1, std::nullopt};
+    s.expect.every_trial.bands["redelivered"] = Band{0, 0};
+    s.expect.every_trial.bands["unexpected"] = Band{0, 0};
     const TrialOutcome t = check_trial(s, 1, 7, claimed_twice(), {{42, "paid", 2}}, {});
     EXPECT_EQ(t.accounting.duplicated, 1);
     EXPECT_EQ(t.unmet, (std::vector<std::string>{"duplicated = 0 (measured 1)", "processed_once >= 1 (measured 0)"}));
@@ -299,7 +299,7 @@ TEST(AccountingTest, the_checker_fills_the_accounting_and_the_expectation_bands_
     Scenario w = one_order();
     w.expect.wrong = Expectation::Count::at_least;
     w.expect.n = 1;
-    w.expect.every_wrong_trial.duplicated = Band{1, std::nullopt};
+    w.expect.every_wrong_trial.bands["duplicated"] = Band{1, std::nullopt};
     EXPECT_TRUE(check_trial(w, 1, 7, {}, {{42, "paid", 2}}, {}).unmet.empty());
     EXPECT_EQ(check_trial(w, 1, 7, {}, {{42, "created", 1}}, {}).unmet,
               std::vector<std::string>{"wrong trial: duplicated >= 1 (measured 0)"});
@@ -308,7 +308,7 @@ TEST(AccountingTest, the_checker_fills_the_accounting_and_the_expectation_bands_
 
 TEST(AccountingTest, a_recheck_accounts_again_from_the_history_when_the_trial_kept_it) {
     Scenario s = one_order();
-    s.expect.every_trial.duplicated = Band{0, 0};
+    s.expect.every_trial.bands["duplicated"] = Band{0, 0};
     TrialOutcome t;
     t.trial = 1;
     t.history = claimed_twice();

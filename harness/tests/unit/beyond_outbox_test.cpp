@@ -93,11 +93,11 @@ TEST(BeyondOutboxLoaderTest, the_per_event_terms_are_read_as_bands) {
     doc["expect"]["reapplied"] = json{{"at_most", 0}};
     doc["expect"]["skipped"] = json{{"at_least", 1}};
     const Scenario s = parse_scenario(doc.dump(), "f.json");
-    ASSERT_TRUE(s.expect.every_trial.republished && s.expect.every_trial.reapplied && s.expect.every_trial.skipped);
-    EXPECT_TRUE(s.expect.every_trial.republished->contains(1));
-    EXPECT_FALSE(s.expect.every_trial.republished->contains(2));
-    EXPECT_TRUE(s.expect.every_trial.reapplied->contains(0));
-    EXPECT_FALSE(s.expect.every_trial.skipped->contains(0));
+    ASSERT_TRUE(s.expect.every_trial.band("republished") && s.expect.every_trial.band("reapplied") && s.expect.every_trial.band("skipped"));
+    EXPECT_TRUE(s.expect.every_trial.band("republished")->contains(1));
+    EXPECT_FALSE(s.expect.every_trial.band("republished")->contains(2));
+    EXPECT_TRUE(s.expect.every_trial.band("reapplied")->contains(0));
+    EXPECT_FALSE(s.expect.every_trial.band("skipped")->contains(0));
     doc["expect"]["republished"] = "twice";
     EXPECT_EQ(test::load_error(doc).json_path(), "/expect/republished");
 }
@@ -269,7 +269,7 @@ TEST(BeyondOutboxSimTest, a_killed_claim_holders_row_is_taken_by_the_other_dispa
     s.dispatcher.failures.clear();
     FaultSpec kill;
     kill.action = FaultAction::kill;
-    kill.target = "matched";
+    kill.matched = true;
     kill.trigger.after = FaultTrigger::After{Op::publish, "", {{"outbox_id", 1}, {"result", "ok"}}};
     kill.trigger.delay_ms = 10;
     s.faults = {kill};

@@ -63,7 +63,7 @@ TEST(ClaimsLoaderTest, a_flood_names_its_database_and_may_hit_the_caches_own_ins
     ASSERT_TRUE(s.servers.cache);
     EXPECT_EQ(s.servers.cache_config.at("maxmemory"), "3mb");
     ASSERT_EQ(s.faults.size(), 1u);
-    EXPECT_EQ(s.faults[0].target, "redis-cache");
+    EXPECT_EQ(s.faults[0].target, Target::of(FaultTarget::redis_cache));
     EXPECT_EQ(s.faults[0].db, 1);
 
     json no_cache = eviction_doc();
@@ -133,7 +133,7 @@ TEST(BeyondLoaderTest, bad_absent_and_side_effect_fields_are_refused_with_their_
     d["expect"]["side_effects_out_of_order"] = {{"at_least", 1}};
     test::expect_load_error(d, "/expect/side_effects_out_of_order", "\"side_effect\": true");
     d["write"]["side_effect"] = true;
-    EXPECT_TRUE(parse_scenario(d.dump(), "f.json").expect.every_trial.side_effects_out_of_order.has_value());
+    EXPECT_TRUE(parse_scenario(d.dump(), "f.json").expect.every_trial.band("side_effects_out_of_order").has_value());
 }
 
 TEST(BeyondSqlTest, the_upsert_and_the_naive_fallback_are_the_statements_the_lab_names) {
@@ -142,7 +142,7 @@ TEST(BeyondSqlTest, the_upsert_and_the_naive_fallback_are_the_statements_the_lab
               "status = EXCLUDED.status, version = EXCLUDED.version WHERE tmp_orders.version < EXCLUDED.version");
     EXPECT_EQ(order_write_sql({42, "created", 1, WriteMode::insert_then_update}),
               "INSERT INTO tmp_orders (id, status, version) VALUES (42, 'created', 1)");
-    EXPECT_EQ(order_fallback_update_sql({42, "created", 1, WriteMode::insert_then_update}),
+    EXPECT_EQ(order_update_sql(order_fallback_update({42, "created", 1, WriteMode::insert_then_update})),
               "UPDATE tmp_orders SET status = 'created', version = 1 WHERE id = 42");
     EXPECT_EQ(side_effect_sql(42, "o'k", 3),
               "INSERT INTO tmp_side_effects (order_id, event_type, version) VALUES (42, 'o''k', 3) RETURNING seq");
@@ -151,17 +151,17 @@ TEST(BeyondSqlTest, the_upsert_and_the_naive_fallback_are_the_statements_the_lab
 TEST(BeyondTableModelTest, the_upsert_inserts_a_missing_row_then_applies_only_newer_versions) {
     sim::TableModel t;
     t.reset({});
-    const sim::StatementResult paid = t.upsert_autocommit(OrderRow{42, "paid", 2});
+    const sim::StatementResult paid = t.upsert_autocommit(OrderRow{42, "paid", 2}, VersionGuard::below);
     EXPECT_TRUE(paid.done());
     EXPECT_EQ(paid.affected, 1);
     EXPECT_TRUE(paid.inserted);
-    const sim::StatementResult created = t.upsert_autocommit(OrderRow{42, "created", 1});
+    const sim::StatementResult created = t.upsert_autocommit(OrderRow{42, "created", 1}, VersionGuard::below);
     EXPECT_TRUE(created.done());
     EXPECT_EQ(created.affected, 0);  // ON CONFLICT DO UPDATE ... WHERE 2 < 1: refused
     EXPECT_FALSE(created.inserted);
-    const sim::StatementResult same = t.upsert_autocommit(OrderRow{42, "paid again", 2});
+    const sim::StatementResult same = t.upsert_autocommit(OrderRow{42, "paid again", 2}, VersionGuard::below);
     EXPECT_EQ(same.affected, 0);  // an equal version is not newer
-    const sim::StatementResult shipped = t.upsert_autocommit(OrderRow{42, "shipped", 3});
+    const sim::StatementResult shipped = t.upsert_autocommit(OrderRow{42, "shipped", 3}, VersionGuard::below);
     EXPECT_EQ(shipped.affected, 1);
     EXPECT_FALSE(shipped.inserted);
     ASSERT_EQ(t.rows().size(), 1u);
@@ -173,9 +173,9 @@ TEST(BeyondTableModelTest, the_upsert_waits_for_a_row_locked_by_an_open_transact
     sim::TableModel t;
     t.reset({OrderRow{42, "new", 0}});
     const sim::TxnId a = t.begin();
-    ASSERT_EQ(t.update(a, sim::RowUpdate{42, "created", 1, 1}).affected, 1);
+    ASSERT_EQ(t.update(a, OrderUpdate{42, "created", 1, VersionGuard::below, 1}).affected, 1);
     const sim::TxnId b = t.begin();
-    const sim::StatementResult blocked = t.upsert(b, OrderRow{42, "paid", 2});
+    const sim::StatementResult blocked = t.upsert(b, OrderRow{42, "paid", 2}, VersionGuard::below);
     EXPECT_TRUE(blocked.blocked());
     EXPECT_EQ(blocked.blocked_by, a);
     ASSERT_TRUE(t.commit(a));
@@ -222,7 +222,7 @@ TEST(BeyondCheckerTest, the_expectation_band_reads_the_measure_and_refuses_a_tri
     Scenario s;
     s.id = "t";
     s.orders = {OrderSpec{42, "new", 0, "paid"}};
-    s.expect.every_trial.side_effects_out_of_order = Band{1, std::nullopt};
+    s.expect.every_trial.bands["side_effects_out_of_order"] = Band{1, std::nullopt};
     const std::vector<HistoryRecord> inverted = {side_effect(1, 1, 42, "paid", 2), side_effect(2, 2, 42, "created", 1)};
     EXPECT_TRUE(check_trial(s, 1, 9, inverted, {{42, "paid", 2}}, {}).unmet.empty());
     const std::vector<HistoryRecord> in_order = {side_effect(1, 1, 42, "created", 1), side_effect(2, 2, 42, "paid", 2)};

@@ -252,7 +252,7 @@ TEST(IdemStoreErrorTest, only_faults_that_take_the_stores_server_away_schedule_o
     auto fault = [](FaultAction a, const std::string& target) {
         FaultSpec f;
         f.action = a;
-        f.target = target;
+        f.target = fault_target_named(target);
         return f;
     };
     for (auto a : {FaultAction::flood, FaultAction::snapshot, FaultAction::observe}) {

@@ -62,7 +62,7 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     EXPECT_EQ(s.faults[1].action, FaultAction::flood);
     EXPECT_EQ(s.faults[1].bytes, 1000);
     EXPECT_EQ(s.faults[2].action, FaultAction::kill);
-    EXPECT_EQ(s.faults[2].target, "A");
+    EXPECT_EQ(s.faults[2].target, Target::role("A"));
     ASSERT_TRUE(s.faults[2].trigger.after);
     EXPECT_EQ(s.faults[2].trigger.after->op, Op::claim);
 }
@@ -330,11 +330,11 @@ TEST(IdemFaultMeasurementsTest, each_fault_leaves_its_figure_beside_the_articles
     Scenario s;
     s.faults.resize(3);
     s.faults[0].action = FaultAction::restart;
-    s.faults[0].target = "redis";
+    s.faults[0].target = Target::of(FaultTarget::redis);
     s.faults[0].documented = "the last 60 s";
     s.faults[1].action = FaultAction::failover;
     s.faults[2].action = FaultAction::kill;
-    s.faults[2].target = "A";
+    s.faults[2].target = Target::role("A");
     s.faults[2].documented = "stuck for 24 h";
     std::vector<HistoryRecord> h = {
         nemesis_ok(900, 1, {{"action", "restart"}, {"target", "redis"}, {"persistence", "appendonly no"},

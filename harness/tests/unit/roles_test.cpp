@@ -1,4 +1,7 @@
+#include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -16,9 +19,9 @@ TEST(OrderSqlTest, plain_and_cas_statements_read_as_the_article_prints_them) {
     EXPECT_EQ(order_write_sql({1, "o'neil", 1, WriteMode::plain}), "UPDATE tmp_orders SET status = 'o''neil' WHERE id = 1");
 }
 
-// The prepared form of a plain or CAS write, with each $n replaced by its value (the status as a
-// literal), is the very statement the timeline shows; the other modes have none.
-TEST(OrderSqlTest, the_prepared_plain_and_cas_writes_read_as_their_text) {
+// The prepared form of an UPDATE, with each $n replaced by its value (the status as a literal), is
+// the very statement the timeline shows; UPDATEs of another shape are prepared under another name.
+TEST(OrderSqlTest, the_prepared_updates_read_as_their_text) {
     auto as_text = [](const PreparedSql& p) {
         std::string out = p.definition;
         for (size_t n = p.params.size(); n >= 1; --n) {  // the highest first: $1 is a prefix of $10
@@ -29,16 +32,19 @@ TEST(OrderSqlTest, the_prepared_plain_and_cas_writes_read_as_their_text) {
         }
         return out;
     };
-    for (const OrderWrite& w : {OrderWrite{42, "paid", 2, WriteMode::plain}, OrderWrite{42, "created", 1, WriteMode::cas},
-                                OrderWrite{7, "shipped", 12, WriteMode::cas}}) {
-        const auto p = order_write_prepared(w);
-        ASSERT_TRUE(p.has_value());
-        EXPECT_EQ(as_text(*p), order_write_sql(w));
+    const std::vector<OrderUpdate> updates = {
+        order_update({42, "paid", 2, WriteMode::plain}), order_update({42, "created", 1, WriteMode::cas}),
+        order_update({7, "shipped", 12, WriteMode::cas}), order_fallback_update({42, "created", 1, WriteMode::insert_then_update}),
+        OrderUpdate{42, "paid", 3, VersionGuard::below, 2}, OrderUpdate{42, "paid", std::nullopt, VersionGuard::below, 2}};
+    std::set<std::string> names;
+    for (const OrderUpdate& u : updates) {
+        const PreparedSql p = order_update_prepared(u);
+        EXPECT_EQ(as_text(p), order_update_sql(u));
+        names.insert(p.name);
     }
-    EXPECT_NE(order_write_prepared({1, "paid", 1, WriteMode::plain})->name,
-              order_write_prepared({1, "paid", 1, WriteMode::cas})->name);
-    EXPECT_FALSE(order_write_prepared({42, "paid", 2, WriteMode::upsert}).has_value());
-    EXPECT_FALSE(order_write_prepared({42, "paid", 2, WriteMode::insert_then_update}).has_value());
+    EXPECT_EQ(names.size(), 5u);  // the two CAS writes share one shape
+    EXPECT_EQ(order_update_prepared(updates[1]).definition,
+              "UPDATE tmp_orders SET status = $1, version = $2 WHERE id = $3 AND version < $2");
 }
 
 TEST(EventTest, entry_id_as_version_is_ms_times_100000_plus_seq) {

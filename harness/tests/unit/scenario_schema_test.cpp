@@ -90,6 +90,29 @@ TEST(ScenarioSchemaTest, SchemaNamesTheLoadersVocabulary) {
     EXPECT_EQ(property_names("/$defs/recovery/properties/autoclaim"), autoclaim);
 }
 
+// write.mode and the other write.* enums are their tables' names, and the rules that allow only
+// some modes name the modes the loader's rule allows: UPDATEs (the inbox, a batch), and the
+// guarded ones for a version taken from the entry ID.
+TEST(ScenarioSchemaTest, SchemaNamesTheWriteModesAndTheirRules) {
+    EXPECT_EQ(enum_of("/$defs/write/properties/mode"), as_set(write_mode_names()));
+    EXPECT_EQ(enum_of("/$defs/write/properties/version_source"), as_set(names_in(k_version_sources)));
+    EXPECT_EQ(enum_of("/$defs/write/properties/dedupe"), as_set(names_in(k_write_dedupes)));
+    EXPECT_EQ(enum_of("/$defs/write/properties/commit"), as_set(names_in(k_write_commits)));
+    std::set<std::string> updates, guarded;
+    for (const WriteModeInfo& m : k_write_modes) {
+        if (m.statement == WriteStatement::update) updates.emplace(m.name);
+        if (is_guarded_update(m.value)) guarded.emplace(m.name);
+    }
+    for (const auto& rule : at("/$defs/write").at("allOf")) {
+        const json& mode = rule.at("then").at("properties").at("mode");
+        const std::set<std::string> allowed = mode.contains("const")
+                                                  ? std::set<std::string>{mode.at("const").get<std::string>()}
+                                                  : as_set(mode.at("enum").get<std::vector<std::string>>());
+        const bool on_version_source = rule.at("if").at("properties").contains("version_source");
+        EXPECT_EQ(allowed, on_version_source ? guarded : updates) << rule.at("description");
+    }
+}
+
 // Which schema object describes the scenario's object at a JSON Pointer. `schema` may depend on
 // the document (a session's steps, the servers of an idempotency lab); `loader_only` are fields
 // the loader knows only to refuse them with a pointer elsewhere.
@@ -104,6 +127,13 @@ auto fixed(const std::string& s) {
 }
 
 const std::string k_expect = "/expect(/every_wrong_trial)?";
+// The terms that are a band on one figure (scenario/terms.h), as alternatives of a pattern.
+std::string figure_terms() {
+    std::vector<std::string> names;
+    for (const TermRow& row : term_rows())
+        if (row.shape == TermShape::figure) names.emplace_back(row.name);
+    return fmt::format("{}", fmt::join(names, "|"));
+}
 const std::vector<Place>& places() {
     static const std::vector<Place> p = {
         {"", fixed("")},
@@ -168,9 +198,7 @@ const std::vector<Place>& places() {
         {k_expect + "/counts", fixed("/$defs/expect/properties/counts")},
         {k_expect + "/load", fixed("/$defs/loadBands")},
         {k_expect + "/soak", fixed("/$defs/soakBands")},
-        {k_expect + "/(wrong|lost|duplicated|redelivered|unexpected|processed_once|reordered|unapplied|"
-                    "side_effects_out_of_order|republished|reapplied|skipped)",
-         fixed("/$defs/band")},
+        {k_expect + "/(wrong|" + figure_terms() + ")", fixed("/$defs/band")},
         {k_expect + "/(counts|load|soak)/[^/]+", fixed("/$defs/band")},
         {k_expect + "/(every_trial_has|has|never|sequence)/N/bands/[^/]+", fixed("/$defs/band")},
         {k_expect + "/sequence/N/gap_ms", fixed("/$defs/band")},

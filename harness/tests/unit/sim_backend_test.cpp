@@ -220,13 +220,13 @@ TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_fai
     s.faults.clear();
     FaultSpec restart;
     restart.action = FaultAction::restart;
-    restart.target = "C1";
+    restart.target = Target::role("C1");
     restart.trigger.at_ms = 100;
     restart.trigger.every_ms = 300;
     restart.trigger.count = 3;
     FaultSpec resume;
     resume.action = FaultAction::resume;
-    resume.target = "C2";
+    resume.target = Target::role("C2");
     resume.trigger.at_ms = 50;
     s.faults = {restart, resume};
     s.expect = Expectation{};  // only the schedule is under test here
@@ -264,17 +264,17 @@ TEST(SimFaultScheduleTest, a_fault_repeated_until_published_ends_with_the_produc
     s.faults.clear();
     FaultSpec restart;
     restart.action = FaultAction::restart;
-    restart.target = "C1";
+    restart.target = Target::role("C1");
     restart.trigger.at_ms = 100;
     restart.trigger.every_ms = 300;
     restart.trigger.count = k_fault_count_until_published;
     restart.trigger.until_published = true;
     FaultSpec kill;
     kill.action = FaultAction::kill;
-    kill.target = "C2";
+    kill.target = Target::role("C2");
     kill.trigger.at_ms = 50;
     FaultSpec start = restart;
-    start.target = "C2";
+    start.target = Target::role("C2");
     start.trigger = FaultTrigger{};
     start.trigger.at_ms = 60;
     s.faults = {restart, kill, start};
@@ -304,7 +304,7 @@ TEST(SimFaultScheduleTest, a_fault_with_at_ms_and_after_fires_at_whichever_comes
     Scenario s = test::scenario("08h-restart-pel.json");
     FaultSpec late_clock;
     late_clock.action = FaultAction::observe;
-    late_clock.target = "redis";
+    late_clock.target = Target::of(FaultTarget::redis);
     late_clock.trigger.at_ms = 600;
     late_clock.trigger.after = FaultTrigger::After{Op::receive, "", {{"event", {{"type", "created"}}}}};
     FaultSpec late_record = late_clock;
@@ -348,7 +348,7 @@ namespace sim_backend_test {
 // its first try; nothing is lost or processed twice.
 TEST(SimFaultScheduleTest, drop_link_on_one_role_closes_its_blocked_read_and_no_other_connection) {
     Scenario s = test::scenario("08k-drop-clients.json");
-    s.faults.at(0).target = "C1";
+    s.faults.at(0).target = Target::role("C1");
     s.expect = Expectation{};  // the lab's own sequence expects the producer's failed try
     s.expect.wrong = Expectation::Count::none;
     const LabResult lab = test::run_sim(s, 20);
@@ -457,7 +457,7 @@ TEST(SimFaultScheduleTest, a_stream_lab_with_a_fault_the_sim_cannot_inject_is_sk
     ASSERT_FALSE(sim_skip_reason(s).has_value());
     FaultSpec snapshot;
     snapshot.action = FaultAction::snapshot;
-    snapshot.target = "redis";
+    snapshot.target = Target::of(FaultTarget::redis);
     snapshot.trigger.at_ms = 0;
     s.faults.insert(s.faults.begin(), snapshot);
     const auto reason = sim_skip_reason(s);

@@ -3,14 +3,15 @@
 // failure, rollback. The cases are the article's "CAS when two UPDATEs overlap".
 #include <gtest/gtest.h>
 
+#include "roles/order_sql.h"
 #include "sim/table_model.h"
 
 namespace relab::sim {
 
 namespace sim_table_model_test {
 
-RowUpdate cas(const std::string& status, int64_t version) {
-    return RowUpdate::from_order_write(OrderWrite{42, status, version, WriteMode::cas});
+OrderUpdate cas(const std::string& status, int64_t version) {
+    return order_update(OrderWrite{42, status, version, WriteMode::cas});
 }
 
 OrderRow row42(TableModel& t) { return t.rows().at(0); }
@@ -26,11 +27,11 @@ TEST_F(SimTableModelTest, autocommit_cas_applies_the_newer_version_and_skips_the
     EXPECT_EQ(table.update_autocommit(cas("created", 1)), 0);
     EXPECT_EQ(row42(table).status, "paid");
     EXPECT_EQ(row42(table).version, 2);
-    const RowUpdate plain = RowUpdate::from_order_write(OrderWrite{42, "created", 1, WriteMode::plain});
+    const OrderUpdate plain = order_update(OrderWrite{42, "created", 1, WriteMode::plain});
     EXPECT_EQ(table.update_autocommit(plain), 1);
     EXPECT_EQ(row42(table).status, "created");
     EXPECT_EQ(row42(table).version, 2);  // plain writes leave the version alone
-    EXPECT_EQ(table.update_autocommit(RowUpdate{7, "x", {}, {}}), 0);  // no such row
+    EXPECT_EQ(table.update_autocommit(OrderUpdate{7, "x", std::nullopt, VersionGuard::none, 0}), 0);  // no such row
 }
 
 TEST_F(SimTableModelTest, read_committed_waits_for_the_row_lock_then_rechecks_where_on_the_new_version) {

@@ -17,18 +17,12 @@
 #include "bench/measure/redis_benchmark_tool.h"
 #include "backend_sim/sim_backend.h"
 #include "process/tool_run.h"
+#include "process/child_process.h"
 #include "scenario/scenario.h"
 
 namespace relab {
 
 namespace {
-
-std::string self_exe_path() {
-    std::error_code ec;
-    auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) throw std::runtime_error("cannot find the relab executable: " + ec.message());
-    return p.string();
-}
 
 // What redis-benchmark's errors call the caller.
 constexpr const char* kBenchWho = "relab bench";
@@ -192,7 +186,7 @@ NoopRun run_noop_load_lab(nlohmann::json doc, int read_count, const std::string&
         out << doc.dump(2);
     }
     ChildOptions c;
-    c.exe = self_exe_path();
+    c.exe = self_executable();
     c.args = {"run", file, "--quiet", "--timelines", "none", "--json", report};
     const auto timeout = std::chrono::milliseconds(600000);
     const ToolExit e = run_tool(c, work + "/noop-load.log", timeout);
@@ -234,7 +228,7 @@ std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchma
     const int shipped_count = labs.front().stream.read_count;
     const std::string shipped_ack = labs.front().stream.ack == StreamSpec::Ack::batch ? "batch" : "each";
     constexpr int kBatch = 100;
-    const std::string shipped_commit = labs.front().write.commit == WriteSpec::Commit::batch ? "batch" : "each";
+    const std::string shipped_commit = to_string(labs.front().write.commit);
     std::vector<NoopRun> batched, autocommit, shipped;
     std::vector<double> rb_rate;
     for (int rep = 0; rep < o.repetitions; ++rep) {

@@ -19,6 +19,8 @@ std::vector<BenchFigure> measure_sim_part(const BenchOptions& o, int jobs);
 std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext& context);
 // The machine's own speed (bench/measure/bench_machine.h): a random memory read and a JSON record, no target.
 std::vector<BenchFigure> measure_machine_part();
+// S2 and S3 at 1, 2 and 4 consumers on servers of its own (bench/measure/bench_scale.cpp).
+std::vector<BenchFigure> measure_scale_part(const BenchOptions& o);
 // Looks up redis-server and redis-benchmark; throws EnvironmentError naming what to install.
 void check_redis_tools();
 

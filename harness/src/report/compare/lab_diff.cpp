@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "check/accounting.h"
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
 #include "report/compare/verdict_recheck.h"
@@ -65,7 +66,9 @@ LabChange compare(const LabDigest& o, const LabDigest& n) {
         if (n.verdict != "held") c.regression = true;
     }
     if (!o.accounting.empty() && !n.accounting.empty()) {
-        for (const char* cls : k_anomaly_classes) {
+        for (const AccountingFigure& f : accounting_figures()) {
+            if (f.flag != AccountingFlag::anomaly) continue;
+            const std::string cls(f.name);
             const auto oi = o.accounting.find(cls);
             const auto ni = n.accounting.find(cls);
             const int before = oi == o.accounting.end() ? 0 : oi->second;

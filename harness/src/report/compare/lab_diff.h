@@ -38,9 +38,6 @@ struct DigestDiff {
     bool no_change() const { return changes.empty(); }
 };
 
-// The anomaly classes of the accounting whose appearance is a regression.
-inline constexpr const char* k_anomaly_classes[] = {"lost", "duplicated", "redelivered", "unexpected"};
-
 DigestDiff diff_digests(const RunDigest& old_run, const RunDigest& new_run, bool strict = false);
 
 // One line per change ("regression  08a-baseline (real): held → broken; …"), then the summary line;

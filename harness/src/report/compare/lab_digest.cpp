@@ -16,22 +16,11 @@ namespace {
 
 using nlohmann::json;
 
+// The figures a JSON report carries, by the same names.
 std::map<std::string, int> accounting_counts(const Accounting& a) {
-    std::map<std::string, int> m = {{"published", a.published},
-                                    {"processed_once", a.processed_once},
-                                    {"duplicated", a.duplicated},
-                                    {"lost", a.lost},
-                                    {"redelivered", a.redelivered},
-                                    {"unexpected", a.unexpected},
-                                    {"stale_overwrites", a.stale_overwrites},
-                                    {"unapplied", a.unapplied},
-                                    {"republished", a.republished},
-                                    {"reapplied", a.reapplied},
-                                    {"skipped", a.skipped}};
-    if (a.side_effects > 0) {
-        m["side_effects"] = a.side_effects;
-        m["side_effects_out_of_order"] = a.side_effects_out_of_order;
-    }
+    std::map<std::string, int> m;
+    for (const AccountingFigure& f : accounting_figures())
+        if (reported(f, a)) m[std::string(f.name)] = a.*f.count;
     return m;
 }
 

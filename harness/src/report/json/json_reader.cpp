@@ -54,35 +54,17 @@ std::vector<std::vector<std::string>> table_at(const json& obj, const std::strin
     return out;
 }
 
-// A trial's "accounting" object (json_reporter's accounting_json).
+// A trial's "accounting" object (json_reporter's accounting_json). A figure a report lacks (one
+// written before the figure existed, or a lab's without side effects) is 0, with no examples.
 Accounting accounting_from_json(const json& j, const std::string& path) {
     Accounting a;
-    a.published = get<int>(j, path, "published", 0);
-    a.processed_once = get<int>(j, path, "processed_once", 0);
-    a.duplicated = get<int>(j, path, "duplicated", 0);
-    a.lost = get<int>(j, path, "lost", 0);
-    a.redelivered = get<int>(j, path, "redelivered", 0);
-    a.unexpected = get<int>(j, path, "unexpected", 0);
-    a.stale_overwrites = get<int>(j, path, "stale_overwrites", 0);
-    a.unapplied = get<int>(j, path, "unapplied", 0);
-    a.side_effects = get<int>(j, path, "side_effects", 0);
-    a.side_effects_out_of_order = get<int>(j, path, "side_effects_out_of_order", 0);
     const std::string ex_path = path + "/examples";
     const json& ex = object_field(j, path, "examples");
-    a.duplicated_examples = strings_at(ex, ex_path, "duplicated");
-    a.lost_examples = strings_at(ex, ex_path, "lost");
-    a.redelivered_examples = strings_at(ex, ex_path, "redelivered");
-    a.unexpected_examples = strings_at(ex, ex_path, "unexpected");
-    a.stale_examples = strings_at(ex, ex_path, "stale_overwrites");
-    if (ex.is_object() && ex.contains("unapplied")) a.unapplied_examples = strings_at(ex, ex_path, "unapplied");
-    if (ex.contains("side_effects_out_of_order"))  // reports before side effects have none
-        a.side_effect_examples = strings_at(ex, ex_path, "side_effects_out_of_order");
-    // Reports written before the per-event counts existed have none.
-    a.republished = get<int>(j, path, "republished", 0);
-    a.reapplied = get<int>(j, path, "reapplied", 0);
-    a.skipped = get<int>(j, path, "skipped", 0);
-    if (ex.is_object() && ex.contains("republished")) a.republished_examples = strings_at(ex, ex_path, "republished");
-    if (ex.is_object() && ex.contains("reapplied")) a.reapplied_examples = strings_at(ex, ex_path, "reapplied");
+    for (const AccountingFigure& f : accounting_figures()) {
+        const std::string name(f.name);
+        a.*f.count = get<int>(j, path, name.c_str(), 0);
+        if (f.examples) a.*f.examples = strings_at(ex, ex_path, name.c_str());
+    }
     return a;
 }
 

@@ -32,32 +32,20 @@ nlohmann::json stream_json(const std::vector<StreamEntry>& stream) {
     return out;
 }
 
+// Every figure the accounting reports (a lab without side effects carries none of theirs).
 nlohmann::json accounting_counts_json(const Accounting& a) {
-    return {{"published", a.published},     {"processed_once", a.processed_once}, {"duplicated", a.duplicated},
-            {"lost", a.lost},               {"redelivered", a.redelivered},       {"unexpected", a.unexpected},
-            {"stale_overwrites", a.stale_overwrites}, {"unapplied", a.unapplied}, {"republished", a.republished}, {"reapplied", a.reapplied},
-            {"skipped", a.skipped}};
-}
-
-// A lab whose consumers send side effects (write.side_effect) adds their counts; others carry none.
-void add_side_effect_counts(nlohmann::json& j, const Accounting& a) {
-    if (a.side_effects == 0) return;
-    j["side_effects"] = a.side_effects;
-    j["side_effects_out_of_order"] = a.side_effects_out_of_order;
+    nlohmann::json j = nlohmann::json::object();
+    for (const AccountingFigure& f : accounting_figures())
+        if (reported(f, a)) j[std::string(f.name)] = a.*f.count;
+    return j;
 }
 
 nlohmann::json accounting_json(const Accounting& a) {
     nlohmann::json j = accounting_counts_json(a);
-    add_side_effect_counts(j, a);
-    j["examples"] = {{"duplicated", a.duplicated_examples},
-                     {"lost", a.lost_examples},
-                     {"redelivered", a.redelivered_examples},
-                     {"unexpected", a.unexpected_examples},
-                     {"stale_overwrites", a.stale_examples},
-                     {"unapplied", a.unapplied_examples},
-                     {"republished", a.republished_examples},
-                     {"reapplied", a.reapplied_examples}};
-    if (a.side_effects > 0) j["examples"]["side_effects_out_of_order"] = a.side_effect_examples;
+    nlohmann::json examples = nlohmann::json::object();
+    for (const AccountingFigure& f : accounting_figures())
+        if (f.examples && reported(f, a)) examples[std::string(f.name)] = a.*f.examples;
+    j["examples"] = std::move(examples);
     return j;
 }
 
@@ -195,9 +183,7 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"failing_seeds", seeds_json(lab.failing_seeds)},
         {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
     if (is_stream_lab(lab) && !lab.trials.empty()) {
-        const Accounting total = accounting_total(lab);
-        summary["accounting"] = accounting_counts_json(total);
-        add_side_effect_counts(summary["accounting"], total);
+        summary["accounting"] = accounting_counts_json(accounting_total(lab));
     }
     // S2 (and S1 as one shard): orders that ended wrong, per trial (the pace is the "throughput"
     // every stream lab has).

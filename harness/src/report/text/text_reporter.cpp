@@ -357,28 +357,27 @@ private:
 
     std::string describe_write(const HistoryRecord& r) {
         const auto& d = r.data;
-        const bool cas = field_text(d, "mode") == "cas";
+        // A record without a mode (or of a mode this relab does not know) reads as a plain UPDATE.
+        const WriteModeInfo& mode = write_mode_info(write_mode_named(field_text(d, "mode")).value_or(WriteMode::plain));
         std::string text = r.actor + " " + m_w.wrote + " ";
         if (m_several_orders) text += "#" + field_text(event_of(d), "order") + " ";
         text += "status=" + field_text(d, "status");
-        const std::string mode = field_text(d, "mode");
-        if (cas || mode == "upsert" || mode == "insert_then_update") text += " version=" + field_text(d, "version");
+        if (mode.sets_version) text += " version=" + field_text(d, "version");
         const std::string affected = field_text(d, "affected");
-        if (mode == "upsert") {
-            const std::string action = field_text(d, "row_action");
-            text += " → INSERT … ON CONFLICT: " +
-                    (action == "none" ? "0 rows (refused: the row's version is not older)" : "row " + action);
-            return text;
-        }
-        if (mode == "insert_then_update") {
-            if (record_fields::bool_field(d, "insert_conflict"))
-                text += " → INSERT: ERROR 23505 unique_violation → UPDATE " + affected;
-            else
-                text += " → INSERT " + affected;
-            return text;
+        switch (mode.statement) {
+            case WriteStatement::upsert: {
+                const std::string action = field_text(d, "row_action");
+                return text + " → INSERT … ON CONFLICT: " +
+                       (action == "none" ? "0 rows (refused: the row's version is not older)" : "row " + action);
+            }
+            case WriteStatement::insert_then_update:
+                if (record_fields::bool_field(d, "insert_conflict"))
+                    return text + " → INSERT: ERROR 23505 unique_violation → UPDATE " + affected;
+                return text + " → INSERT " + affected;
+            case WriteStatement::update: break;
         }
         text += " → UPDATE " + affected;
-        if (cas && affected == "0") text += std::string(" ") + m_w.stale;
+        if (mode.guard != VersionGuard::none && affected == "0") text += std::string(" ") + m_w.stale;
         if (const int64_t batch = field_int(d, "batch", 0); batch > 0)
             text += " " + fmt::format(fmt::runtime(m_w.batch_commit), batch);
         return text;
@@ -854,7 +853,7 @@ private:
             << '\n';
         for (const auto& e : t.stream)
             out << fmt::format("  {}  #{} {:<7} v={}\n", e.id, e.field("order"), e.field("type"), e.field("v"));
-        const std::string mode = s.write.mode == WriteMode::cas ? "CAS" : pick(lang, "plain UPDATE", "UPDATE thường");
+        const std::string mode = is_guarded_update(s.write.mode) ? "CAS" : pick(lang, "plain UPDATE", "UPDATE thường");
         const std::string who = s.consumers == 1 ? "consumer S1" : fmt::format("{} consumers", s.consumers);
         out << fmt::format(fmt::runtime(pick(lang, "{} ({}) applies in log order →", "{} ({}) áp theo thứ tự log →")), who, mode);
         for (const auto& order : s.orders) {
