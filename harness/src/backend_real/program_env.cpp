@@ -144,7 +144,9 @@ std::vector<std::string> program_env_names(const std::string& role) {
     s.recovery.pending_first = true;
     s.recovery.autoclaim.enabled = true;
     s.recovery.autoclaim.in_reaper = false;
-    s.idem.clients.push_back(IdemClient{.name = "A"});
+    IdemClient client;
+    client.name = "A";
+    s.idem.clients.push_back(client);
     RoleConfig c;
     c.role = role;
     c.actor = "A";

@@ -50,6 +50,8 @@ std::vector<std::string> write_log_sql(const std::string& schema) {
     };
 }
 
+}  // namespace
+
 // An entry of the PEL as the last look saw it.
 struct Held {
     std::string owner;
@@ -62,6 +64,15 @@ struct TraceFile {
     size_t offset = 0;
     int line = 0;
 };
+
+namespace {
+
+// Every op's name, for a trace line's error.
+std::string known_ops() {
+    std::string out;
+    for (const auto& o : k_ops) out += (out.empty() ? "" : " ") + std::string(o.name);
+    return out;
+}
 
 
 // The lab's event an observed row write is of: the order's event of that status, the one of the
@@ -283,7 +294,7 @@ struct ProgramObserver::Impl {
         const int64_t t_ns = j.contains("t_ns") ? j["t_ns"].get<int64_t>() : steady_now().count();
         nlohmann::json r = {{"t_ns", t_ns}, {"actor", t.actor}, {"op", j["op"]}};
         const auto op = op_named(j["op"].get<std::string>());
-        if (!op) return fail("unknown op (known ops: " + known_ops_text() + ")");
+        if (!op) return fail("unknown op (known ops: " + known_ops() + ")");
         // Only the fields the op's row lists (history_op.h): what the checker and reports read.
         const std::string fields = " " + std::string(op_info(*op).fields) + " ";
         for (const auto& [k, v] : j.items())

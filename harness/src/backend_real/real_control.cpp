@@ -345,7 +345,7 @@ void RealControl::wait(Phase phase, std::optional<Nanos> until) {
     if (m->observer && !m->redis_down && !m->redis_paused) try {
             m->observer->poll_stream(m->client());
         } catch (const KvError&) {
-            m->admin.reset();  // a server fault of the lab: the next look connects again
+            m->reconnect();  // a server fault of the lab: the next look connects again
         }
     if (phase == Phase::draining) {
         if (!m->draining_since) m->draining_since = SteadyClock::now();
