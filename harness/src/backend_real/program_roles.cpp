@@ -116,7 +116,8 @@ std::unique_ptr<RoleProcess> start_program_role(const Scenario& s, const RoleCon
 }
 
 void wait_for_readers(RedisClient& admin, const Scenario& s, const std::string& prefix,
-                      const std::function<std::string(const std::string&)>& why_not) {
+                      const std::function<std::string(const std::string&)>& why_not,
+                      const std::function<bool()>& passed) {
     const auto deadline = std::chrono::steady_clock::now() + timeouts::kBarrier;
     std::set<std::string> blocked;
     for (;;) {
@@ -132,7 +133,7 @@ void wait_for_readers(RedisClient& admin, const Scenario& s, const std::string& 
             const size_t from = name_at + 6 + prefix.size();
             blocked.insert(line.substr(from, line.find(' ', from) - from));
         }
-        if (static_cast<int>(blocked.size()) >= s.consumers) return;
+        if (static_cast<int>(blocked.size()) >= s.consumers || passed()) return;
         if (std::chrono::steady_clock::now() > deadline) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }

@@ -34,9 +34,11 @@ std::unique_ptr<RoleProcess> start_program_role(const Scenario& s, const RoleCon
 
 // Waits until every consumer of the lab is blocked in XREADGROUP on a connection named
 // <prefix><actor> (what relab's producer waits for). Throws HarnessError naming the consumers not
-// seen, with `why_not(actor)`: what is known of that one (it exited, and its last words).
+// seen, with `why_not(actor)`: what is known of that one (it exited, and its last words). Returns
+// early once `passed()` says the barrier was met already (relab's own producer published).
 void wait_for_readers(RedisClient& admin, const Scenario& s, const std::string& prefix,
-                      const std::function<std::string(const std::string&)>& why_not);
+                      const std::function<std::string(const std::string&)>& why_not,
+                      const std::function<bool()>& passed);
 
 // What each program printed, as `observe` records of its actor at time `at_ns` (the last
 // k_output_bytes of its stdout and of its stderr, when not empty).

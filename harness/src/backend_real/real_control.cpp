@@ -229,7 +229,12 @@ struct RealControl::Impl {
         if (!observer || env.s.kind != LabKind::stream) return;
         const bool program_producer = env.s.exec.of("producer") != nullptr;
         if (!env.s.exec.of("consumer") && !program_producer) return;
-        wait_for_readers(client(), env.s, env.prefix, [this](const std::string& a) { return why_not_reading(a); });
+        // relab's own producer waits for the readers itself and publishes at once: once it did, the
+        // consumers are busy with jobs and no longer all blocked, and the barrier is behind us.
+        const std::string stream = env.prefix + env.s.stream.key;
+        const auto published = [&] { return !program_producer && client().call({"XLEN", stream}).integer > 0; };
+        wait_for_readers(client(), env.s, env.prefix, [this](const std::string& a) { return why_not_reading(a); },
+                         published);
         if (!program_producer) return;
         for (auto& r : roles) {
             if (r.process) continue;
