@@ -232,7 +232,16 @@ struct RealControl::Impl {
         // relab's own producer waits for the readers itself and publishes at once: once it did, the
         // consumers are busy with jobs and no longer all blocked, and the barrier is behind us.
         const std::string stream = env.prefix + env.s.stream.key;
-        const auto published = [&] { return !program_producer && client().call({"XLEN", stream}).integer > 0; };
+        const auto published = [&] {
+            // A program that exited before it read: said now, not at the barrier's timeout.
+            for (auto& r : roles)
+                if (r.process && program_of(r) && !r.process->running())
+                    throw std::runtime_error(fmt::format(
+                        "{} of {} (the program `{}`) exited with status {} before it read the group{}", r.launch.actor,
+                        env.s.id, program_text(program_of(r)->argv), r.process->exit_code().value_or(-1),
+                        tail_of_file(r.stderr_path, 500).empty() ? "" : ": " + tail_of_file(r.stderr_path, 500)));
+            return !program_producer && client().call({"XLEN", stream}).integer > 0;
+        };
         wait_for_readers(client(), env.s, env.prefix, [this](const std::string& a) { return why_not_reading(a); },
                          published);
         if (!program_producer) return;
