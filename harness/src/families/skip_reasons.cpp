@@ -68,9 +68,10 @@ std::optional<std::string> programs_skip_reason(const Scenario& s) {
     if (!s.exec.any()) return std::nullopt;
     std::string roles;
     for (const auto& [role, e] : s.exec.by_role) roles += (roles.empty() ? "" : ", ") + role;
-    return "its " + roles + " " + (s.exec.by_role.size() == 1 ? "is a program" : "are programs") +
-           " of your own (exec), which run on real servers only; the simulator runs relab's own roles on virtual time "
-           "(the real backend runs it)";
+    const bool one = s.exec.by_role.size() == 1;
+    return "its " + roles + " " + (one ? "is a program" : "are programs") + " of your own (exec), which " +
+           (one ? "runs" : "run") +
+           " on real servers only; the simulator runs relab's own roles on virtual time (the real backend runs it)";
 }
 
 }  // namespace
