@@ -144,7 +144,7 @@ const std::vector<Place>& places() {
         {"/lock", fixed("/$defs/lock")},
         {"/buffer", fixed("/$defs/buffer")},
         {"/fanout", fixed("/$defs/fanout")},
-        {"/consumers", fixed("/properties/consumers")},
+        {"/consumers", fixed("/$defs/programConsumers")},
         {"/producer", fixed("/$defs/producer")},
         {"/producer/failures/N", fixed("/$defs/producer/properties/failures/items")},
         {"/dispatcher", fixed("/$defs/dispatcher")},
