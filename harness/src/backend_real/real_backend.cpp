@@ -32,6 +32,7 @@
 #include "engine/family.h"
 #include "engine/trial_loop.h"
 #include "clients/order_table.h"
+#include "backend_real/program_roles.h"
 #include "backend_real/real_control.h"
 #include "process/role_process.h"
 #include "engine/supervisor.h"
@@ -498,6 +499,7 @@ LabResult RealBackend::run(const Scenario& s) {
     std::optional<std::string> missing = m_impl->missing_feature(s);
     if (!missing && s.only_backend == "sim") missing = "runs on the simulator only: " + s.only_backend_why;
     if (!missing) missing = family.real_skip_reason(s, m_impl->features.version);
+    if (!missing) missing = program_skip_reason(s);  // an interpreter this machine lacks
     if (auto reason = missing) {
         lab.scenario = s;
         lab.skipped = true;

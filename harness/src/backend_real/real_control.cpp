@@ -11,13 +11,17 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
 
+#include "backend_real/program_observer.h"
+#include "backend_real/program_roles.h"
 #include "fault/fault_spec.h"
 #include "history/file_history.h"
+#include "process/program_role.h"
 #include "clients/cluster_client.h"
 #include "process/child_process.h"
 #include "util/interrupt.h"
@@ -102,6 +106,9 @@ struct RealControl::Impl {
         env.spawner->open_ahead(key, count, &env.run_redis);
     }
     std::vector<HistoryRecord> own_records;
+    // What the servers show of the roles that are the user's programs; null: none is.
+    std::unique_ptr<ProgramObserver> observer;
+    bool stop_raised = false;
     std::unique_ptr<RedisClient> admin;
     // A flood's connections to the cache's instance or another database, by (cache, db).
     std::map<std::pair<bool, int64_t>, std::unique_ptr<RedisClient>> others;
@@ -112,7 +119,13 @@ struct RealControl::Impl {
     std::vector<std::string> raised_flags;  // kept written while the trial runs
     int64_t flags_written_ns = 0;
 
-    explicit Impl(Env e) : env(std::move(e)), ns{env.prefix} {}
+    explicit Impl(Env e) : env(std::move(e)), ns{env.prefix} {
+        std::set<std::string> programs;
+        for (const auto& r : trial_roles(env.s))
+            if (env.s.exec.of(r.role)) programs.insert(r.actor);
+        if (!programs.empty()) observer = std::make_unique<ProgramObserver>(env.s, env.prefix, programs);
+    }
+    const ExecSpec* program_of(const Role& r) const { return env.s.exec.of(r.launch.role); }
 
     RedisEndpoint primary() const { return env.own ? env.own->primary() : env.run_redis; }
     RedisClient& client() {
@@ -195,7 +208,50 @@ struct RealControl::Impl {
         // Each incarnation its own stderr file, so a restart keeps the first one's last words.
         r.stderr_path = r.incarnation == 1 ? fmt::format("{}/{}.err", env.dir, r.launch.actor)
                                            : fmt::format("{}/{}.{}.err", env.dir, r.launch.actor, r.incarnation);
+        if (const ExecSpec* e = program_of(r)) {
+            const std::string trace = fmt::format("{}/{}.trace", env.dir, r.launch.actor);
+            if (r.launch.role == "consumer" && env.s.kind == LabKind::stream)
+                observer->install_write_log(r.config.pg, r.config.schema);
+            if (e->trace) observer->watch_trace(r.launch.actor, trace);
+            r.process = start_program_role(env.s, r.config, *e, env.dir, r.stderr_path, trace);
+            return;
+        }
         r.process = spawn_role_process(env.spawner, env.relab_exe, r.config, env.dir, r.stderr_path);
+    }
+    // What is known of a consumer the start barrier did not see: it exited, and what it said.
+    std::string why_not_reading(const std::string& actor) {
+        Role& r = role(actor);
+        if (r.process->running()) return "running, but not blocked in XREADGROUP on a connection of that name";
+        return fmt::format("exited with status {}: {}", r.process->exit_code().value_or(-1), tail_of_file(r.stderr_path, 500));
+    }
+    // Programs' consumers must meet the start barrier; a program producer starts only then, as
+    // relab's own producer publishes only then, and the trial's origin is that moment.
+    void program_barrier() {
+        if (!observer || env.s.kind != LabKind::stream) return;
+        const bool program_producer = env.s.exec.of("producer") != nullptr;
+        if (!env.s.exec.of("consumer") && !program_producer) return;
+        // relab's own producer waits for the readers itself and publishes at once: once it did, the
+        // consumers are busy with jobs and no longer all blocked, and the barrier is behind us.
+        const std::string stream = env.prefix + env.s.stream.key;
+        const auto published = [&] {
+            // A program that exited before it read: said now, not at the barrier's timeout.
+            for (auto& r : roles)
+                if (r.process && program_of(r) && !r.process->running())
+                    throw std::runtime_error(fmt::format(
+                        "{} of {} (the program `{}`) exited with status {} before it read the group{}", r.launch.actor,
+                        env.s.id, program_text(program_of(r)->argv), r.process->exit_code().value_or(-1),
+                        tail_of_file(r.stderr_path, 500).empty() ? "" : ": " + tail_of_file(r.stderr_path, 500)));
+            return !program_producer && client().call({"XLEN", stream}).integer > 0;
+        };
+        wait_for_readers(client(), env.s, env.prefix, [this](const std::string& a) { return why_not_reading(a); },
+                         published);
+        if (!program_producer) return;
+        for (auto& r : roles) {
+            if (r.process) continue;
+            own_records.push_back(HistoryRecord{0, SteadyClock::now().time_since_epoch().count(), "relab", Op::start});
+            spawn(r);
+            r.process->started();
+        }
     }
     // /proc/PID/stat's state letter, once the signal has taken effect.
     void wait_for_state(Role& r, char state, const char* signal) {
@@ -279,13 +335,17 @@ RealControl::~RealControl() = default;
 
 void RealControl::add(const RoleLaunch& launch, RoleConfig config) {
     m->roles.push_back(Role{launch, std::move(config)});
+    // A program producer waits for the start barrier (program_barrier).
+    if (launch.role == "producer" && m->env.s.exec.of("producer")) return;
     m->spawn(m->roles.back());
 }
 
 void RealControl::open_roles_ahead() { m->open_roles_ahead(); }
 
 void RealControl::roles_started() {
-    for (auto& r : m->roles) r.process->started();
+    for (auto& r : m->roles)
+        if (r.process) r.process->started();
+    m->program_barrier();
 }
 
 RedisClient& RealControl::admin() { return m->client(); }
@@ -297,6 +357,11 @@ Nanos RealControl::now() { return std::chrono::duration_cast<Nanos>(SteadyClock:
 void RealControl::wait(Phase phase, std::optional<Nanos> until) {
     throw_if_interrupted();
     m->refresh_flags();
+    if (m->observer && !m->redis_down && !m->redis_paused) try {
+            m->observer->poll_stream(m->client());
+        } catch (const KvError&) {
+            m->reconnect();  // a server fault of the lab: the next look connects again
+        }
     if (phase == Phase::draining) {
         if (!m->draining_since) m->draining_since = SteadyClock::now();
         if (SteadyClock::now() - *m->draining_since >= Impl::k_ahead_after) m->open_roles_ahead();
@@ -336,9 +401,19 @@ void RealControl::check_roles() {
                                                   ::strsignal(*code - 128))
                                     : fmt::format("exited with status {}", *code);
         const std::string tail = tail_of_file(r.stderr_path);
+        const ExecSpec* e = m->program_of(r);
         // The runner names the lab and trial and makes it a HarnessError.
-        throw std::runtime_error(fmt::format("role {} {}, which no fault of the lab did{}{}", r.launch.actor, how,
+        throw std::runtime_error(fmt::format("role {}{} {}, which no fault of the lab did{}{}", r.launch.actor,
+                                             e ? " (the program `" + program_text(e->argv) + "`)" : "", how,
                                              tail.empty() ? "" : ": ", tail));
+    }
+    for (auto& r : m->roles) {
+        const ExecSpec* e = m->program_of(r);
+        if (!e || r.killed || m->stop_raised || r.launch.role != "consumer" || r.process->running()) continue;
+        throw std::runtime_error(fmt::format(
+            "consumer {} (the program `{}`) exited with status 0 before the trial's end: a consumer reads until "
+            "$RELAB_STOP_KEY is set and its read comes back empty (docs/your-code.md){}",
+            r.launch.actor, program_text(e->argv), tail_of_file(r.stderr_path, 500).empty() ? "" : ": " + tail_of_file(r.stderr_path, 500)));
     }
 }
 
@@ -526,6 +601,7 @@ nlohmann::json RealControl::group_state() {
 }
 
 void RealControl::raise_stop() {
+    m->stop_raised = true;
     const std::string key = m->ns.key(kStopKey);
     if (!m->env.cluster.empty())
         m->cluster().call(key, {"SET", key, "1"});
@@ -619,6 +695,7 @@ void RealControl::fail_on_unscheduled_failover() {
 
 // New complete lines of every role's history file since the last look.
 void RealControl::poll_records(std::vector<HistoryRecord>& out) {
+    if (m->observer) m->observer->new_records(out);
     for (auto& r : m->roles) {
         std::ifstream in(r.config.history_path, std::ios::binary);
         if (!in) continue;
@@ -650,6 +727,15 @@ int64_t RealControl::activity() {
 
 std::vector<HistoryRecord> RealControl::history() {
     std::vector<HistoryRecord> out = m->own_records;
+    if (m->observer) {
+        for (auto& r : m->observer->records(m->client())) out.push_back(std::move(r));
+        const int64_t end = SteadyClock::now().time_since_epoch().count();
+        for (const auto& r : m->roles)
+            if (m->program_of(r))
+                for (auto& o : program_output_records(r.launch.actor, m->env.dir + "/" + r.launch.actor + ".out",
+                                                      r.stderr_path, end))
+                    out.push_back(std::move(o));
+    }
     for (auto& r : m->roles) {
         // Moved, not copied: a soak's consumer writes half a million records, and a copy of them
         // doubled relab's peak memory while the trial was read.

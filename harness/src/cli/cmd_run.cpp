@@ -100,16 +100,17 @@ std::vector<Scenario> select_base_labs(const RunOptions& o) {
                 add(load_scenario(arg));
                 continue;
             }
-            if (std::filesystem::is_directory(arg)) {
-                for (const auto& s : load_scenario_dir(arg)) add(s);
-                continue;
-            }
+            // A name before a folder: the repository's examples/ folder holds programs, the group "examples" labs.
             bool found = false;
             for (const auto& s : all)
                 if (s.id == arg || s.part == arg || s.output == arg || (!s.group.empty() && s.group == arg)) {
                     add(s);
                     found = true;
                 }
+            if (!found && std::filesystem::is_directory(arg)) {
+                for (const auto& s : load_scenario_dir(arg)) add(s);
+                continue;
+            }
             if (!found) {
                 std::set<std::string> parts;
                 for (const auto& s : all) {

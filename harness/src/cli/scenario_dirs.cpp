@@ -19,7 +19,7 @@ std::string default_scenarios_dir() {
 
 std::vector<std::string> named_only_scenario_dirs(const std::string& dir) {
     std::vector<std::string> out;
-    for (const char* sub : {"load", "soak"})
+    for (const char* sub : {"load", "soak", "examples"})
         if (std::filesystem::is_directory(dir + "/" + sub)) out.push_back(dir + "/" + sub);
     return out;
 }

@@ -63,9 +63,21 @@ std::optional<std::string> servers_skip_reason(const Scenario& s) {
     return std::nullopt;
 }
 
+// A program is a real process on real servers; virtual time cannot run it.
+std::optional<std::string> programs_skip_reason(const Scenario& s) {
+    if (!s.exec.any()) return std::nullopt;
+    std::string roles;
+    for (const auto& [role, e] : s.exec.by_role) roles += (roles.empty() ? "" : ", ") + role;
+    const bool one = s.exec.by_role.size() == 1;
+    return "its " + roles + " " + (one ? "is a program" : "are programs") + " of your own (exec), which " +
+           (one ? "runs" : "run") +
+           " on real servers only; the simulator runs relab's own roles on virtual time (the real backend runs it)";
+}
+
 }  // namespace
 
 std::optional<std::string> idem_sim_skip_reason(const Scenario& s) {
+    if (auto reason = programs_skip_reason(s)) return reason;
     if (auto reason = servers_skip_reason(s)) return reason;
     if (auto reason = faults_skip_reason(s)) return reason;
     if (s.idem.middleware.wait_replicas > 0)
@@ -75,6 +87,7 @@ std::optional<std::string> idem_sim_skip_reason(const Scenario& s) {
 
 
 std::optional<std::string> stream_sim_skip_reason(const Scenario& s) {
+    if (auto reason = programs_skip_reason(s)) return reason;
     if (auto reason = servers_skip_reason(s)) return reason;
     return faults_skip_reason(s);
 }

@@ -64,19 +64,22 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::start, "start", "",
            "the trial's origin (the producer, source app or runner after the start barrier); times count from it"},
     OpInfo{Op::publish, "publish",
-           "event attempt result reason retry_in_ms entry round outbox_id stream shard reply_lost idmp idmp_known",
+           "event attempt result reason retry_in_ms entry round outbox_id stream shard reply_lost idmp idmp_known seen_by",
            "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait; "
            "reply_lost: the XADD ran (entry) but its reply never came back; idmp: the XADD's IDMP iid, idmp_known: "
-           "the stream answered an entry this event already had"},
+           "the stream answered an entry this event already had; seen_by: how relab knows of a program's publish "
+           "(stream: its entry)"},
     OpInfo{Op::mark, "mark", "outbox_id entry round",
            "the dispatcher marked an outbox row published (UPDATE ... published_at) after its publish_ms; with "
            "mark \"round\" in the round's transaction, committed with it"},
     OpInfo{Op::outbox_insert, "outbox_insert", "outbox_id event",
            "the source app committed a state change and its outbox row in one transaction"},
-    OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream",
-           "a consumer got a stream entry (via new, pending or claim); deleted: the entry was gone"},
-    OpInfo{Op::ack, "ack", "entry stream batch",
-           "a consumer XACKed an entry: its job is over (batch: the entries its one XACK acknowledged, with stream.ack \"batch\")"},
+    OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream seen_by",
+           "a consumer got a stream entry (via new, pending or claim); deleted: the entry was gone; seen_by: how relab "
+           "knows of a program's (pel: the group's pending list, trace: its own trace)"},
+    OpInfo{Op::ack, "ack", "entry stream batch seen_by",
+           "a consumer XACKed an entry: its job is over (batch: the entries its one XACK acknowledged, with stream.ack "
+           "\"batch\"; seen_by pel: the entry left a program's pending list, trace: its own trace)"},
     OpInfo{Op::claim, "claim", "claimed deleted min_idle_ms key previous decision via ttl_ms error error_class",
            "stream: XAUTOCLAIM took over idle pending entries; idempotency: the middleware's SET NX GET claim of a key"},
     OpInfo{Op::error, "error", "error kind server round",
@@ -86,11 +89,12 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason stream batch",
+    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason stream batch seen_by",
            "a consumer's state write to tmp_orders (plain, CAS, upsert or insert-then-update) and the rows it "
            "affected; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
            "followed; dedupe: applied, or skipped (reason) when tmp_inbox already had the event's (aggregate, version); "
-           "batch (write.commit \"batch\"): the number of writes that committed with it in one transaction"},
+           "batch (write.commit \"batch\"): the number of writes that committed with it in one transaction; seen_by trigger: "
+           "a program's write, seen by relab's trigger on tmp_orders (sql: its statement)"},
     OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
            "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
     OpInfo{Op::buffer_hold, "buffer_hold", "entry event waiting_for",
@@ -132,8 +136,9 @@ inline constexpr std::array k_ops = {
            "a measured figure of the benchmark (name, value, unit, the tool that measured it)"},
     OpInfo{Op::send, "send", "request user_id client_key payload attempt send",
            "a client sent a request (POST /orders with an Idempotency-Key)"},
-    OpInfo{Op::answer, "answer", "request user_id attempt code body source",
-           "a client got the middleware's answer: status code, body and where it came from"},
+    OpInfo{Op::answer, "answer", "request user_id attempt code body source branch",
+           "a client got the middleware's answer: status code, body and where it came from (branch: a program "
+           "middleware's own word on the branch it took, first or replay)"},
     OpInfo{Op::business_error, "business_error", "attempt reason", "the business logic threw (an injected failure)"},
     OpInfo{Op::order, "order", "order_id idem_key refused reason",
            "the business logic inserted an order, or layer 4 (the unique index) refused it"},

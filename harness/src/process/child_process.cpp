@@ -71,13 +71,14 @@ struct SetupFailure {
     int step;
     int error;
 };
-enum Step { step_chdir = 1, step_credentials, step_parent_gone };
+enum Step { step_chdir = 1, step_credentials, step_parent_gone, step_fd3 };
 
 const char* step_name(int step) {
     switch (step) {
         case step_chdir: return "changing to the working directory";
         case step_credentials: return "switching user";
         case step_parent_gone: return "parent exited during start";
+        case step_fd3: return "passing descriptor 3";
         default: return "starting";
     }
 }
@@ -199,6 +200,7 @@ struct ExecSetup {
     bool own_group, die_with_parent;
     const Credentials* credentials;
     int max_fd;
+    int fd3;  // -1: none; else handed on to the child as its descriptor 3
 
     [[noreturn]] void fail(Step step) const {
         SetupFailure f{step, errno};
@@ -237,6 +239,8 @@ struct ExecSetup {
         // them) must not leak into the child.
         if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
             for (int fd = 3; fd < max_fd; ++fd) ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+        // The one descriptor handed on: dup2 clears its close-on-exec flag (and, on itself, fcntl does).
+        if (fd3 >= 0 && (fd3 == 3 ? ::fcntl(3, F_SETFD, 0) : ::dup2(fd3, 3)) < 0) fail(step_fd3);
     }
 };
 
@@ -304,7 +308,8 @@ ChildProcess::ChildProcess(const ChildOptions& opts) : m_exe(opts.exe) {
                                opts.own_process_group,
                                opts.die_with_parent,
                                &credentials,
-                               max_open_fd()};
+                               max_open_fd(),
+                               opts.fd3};
 
     pid_t failed_pid = -1;
     std::error_code ec;  // bp::error: Boost reports instead of throwing, and calls on_error

@@ -28,6 +28,8 @@ struct ChildOptions {
     std::string working_dir;                 // "" = the parent's
     int stdin_fd = -1;                       // the child's stdin (the caller keeps and closes its
                                              // own copy); -1 = /dev/null
+    int fd3 = -1;                            // given to the child as its descriptor 3 (an exec
+                                             // role's trace); -1 = none (the caller keeps its copy)
     // A new process group: a terminal's Ctrl-C no longer reaches the child (relab stops it in
     // order), and terminate() kills the whole group, grandchildren included (those that stay in
     // it: PostgreSQL backends make their own groups and exit when the postmaster is gone).

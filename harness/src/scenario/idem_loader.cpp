@@ -1,4 +1,5 @@
 #include "scenario/idem_loader.h"
+#include "scenario/exec_loader.h"
 
 #include <set>
 
@@ -343,12 +344,12 @@ void read_idem_workload(const Object& top, Scenario& s) {
             r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
     Object o(r, top.at("idem"), top.path("idem"),
              {"middleware", "layer4", "clients", "servers", "faults", "benchmark", "cluster", "scaling", "scaling_vi",
-              "documented_duplicates", "documented_duplicates_note", "documented_duplicates_note_vi"});
+              "documented_duplicates", "documented_duplicates_note", "documented_duplicates_note_vi", "program"});
     IdemSpec& idem = s.idem;
     // The kind, from what "idem" holds; the clients' fields do not apply to the other two.
     const std::vector<const char*> clients_fields = {"middleware", "layer4", "clients", "servers", "faults",
                                                      "documented_duplicates", "documented_duplicates_note",
-                                                     "documented_duplicates_note_vi"};
+                                                     "documented_duplicates_note_vi", "program"};
     s.kind = o.has("cluster") ? LabKind::idem_cluster : o.has("benchmark") ? LabKind::idem_benchmark : LabKind::idem_clients;
     switch (s.kind) {
         case LabKind::idem_cluster:
@@ -370,7 +371,13 @@ void read_idem_workload(const Object& top, Scenario& s) {
                                                    {"duration_ms", "redis_benchmark_requests", "pgbench_seconds", "tools",
                                                     "documented_fsync_ratio", "documented_async_ratio"}));
             break;
-        case LabKind::idem_clients: read_idem_clients(r, o, idem); break;
+        case LabKind::idem_clients:
+            read_idem_clients(r, o, idem);
+            // The clients, middleware and business logic as one program per client (exec_spec.h).
+            if (o.has("program"))
+                s.exec.by_role["idem_client"] = read_program(Object(r, o.at("program"), o.path("program"),
+                                                                  with_exec_fields({})));
+            break;
         case LabKind::stream:
         case LabKind::sessions: throw std::logic_error("read_idem_workload: not an idempotency kind");
     }

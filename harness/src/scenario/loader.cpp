@@ -16,6 +16,7 @@
 
 #include "ports/seeded_rng.h"
 #include "scenario/documented_loader.h"
+#include "scenario/exec_loader.h"
 #include "scenario/fault_loader.h"
 #include "scenario/idem_loader.h"
 #include "scenario/json_reader.h"
@@ -1007,7 +1008,7 @@ void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
         s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
     }
     if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
-    s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
+    read_consumers(top, s);  // a count, or a program (exec_loader.h)
 }
 
 // Only a statement that inserts creates the row of an absent order; the inbox's transaction and a
@@ -1076,19 +1077,22 @@ void refuse_batch_commit_conflicts(const Reader& r, const Object& top, const Sce
 
 // Who publishes: the producer (its retries, its IDMP) or an outbox dispatcher in its place.
 void read_publishers(const Reader& r, const Object& top, Scenario& s) {
-    if (top.has("producer"))
-        s.producer = read_producer(Object(r, top.at("producer"), top.path("producer"),
-                                          {"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp"}),
-                                   s.events);
+    if (top.has("producer")) {
+        const Object producer(r, top.at("producer"), top.path("producer"),
+                              with_exec_fields({"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp"}));
+        s.producer = read_producer(producer, s.events);
+        if (auto program = read_exec(producer)) s.exec.by_role["producer"] = std::move(*program);
+    }
     if (s.producer.idmp &&
         std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
         r.fail(child(top.path("producer"), "idmp"),
                "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
     if (!top.has("dispatcher") || top.at("dispatcher").is_null()) return;
-    s.dispatcher = read_dispatcher(Object(r, top.at("dispatcher"), top.path("dispatcher"),
-                                          {"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms",
-                                           "count", "claim"}),
-                                   s.events.size());
+    const Object dispatcher(r, top.at("dispatcher"), top.path("dispatcher"),
+                            with_exec_fields({"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms",
+                                              "count", "claim"}));
+    s.dispatcher = read_dispatcher(dispatcher, s.events.size());
+    if (auto program = read_exec(dispatcher)) s.exec.by_role["dispatcher"] = std::move(*program);
     for (size_t i = 0; i < s.orders.size(); ++i)
         if (s.orders[i].absent)
             r.fail(child(child(top.path("orders"), i), "absent"),
@@ -1131,6 +1135,7 @@ void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
 
 // How the report shows the lab (its stream line, its throughput) and how a soak drains.
 void read_stream_display(const Reader& r, const Object& top, Scenario& s) {
+    refuse_exec_conflicts(top, s);
     s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
     s.show_throughput = s.fanout.enabled || s.shard.enabled;
     if (top.has("show_throughput")) {

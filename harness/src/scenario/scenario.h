@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fault/fault_spec.h"
+#include "scenario/exec_spec.h"
 #include "ports/ports.h"
 #include "scenario/idem_spec.h"
 #include "scenario/lab_servers.h"
@@ -542,6 +543,7 @@ struct Scenario {
     // and a fault target ("redis"); otherwise the run's shared server.
     LabServers servers;
     std::vector<FaultSpec> faults;  // the nemesis's schedule
+    ExecRoles exec;                 // roles given as the user's programs (exec_spec.h); empty: relab's own
 
     // sessions
     std::vector<SessionCase> cases;

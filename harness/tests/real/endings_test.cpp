@@ -8,14 +8,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <thread>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "outside_servers.h"
 #include "relab_cli.h"
@@ -228,6 +231,76 @@ TEST_F(EndingsTest, sigkill_of_relab_takes_its_own_servers_with_it) {
     int servers = 0;
     for (const auto& p : e.seen) servers += p.comm == "redis-server" || p.comm == "postgres";
     EXPECT_GE(servers, 2) << relab::test::names(e.seen);
+    expect_nothing_left(e);
+}
+
+// Exec roles (docs/your-code.md): a consumer given as a /bin/sh program, so that the endings do
+// not depend on PHP or Python being installed.
+class ExecEndingsTest : public EndingsTest {
+protected:
+    // A one-consumer stream lab whose consumer is `/bin/sh -c script`, written into the test's folder.
+    std::string lab(const std::string& id, const std::string& script) {
+        const nlohmann::json doc = {
+            {"id", id},
+            {"kind", "workload"},
+            {"part", id},
+            {"title", "an exec consumer: " + script},
+            {"runs", 1},
+            {"orders", {{{"id", 42}}}},
+            {"events", {{{"order", 42}, {"type", "created"}, {"version", 1}}}},
+            {"job_cost_ms", {{"created", 10}}},
+            {"expect", {{"wrong", "none"}}},
+            {"consumers", {{"count", 1}, {"exec", {"/bin/sh", "-c", script}}}},
+        };
+        const fs::path file = m_dir / (id + ".json");
+        std::ofstream(file) << doc.dump(2);
+        return file.string();
+    }
+    static bool program_running(const std::vector<SeenProcess>& now) {
+        return std::any_of(now.begin(), now.end(), [](const SeenProcess& p) { return p.comm == "sleep"; });
+    }
+};
+
+TEST_F(ExecEndingsTest, a_killed_program_is_an_error_naming_it_and_leaves_nothing) {
+    const Ended e = run(fmt::format("{} {}", lab("exec-killed", "exec sleep 1000"), s_servers->urls()),
+                        program_running,
+                        [](pid_t, const std::vector<SeenProcess>& now) { kill_first(now, "sleep", SIGKILL); });
+    ASSERT_TRUE(e.acted) << "the program was never seen running";
+    EXPECT_EQ(e.status, 2) << e.out << e.err;
+    EXPECT_NE(e.err.find("C1 of exec-killed (the program `/bin/sh -c 'exec sleep 1000'`) exited"), std::string::npos)
+        << e.err;
+    expect_nothing_left(e);
+}
+
+TEST_F(ExecEndingsTest, a_hung_program_is_an_error_at_the_barrier_and_leaves_nothing) {
+    const Ended e = run(fmt::format("{} {}", lab("exec-hung", "exec sleep 1000"), s_servers->urls()));
+    EXPECT_EQ(e.status, 2) << e.out << e.err;
+    EXPECT_NE(e.err.find("0 of 1 consumers were seen blocked in XREADGROUP"), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find("C1: running, but not blocked in XREADGROUP"), std::string::npos) << e.err;
+    const auto sleeping = std::count_if(e.seen.begin(), e.seen.end(), [](const SeenProcess& p) { return p.comm == "sleep"; });
+    EXPECT_GE(sleeping, 1) << "the program never ran";
+    expect_nothing_left(e);
+}
+
+TEST_F(ExecEndingsTest, a_missing_program_is_a_skip_that_says_so_and_leaves_nothing) {
+    const std::string file = lab("exec-missing", "true");
+    // The same lab, its program a path that names nothing.
+    std::string text = slurp(file);
+    text.replace(text.find("\"/bin/sh\""), 9, "\"/nonexistent/relab-program\"");
+    std::ofstream(file) << text;
+    const Ended e = run(fmt::format("{} {}", file, s_servers->urls()));
+    EXPECT_EQ(e.status, 0) << e.out << e.err;
+    EXPECT_NE((e.out + e.err).find("SKIPPED exec-missing: its consumer is the program `/nonexistent/relab-program -c true`: "
+                         "needs /nonexistent/relab-program, which is not an executable file"),
+              std::string::npos)
+        << e.out << e.err;
+    expect_nothing_left(e);
+}
+
+TEST_F(ExecEndingsTest, a_program_that_exits_before_reading_is_an_error_with_its_words) {
+    const Ended e = run(fmt::format("{} {}", lab("exec-exits", "echo 'cannot connect' >&2; exit 3"), s_servers->urls()));
+    EXPECT_EQ(e.status, 2) << e.out << e.err;
+    EXPECT_NE(e.err.find("exited with status 3 before it read the group: cannot connect"), std::string::npos) << e.err;
     expect_nothing_left(e);
 }
 

@@ -69,7 +69,7 @@ TEST(HistoryOpTest, an_unknown_name_is_no_op_and_a_history_line_with_one_is_refu
 
 TEST(HistoryOpTest, fields_are_listed_per_op) {
     EXPECT_TRUE(op_fields(Op::start).empty());
-    EXPECT_EQ(op_fields(Op::ack), (std::vector<std::string>{"entry", "stream", "batch"}));  // stream: S2's shards
+    EXPECT_EQ(op_fields(Op::ack), (std::vector<std::string>{"entry", "stream", "batch", "seen_by"}));  // stream: S2's shards; seen_by: a program's
     EXPECT_TRUE(op_carries(Op::lock_release, "result"));
     EXPECT_TRUE(op_carries(Op::figure, "value"));
     EXPECT_FALSE(op_carries(Op::lock_release, "resutl"));

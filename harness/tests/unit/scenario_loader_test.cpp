@@ -70,6 +70,32 @@ void write_file(const std::string& path, const std::string& text) {
     out << text;
 }
 
+// "consumers" as a program (docs/your-code.md): its fields read, the mistakes refused by path.
+TEST(ScenarioLoaderTest, ConsumersAsAProgram) {
+    json doc = workload_doc();
+    doc["consumers"] = {{"count", 3}, {"exec", {"php", "w.php"}}, {"env", {{"WRITE", "cas"}}}, {"trace", false}};
+    const Scenario s = parse(doc);
+    EXPECT_EQ(s.consumers, 3);
+    ASSERT_NE(s.exec.of("consumer"), nullptr);
+    EXPECT_EQ(s.exec.of("consumer")->argv, (std::vector<std::string>{"php", "w.php"}));
+    EXPECT_EQ(s.exec.of("consumer")->env.at("WRITE"), "cas");
+    EXPECT_FALSE(s.exec.of("consumer")->trace);
+    EXPECT_EQ(s.exec.of("producer"), nullptr);
+    EXPECT_FALSE(parse(workload_doc()).exec.any());
+    doc["consumers"]["env"] = {{"RELAB_STREAM", "x"}};
+    expect_error(doc, "/consumers/env/RELAB_STREAM", "relab's own");
+    doc["consumers"] = {{"count", 2}};
+    expect_error(doc, "/consumers/exec", "required field is missing");
+    doc["consumers"] = {{"count", 2}, {"exec", json::array()}};
+    expect_error(doc, "/consumers/exec", "");
+    doc["consumers"] = {{"count", 1}, {"exec", {"php", "w.php"}}};
+    doc["buffer"] = json::object();
+    expect_error(doc, "/buffer", "a program");
+    doc.erase("buffer");
+    doc["producer"] = {{"env", {{"A", "1"}}}};
+    expect_error(doc, "/producer/env", "add \"exec\"");
+}
+
 TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     const json doc = workload_doc();
     Scenario s = parse(doc);

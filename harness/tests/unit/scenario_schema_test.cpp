@@ -144,6 +144,7 @@ const std::vector<Place>& places() {
         {"/lock", fixed("/$defs/lock")},
         {"/buffer", fixed("/$defs/buffer")},
         {"/fanout", fixed("/$defs/fanout")},
+        {"/consumers", fixed("/$defs/programConsumers")},
         {"/producer", fixed("/$defs/producer")},
         {"/producer/failures/N", fixed("/$defs/producer/properties/failures/items")},
         {"/dispatcher", fixed("/$defs/dispatcher")},
@@ -164,6 +165,7 @@ const std::vector<Place>& places() {
         {"/shard/reshard", fixed("/$defs/shard/properties/reshard")},
         {"/faults/N", fixed("/$defs/fault")},
         {"/faults/N/after", fixed("/$defs/fault/properties/after")},
+        {"/idem/program", fixed("/$defs/idem/properties/program")},
         {"/idem", fixed("/$defs/idem"), {"servers", "faults"}},
         {"/idem/middleware", fixed("/$defs/middleware")},
         {"/idem/middleware/wait", fixed("/$defs/middleware/properties/wait")},
@@ -214,7 +216,7 @@ const std::vector<Place>& places() {
 // order ids, history fields) and the mutants' JSON Patch.
 const std::regex k_not_objects_of_the_loader(
     "/job_cost_ms|/servers/(redis|postgres|cache)|/expect(/every_wrong_trial)?/final|.*/fields(/.*)?|"
-    "/mutants/[0-9]+/patch(/.*)?");
+    "/mutants/[0-9]+/patch(/.*)?|.*/env");  // env: a program's variables, not fields
 // A record match's "bands": a map of field name to a band, which is the loader's object.
 const std::regex k_map_of_objects(".*/bands");
 

@@ -413,6 +413,18 @@ TEST(SimFaultScheduleTest, a_postgres_restart_mid_round_republishes_the_rounds_r
               (std::vector<std::string>{"42:created", "42:paid", "42:paid", "43:created", "43:paid"}));
 }
 
+// A program is a real process: the simulator skips an exec lab, and a lab without one runs.
+TEST(SimBackendTest, a_lab_whose_consumers_are_a_program_is_skipped_with_the_reason) {
+    const LabResult lab = run_sim(scenario("examples/php-s5.json"), 1);
+    EXPECT_TRUE(lab.skipped);
+    EXPECT_NE(lab.skip_reason.find("its consumer is a program of your own (exec), which runs on real servers only"),
+              std::string::npos)
+        << lab.skip_reason;
+    Scenario own = scenario("examples/php-s5.json");
+    own.exec.by_role.clear();  // the same lab with relab's own consumers
+    EXPECT_FALSE(run_sim(own, 1).skipped);
+}
+
 // What the simulator cannot model it skips, and says why: a paused PostgreSQL, and a setting
 // under which a restart may lose committed rows.
 TEST(SimFaultScheduleTest, postgres_labs_the_model_cannot_run_are_skipped_with_the_reason) {
