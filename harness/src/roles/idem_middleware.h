@@ -14,7 +14,7 @@
 #include <string>
 
 #include "ports/ports.h"
-#include "scenario/idem_spec.h"
+#include "scenario/idem/idem_spec.h"
 
 namespace relab {
 

@@ -14,7 +14,7 @@
 
 #include "fault/fault_spec.h"
 #include "roles/idem_middleware.h"
-#include "scenario/idem_spec.h"
+#include "scenario/idem/idem_spec.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -18,7 +18,7 @@
 #include "scenario/documented_loader.h"
 #include "scenario/exec_loader.h"
 #include "scenario/fault_loader.h"
-#include "scenario/idem_loader.h"
+#include "scenario/idem/idem_loader.h"
 #include "scenario/json_reader.h"
 #include "scenario/scenario.h"
 #include "util/json_shape.h"

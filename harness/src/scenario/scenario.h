@@ -15,7 +15,7 @@
 #include "fault/fault_spec.h"
 #include "scenario/exec_spec.h"
 #include "ports/ports.h"
-#include "scenario/idem_spec.h"
+#include "scenario/idem/idem_spec.h"
 #include "scenario/lab_servers.h"
 #include "scenario/terms.h"
 #include "util/enum_names.h"

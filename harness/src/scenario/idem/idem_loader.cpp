@@ -1,4 +1,4 @@
-#include "scenario/idem_loader.h"
+#include "scenario/idem/idem_loader.h"
 #include "scenario/exec_loader.h"
 
 #include <set>
