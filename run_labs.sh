@@ -96,9 +96,10 @@ run_group() {
   shift
   mkdir -p "reports/$name"
   # The examples' timelines show the programs' observed writes; load and soak have too many trials.
-  local timelines=none
-  if [ "$name" = "examples" ]; then timelines=first; fi
-  ./build/relab run "$name" --timelines "$timelines" --out-dir "reports/$name" "$@" || status=$?
+  local timelines=none extra=()
+  # The examples run beside 08c-s4a, so that the report compares S4a's C++ and PHP consumers.
+  if [ "$name" = "examples" ]; then timelines=first; extra=(08c-s4a); fi
+  ./build/relab run "$name" "${extra[@]}" --timelines "$timelines" --out-dir "reports/$name" "$@" || status=$?
   if [ "$status" -le 1 ]; then
     rc=0
     ./build/relab report "reports/$name" || rc=$?

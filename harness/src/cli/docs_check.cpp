@@ -239,7 +239,7 @@ void Checker::check_path(const std::string& file, int line, const std::string& s
     static const std::regex shaped(R"(^[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)+/?$)");
     static const std::regex source(R"(\.(?:h|cpp|cmake|mjs|sh|json)$)");
     if (!std::regex_match(span, shaped)) return;
-    for (const char* generated : {"reports/out", "reports/load", "reports/soak", "build", "tmp/"})
+    for (const char* generated : {"reports/out", "reports/load", "reports/soak", "reports/examples", "build", "tmp/"})
         if (span.rfind(generated, 0) == 0) return;
     const std::string first = span.substr(0, span.find('/'));
     if (std::any_of(first.begin(), first.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); }))

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "report/compare/lab_summary.h"
+#include "report/text/comparison_table.h"
 #include "report/text/load_table.h"
 #include "report/text/soak_table.h"
 
@@ -190,6 +191,20 @@ void write_soak_table(const RunOptions& o, const RunReport& report, bool sim, Ou
 
 }
 
+// Labs that name the same comparison table, last on stdout and beside the labs' files.
+void write_comparison_tables(const RunOptions& o, const RunReport& report, bool sim, Outputs& outputs) {
+    for (const ComparisonTable& c : comparison_tables(report.labs)) {
+        std::ostringstream table;
+        write_comparison_table(c, table);
+        if (!o.quiet) std::cout << '\n' << table.str();
+        if (o.out_dir.empty()) continue;
+        const std::string base = o.out_dir + "/comparison-" + c.name + (sim ? ".sim" : "");
+        outputs.write(base + ".txt", "--out-dir", [&](std::ostream& out) { out << table.str(); });
+        outputs.write(base + ".json", "--out-dir",
+                      [&](std::ostream& out) { out << comparison_table_json(c).dump(2) << '\n'; });
+    }
+}
+
 // The verdicts on stderr: the counts, each skipped or broken lab with its first reasons, the times.
 void print_summary(const RunReport& report, const LabCounts& n) {
     // A skipped lab did not run: it neither holds nor breaks, and does not fail the run, but it
@@ -236,6 +251,7 @@ int report_run(const RunOptions& o, const TextOptions& topts, RunReport& report,
     if (!o.out_dir.empty()) write_out_dir(o, report, lab_texts, sim, outputs);
     write_load_table(o, report, sim, outputs);
     write_soak_table(o, report, sim, outputs);
+    write_comparison_tables(o, report, sim, outputs);
     const LabCounts n = count_labs(report);
     print_summary(report, n);
     if (!outputs.errors.empty()) {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "ports/seed_text.h"
+#include "report/text/comparison_table.h"
 #include "report/article_words.h"
 #include "report/idem_facts.h"
 #include "report/compare/lab_summary.h"
@@ -88,6 +89,7 @@ public:
         write_accounting(run, out);
         write_idem_counts(run, out);
         write_figures(run, out);
+        write_comparisons(run, out);
         write_quotes(run, out);
     }
 
@@ -179,6 +181,19 @@ private:
                 out << fmt::format("| `{}` | {} | {} | {} | {} |\n", lab.scenario.id, cell(m.label), cell(m.measured),
                                    cell(m.documented), cell(m.reason));
             }
+        }
+    }
+
+    // Labs compared in one table (e.g. S4a by language): wrong/trials with 95% intervals.
+    static void write_comparisons(const RunReport& run, std::ostream& out) {
+        for (const ComparisonTable& c : comparison_tables(run.labs)) {
+            out << fmt::format("\n### Comparison `{}`\n\n| row | lab | wrong/trials | rate | 95% interval |\n"
+                               "| --- | --- | --- | --- | --- |\n",
+                               c.name);
+            for (const auto& r : c.rows)
+                out << fmt::format("| {} | {} | {}/{} | {:.0f}% | {:.0f}–{:.0f}% |\n", cell(r.label),
+                                   r.lab.empty() ? std::string("the article's runs, pooled by relab") : "`" + r.lab + "` (" + r.backend + ")",
+                                   r.wrong, r.trials, 100 * r.rate, 100 * r.low, 100 * r.high);
         }
     }
 

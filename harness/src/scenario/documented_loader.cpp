@@ -1,5 +1,6 @@
 #include "scenario/documented_loader.h"
 
+#include <algorithm>
 #include <vector>
 
 #include <fmt/format.h>
@@ -79,6 +80,27 @@ Documented read_documented(const Reader& r, const json& v, const std::string& pa
     if (o.has("throughput")) d.throughput = read_throughput(r, o.at("throughput"), o.path("throughput"));
     if (o.has("also")) d.also = read_also(r, o.at("also"), o.path("also"));
     return d;
+}
+
+Comparison read_comparison(const Reader& r, const json& v, const std::string& path) {
+    const Object o(r, v, path, {"table", "row", "article"});
+    Comparison c;
+    c.table = o.req_string("table");
+    const bool slug = std::all_of(c.table.begin(), c.table.end(), [](char ch) {
+        return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+    });
+    if (!slug || c.table.front() == '-')
+        r.fail(o.path("table"), "expected lower-case letters, digits and '-' (it names the table's files), got \"" + c.table + "\"");
+    c.row = o.req_string("row");
+    if (o.has("article")) {
+        const Object a(r, o.at("article"), o.path("article"), {"row", "wrong", "of"});
+        ComparisonArticleRow row;
+        row.row = a.req_string("row");
+        row.of = static_cast<int>(a.req_int("of", 1, k_int_max));
+        row.wrong = static_cast<int>(a.req_int("wrong", 0, row.of));
+        c.article = row;
+    }
+    return c;
 }
 
 }  // namespace relab::scenario_json

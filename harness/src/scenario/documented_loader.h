@@ -12,4 +12,8 @@ namespace relab::scenario_json {
 // article without a quote is refused: a citation of nothing would read as the article's words.
 Documented read_documented(const Reader& r, const json& v, const std::string& path);
 
+// The top level's "compare" object: the comparison table the lab is a row of, and optionally the
+// article's figures as that table's first row.
+Comparison read_comparison(const Reader& r, const json& v, const std::string& path);
+
 }  // namespace relab::scenario_json

@@ -32,7 +32,7 @@ using namespace scenario_json;
 
 const std::vector<std::string> k_common_fields = {"id",   "part", "output", "title",  "title_vi",
                                                   "kind", "runs", "seed",   "expect", "documented", "group", "mutants",
-                                                  "requires", "only_on"};
+                                                  "requires", "only_on", "compare"};
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "buffer", "fanout", "producer",
                                                     "dispatcher", "stream_line", "sim", "idem", "recovery", "faults",
@@ -1229,6 +1229,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, sessions ? "cases" : "runs");
     check_term_needs(r, s, top.path("expect"));
     if (top.has("documented")) s.documented = read_documented(r, top.at("documented"), top.path("documented"));
+    if (top.has("compare")) s.compare = read_comparison(r, top.at("compare"), top.path("compare"));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
     return s;
 }

@@ -439,6 +439,22 @@ struct Documented {
     std::vector<ArticlePassage> also{};  // more of the article's words that bear on the lab
 };
 
+// A row of a comparison table the report draws across labs of one run (relab's, e.g. S4a by
+// language): the lab's wrong/trials beside the others' with 95% intervals.
+struct ComparisonArticleRow {
+    std::string row;  // how the article's figures are labelled, e.g. "the article: PHP 8.3 …"
+    int wrong = 0;    // the article's wrong runs, pooled by relab
+    int of = 0;
+    bool operator==(const ComparisonArticleRow&) const = default;
+};
+
+struct Comparison {
+    std::string table;  // labs naming the same table are compared in one table
+    std::string row;    // this lab's row label
+    std::optional<ComparisonArticleRow> article;  // the article's figures as the table's first row
+    bool operator==(const Comparison&) const = default;
+};
+
 // One step of a scripted session (the article's psql transcripts).
 struct SessionStep {
     int64_t at_ms = -1;  // start no earlier than this (from the case's origin); -1: right after the previous step
@@ -554,6 +570,7 @@ struct Scenario {
 
     Expectation expect;
     Documented documented;
+    std::optional<Comparison> compare;
     std::vector<Mutant> mutants;
     std::string mutant;  // set on a mutant's copy: its name (and the title says what it changes)
     nlohmann::json source;  // the file's JSON, embedded in the JSON report

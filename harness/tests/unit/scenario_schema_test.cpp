@@ -161,6 +161,8 @@ const std::vector<Place>& places() {
         {"/generate/slow_jobs/N", fixed("/$defs/generate/properties/slow_jobs/items")},
         {"/soak", fixed("/properties/soak")},
         {"/only_on", fixed("/properties/only_on")},
+        {"/compare", fixed("/properties/compare")},
+        {"/compare/article", fixed("/properties/compare/properties/article")},
         {"/shard", fixed("/$defs/shard")},
         {"/shard/reshard", fixed("/$defs/shard/properties/reshard")},
         {"/faults/N", fixed("/$defs/fault")},

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "ports/seed_text.h"
+#include "report/text/comparison_table.h"
 #include "report/article_words.h"
 #include "report/idem_facts.h"
 #include "report/text/idem_text.h"
@@ -543,6 +544,7 @@ public:
                            total("held", n.held), total("broken", n.broken), total("skipped", n.skipped));
         write_summary_table(run, out);
         write_load_section(run, out);
+        write_comparisons(run, out);
         write_legend(out);
         if (std::any_of(run.labs.begin(), run.labs.end(), [](const LabResult& l) { return is_idem_workload(l); }))
             write_idem_legend(out);
@@ -581,6 +583,22 @@ private:
                 badge(verdict_of(lab)) + (lab.verdict_note.empty() ? "" : " <small class=\"verdict-note\">⚠ see note</small>"));
         }
         out << "</tbody>\n</table>\n";
+    }
+
+    // Labs compared in one table (e.g. S4a by language): wrong/trials with 95% intervals.
+    static void write_comparisons(const RunReport& run, std::ostream& out) {
+        for (const ComparisonTable& c : comparison_tables(run.labs)) {
+            out << fmt::format("<section class=\"comparison\" id=\"comparison-{}\">\n<h2>Comparison: {}</h2>\n", esc(c.name), esc(c.name))
+                << "<table class=\"counts\"><thead><tr><th>row</th><th>lab</th><th>wrong/trials</th><th>rate</th>"
+                   "<th>95% interval</th></tr></thead>\n<tbody>\n";
+            for (const auto& r : c.rows) {
+                const std::string lab = r.lab.empty() ? std::string("the article's runs, pooled by relab")
+                                                      : fmt::format("<a href=\"#lab-{0}\"><code>{0}</code></a> ({1})", esc(r.lab), esc(r.backend));
+                out << fmt::format("<tr><th>{}</th><td>{}</td><td>{}/{}</td><td>{:.0f}%</td><td>{:.0f}–{:.0f}%</td></tr>\n",
+                                   esc(r.label), lab, r.wrong, r.trials, 100 * r.rate, 100 * r.low, 100 * r.high);
+            }
+            out << "</tbody></table>\n</section>\n";
+        }
     }
 
     // The load labs side by side: the per-strategy table and its two plots.
