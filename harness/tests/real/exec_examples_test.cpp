@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <fmt/format.h>
@@ -40,6 +41,26 @@ protected:
             return json();
         }
         return lab_of(r, id);
+    }
+    // php-claim under another fault schedule, saved as a lab of its own: `relab run FILE`.
+    json run_php_claim_with(const std::string& id, const json& faults) {
+        const std::string source = std::string(RELAB_SOURCE_DIR) + "/scenarios/examples/php-claim.json";
+        json doc = json::parse(test::slurp(source), nullptr, true, true);
+        doc["id"] = doc["part"] = doc["output"] = id;
+        doc["$schema"] = std::string(RELAB_SOURCE_DIR) + "/scenarios/schema.json";
+        doc["consumers"]["dir"] = std::string(RELAB_SOURCE_DIR);
+        doc["faults"] = faults;
+        doc["expect"] = {{"wrong", "none"}, {"final", {{"42", "paid"}}}};
+        const fs::path file = m_dir / (id + ".json");
+        std::ofstream(file) << doc.dump(2);
+        const RelabRun r = run_relab(m_dir, fmt::format("{} --runs 1 --quiet", file.string()), CiReport::save);
+        EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+        return r.report.is_null() ? json() : lab_of(r, id);
+    }
+    static bool has_fault(const json& lab, const std::string& action, const std::string& phase) {
+        for (const auto& f : ops(lab, "fault"))
+            if (f.value("action", "") == action && f.value("phase", "") == phase) return true;
+        return false;
     }
     static std::vector<json> ops(const json& lab, const std::string& op) {
         std::vector<json> out;
@@ -91,6 +112,45 @@ TEST_F(ExecExamplesTest, a_python_consumer_without_a_trace_is_judged_from_the_se
     const auto receives = ops(lab, "receive");
     ASSERT_EQ(receives.size(), 2u);
     for (const auto& r : receives) EXPECT_EQ(r.value("seen_by", ""), "pel") << r.dump();
+}
+
+TEST_F(ExecExamplesTest, a_paused_php_program_resumes_and_its_late_write_is_refused) {
+    const json faults = json::parse(R"([
+      {"action": "pause", "target": "matched", "delay_ms": 100,
+       "after": {"op": "receive", "fields": {"event": {"type": "created"}}}},
+      {"action": "resume", "target_of": 1, "delay_ms": 2500,
+       "after": {"op": "fault", "actor": "nemesis", "fields": {"fault": 1, "phase": "ok"}}}])");
+    const json lab = run_php_claim_with("php-pause-claim", faults);
+    SKIP_IF_SKIPPED(lab);
+    EXPECT_EQ(lab.at("summary").at("verdict"), "held");
+    EXPECT_TRUE(has_fault(lab, "pause", "ok"));
+    EXPECT_TRUE(has_fault(lab, "resume", "ok"));
+    // Both copies of created are written after paid: the claimed one, then the paused program's on
+    // its resume; the CAS refuses both.
+    int created_writes = 0;
+    for (const auto& w : ops(lab, "write"))
+        if (w.at("event").at("type") == "created") {
+            ++created_writes;
+            EXPECT_EQ(w.value("affected", -1), 0) << w.dump();
+        }
+    EXPECT_EQ(created_writes, 2);
+}
+
+TEST_F(ExecExamplesTest, a_restarted_php_program_comes_back_under_its_name_and_created_is_claimed) {
+    const json faults = json::parse(R"([
+      {"action": "restart", "target": "matched", "delay_ms": 100,
+       "after": {"op": "receive", "fields": {"event": {"type": "created"}}}}])");
+    const json lab = run_php_claim_with("php-restart-claim", faults);
+    SKIP_IF_SKIPPED(lab);
+    EXPECT_EQ(lab.at("summary").at("verdict"), "held");
+    bool killed = false;
+    for (const auto& f : ops(lab, "fault"))
+        if (f.value("action", "") == "restart" && f.value("phase", "") == "ok") killed = f.value("killed", false);
+    EXPECT_TRUE(killed) << "the restart found the program running and killed it";
+    bool claimed = false;
+    for (const auto& r : ops(lab, "receive"))
+        claimed = claimed || (r.value("via", "") == "claim" && r.at("event").at("type") == "created");
+    EXPECT_TRUE(claimed) << "the killed program's created was claimed";
 }
 
 }  // namespace relab::exec_examples_test
