@@ -482,6 +482,10 @@ void RealBackend::upcoming(const Scenario& next, std::span<const Scenario> later
 }
 
 LabResult RealBackend::run(const Scenario& s) {
+    return run_with_beside(s, [this](const Scenario& x) { return run_one(x); });
+}
+
+LabResult RealBackend::run_one(const Scenario& s) {
     const auto started = SteadyClock::now();
     // A lab with a cluster or trial servers of its own starts the next one's once it has its own
     // (take()); any other starts them now.

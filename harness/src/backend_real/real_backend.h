@@ -46,6 +46,7 @@ public:
     int clusters_taken_ahead() const;
 
 private:
+    LabResult run_one(const Scenario& s);
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

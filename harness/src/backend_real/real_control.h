@@ -75,6 +75,7 @@ public:
     std::string server_key(const std::string& logical) override;
     bool drained() override;
     nlohmann::json group_state() override;
+    std::optional<std::vector<std::string>> pel_ids() override;
     void raise_stop() override;
     void unblock_readers() override;
     bool clients_ready() override;

@@ -450,6 +450,12 @@ struct SimBackend::Impl {
                     {"undelivered", streams.undelivered(key, m_s.stream.group)},
                     {"group", group || !streams.exists(key)}};
         }
+        std::optional<std::vector<std::string>> pel_ids() override {
+            if (m_s.shard.enabled) return std::nullopt;
+            std::vector<std::string> ids;
+            for (const auto& p : m_impl.world.streams().pending(m_s.stream.key, m_s.stream.group)) ids.push_back(p.id);
+            return ids;
+        }
         void raise_stop() override { m_impl.world.kv().set(kStopKey, "1", sim::SetOptions{}, now()); }
         void unblock_readers() override { m_impl.world.unblock_all_readers(); }
 
@@ -654,6 +660,10 @@ SimBackend::SimBackend(SimOptions opts) : m_impl(std::make_unique<Impl>(std::mov
 SimBackend::~SimBackend() = default;
 
 LabResult SimBackend::run(const Scenario& s) {
+    return run_with_beside(s, [this](const Scenario& x) { return run_one(x); });
+}
+
+LabResult SimBackend::run_one(const Scenario& s) {
     const auto started = std::chrono::steady_clock::now();
     LabResult lab;
     if (auto reason = sim_skip_reason(s)) {

@@ -60,6 +60,7 @@ public:
     std::pair<uint64_t, uint64_t> self_check(const Scenario& s, uint64_t trial_seed);
 
 private:
+    LabResult run_one(const Scenario& s);
     struct Impl;
     std::unique_ptr<Impl> m_impl;
 };

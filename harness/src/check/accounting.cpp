@@ -2,6 +2,7 @@
 #include "util/check.h"
 
 #include <algorithm>
+#include <optional>
 #include <map>
 #include <set>
 #include <string_view>
@@ -166,15 +167,23 @@ void add_example(std::vector<std::string>& examples, const std::string& what) {
     if (examples.size() < k_accounting_examples) examples.push_back(what);
 }
 
-// The published entries a trial that ended quiet left: pending (its last delivery no ack followed)
-// and never delivered (no receive). Only such a trial leaves any: in one that drained the server
-// acknowledged every entry, whatever records a role wrote late.
+// The published entries a trial that ended quiet left: pending and never delivered (no receive).
+// Pending is the server's PEL when the observe carries it (a SIGKILLed consumer's last receive may
+// be missing from the history, its entry still in the group), else an entry whose last delivery no
+// ack followed. Only such a trial leaves any: in one that drained the server acknowledged every
+// entry, whatever records a role wrote late.
 void count_left_over(const std::vector<HistoryRecord>& history, const Facts& facts, const std::vector<int>& published,
                      Accounting& a) {
-    const bool ended_quiet = std::any_of(history.begin(), history.end(), [](const HistoryRecord& r) {
+    const auto quiet = std::find_if(history.begin(), history.end(), [](const HistoryRecord& r) {
         return r.op == Op::observe && r.data.contains("quiet_ms");
     });
-    if (!ended_quiet) return;
+    if (quiet == history.end()) return;
+    std::optional<std::set<std::string>> pel;
+    if (const auto it = quiet->data.find("pel"); it != quiet->data.end() && it->is_array()) {
+        pel.emplace();
+        for (const auto& id : *it)
+            if (id.is_string()) pel->insert(id.get<std::string>());
+    }
     enum : char { never, delivered, acked };  // each entry's state after its last receive or ack
     std::vector<char> state(facts.entries.size(), never);
     for (const RecordFacts& f : facts.records) {
@@ -183,12 +192,13 @@ void count_left_over(const std::vector<HistoryRecord>& history, const Facts& fac
         if (f.r->op == Op::ack && state[f.entry] == delivered) state[f.entry] = acked;
     }
     for (const int entry : published) {
-        if (state[entry] == never) {
-            ++a.never_delivered;
-            add_example(a.never_delivered_examples, facts.entry_text(entry));
-        } else if (state[entry] == delivered) {
+        const bool pending = pel ? pel->count(facts.entry_text(entry)) > 0 : state[entry] == delivered;
+        if (pending) {
             ++a.pending;
             add_example(a.pending_examples, facts.entry_text(entry));
+        } else if (state[entry] == never) {
+            ++a.never_delivered;
+            add_example(a.never_delivered_examples, facts.entry_text(entry));
         }
     }
 }

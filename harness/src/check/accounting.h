@@ -24,8 +24,9 @@ namespace relab {
 //   redelivered     entries received again after an ack of them (the group forgot the ack)
 //   unexpected      entries received or written that no ok publish produced
 //   pending         in a trial that ended quiet (its group not drained, an observe with quiet_ms):
-//                   published entries received whose last delivery no ack followed, still in the
-//                   group's PEL (a consumer died mid-job and nothing claimed the entry)
+//                   published entries still in the group's PEL (a consumer died mid-job and nothing
+//                   claimed the entry): the server's PEL when the observe lists it ("pel"), else
+//                   entries received whose last delivery no ack followed
 //   never_delivered in such a trial: published entries no consumer received
 //   stale_overwrites  applied writes (affected > 0) of an older event version after a newer one of the
 //                   same order, in time order

@@ -31,6 +31,20 @@ std::string count_text(const Expectation& e) {
     return count_only.describe();
 }
 
+// The lab's median pace over the arrangement's beside it, against the expectation's floor.
+void check_throughput_ratio(LabResult& lab, double floor) {
+    const ThroughputStats& own = lab.throughput;
+    if (!lab.beside_throughput || lab.beside_throughput->per_s <= 0 || own.per_s <= 0) {
+        lab.failures.push_back(fmt::format("throughput >= {} x the arrangement's beside: no throughput of {} measured",
+                                           floor, own.per_s <= 0 ? "the lab" : "the arrangement beside it"));
+        return;
+    }
+    const double ratio = own.per_s / lab.beside_throughput->per_s;
+    if (ratio < floor)
+        lab.failures.push_back(fmt::format("throughput >= {} x {}'s (measured {:.2f} jobs/s over {:.2f} = {:.2f})",
+                                           floor, lab.beside_name, own.per_s, lab.beside_throughput->per_s, ratio));
+}
+
 void summarize_workload(LabResult& lab) {
     lab.total = static_cast<int>(lab.trials.size());
     lab.wrong = static_cast<int>(std::count_if(lab.trials.begin(), lab.trials.end(),
@@ -42,6 +56,7 @@ void summarize_workload(LabResult& lab) {
         lab.failures.push_back(fmt::format("expected {}, measured {}/{}", count_text(e), lab.wrong, lab.total));
     for (const auto& t : lab.trials)
         for (const auto& missing : t.unmet) lab.failures.push_back(fmt::format("trial {}: {}", t.trial, missing));
+    if (e.throughput_ratio_at_least && !lab.replay_seed) check_throughput_ratio(lab, *e.throughput_ratio_at_least);
 }
 
 void summarize_sessions(LabResult& lab) {

@@ -109,6 +109,10 @@ struct LabResult {
     std::vector<std::string> failures; // why not, one line each
     LatencyStats delivery;             // XADD to receipt by a blocked consumer
     ThroughputStats throughput;        // stream labs: jobs written per second of the trial
+    // The arrangement run beside the lab (Scenario::beside), its name and its pace: what the lab's
+    // throughput_ratio is measured against. Empty until the run sets it.
+    std::string beside_name;
+    std::optional<ThroughputStats> beside_throughput;
     std::string lock_release_method;   // "DELEX IFEQ" or "compare-and-delete Lua script"
     std::vector<Measurement> measurements;  // idempotency labs: server figures beside the article's
     double elapsed_s = 0;

@@ -305,6 +305,9 @@ private:
         m_nemesis.end_all();
         m_ended_quiet = true;
         nlohmann::json g = {{"quiet_ms", m_s.stream.quiet_ms}};
+        // The server's PEL, not only the history: a SIGKILLed consumer's last receive may never
+        // have reached its history file, while the group still holds the entry.
+        if (const auto pel = m_c.pel_ids()) g["pel"] = *pel;
         g["text"] = fmt::format("the trial ended with the group not drained: nothing moved for {} ms (stream.quiet_ms)",
                                 m_s.stream.quiet_ms);
         m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});

@@ -68,4 +68,15 @@ void run_trial_loop(const Scenario& s, const LoopPlan& plan, LabResult& lab, con
     lab.planned_trials = n;
 }
 
+LabResult run_with_beside(const Scenario& s, const std::function<LabResult(const Scenario&)>& run_one) {
+    if (!s.beside) return run_one(s);
+    const LabResult beside = run_one(beside_scenario(s));
+    LabResult lab = run_one(s);
+    if (lab.skipped || beside.skipped) return lab;
+    lab.beside_name = s.beside->name;
+    lab.beside_throughput = beside.throughput;
+    summarize(lab);
+    return lab;
+}
+
 }  // namespace relab

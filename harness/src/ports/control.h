@@ -100,6 +100,10 @@ public:
     // "pending", its PEL's size (XINFO GROUPS), and "undelivered", the entries after its
     // last-delivered-id; with "group": false when the group is gone (every entry undelivered).
     virtual nlohmann::json group_state() = 0;
+    // The IDs in the lab's group's pending entries list as the server has them now (XPENDING), what
+    // a trial that ended quiet left pending even where a killed role's receive never reached the
+    // history; nullopt when the server cannot be read (down or paused) or the lab is sharded.
+    virtual std::optional<std::vector<std::string>> pel_ids() = 0;
     virtual void raise_stop() = 0;       // the stop flag idle consumers leave on
     virtual void unblock_readers() = 0;  // CLIENT UNBLOCK every blocked reader of the trial
 

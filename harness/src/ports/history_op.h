@@ -127,11 +127,12 @@ inline constexpr std::array k_ops = {
            "text key pttl_ms step masters cluster_state pair slots nodes same_slot same_node reply error_code load "
            "claims first "
            "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct streams consumer_group "
-           "group pending undelivered drained deadline_passed deadline_ms error quiet_ms",
+           "group pending undelivered drained deadline_passed deadline_ms error quiet_ms pel",
            "relab's own observation of the servers (a key a killed client left, a cluster's slots, a benchmark step; "
            "a soak lab's consumer_group at the trial's end: its pending entries, those never delivered, whether it "
            "drained and whether the soak's deadline passed first; group false: it was gone; error: unreadable; "
-           "quiet_ms: a stream trial ended undrained after nothing moved for that long)"},
+           "quiet_ms: a stream trial ended undrained after nothing moved for that long, pel: the IDs its group's "
+           "pending entries list held then)"},
     OpInfo{Op::figure, "figure", "name value unit tool ops_per_s fsync documented",
            "a measured figure of the benchmark (name, value, unit, the tool that measured it)"},
     OpInfo{Op::send, "send", "request user_id client_key payload attempt send",

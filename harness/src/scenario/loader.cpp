@@ -21,6 +21,7 @@
 #include "scenario/idem/idem_loader.h"
 #include "scenario/json_reader.h"
 #include "scenario/scenario.h"
+#include "util/check.h"
 #include "util/json_shape.h"
 
 namespace relab {
@@ -36,7 +37,8 @@ const std::vector<std::string> k_common_fields = {"id",   "part", "output", "tit
 const std::vector<std::string> k_workload_fields = {"stream", "orders", "events", "job_cost_ms",
                                                     "consumers", "write", "lock", "buffer", "fanout", "producer",
                                                     "dispatcher", "stream_line", "sim", "idem", "recovery", "faults",
-                                                    "servers", "generate", "shard", "show_throughput", "soak"};
+                                                    "servers", "generate", "shard", "show_throughput", "soak",
+                                                    "beside"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
 StreamSpec read_stream(const Object& o) {
@@ -822,7 +824,7 @@ void check_term_needs(const Reader& r, const Scenario& s, const std::string& exp
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
                         const std::string& trials_name) {
-    const Object o(r, v, path, expect_fields({"wrong", "every_wrong_trial", "until_wrong"}, true));
+    const Object o(r, v, path, expect_fields({"wrong", "every_wrong_trial", "until_wrong", "throughput_ratio"}, true));
     Expectation e;
     const json& wrong = o.at("wrong");
     const std::string wrong_path = o.path("wrong");
@@ -858,6 +860,15 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
             r.fail(o.path("every_wrong_trial"), "\"wrong\": \"none\" leaves no wrong trial to explain");
         read_terms(Object(r, o.at("every_wrong_trial"), o.path("every_wrong_trial"), expect_fields({}, false)), kind,
                    false, e.every_wrong_trial);
+    }
+    if (o.has("throughput_ratio")) {
+        if (kind != LabKind::stream)
+            r.fail(o.path("throughput_ratio"), "applies only to stream labs (\"kind\": \"workload\"), whose writes give a pace");
+        Object t(r, o.at("throughput_ratio"), o.path("throughput_ratio"), {"at_least"});
+        const json& floor = t.at("at_least");
+        if (!floor.is_number() || floor.get<double>() <= 0)
+            r.expected(t.path("at_least"), "a number above 0 (the lab's jobs/s over the arrangement's beside)", floor);
+        e.throughput_ratio_at_least = floor.get<double>();
     }
     if (o.has("until_wrong")) {
         // A session lab's cases and the benchmark's one measurement are not trials that may go either way.
@@ -1231,6 +1242,19 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     if (top.has("documented")) s.documented = read_documented(r, top.at("documented"), top.path("documented"));
     if (top.has("compare")) s.compare = read_comparison(r, top.at("compare"), top.path("compare"));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
+    if (top.has("beside")) {
+        Object b(r, top.at("beside"), top.path("beside"), {"name", "change", "patch"});
+        BesideSpec spec;
+        spec.name = b.req_string("name");
+        if (!is_slug(spec.name))
+            r.expected(b.path("name"), "lower-case letters, digits and '-' ([a-z0-9][a-z0-9-]*)", b.at("name"));
+        spec.change = b.req_string("change");
+        spec.patch = r.array(b.at("patch"), b.path("patch"), true);
+        s.beside = std::move(spec);
+    }
+    if (s.expect.throughput_ratio_at_least && !s.beside)
+        r.fail(top.path("expect") + "/throughput_ratio",
+               "needs \"beside\": the arrangement whose throughput the lab's is compared with");
     return s;
 }
 
@@ -1319,6 +1343,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
     s.source = std::move(doc);
     // Every mutant must itself be a valid lab, so a broken patch is found when the file loads.
     for (const auto& m : s.mutants) (void)apply_mutant(s, m);
+    if (s.beside) (void)beside_scenario(s);
     return s;
 }
 
@@ -1361,6 +1386,25 @@ Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
     m.title = fmt::format("[mutant {}: {}] {}", mutant.name, mutant.change, m.title);
     m.title_vi = fmt::format("[mutant {}: {}] {}", mutant.name, mutant.change, m.title_vi);
     return m;
+}
+
+Scenario beside_scenario(const Scenario& s) {
+    RELAB_CHECK(s.beside.has_value(), "beside_scenario needs a lab with \"beside\"");
+    // The patch applied as a mutant's would be, then the copy's own beside and ratio dropped: it
+    // is measured, not judged, and has nothing beside it.
+    Scenario m = apply_mutant(s, Mutant{s.beside->name, s.beside->change, s.beside->patch, ""});
+    json doc = m.source;
+    if (doc.is_object()) {
+        doc.erase("beside");
+        if (doc.contains("expect") && doc.at("expect").is_object()) doc["expect"].erase("throughput_ratio");
+    }
+    Scenario b = read_scenario(Reader(fmt::format("{} (beside {})", s.file, s.beside->name)), doc);
+    b.file = s.file;
+    b.source = std::move(doc);
+    b.mutant = s.mutant;
+    b.title = fmt::format("[beside {}: {}] {}", s.beside->name, s.beside->change, s.title);
+    b.title_vi = fmt::format("[beside {}: {}] {}", s.beside->name, s.beside->change, s.title_vi);
+    return b;
 }
 
 Scenario with_generated_orders(const Scenario& s, int orders) {

@@ -84,6 +84,8 @@ std::string Expectation::describe() const {
     }
     if (of_runs > 0 && (wrong == Count::at_most || wrong == Count::between)) text += fmt::format(" of {}", of_runs);
     if (until_wrong_max_runs > 0) text += fmt::format(" (more trials until one is wrong, up to {})", until_wrong_max_runs);
+    if (throughput_ratio_at_least)
+        text += fmt::format("; throughput >= {} x the arrangement's beside", *throughput_ratio_at_least);
     if (!every_trial.empty()) text += "; every trial: " + every_trial.describe();
     if (!every_wrong_trial.empty()) text += "; every wrong trial: " + every_wrong_trial.describe();
     return text;

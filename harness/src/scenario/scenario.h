@@ -385,6 +385,9 @@ struct Expectation {
     // The sequential rule of a racy lab: after `runs` trials, while fewer than the lower bound
     // went wrong, run more, up to this many trials in all; 0: no extension.
     int until_wrong_max_runs = 0;
+    // The lab's median throughput over that of the arrangement run beside it (Scenario::beside) must
+    // be at least this: what a strategy buys in pace, measured in the same run on the same machine.
+    std::optional<double> throughput_ratio_at_least;
     // The trials an upper bound was written for (the file's runs): a run of another size (--runs,
     // --trials) keeps the bound's rate, e.g. at most 54 of 60 is at most 1800 of 2000. 0: as written.
     int of_runs = 0;
@@ -501,6 +504,14 @@ struct SimSpec {
 
 // A copy of the lab with its mechanism's key knob turned: an RFC 6902 JSON Patch over the file.
 // Its verdict must flip to broken; a lab whose expectation survives every mutant is a defect.
+// Another arrangement of the lab's workload (the lab's file with `patch` applied), run just before
+// the lab on the same backend and servers: the throughput its "throughput_ratio" is measured against.
+struct BesideSpec {
+    std::string name;    // "s1"
+    std::string change;  // what the patch turns, in words: "the same workload in one stream"
+    nlohmann::json patch = nlohmann::json::array();
+};
+
 struct Mutant {
     std::string name;    // "two-consumers"
     std::string change;  // what the patch turns, in words: "2 consumers instead of 1"
@@ -572,6 +583,7 @@ struct Scenario {
     Documented documented;
     std::optional<Comparison> compare;
     std::vector<Mutant> mutants;
+    std::optional<BesideSpec> beside;  // a stream lab's arrangement to compare its throughput with
     std::string mutant;  // set on a mutant's copy: its name (and the title says what it changes)
     nlohmann::json source;  // the file's JSON, embedded in the JSON report
 };
@@ -589,6 +601,9 @@ inline constexpr const char* k_schema_file = "schema.json";
 // The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
 // patch does not apply or the result is not a valid scenario.
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
+// The arrangement beside the lab (s.beside's patch applied, without a beside or a throughput_ratio
+// of its own), validated like a file. Requires s.beside.
+Scenario beside_scenario(const Scenario& s);
 
 // The lab with its generated workload resized to `orders` orders (its "generate"/"orders"); the
 // title says so. Throws ScenarioError when the result is not valid (a slow job beyond the last order).

@@ -225,8 +225,10 @@ TEST_F(FaultsTest, a_lab_that_kills_postgres_gets_its_own_and_leaves_nothing_beh
 }
 
 // A fault lab nobody shipped, written as one JSON file: three consumers that claim in their own
-// loop (no reaper); the holder of created is killed 100 ms into its 800 ms job, paid is applied,
-// and an idle consumer claims created 300 ms later and applies it last: plain UPDATE ends created.
+// loop (no reaper); the holder of created is killed 10 ms into its 100 ms job, paid's 500 ms job is
+// applied, and a live consumer claims created once it is 1000 ms idle (longer than paid's job, so
+// paid is not claimed too) and applies it last: plain UPDATE ends created. Without the kill the same
+// workload ends paid, so the verdict rests on it.
 TEST_F(FaultsTest, an_unseen_fault_lab_written_as_data_runs_on_both_backends) {
     const json lab = {
         {"id", "my-claim-in-loop"},
@@ -236,10 +238,10 @@ TEST_F(FaultsTest, an_unseen_fault_lab_written_as_data_runs_on_both_backends) {
         {"orders", {{{"id", 7}, {"expected_final", "paid"}}}},
         {"events", {{{"order", 7}, {"type", "created"}, {"version", 1}, {"at_ms", 0}},
                     {{"order", 7}, {"type", "paid"}, {"version", 2}, {"at_ms", 0}}}},
-        {"job_cost_ms", {{"created", 800}, {"paid", 50}}},
+        {"job_cost_ms", {{"created", 100}, {"paid", 500}}},
         {"consumers", 3},
-        {"recovery", {{"autoclaim", {{"min_idle_ms", 300}, {"every_ms", 50}, {"in", "consumers"}}}}},
-        {"faults", {{{"action", "kill"}, {"target", "matched"}, {"delay_ms", 100},
+        {"recovery", {{"autoclaim", {{"min_idle_ms", 1000}, {"every_ms", 50}, {"in", "consumers"}}}}},
+        {"faults", {{{"action", "kill"}, {"target", "matched"}, {"delay_ms", 10},
                      {"after", {{"op", "receive"}, {"fields", {{"event", {{"type", "created"}}}}}}}}}},
         {"expect", {{"wrong", "all"},
                     {"final", {{"7", "created"}}},
@@ -256,6 +258,18 @@ TEST_F(FaultsTest, an_unseen_fault_lab_written_as_data_runs_on_both_backends) {
     const auto sim = run_relab(m_dir, file.string() + " --backend sim --trials 50");
     ASSERT_EQ(sim.exit_code, 0) << sim.out << sim.err;
     EXPECT_EQ(lab_of(sim, "my-claim-in-loop").at("summary").at("wrong"), 50);
+
+    json unfaulted = lab;
+    unfaulted["id"] = "my-claim-in-loop-no-fault";
+    unfaulted["faults"] = json::array();
+    const fs::path no_fault = m_dir / "my-claim-in-loop-no-fault.json";
+    std::ofstream(no_fault) << unfaulted.dump(2);
+    for (const std::string backend : {"real", "sim"}) {
+        SCOPED_TRACE(backend);
+        const auto r = run_relab(m_dir, no_fault.string() + " --backend " + backend, CiReport::skip);
+        ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+        EXPECT_EQ(lab_of(r, "my-claim-in-loop-no-fault").at("summary").at("wrong"), 0);
+    }
     EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
 }
 
@@ -294,6 +308,10 @@ TEST_F(FaultsTest, an_entry_stranded_by_a_killed_consumer_breaks_the_lab_on_both
         EXPECT_EQ(trial.at("accounting").at("lost"), 1);
         EXPECT_EQ(trial.at("accounting").at("pending"), 1);
         EXPECT_EQ(trial.at("accounting").at("examples").at("pending"), json::array({created}));
+        // Counted from the server's PEL as the trial ended, not only from the history.
+        const auto quiet = records(trial, "observe", "relab");
+        ASSERT_EQ(quiet.size(), 1u);
+        EXPECT_EQ(quiet[0].at("pel"), json::array({created}));
         EXPECT_NE(r.err.find("lost = 0 (measured 1)"), std::string::npos) << r.err;
         EXPECT_NE(r.out.find("pending (received, never acknowledged) 1: " + created), std::string::npos) << r.out;
     }

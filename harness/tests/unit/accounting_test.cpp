@@ -356,5 +356,27 @@ TEST(AccountingTest, a_trial_that_ended_quiet_counts_and_names_what_it_left_pend
                                         "pending (received, never acknowledged) 2: 1-0, 1-1", "never delivered 1: 1-2"}));
 }
 
+// The server's PEL, when the quiet record lists it, says what is pending: an entry whose receive a
+// SIGKILLed consumer never wrote to its history is pending, not never delivered; one the history
+// shows received but the server no longer holds (its ack record lost) is neither.
+TEST(AccountingTest, the_servers_pel_in_the_quiet_record_decides_what_is_pending) {
+    std::vector<HistoryRecord> h = {
+        publish(1, "1-0", event(42, "created", 1)), publish(1, "1-1", event(42, "paid", 2)),
+        publish(1, "1-2", event(42, "shipped", 3)),
+        receive(2, "C2", "1-1", event(42, "paid", 2)), write(3, "C2", "1-1", event(42, "paid", 2), 1),
+        rec(9, "relab", Op::observe, {{"quiet_ms", 10000}, {"pel", json::array({"1-0"})}, {"text", "nothing moved"}}),
+    };
+    const Accounting a = account(h);
+    EXPECT_EQ(a.pending, 1);
+    EXPECT_EQ(a.pending_examples, (std::vector<std::string>{"1-0"}));
+    EXPECT_EQ(a.never_delivered, 1);
+    EXPECT_EQ(a.never_delivered_examples, (std::vector<std::string>{"1-2"}));
+    // Without the PEL the history alone misses the first and counts the second.
+    h.back().data.erase("pel");
+    const Accounting history_only = account(h);
+    EXPECT_EQ(history_only.pending_examples, (std::vector<std::string>{"1-1"}));
+    EXPECT_EQ(history_only.never_delivered_examples, (std::vector<std::string>{"1-0", "1-2"}));
+}
+
 }  // namespace accounting_test
 }  // namespace relab

@@ -95,6 +95,7 @@ public:
     void raise_flag(const std::string&) override {}
     bool drained() override { return true; }
     json group_state() override { return json::object(); }
+    std::optional<std::vector<std::string>> pel_ids() override { return std::nullopt; }
     void raise_stop() override {}
     void unblock_readers() override {}
     void poll_records(std::vector<HistoryRecord>&) override {}

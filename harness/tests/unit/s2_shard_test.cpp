@@ -1,11 +1,13 @@
 // Issue 12, S2: the router's hash and shard choice, the loader's "generate" and "shard", the
 // accounting with several streams, and the three S2 labs on the simulator.
+#include <algorithm>
 #include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "check/accounting.h"
+#include "check/outcome.h"
 #include "report/shard_facts.h"
 #include "roles/role_settings.h"
 #include "scenario/scenario.h"
@@ -148,14 +150,25 @@ TEST(S2SimTest, s2_shard_keeps_every_order_in_order_and_beats_s1_on_the_same_wor
     const LabResult lab = test::run_sim(test::scenario("beyond-s2-shard.json"), 5);
     EXPECT_TRUE(lab.held) << (lab.failures.empty() ? "" : lab.failures.front());
     EXPECT_EQ(lab.wrong, 0);
-    const LabResult s1 = test::run_sim(test::scenario("beyond-s2-s1-same-workload.json"), 5);
-    EXPECT_TRUE(s1.held) << (s1.failures.empty() ? "" : s1.failures.front());
-    ASSERT_GT(lab.throughput.trials, 0);
-    ASSERT_GT(s1.throughput.trials, 0);
-    const double shard_eps = lab.throughput.per_s, s1_eps = s1.throughput.per_s;
+    // s2-s1-same-workload runs S1 beside S2 in the same run and holds S2 to 1.5 x its pace.
+    const LabResult pair = test::run_sim(test::scenario("beyond-s2-s1-same-workload.json"), 5);
+    EXPECT_TRUE(pair.held) << (pair.failures.empty() ? "" : pair.failures.front());
+    ASSERT_TRUE(pair.beside_throughput.has_value());
+    EXPECT_EQ(pair.beside_name, "s1");
+    ASSERT_EQ(pair.beside_throughput->trials, 5);
+    ASSERT_GT(pair.throughput.trials, 0);
+    const double shard_eps = pair.throughput.per_s, s1_eps = pair.beside_throughput->per_s;
     // Three consumers in parallel: more than S1's one, less than three times it.
     EXPECT_GT(shard_eps, 1.5 * s1_eps);
     EXPECT_LT(shard_eps, 3.0 * s1_eps);
+    // S2 collapsed to one stream is S1 again: the floor breaks.
+    const Scenario& s = pair.scenario;
+    const auto one = std::find_if(s.mutants.begin(), s.mutants.end(), [](const Mutant& m) { return m.name == "one-stream"; });
+    ASSERT_NE(one, s.mutants.end());
+    const LabResult collapsed = test::run_sim(apply_mutant(s, *one), 5);
+    EXPECT_FALSE(collapsed.held);
+    ASSERT_FALSE(collapsed.failures.empty());
+    EXPECT_NE(collapsed.failures.back().find("throughput >= 1.5 x s1's"), std::string::npos) << collapsed.failures.back();
     const ShardTrialFacts f = shard_facts(lab.scenario, lab.trials.front());
     EXPECT_EQ(f.entries_per_stream.size(), 3u);
     int total = 0;
@@ -179,6 +192,62 @@ TEST(S2SimTest, resharding_without_draining_ends_orders_wrong_by_stale_overwrite
     const LabResult drained = test::run_sim(test::scenario("beyond-s2-reshard-drain.json"), 5);
     EXPECT_TRUE(drained.held) << (drained.failures.empty() ? "" : drained.failures.front());
     EXPECT_EQ(drained.wrong, 0);
+}
+
+// "beside" and "throughput_ratio": the arrangement beside is the lab's file patched, with no beside
+// or ratio of its own; the ratio holds at or above its floor and breaks below it, naming both paces.
+TEST(S2ThroughputRatioTest, the_arrangement_beside_is_the_patched_lab_and_the_ratio_is_judged_against_a_floor) {
+    json d = doc();
+    d["beside"] = {{"name", "s1"}, {"change", "one stream"},
+                   {"patch", json::array({{{"op", "replace"}, {"path", "/shard/streams"}, {"value", 1}}})}};
+    d["expect"]["throughput_ratio"] = {{"at_least", 1.5}};
+    const Scenario s = parse_scenario(d.dump(), "t-s2.json");
+    ASSERT_TRUE(s.beside.has_value());
+    ASSERT_TRUE(s.expect.throughput_ratio_at_least.has_value());
+    EXPECT_EQ(s.shard.streams, 2);
+    const Scenario b = beside_scenario(s);
+    EXPECT_EQ(b.shard.streams, 1);
+    EXPECT_FALSE(b.beside.has_value());
+    EXPECT_FALSE(b.expect.throughput_ratio_at_least.has_value());
+
+    auto judged = [&](double own_per_s, std::optional<double> beside_per_s) {
+        LabResult lab;
+        lab.scenario = s;
+        TrialOutcome t;
+        t.trial = 1;
+        // 8 jobs written, the last at 8 / own_per_s seconds.
+        for (int k = 1; k <= 8; ++k)
+            t.history.push_back(rec(static_cast<int64_t>(k * 1e9 / own_per_s), "C1", Op::write, json::object()));
+        lab.trials.push_back(t);
+        if (beside_per_s) {
+            lab.beside_name = "s1";
+            lab.beside_throughput = ThroughputStats{1, 8, 0, *beside_per_s, *beside_per_s, *beside_per_s};
+        }
+        summarize(lab);
+        return lab;
+    };
+    EXPECT_TRUE(judged(300, 100).held);
+    EXPECT_TRUE(judged(150, 100).held);
+    const LabResult slow = judged(120, 100);
+    EXPECT_FALSE(slow.held);
+    ASSERT_EQ(slow.failures.size(), 1u);
+    EXPECT_NE(slow.failures[0].find("throughput >= 1.5 x s1's (measured 120.00 jobs/s over 100.00 = 1.20)"),
+              std::string::npos)
+        << slow.failures[0];
+    const LabResult alone = judged(300, std::nullopt);
+    EXPECT_FALSE(alone.held);
+    EXPECT_NE(alone.failures.at(0).find("no throughput of the arrangement beside it measured"), std::string::npos);
+}
+
+TEST(S2ThroughputRatioTest, a_ratio_without_an_arrangement_beside_is_refused_when_the_file_loads) {
+    json d = doc();
+    d["expect"]["throughput_ratio"] = {{"at_least", 1.5}};
+    try {
+        (void)parse_scenario(d.dump(), "t-s2.json");
+        FAIL() << "loaded";
+    } catch (const ScenarioError& e) {
+        EXPECT_NE(std::string(e.what()).find("needs \"beside\""), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace s2_shard_test

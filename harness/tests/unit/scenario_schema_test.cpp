@@ -194,6 +194,8 @@ const std::vector<Place>& places() {
         {"/expect", fixed("/$defs/expect")},
         {"/expect/every_wrong_trial", fixed("/$defs/wrongTrialTerms")},
         {"/expect/until_wrong", fixed("/$defs/expect/properties/until_wrong")},
+        {"/expect/throughput_ratio", fixed("/$defs/expect/properties/throughput_ratio")},
+        {"/beside", fixed("/properties/beside")},
         {k_expect + "/(every_trial_has|has|never)/N", fixed("/$defs/recordMatch")},
         {k_expect + "/sequence/N", fixed("/$defs/sequenceStep")},
         {k_expect + "/sequence/N/same_as", fixed("/$defs/sequenceStep/properties/same_as")},
@@ -215,10 +217,10 @@ const std::vector<Place>& places() {
 }
 
 // Objects no Object() of the loader reads: maps whose keys are data (event types, settings,
-// order ids, history fields) and the mutants' JSON Patch.
+// order ids, history fields) and the mutants' and the arrangement beside's JSON Patch.
 const std::regex k_not_objects_of_the_loader(
     "/job_cost_ms|/servers/(redis|postgres|cache)|/expect(/every_wrong_trial)?/final|.*/fields(/.*)?|"
-    "/mutants/[0-9]+/patch(/.*)?|.*/env");  // env: a program's variables, not fields
+    "/mutants/[0-9]+/patch(/.*)?|/beside/patch(/.*)?|.*/env");  // env: a program's variables, not fields
 // A record match's "bands": a map of field name to a band, which is the loader's object.
 const std::regex k_map_of_objects(".*/bands");
 

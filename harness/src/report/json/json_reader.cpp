@@ -379,6 +379,19 @@ void read_lab_summary(const json& summary, const std::string& summary_path, LabR
     lab.throughput.per_s = get<double>(tp, tp_path, "jobs_per_s", 0.0);
     lab.throughput.per_s_min = get<double>(tp, tp_path, "jobs_per_s_min", 0.0);
     lab.throughput.per_s_max = get<double>(tp, tp_path, "jobs_per_s_max", 0.0);
+    if (summary.contains("beside")) {
+        const std::string b_path = summary_path + "/beside";
+        const json& b = object_field(summary, summary_path, "beside");
+        ThroughputStats beside;
+        beside.trials = get<int>(b, b_path, "trials", 0);
+        beside.jobs = get<int64_t>(b, b_path, "jobs", 0);
+        beside.span_ms = get<double>(b, b_path, "last_write_ms", 0.0);
+        beside.per_s = get<double>(b, b_path, "jobs_per_s", 0.0);
+        beside.per_s_min = get<double>(b, b_path, "jobs_per_s_min", 0.0);
+        beside.per_s_max = get<double>(b, b_path, "jobs_per_s_max", 0.0);
+        lab.beside_name = get<std::string>(b, b_path, "name", "");
+        lab.beside_throughput = beside;
+    }
     lab.lock_release_method = get<std::string>(summary, summary_path, "lock_release_method", "");
     lab.elapsed_s = get<double>(summary, summary_path, "elapsed_s", 0.0);
     lab.wrong_rate = get<double>(summary, summary_path, "wrong_rate", 0.0);

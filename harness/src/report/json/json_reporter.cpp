@@ -183,6 +183,14 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"ci95", {lab.wrong_rate_low, lab.wrong_rate_high}},
         {"failing_seeds", seeds_json(lab.failing_seeds)},
         {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
+    if (lab.beside_throughput)
+        summary["beside"] = {{"name", lab.beside_name},
+                             {"trials", lab.beside_throughput->trials},
+                             {"jobs", lab.beside_throughput->jobs},
+                             {"last_write_ms", lab.beside_throughput->span_ms},
+                             {"jobs_per_s", lab.beside_throughput->per_s},
+                             {"jobs_per_s_min", lab.beside_throughput->per_s_min},
+                             {"jobs_per_s_max", lab.beside_throughput->per_s_max}};
     if (is_stream_lab(lab) && !lab.trials.empty()) {
         summary["accounting"] = accounting_counts_json(accounting_total(lab));
     }

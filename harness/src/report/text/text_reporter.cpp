@@ -62,6 +62,7 @@ struct Words {
     const char* dispatch_shared;  // entry, event, ahead
     const char* take;             // entry, event, waited ms
     const char* throughput;       // jobs, span ms, jobs/s, min, max, trials
+    const char* beside;           // name, its jobs/s, its trials, the lab's over it
     const char* batch_ack;        // entries, first entry, last entry
     const char* batch_ack_one;    // entry: a read of one entry
     const char* batch_commit;     // writes: write.commit "batch", the writes of the one transaction
@@ -103,6 +104,7 @@ constexpr Words k_en{
     "puts {} {} on the shared FIFO ({} waiting before it)",
     "takes {} {} (waited {} ms)",
     "throughput: {} jobs written by {} ms = {} jobs/s (median of {} trial(s); min {}, max {})",
+    "beside it, {} on the same workload in the same run: {} jobs/s (median of {} trial(s)); this lab's is {}x it",
     "acknowledged {} entries with one XACK ({} … {})",
     "acknowledged {} (the read's only entry)",
     "(one transaction of {} writes)",
@@ -144,6 +146,7 @@ constexpr Words k_vi{
     "đưa {} {} vào hàng FIFO chung ({} việc đứng trước)",
     "lấy {} {} (đã chờ {} ms)",
     "throughput: {} job ghi xong lúc {} ms = {} job/giây (trung vị {} lần; min {}, max {})",
+    "bên cạnh, {} trên cùng workload trong cùng lần chạy: {} job/giây (trung vị {} lần); lab này gấp {} lần",
     "ACK {} entry bằng một lệnh XACK ({} … {})",
     "ACK {} (entry duy nhất của lần đọc)",
     "(một transaction gồm {} lệnh ghi)",
@@ -693,6 +696,12 @@ private:
                                fmt::format("{:.2f}", tp.per_s), tp.trials, fmt::format("{:.2f}", tp.per_s_min),
                                fmt::format("{:.2f}", tp.per_s_max))
                 << '\n';
+            if (lab.beside_throughput && lab.beside_throughput->per_s > 0)
+                out << "  "
+                    << fmt::format(fmt::runtime(m_w.beside), lab.beside_name,
+                                   fmt::format("{:.2f}", lab.beside_throughput->per_s), lab.beside_throughput->trials,
+                                   fmt::format("{:.2f}", tp.per_s / lab.beside_throughput->per_s))
+                    << '\n';
             if (s.documented.throughput) report_throughput_figure(s.documented, out);
         }
     }
