@@ -362,6 +362,9 @@ private:
         std::string text = r.actor + " " + m_w.wrote + " ";
         if (m_several_orders) text += "#" + field_text(event_of(d), "order") + " ";
         text += "status=" + field_text(d, "status");
+        // P4: the change added, or the amount set, before the version it is guarded by.
+        if (mode.amount == AmountWrite::add) text += " amount+=" + field_text(d, "delta");
+        if (mode.amount == AmountWrite::set) text += " amount=" + field_text(d, "amount");
         if (mode.sets_version) text += " version=" + field_text(d, "version");
         const std::string affected = field_text(d, "affected");
         switch (mode.statement) {
