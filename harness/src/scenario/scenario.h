@@ -105,7 +105,7 @@ struct StreamSpec {
 // Scenario files write it as "paid" or {"status": "paid", "amount": 30}.
 struct FinalState {
     std::string status;
-    std::optional<int64_t> amount;
+    std::optional<int64_t> amount = std::nullopt;
     bool matches(const OrderRow& row) const { return row.status == status && (!amount || row.amount == *amount); }
     std::string describe() const;  // "paid", or "paid, amount 30"
     bool operator==(const FinalState&) const = default;
@@ -118,7 +118,7 @@ struct OrderSpec {
     std::string initial_status = "new";
     int64_t initial_version = 0;
     std::string expected_final = "paid";  // a trial whose final status differs is wrong
-    std::optional<int64_t> expected_amount;  // and, when given, one whose final amount differs
+    std::optional<int64_t> expected_amount = std::nullopt;  // and, when given, one whose final amount differs
     FinalState expected_state() const { return FinalState{expected_final, expected_amount}; }
     // No row for this order before the trial ("absent": true): its first write must create it
     // (write mode upsert or insert_then_update); initial_status and initial_version do not apply.
@@ -137,8 +137,8 @@ struct EventSpec {
     // P4's labs: the change the event makes to its order's amount, as the scenario gives it, and the
     // amount after it, which the loader computes by adding the order's changes in version order (the
     // state the event carries). Both absent in every other lab.
-    std::optional<int64_t> delta;
-    std::optional<int64_t> amount;
+    std::optional<int64_t> delta = std::nullopt;
+    std::optional<int64_t> amount = std::nullopt;
     bool operator==(const EventSpec&) const = default;
 };
 
