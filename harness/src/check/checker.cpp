@@ -73,16 +73,18 @@ void summarize_sessions(LabResult& lab) {
                     fmt::format("case {}, session {}, step '{}': {}", i + 1, step.session, step.sql, step.failure));
 }
 
-// A trial is wrong when some order's final status is not the one it should end in.
+// A trial is wrong when some order's final status (and amount, where stated) is not the one it should end in.
 void judge_final_rows(const Scenario& s, TrialOutcome& t) {
     t.wrong_orders.clear();
     for (const auto& order : s.orders) {
         const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(),
                                       [&](const OrderRow& r) { return r.id == order.id; });
+        const FinalState want = order.expected_state();
         if (row == t.final_rows.end())
-            t.wrong_orders.push_back(fmt::format("#{}=(no row) (expected {})", order.id, order.expected_final));
-        else if (row->status != order.expected_final)
-            t.wrong_orders.push_back(fmt::format("#{}={} (expected {})", order.id, row->status, order.expected_final));
+            t.wrong_orders.push_back(fmt::format("#{}=(no row) (expected {})", order.id, want.describe()));
+        else if (!want.matches(*row))
+            t.wrong_orders.push_back(
+                fmt::format("#{}={} (expected {})", order.id, row_state_text(*row, want.amount.has_value()), want.describe()));
     }
     t.wrong = !t.wrong_orders.empty();
 }

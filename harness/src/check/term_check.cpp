@@ -97,14 +97,14 @@ void check_band(const std::string& name, const Band& b, const FigureReading& r, 
 }
 
 void check_final(const TrialTerms& terms, const TrialOutcome& t, const Unmet& fail) {
-    for (const auto& [order, status] : terms.final_status) {
+    for (const auto& [order, want] : terms.final_status) {
         // A copy to capture: clang 14 (the fuzz build's) cannot capture a structured binding.
         const int64_t id = order;
         const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(), [&](const OrderRow& r) { return r.id == id; });
         if (row == t.final_rows.end())
-            fail(fmt::format("#{} = {} (no row)", order, status));
-        else if (row->status != status)
-            fail(fmt::format("#{} = {} (it ended {})", order, status, row->status));
+            fail(fmt::format("#{} = {} (no row)", order, want.describe()));
+        else if (!want.matches(*row))
+            fail(fmt::format("#{} = {} (it ended {})", order, want.describe(), row_state_text(*row, want.amount.has_value())));
     }
 }
 

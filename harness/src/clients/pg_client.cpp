@@ -435,13 +435,13 @@ std::vector<SideEffectRow> RealOrderStore::side_effects() {
 }
 
 std::vector<OrderRow> RealOrderStore::rows() {
-    const std::string sql = "SELECT id, status, version FROM tmp_orders ORDER BY id";
+    const std::string sql = "SELECT id, status, version, amount FROM tmp_orders ORDER BY id";
     SqlStepResult r = on_store(m_session, [&] { return m_session.exec(sql); });
     std::vector<OrderRow> out;
     out.reserve(r.rows.size());
     for (const auto& row : r.rows) {
-        if (row.size() != 3) throw PgError(sql, "", "expected 3 columns");
-        out.push_back(OrderRow{std::stoll(row[0]), row[1], std::stoll(row[2])});
+        if (row.size() != 4) throw PgError(sql, "", "expected 4 columns");
+        out.push_back(OrderRow{std::stoll(row[0]), row[1], std::stoll(row[2]), std::stoll(row[3])});
     }
     return out;
 }
@@ -455,13 +455,15 @@ void reset_inbox_table(PgSession& s) {
 }
 
 void reset_orders_table(PgSession& s, const std::vector<OrderRow>& initial) {
-    s.exec("CREATE TABLE IF NOT EXISTS tmp_orders (id bigint PRIMARY KEY, status text NOT NULL, version bigint NOT NULL)");
+    s.exec("CREATE TABLE IF NOT EXISTS tmp_orders (id bigint PRIMARY KEY, status text NOT NULL, version bigint NOT NULL, "
+           "amount bigint NOT NULL DEFAULT 0)");
     s.exec("DELETE FROM tmp_orders");
     if (initial.empty()) return;
-    std::string sql = "INSERT INTO tmp_orders (id, status, version) VALUES ";
+    std::string sql = "INSERT INTO tmp_orders (id, status, version, amount) VALUES ";
     for (size_t i = 0; i < initial.size(); ++i) {
         if (i > 0) sql += ", ";
-        sql += fmt::format("({}, {}, {})", initial[i].id, quote_literal(initial[i].status), initial[i].version);
+        sql += fmt::format("({}, {}, {}, {})", initial[i].id, quote_literal(initial[i].status), initial[i].version,
+                           initial[i].amount);
     }
     s.exec(sql);
 }

@@ -89,9 +89,9 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version row_action insert_conflict dedupe reason stream batch seen_by",
+    OpInfo{Op::write, "write", "entry event status mode affected sql version delta amount row_action insert_conflict dedupe reason stream batch seen_by",
            "a consumer's state write to tmp_orders (plain, CAS, upsert or insert-then-update) and the rows it "
-           "affected; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
+           "affected; delta (write mode delta): the change it added to the amount; amount (cas_state): the amount it set; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
            "followed; dedupe: applied, or skipped (reason) when tmp_inbox already had the event's (aggregate, version); "
            "batch (write.commit \"batch\"): the number of writes that committed with it in one transaction; seen_by trigger: "
            "a program's write, seen by relab's trigger on tmp_orders (sql: its statement)"},

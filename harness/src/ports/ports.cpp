@@ -86,6 +86,8 @@ nlohmann::json event_json(const Event& e) {
     o.emplace("order", e.order);
     o.emplace("type", e.type);
     o.emplace("v", e.v);
+    if (e.delta) o.emplace("delta", *e.delta);
+    if (e.amount) o.emplace("amount", *e.amount);
     return nlohmann::json(std::move(o));
 }
 
@@ -129,6 +131,9 @@ bool holds_event(const nlohmann::json& pattern, const Event& e) {
             if (!holds_text(v, e.type)) return false;
         } else if (k == "v") {
             if (!holds(v, nlohmann::json(e.v))) return false;
+        } else if (k == "delta" || k == "amount") {
+            const std::optional<int64_t>& own = k == "delta" ? e.delta : e.amount;
+            if (!own || !holds(v, nlohmann::json(*own))) return false;
         } else {
             return false;  // an event has no other member
         }

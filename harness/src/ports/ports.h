@@ -170,6 +170,10 @@ struct OrderWrite {
     // tmp_inbox ... ON CONFLICT DO NOTHING; the UPDATE only when the insert added the row; COMMIT.
     bool dedupe = false;
     int64_t event_version = 0;  // the event's business version: the inbox key with `order`
+    // P4: the event's change and the amount it carries (the order's amount after it), which the
+    // mode's amount write applies (AmountWrite::add the delta, set the amount).
+    int64_t delta = 0;
+    int64_t amount = 0;
 };
 
 struct WriteResult {
@@ -193,9 +197,14 @@ struct SideEffectRow {
 };
 
 struct OrderRow {
+    // A constructor, not an aggregate: the rows of every lab but P4's name only (id, status, version).
+    OrderRow() = default;
+    OrderRow(int64_t id_, std::string status_, int64_t version_, int64_t amount_ = 0)
+        : id(id_), status(std::move(status_)), version(version_), amount(amount_) {}
     int64_t id = 0;
     std::string status;
     int64_t version = 0;
+    int64_t amount = 0;  // P4's labs: the order's amount (0 where no write touches it)
 };
 
 // An OrderStore or Outbox call found no database: the connection was refused or lost (a killed
@@ -289,9 +298,18 @@ public:
 // A business event as carried in a stream entry: order, type, v (the version assigned when the
 // event was created at the source). In a history record: {"order", "type", "v"}.
 struct Event {
+    // A constructor, not an aggregate: the many events without an amount name only (order, type, v).
+    Event() = default;
+    Event(int64_t order_, std::string type_, int64_t v_, std::optional<int64_t> delta_ = std::nullopt,
+          std::optional<int64_t> amount_ = std::nullopt)
+        : order(order_), type(std::move(type_)), v(v_), delta(delta_), amount(amount_) {}
     int64_t order = 0;
     std::string type;
     int64_t v = 0;
+    // P4's labs: the change the event makes to the order's amount, and the amount after it (the
+    // state it carries). Absent in every other lab; in an entry and a record only when present.
+    std::optional<int64_t> delta;
+    std::optional<int64_t> amount;
 };
 
 // One step of one actor. `data` carries the op's own fields (entry, event, affected, attempts...),

@@ -467,6 +467,8 @@ private:
         w.version = m_s.write.version_source == VersionSource::entry_id ? entry_id_as_version(entry.id) : ev.v;
         w.dedupe = m_s.write.dedupe == WriteDedupe::aggregate_version;
         w.event_version = ev.v;
+        w.delta = ev.delta.value_or(0);
+        w.amount = ev.amount.value_or(0);
         if (m_s.write.commit == WriteSpec::Commit::batch) {
             // The write waits for the read's other jobs: flush_writes sends them in one transaction
             // and acknowledges them after it (the loader allows no lock or side effect here).
@@ -501,6 +503,9 @@ private:
         nlohmann::json wd = json_object("status", w.status, "mode", to_string(w.mode), "affected", res.affected, "sql", res.sql);
         const WriteModeInfo& mode = write_mode_info(w.mode);
         if (mode.sets_version) wd["version"] = w.version;
+        // P4: the change the write added, or the amount it set, as the statement has it.
+        if (mode.amount == AmountWrite::add) wd["delta"] = w.delta;
+        if (mode.amount == AmountWrite::set) wd["amount"] = w.amount;
         if (!res.row_action.empty()) wd["row_action"] = res.row_action;
         if (mode.statement == WriteStatement::insert_then_update) wd["insert_conflict"] = res.insert_conflict;
         if (w.dedupe) {

@@ -6,14 +6,22 @@
 namespace relab {
 
 Fields event_fields(const Event& e) {
-    return {{"order", std::to_string(e.order)}, {"type", e.type}, {"v", std::to_string(e.v)}};
+    Fields out{{"order", std::to_string(e.order)}, {"type", e.type}, {"v", std::to_string(e.v)}};
+    if (e.delta) out.emplace_back("delta", std::to_string(*e.delta));
+    if (e.amount) out.emplace_back("amount", std::to_string(*e.amount));
+    return out;
 }
 
 Event event_from_entry(const StreamEntry& e) {
     try {
-        return Event{std::stoll(e.field("order")), e.field("type"), std::stoll(e.field("v"))};
+        Event ev{std::stoll(e.field("order")), e.field("type"), std::stoll(e.field("v"))};
+        // P4's events carry their change and the amount after it; the other labs' carry neither.
+        if (const std::string d = e.field("delta"); !d.empty()) ev.delta = std::stoll(d);
+        if (const std::string a = e.field("amount"); !a.empty()) ev.amount = std::stoll(a);
+        return ev;
     } catch (const std::exception&) {
-        throw std::runtime_error("stream entry " + e.id + " is not an event (needs fields order, type, v)");
+        throw std::runtime_error("stream entry " + e.id +
+                                 " is not an event (needs fields order, type, v; delta and amount, when present, integers)");
     }
 }
 

@@ -23,12 +23,35 @@ std::string guard_sql(const OrderUpdate& u, const std::string& version) {
     if (u.guard == VersionGuard::none) return {};
     return fmt::format(" AND version {} {}", guard_operator(u.guard), version);
 }
+
+// " AND amount >= 30" for a change that removes 30, or nothing.
+std::string floor_sql(const OrderUpdate& u, const std::string& removed) {
+    if (u.amount_write != AmountWrite::add || u.amount >= 0) return {};
+    return " AND amount >= " + removed;
+}
+
+// ", amount = amount + 30", ", amount = amount - 30", ", amount = 30", or nothing; `value` is the
+// change's size (add) or the amount (set) as the statement spells it.
+std::string amount_sql(const OrderUpdate& u, const std::string& value) {
+    switch (u.amount_write) {
+        case AmountWrite::none: return {};
+        case AmountWrite::add: return fmt::format(", amount = amount {} {}", u.amount < 0 ? '-' : '+', value);
+        case AmountWrite::set: return ", amount = " + value;
+    }
+    return {};
+}
+
+// The number an amount write puts in its statement: the change's size, or the amount.
+int64_t amount_value(const OrderUpdate& u) { return u.amount_write == AmountWrite::add && u.amount < 0 ? -u.amount : u.amount; }
 }  // namespace
 
 OrderUpdate order_update(const OrderWrite& w) {
     const WriteModeInfo& m = write_mode_info(w.mode);
     OrderUpdate u{w.order, w.status, std::nullopt, m.guard, w.version};
     if (m.sets_version) u.new_version = w.version;
+    u.amount_write = m.amount;
+    if (m.amount == AmountWrite::add) u.amount = w.delta;
+    if (m.amount == AmountWrite::set) u.amount = w.amount;
     return u;
 }
 
@@ -36,8 +59,9 @@ OrderUpdate order_fallback_update(const OrderWrite& w) { return {w.order, w.stat
 
 std::string order_update_sql(const OrderUpdate& u) {
     const std::string version = u.new_version ? fmt::format(", version = {}", *u.new_version) : std::string{};
-    return fmt::format("UPDATE tmp_orders SET status = {}{} WHERE id = {}{}", quoted(u.status), version, u.id,
-                       guard_sql(u, std::to_string(u.guard_version)));
+    const std::string amount = std::to_string(amount_value(u));
+    return fmt::format("UPDATE tmp_orders SET status = {}{}{} WHERE id = {}{}{}", quoted(u.status), amount_sql(u, amount),
+                       version, u.id, floor_sql(u, amount), guard_sql(u, std::to_string(u.guard_version)));
 }
 
 PreparedSql order_update_prepared(const OrderUpdate& u) {
@@ -46,6 +70,7 @@ PreparedSql order_update_prepared(const OrderUpdate& u) {
         p.params.push_back(std::to_string(value));
         return fmt::format("${}", p.params.size());
     };
+    const std::string amount = u.amount_write != AmountWrite::none ? param(amount_value(u)) : std::string{};
     const std::string version = u.new_version ? param(*u.new_version) : std::string{};
     const std::string id = param(u.id);
     // The guard compares with the version the write sets (cas): one parameter for both.
@@ -53,10 +78,16 @@ PreparedSql order_update_prepared(const OrderUpdate& u) {
     if (u.guard != VersionGuard::none)
         guard = u.new_version && *u.new_version == u.guard_version ? version : param(u.guard_version);
     // One prepared statement per shape: the values are its parameters.
-    p.name = fmt::format("relab_update{}{}", version.empty() ? "" : "_version",
+    // An added change's sign is in the statement's text (+ or -, and the floor only for a removal).
+    const std::string amount_shape =
+        u.amount_write == AmountWrite::none ? ""
+        : u.amount_write == AmountWrite::set ? "_amount"
+                                              : (u.amount < 0 ? "_removed" : "_added");
+    p.name = fmt::format("relab_update{}{}{}", amount_shape, version.empty() ? "" : "_version",
                          guard.empty() ? "" : fmt::format("_guard{}{}", static_cast<int>(u.guard), guard == version ? "" : "_own"));
-    p.definition = fmt::format("UPDATE tmp_orders SET status = $1{} WHERE id = {}{}",
-                               version.empty() ? "" : ", version = " + version, id, guard_sql(u, guard));
+    p.definition = fmt::format("UPDATE tmp_orders SET status = $1{}{} WHERE id = {}{}{}", amount_sql(u, amount),
+                               version.empty() ? "" : ", version = " + version, id, floor_sql(u, amount),
+                               guard_sql(u, guard));
     return p;
 }
 

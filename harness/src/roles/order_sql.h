@@ -18,6 +18,8 @@ namespace relab {
 //           WHERE tmp_orders.version < EXCLUDED.version
 //   insert_then_update: INSERT INTO tmp_orders (id, status, version) VALUES (42, 'paid', 2)
 //           (its fallback after a unique violation is order_fallback_update)
+//   delta: UPDATE tmp_orders SET status = 'amount_removed', amount = amount - 30 WHERE id = 42 AND amount >= 30
+//   cas_state: UPDATE tmp_orders SET status = 'amount_removed', amount = 0, version = 2 WHERE id = 42 AND version < 2
 
 // The UPDATE of a write whose mode's statement is one: its status, and its version and guard when
 // the mode has them.

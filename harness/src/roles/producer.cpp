@@ -80,7 +80,7 @@ private:
     // One try: an injected blip, a Redis fault or a lost reply fails it (see fail); else recorded ok.
     void publish(Pending& next) {
         const EventSpec& spec = *next.event;
-        Attempt a{next, Event{spec.order, spec.type, spec.version}, p_.clock.now(),
+        Attempt a{next, Event{spec.order, spec.type, spec.version, spec.delta, spec.amount}, p_.clock.now(),
                   json_object("attempt", next.attempt), {}};
         if (next.attempt == 1) next.first_try = a.sent_at;
         if (publish_fails(s_.producer, spec, next.attempt)) {

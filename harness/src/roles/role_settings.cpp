@@ -132,7 +132,11 @@ StreamSpec stream_from(const json& j) {
 }
 
 json to(const EventSpec& e) {
-    return {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}, {"cost_us", e.cost_us}};
+    json j = {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}, {"cost_us", e.cost_us}};
+    // P4's events only: the others' settings stay as they were.
+    if (e.delta) j["delta"] = *e.delta;
+    if (e.amount) j["amount"] = *e.amount;
+    return j;
 }
 EventSpec event_from(const json& j) {
     EventSpec e;
@@ -141,6 +145,8 @@ EventSpec event_from(const json& j) {
     read(j, "version", e.version);
     read(j, "at_ms", e.at_ms);
     read(j, "cost_us", e.cost_us);
+    if (j.contains("delta")) read(j, "delta", e.delta.emplace());
+    if (j.contains("amount")) read(j, "amount", e.amount.emplace());
     return e;
 }
 

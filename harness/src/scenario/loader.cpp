@@ -60,6 +60,16 @@ bool opt_true_false(const Object& o, const std::string& key, bool fallback) {
     return v.get<bool>();
 }
 
+// A final state: "paid", or {"status": "paid", "amount": 30} (P4's labs state the amount too).
+FinalState read_final_state(const Reader& r, const json& v, const std::string& path) {
+    if (v.is_string()) return FinalState{r.string(v, path, true), std::nullopt};
+    if (!v.is_object()) r.expected(path, "a status such as \"paid\", or {\"status\": \"paid\", \"amount\": 30}", v);
+    const Object o(r, v, path, {"status", "amount"});
+    FinalState f{o.req_string("status"), std::nullopt};
+    if (o.has("amount")) f.amount = o.req_int("amount", 0);
+    return f;
+}
+
 std::vector<OrderSpec> read_orders(const Reader& r, const json& v, const std::string& path) {
     r.array(v, path, true);
     std::vector<OrderSpec> orders;
@@ -75,12 +85,44 @@ std::vector<OrderSpec> read_orders(const Reader& r, const json& v, const std::st
                                         "; drop it or \"absent\"");
         spec.initial_status = o.opt_string("initial_status", spec.initial_status);
         spec.initial_version = o.opt_int("initial_version", spec.initial_version, 0);
-        spec.expected_final = o.opt_string("expected_final", spec.expected_final);
+        if (o.has("expected_final")) {
+            const FinalState f = read_final_state(r, o.at("expected_final"), o.path("expected_final"));
+            spec.expected_final = f.status;
+            spec.expected_amount = f.amount;
+        }
         auto [it, inserted] = seen.emplace(spec.id, o.path("id"));
         if (!inserted) r.fail(o.path("id"), fmt::format("duplicate order id {} (first at {})", spec.id, it->second));
         orders.push_back(spec);
     }
     return orders;
+}
+
+// P4: the amount each event carries, its order's changes added in version order from 0, as the
+// source applies them. Every event of such a lab has a delta, an order's versions are distinct, and
+// the source's own history never takes an amount below 0 (only a late change may be refused).
+void carry_amounts(const Reader& r, const std::string& path, std::vector<EventSpec>& events) {
+    const auto with_delta = std::count_if(events.begin(), events.end(), [](const EventSpec& e) { return e.delta.has_value(); });
+    if (with_delta == 0) return;
+    std::map<int64_t, std::map<int64_t, size_t>> by_order;  // order -> version -> index
+    for (size_t i = 0; i < events.size(); ++i) {
+        if (!events[i].delta)
+            r.fail(child(child(path, i), "delta"), "some events carry a \"delta\": give every event one (0 for none)");
+        if (!by_order[events[i].order].emplace(events[i].version, i).second)
+            r.fail(child(child(path, i), "version"),
+                   fmt::format("events with a \"delta\" carry their order's amount by version: order {} has version {} twice",
+                               events[i].order, events[i].version));
+    }
+    for (auto& [order, versions] : by_order) {
+        int64_t amount = 0;
+        for (const auto& [version, i] : versions) {
+            amount += *events[i].delta;
+            if (amount < 0)
+                r.fail(child(child(path, i), "delta"),
+                       fmt::format("order {}'s amount would be {} after version {}: the source's own history may not "
+                                   "take it below 0", order, amount, version));
+            events[i].amount = amount;
+        }
+    }
 }
 
 std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::string& path,
@@ -90,7 +132,7 @@ std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::st
     for (const auto& order : orders) order_ids.push_back(std::to_string(order.id));
     std::vector<EventSpec> events;
     for (size_t i = 0; i < v.size(); ++i) {
-        Object o(r, v[i], child(path, i), {"order", "type", "version", "at_ms"});
+        Object o(r, v[i], child(path, i), {"order", "type", "version", "at_ms", "delta"});
         EventSpec e;
         e.order = o.req_int("order", k_int64_min);
         const bool known_order =
@@ -101,8 +143,10 @@ std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::st
         e.type = o.req_string("type");
         e.version = o.req_int("version", 0);
         e.at_ms = o.opt_int("at_ms", 0, 0);
+        if (o.has("delta")) e.delta = o.req_int("delta", -k_int_max, k_int_max);
         events.push_back(e);
     }
+    carry_amounts(r, path, events);
     return events;
 }
 
@@ -713,8 +757,8 @@ void read_sequence(const Object& o, const std::string& key, std::vector<Sequence
                                          i));
 }
 
-// "final": {"42": "created"}.
-void read_final(const Object& o, const std::string& key, std::map<int64_t, std::string>& out) {
+// "final": {"42": "created"}, or {"42": {"status": "created", "amount": 30}}.
+void read_final(const Object& o, const std::string& key, std::map<int64_t, FinalState>& out) {
     const Reader& r = o.reader();
     const json& v = o.at(key);
     if (!v.is_object() || v.empty()) r.expected(o.path(key), "an object of order id: status, e.g. {\"42\": \"created\"}", v);
@@ -727,7 +771,7 @@ void read_final(const Object& o, const std::string& key, std::map<int64_t, std::
         } catch (const std::exception&) {
             r.expected(child(o.path(key), order), "an order id as the key, e.g. \"42\"", json(order));
         }
-        out[id] = r.string(status, child(o.path(key), order), true);
+        out[id] = read_final_state(r, status, child(o.path(key), order));
     }
 }
 
@@ -1036,6 +1080,9 @@ void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
             r.fail(child(child(top.path("orders"), i), "absent"),
                    "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
                    "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
+    if (write_mode_info(s.write.mode).amount != AmountWrite::none && !carries_amounts(s))
+        r.fail(child(top.path("write"), "mode"), "mode \"" + to_string(s.write.mode) +
+                                                     "\" applies the amount events carry: give every event a \"delta\"");
     if (s.write.dedupe != WriteDedupe::none && !update_only)
         r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
                                                        to_string(s.write.mode) + "\"");
@@ -1103,6 +1150,8 @@ void read_publishers(const Reader& r, const Object& top, Scenario& s) {
                             with_exec_fields({"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms",
                                               "count", "claim"}));
     s.dispatcher = read_dispatcher(dispatcher, s.events.size());
+    if (carries_amounts(s))
+        r.fail(top.path("dispatcher"), "the outbox's rows carry no amount: events with a \"delta\" need the producer");
     if (auto program = read_exec(dispatcher)) s.exec.by_role["dispatcher"] = std::move(*program);
     for (size_t i = 0; i < s.orders.size(); ++i)
         if (s.orders[i].absent)

@@ -182,6 +182,18 @@ bool is_idem(LabKind k) {
     return false;
 }
 
+std::string FinalState::describe() const {
+    return amount ? fmt::format("{}, amount {}", status, *amount) : status;
+}
+
+std::string row_state_text(const OrderRow& row, bool with_amount) {
+    return with_amount ? fmt::format("{}, amount {}", row.status, row.amount) : row.status;
+}
+
+bool carries_amounts(const Scenario& s) {
+    return std::any_of(s.events.begin(), s.events.end(), [](const EventSpec& e) { return e.delta.has_value(); });
+}
+
 std::vector<OrderRow> initial_order_rows(const Scenario& s) {
     std::vector<OrderRow> rows;
     for (const auto& o : s.orders)

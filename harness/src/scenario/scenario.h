@@ -101,11 +101,25 @@ struct StreamSpec {
     bool operator==(const StreamSpec&) const = default;
 };
 
+// The state an order must end in: its status and, where a lab states it (P4's labs), its amount.
+// Scenario files write it as "paid" or {"status": "paid", "amount": 30}.
+struct FinalState {
+    std::string status;
+    std::optional<int64_t> amount = std::nullopt;
+    bool matches(const OrderRow& row) const { return row.status == status && (!amount || row.amount == *amount); }
+    std::string describe() const;  // "paid", or "paid, amount 30"
+    bool operator==(const FinalState&) const = default;
+};
+// A row as a final state reads: "paid", or "paid, amount 30" when `with_amount`.
+std::string row_state_text(const OrderRow& row, bool with_amount);
+
 struct OrderSpec {
     int64_t id = 42;
     std::string initial_status = "new";
     int64_t initial_version = 0;
     std::string expected_final = "paid";  // a trial whose final status differs is wrong
+    std::optional<int64_t> expected_amount = std::nullopt;  // and, when given, one whose final amount differs
+    FinalState expected_state() const { return FinalState{expected_final, expected_amount}; }
     // No row for this order before the trial ("absent": true): its first write must create it
     // (write mode upsert or insert_then_update); initial_status and initial_version do not apply.
     bool absent = false;
@@ -120,6 +134,11 @@ struct EventSpec {
     // This event's job cost in µs, drawn by a generated workload ("generate": {"job_cost": ...});
     // -1: the lab's job_cost_ms for its type.
     int64_t cost_us = -1;
+    // P4's labs: the change the event makes to its order's amount, as the scenario gives it, and the
+    // amount after it, which the loader computes by adding the order's changes in version order (the
+    // state the event carries). Both absent in every other lab.
+    std::optional<int64_t> delta = std::nullopt;
+    std::optional<int64_t> amount = std::nullopt;
     bool operator==(const EventSpec&) const = default;
 };
 
@@ -336,7 +355,7 @@ struct SequenceStep {
 // term is checked against one trial's history, final rows, stream and counts; the terms and their
 // shapes are scenario/terms.h's table.
 struct TrialTerms {
-    std::map<int64_t, std::string> final_status;  // order -> its exact final status
+    std::map<int64_t, FinalState> final_status;  // order -> its exact final status (and amount, if stated)
     std::vector<StaleOverwrite> stale_overwrites;  // each must occur
     // The terms of shape `figure`, by the term's name ("lost", "reordered", ...): a band on the
     // accounting figure its row names (check/accounting.h).
@@ -611,6 +630,8 @@ Scenario with_generated_orders(const Scenario& s, int orders);
 
 // The rows tmp_orders holds before a trial: every order but the absent ones.
 std::vector<OrderRow> initial_order_rows(const Scenario& s);
+// Whether the lab's events carry amounts (P4's labs): its reports then show each row's amount.
+bool carries_amounts(const Scenario& s);
 
 // When the lab's last event is due, in ms from the trial's origin (0 without events).
 int64_t last_event_ms(const Scenario& s);

@@ -127,7 +127,7 @@ std::string step_text(const SequenceStep& step) {
 void describe_term(const TermRow& row, const TrialTerms& t, std::vector<std::string>& parts) {
     switch (row.shape) {
         case TermShape::final_status:
-            for (const auto& [order, status] : t.final_status) parts.push_back(fmt::format("#{} = {}", order, status));
+            for (const auto& [order, want] : t.final_status) parts.push_back(fmt::format("#{} = {}", order, want.describe()));
             return;
         case TermShape::stale_overwrites:
             for (const auto& so : t.stale_overwrites) parts.push_back(so.describe());

@@ -61,7 +61,7 @@ TableModel::Version* TableModel::visible_version(int64_t id, TxnId me, uint64_t 
 }
 
 bool TableModel::where_holds(const OrderRow& row, const OrderUpdate& u) {
-    return row.id == u.id && guard_holds(u.guard, row.version, u.guard_version);
+    return row.id == u.id && guard_holds(u.guard, row.version, u.guard_version) && amount_floor_holds(u, row.amount);
 }
 
 StatementResult TableModel::fail(Txn& t, std::string sqlstate, std::string message) {
@@ -110,6 +110,7 @@ StatementResult TableModel::run_update(TxnId me, Txn& t, const OrderUpdate& u, u
     }
     Version next{v->row, me, 0};
     next.row.status = u.status;
+    next.row.amount = amount_after(u, next.row.amount);
     if (u.new_version) next.row.version = *u.new_version;
     v->xmax = me;
     m_rows.at(u.id).push_back(std::move(next));  // invalidates v

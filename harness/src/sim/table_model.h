@@ -1,4 +1,4 @@
-// A PostgreSQL table of (id, status, version) rows with the concurrency the labs depend on:
+// A PostgreSQL table of (id, status, version, amount) rows with the concurrency the labs depend on:
 // transactions, row versions (MVCC), row locks held until commit or rollback, READ COMMITTED and
 // REPEATABLE READ snapshots. An UPDATE that finds its row locked by another open transaction is
 // blocked; once the holder ends, resume() finishes it:

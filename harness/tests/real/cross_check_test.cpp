@@ -61,7 +61,7 @@ protected:
 };
 
 // What must agree between the backends, per lab: the wrong count and, per trial, the final
-// statuses and the stream's events (order:type) in log order. (Not the version column: with
+// statuses and amounts and the stream's events (order:type) in log order. (Not the version column: with
 // "version_source": "entry_id" it is a timestamp, wall clock on one side, virtual on the other.) Trials are sorted: their order is not the
 // outcome.
 struct LabOutcome {
@@ -82,7 +82,8 @@ std::map<std::string, LabOutcome> outcomes(const json& report) {
         for (const auto& t : lab.at("trials")) {
             std::string text = "rows:";
             for (const auto& row : t.at("final_rows"))
-                text += fmt::format(" #{}={}", row.at("id").get<int64_t>(), row.at("status").get<std::string>());
+                text += fmt::format(" #{}={} amount {}", row.at("id").get<int64_t>(), row.at("status").get<std::string>(),
+                                    row.value("amount", int64_t{0}));
             text += " stream:";
             for (const auto& e : t.at("stream"))
                 text += " " + e.at("fields").value("order", "?") + ":" + e.at("fields").value("type", "?");
@@ -224,10 +225,12 @@ TEST_F(CrossCheckTest, producer_side_deterministic_labs_end_the_same_on_both_bac
 }
 
 // The strategies the articles left unverified (group "beyond") whose outcome does not depend on
-// timing: the reorder buffer's three labs, P4, S4a's lock behind S3's per-key FIFO, and a kill
-// mid-read with batch acknowledgement, and with batch commit.
+// timing: the reorder buffer's three labs, P4's four (change events and carried states, reordered
+// and redelivered: the final amount is compared too), S4a's lock behind S3's per-key FIFO, and a
+// kill mid-read with batch acknowledgement, and with batch commit.
 TEST_F(CrossCheckTest, beyond_deterministic_labs_end_the_same_on_both_backends) {
-    const std::vector<std::string> ids = {"p3-buffer", "p3-gap-timeout", "p3-gap-timeout-drop", "p4-state", "lock-fifo",
+    const std::vector<std::string> ids = {"p3-buffer", "p3-gap-timeout", "p3-gap-timeout-drop", "p4-change-reorder",
+                                          "p4-state-reorder", "p4-change-redelivery", "p4-state-redelivery", "lock-fifo",
                                           "ack-batch-crash", "commit-batch-crash"};
     const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
     expect_same_outcomes(real, sim, ids);

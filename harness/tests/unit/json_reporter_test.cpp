@@ -91,7 +91,7 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                           {"pending", json::array()},
                                           {"never_delivered", json::array()}}}}));
     EXPECT_FALSE(t.contains("lost_events"));
-    EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}}}));
+    EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}, {"amount", 0}}}));
     EXPECT_EQ(t.at("stream").at(1),
               (json{{"id", "1792591449272-1"}, {"fields", {{"order", "42"}, {"type", "paid"}, {"v", "2"}}}}));
 

@@ -19,6 +19,20 @@ TEST(OrderSqlTest, plain_and_cas_statements_read_as_the_article_prints_them) {
     EXPECT_EQ(order_write_sql({1, "o'neil", 1, WriteMode::plain}), "UPDATE tmp_orders SET status = 'o''neil' WHERE id = 1");
 }
 
+// P4's two writes of one event: its change, and the state it carries by version.
+TEST(OrderSqlTest, a_change_and_a_carried_state_read_as_updates_of_the_amount) {
+    OrderWrite w{42, "amount_removed", 2, WriteMode::delta};
+    w.delta = -30;
+    w.amount = 0;
+    EXPECT_EQ(order_write_sql(w),
+              "UPDATE tmp_orders SET status = 'amount_removed', amount = amount - 30 WHERE id = 42 AND amount >= 30");
+    w.delta = 30;
+    EXPECT_EQ(order_write_sql(w), "UPDATE tmp_orders SET status = 'amount_removed', amount = amount + 30 WHERE id = 42");
+    w.mode = WriteMode::cas_state;
+    EXPECT_EQ(order_write_sql(w),
+              "UPDATE tmp_orders SET status = 'amount_removed', amount = 0, version = 2 WHERE id = 42 AND version < 2");
+}
+
 // The prepared form of an UPDATE, with each $n replaced by its value (the status as a literal), is
 // the very statement the timeline shows; UPDATEs of another shape are prepared under another name.
 TEST(OrderSqlTest, the_prepared_updates_read_as_their_text) {
@@ -35,14 +49,17 @@ TEST(OrderSqlTest, the_prepared_updates_read_as_their_text) {
     const std::vector<OrderUpdate> updates = {
         order_update({42, "paid", 2, WriteMode::plain}), order_update({42, "created", 1, WriteMode::cas}),
         order_update({7, "shipped", 12, WriteMode::cas}), order_fallback_update({42, "created", 1, WriteMode::insert_then_update}),
-        OrderUpdate{42, "paid", 3, VersionGuard::below, 2}, OrderUpdate{42, "paid", std::nullopt, VersionGuard::below, 2}};
+        OrderUpdate{42, "paid", 3, VersionGuard::below, 2}, OrderUpdate{42, "paid", std::nullopt, VersionGuard::below, 2},
+        OrderUpdate{42, "amount_removed", std::nullopt, VersionGuard::none, 0, AmountWrite::add, -30},
+        OrderUpdate{42, "amount_added", std::nullopt, VersionGuard::none, 0, AmountWrite::add, 30},
+        OrderUpdate{42, "amount_added", 2, VersionGuard::below, 2, AmountWrite::set, 50}};
     std::set<std::string> names;
     for (const OrderUpdate& u : updates) {
         const PreparedSql p = order_update_prepared(u);
         EXPECT_EQ(as_text(p), order_update_sql(u));
         names.insert(p.name);
     }
-    EXPECT_EQ(names.size(), 5u);  // the two CAS writes share one shape
+    EXPECT_EQ(names.size(), 8u);  // the two CAS writes share one shape
     EXPECT_EQ(order_update_prepared(updates[1]).definition,
               "UPDATE tmp_orders SET status = $1, version = $2 WHERE id = $3 AND version < $2");
 }
@@ -59,6 +76,11 @@ TEST(EventTest, an_event_survives_a_round_trip_through_stream_fields) {
     EXPECT_EQ(back.order, 42);
     EXPECT_EQ(back.type, "paid");
     EXPECT_EQ(back.v, 2);
+    EXPECT_FALSE(back.delta);
+    EXPECT_FALSE(back.amount);
+    const Event p4 = event_from_entry(StreamEntry{"1-0", event_fields(Event{42, "amount_removed", 2, -30, 0})});
+    EXPECT_EQ(p4.delta, -30);
+    EXPECT_EQ(p4.amount, 0);
     EXPECT_THROW(event_from_entry(StreamEntry{"1-0", {{"x", "y"}}}), std::runtime_error);
 }
 

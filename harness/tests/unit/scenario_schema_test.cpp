@@ -139,6 +139,7 @@ const std::vector<Place>& places() {
         {"", fixed("")},
         {"/stream", fixed("/$defs/stream")},
         {"/orders/N", fixed("/$defs/order")},
+        {"/orders/N/expected_final", fixed("/$defs/finalState/oneOf/1")},
         {"/events/N", fixed("/$defs/event")},
         {"/write", fixed("/$defs/write")},
         {"/lock", fixed("/$defs/lock")},
@@ -201,6 +202,7 @@ const std::vector<Place>& places() {
         {k_expect + "/sequence/N/same_as", fixed("/$defs/sequenceStep/properties/same_as")},
         {k_expect + "/publish_delay_ms/N", fixed("/$defs/expect/properties/publish_delay_ms/items")},
         {k_expect + "/stale_overwrite(/N)?", fixed("/$defs/staleOverwrite")},
+        {k_expect + "/final/[^/]+", fixed("/$defs/finalState/oneOf/1")},
         {k_expect + "/counts", fixed("/$defs/expect/properties/counts")},
         {k_expect + "/load", fixed("/$defs/loadBands")},
         {k_expect + "/soak", fixed("/$defs/soakBands")},
@@ -217,12 +219,13 @@ const std::vector<Place>& places() {
 }
 
 // Objects no Object() of the loader reads: maps whose keys are data (event types, settings,
-// order ids, history fields) and the mutants' and the arrangement beside's JSON Patch.
+// history fields) and the mutants' and the arrangement beside's JSON Patch.
 const std::regex k_not_objects_of_the_loader(
-    "/job_cost_ms|/servers/(redis|postgres|cache)|/expect(/every_wrong_trial)?/final|.*/fields(/.*)?|"
+    "/job_cost_ms|/servers/(redis|postgres|cache)|.*/fields(/.*)?|"
     "/mutants/[0-9]+/patch(/.*)?|/beside/patch(/.*)?|.*/env");  // env: a program's variables, not fields
-// A record match's "bands": a map of field name to a band, which is the loader's object.
-const std::regex k_map_of_objects(".*/bands");
+// A record match's "bands": a map of field name to a band, which is the loader's object; "final":
+// a map of order id to a final state, an object where it states the amount.
+const std::regex k_map_of_objects(".*/bands|/expect(/every_wrong_trial)?/final");
 
 std::regex place_regex(const std::string& pattern) {
     return std::regex(std::regex_replace(pattern, std::regex("/N"), "/[0-9]+"));

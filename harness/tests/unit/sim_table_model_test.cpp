@@ -154,5 +154,53 @@ TEST_F(SimTableModelTest, autocommit_into_a_locked_row_is_a_caller_bug) {
     EXPECT_EQ(row42(table).status, "paid");
 }
 
+// P4 on the table: the change events' history goes wrong reordered (a removal before its add is
+// refused) and redelivered (an add applied twice); the same history as states applied by version
+// ends right both ways.
+OrderUpdate amount_write(WriteMode mode, const std::string& status, int64_t version, int64_t delta, int64_t amount) {
+    OrderWrite w{42, status, version, mode};
+    w.delta = delta;
+    w.amount = amount;
+    return order_update(w);
+}
+
+TEST_F(SimTableModelTest, change_events_go_wrong_reordered_and_redelivered_and_states_by_version_do_not) {
+    // amount_added v1 (+30, state 30) and amount_removed v2 (-30, state 0), the removal first.
+    EXPECT_EQ(table.update_autocommit(amount_write(WriteMode::delta, "amount_removed", 2, -30, 0)), 0);  // nothing to remove
+    EXPECT_EQ(table.update_autocommit(amount_write(WriteMode::delta, "amount_added", 1, 30, 30)), 1);
+    EXPECT_EQ(row42(table).amount, 30);
+    EXPECT_EQ(row42(table).version, 0);  // a change carries no version
+    table.reset({OrderRow{42, "new", 0}});
+    EXPECT_EQ(table.update_autocommit(amount_write(WriteMode::cas_state, "amount_removed", 2, -30, 0)), 1);
+    EXPECT_EQ(table.update_autocommit(amount_write(WriteMode::cas_state, "amount_added", 1, 30, 30)), 0);
+    EXPECT_EQ(row42(table).amount, 0);
+    EXPECT_EQ(row42(table).status, "amount_removed");
+    EXPECT_EQ(row42(table).version, 2);
+
+    // amount_added v1 (+30, state 30) applied twice around v2 (+20, state 50).
+    for (const WriteMode mode : {WriteMode::delta, WriteMode::cas_state}) {
+        table.reset({OrderRow{42, "new", 0}});
+        table.update_autocommit(amount_write(mode, "amount_added", 2, 20, 50));
+        table.update_autocommit(amount_write(mode, "amount_added", 1, 30, 30));
+        table.update_autocommit(amount_write(mode, "amount_added", 1, 30, 30));
+        EXPECT_EQ(row42(table).amount, mode == WriteMode::delta ? 80 : 50) << to_string(mode);
+    }
+}
+
+// The floor is the WHERE's, checked on the row the statement sees, as PostgreSQL does: a removal
+// while the add's transaction is still open sees amount 0, skips the row without waiting for its
+// lock, and is refused.
+TEST_F(SimTableModelTest, a_removal_while_the_add_is_uncommitted_is_refused_without_waiting) {
+    const TxnId add = table.begin();
+    EXPECT_EQ(table.update(add, amount_write(WriteMode::delta, "amount_added", 1, 30, 30)).affected, 1);
+    const TxnId remove = table.begin();
+    const StatementResult r = table.update(remove, amount_write(WriteMode::delta, "amount_removed", 2, -30, 0));
+    EXPECT_FALSE(r.blocked());
+    EXPECT_EQ(r.affected, 0);
+    EXPECT_TRUE(table.commit(add));
+    EXPECT_TRUE(table.commit(remove));
+    EXPECT_EQ(row42(table).amount, 30);
+}
+
 }  // namespace sim_table_model_test
 }  // namespace relab::sim

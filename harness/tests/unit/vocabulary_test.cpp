@@ -176,6 +176,9 @@ TEST(VocabularyTest, every_write_mode_is_spelt_once_for_the_loader_the_roles_and
         doc["write"] = {{"mode", m.name}};
         // A mode that inserts may find its order absent; an UPDATE needs the row.
         if (m.statement != WriteStatement::update) doc["orders"][0]["absent"] = true;
+        // A mode that writes the amount needs events that carry one.
+        if (m.amount != AmountWrite::none)
+            for (auto& e : doc["events"]) e["delta"] = 10;
         const Scenario s = parse(doc);
         EXPECT_EQ(s.write.mode, m.value);
         EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).write.mode, m.value);
@@ -183,6 +186,36 @@ TEST(VocabularyTest, every_write_mode_is_spelt_once_for_the_loader_the_roles_and
     test::expect_load_error(json::parse(R"({"id": "t", "title": "T", "kind": "workload", "orders": [{"id": 42}],
         "events": [{"order": 42, "type": "paid", "version": 1}], "write": {"mode": "nope"}, "expect": {"wrong": "none"}})"),
                             "/write/mode", "one of \"plain\", \"cas\", \"upsert\", \"insert_then_update\"");
+}
+
+// P4's events: the loader adds each order's changes up by version into the amount each event
+// carries, and refuses a lab whose amount modes have nothing to apply or whose source history
+// goes below 0.
+TEST(VocabularyTest, events_with_a_delta_carry_their_orders_amount_by_version) {
+    json doc = workload_doc();
+    doc["events"] = json::parse(R"([{"order": 42, "type": "removed", "version": 3, "delta": -20},
+                                    {"order": 42, "type": "added", "version": 1, "delta": 30},
+                                    {"order": 42, "type": "added", "version": 2, "delta": 5}])");
+    doc["write"] = {{"mode", "cas_state"}};
+    doc["orders"][0]["expected_final"] = {{"status", "removed"}, {"amount", 15}};
+    const Scenario s = parse(doc);
+    ASSERT_EQ(s.events.size(), 3u);
+    EXPECT_EQ(s.events[0].amount, 15);
+    EXPECT_EQ(s.events[1].amount, 30);
+    EXPECT_EQ(s.events[2].amount, 35);
+    EXPECT_EQ(s.orders[0].expected_state(), (FinalState{"removed", 15}));
+    EXPECT_TRUE(carries_amounts(s));
+    EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).events.at(0).amount, 15);
+
+    json below = doc;
+    below["events"][0]["delta"] = -40;
+    test::expect_load_error(below, "/events/0/delta", "below 0");
+    json some = doc;
+    some["events"][1].erase("delta");
+    test::expect_load_error(some, "/events/1/delta", "give every event one");
+    json none = workload_doc();
+    none["write"] = {{"mode", "delta"}};
+    test::expect_load_error(none, "/write/mode", "give every event a \"delta\"");
 }
 
 // A store that records the statements the write path asks of it and answers as scripted.
@@ -277,6 +310,7 @@ TEST(VocabularyTest, every_write_mode_applies_its_guard_on_the_simulated_table) 
         EXPECT_EQ(late.affected, refused ? 0 : 1);
         EXPECT_EQ(row.status, refused ? "paid" : "created");
         EXPECT_EQ(row.version, m.sets_version ? (refused ? 2 : 1) : 0);
+        EXPECT_EQ(row.amount, 0);  // neither write carried an amount or a change
     }
 }
 

@@ -959,13 +959,14 @@ private:
             if (s.orders.size() <= 1) {
                 const OrderRow* row = s.orders.empty() ? (t.final_rows.empty() ? nullptr : &t.final_rows.front())
                                                        : row_of(t, s.orders.front().id);
-                return row ? row->status : std::string("(no row)");
+                return row ? row_state_text(*row, carries_amounts(s)) : std::string("(no row)");
             }
             for (const auto& order : s.orders) {
                 const OrderRow* row = row_of(t, order.id);
-                const bool wrong = !row || row->status != order.expected_final;
+                const bool wrong = !row || !order.expected_state().matches(*row);
                 if (!text.empty()) text += ' ';
-                text += fmt::format("#{}={}{}", order.id, row ? row->status : "(no row)", wrong ? "✕" : "");
+                text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(s)) : "(no row)",
+                                    wrong ? "✕" : "");
             }
             return text;
         };

@@ -171,7 +171,7 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
     for (size_t i = 0; i < rows.size(); ++i) {
         const std::string p = index_path(path, "final_rows", i);
         t.final_rows.push_back(OrderRow{get<int64_t>(rows[i], p, "id", 0), get<std::string>(rows[i], p, "status", ""),
-                                        get<int64_t>(rows[i], p, "version", 0)});
+                                        get<int64_t>(rows[i], p, "version", 0), get<int64_t>(rows[i], p, "amount", 0)});
     }
     t.stream = stream_from_json(j, path);
     const json& history = array_at(j, path, "history");

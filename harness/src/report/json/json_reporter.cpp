@@ -18,7 +18,8 @@ nlohmann::json optional_json(const std::optional<T>& v) {
 
 nlohmann::json rows_json(const std::vector<OrderRow>& rows) {
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& r : rows) out.push_back({{"id", r.id}, {"status", r.status}, {"version", r.version}});
+    for (const auto& r : rows)
+        out.push_back({{"id", r.id}, {"status", r.status}, {"version", r.version}, {"amount", r.amount}});
     return out;
 }
 

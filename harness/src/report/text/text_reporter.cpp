@@ -365,6 +365,9 @@ private:
         std::string text = r.actor + " " + m_w.wrote + " ";
         if (m_several_orders) text += "#" + field_text(event_of(d), "order") + " ";
         text += "status=" + field_text(d, "status");
+        // P4: the change added, or the amount set, before the version it is guarded by.
+        if (mode.amount == AmountWrite::add) text += " amount+=" + field_text(d, "delta");
+        if (mode.amount == AmountWrite::set) text += " amount=" + field_text(d, "amount");
         if (mode.sets_version) text += " version=" + field_text(d, "version");
         const std::string affected = field_text(d, "affected");
         switch (mode.statement) {
@@ -478,14 +481,15 @@ std::string trial_status_text(const Words& w, const Scenario& s, const TrialOutc
             row = find_row(t, s.orders.front().id);
         else if (!t.final_rows.empty())
             row = &t.final_rows.front();
-        return (row ? row->status : std::string(w.no_row)) + (t.wrong ? cross : "");
+        return (row ? row_state_text(*row, carries_amounts(s)) : std::string(w.no_row)) + (t.wrong ? cross : "");
     }
     std::string text;
     for (const auto& order : s.orders) {
         const OrderRow* row = find_row(t, order.id);
-        const bool wrong = !row || row->status != order.expected_final;
+        const bool wrong = !row || !order.expected_state().matches(*row);
         if (!text.empty()) text += ' ';
-        text += fmt::format("#{}={}{}", order.id, row ? row->status : std::string(w.no_row), wrong ? cross : "");
+        text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(s)) : std::string(w.no_row),
+                            wrong ? cross : "");
     }
     return text;
 }
@@ -906,9 +910,9 @@ private:
         out << fmt::format(fmt::runtime(pick(lang, "{} ({}) applies in log order →", "{} ({}) áp theo thứ tự log →")), who, mode);
         for (const auto& order : s.orders) {
             const OrderRow* row = find_row(t, order.id);
-            const std::string status = row ? row->status : m_w.no_row;
+            const std::string status = row ? row_state_text(*row, carries_amounts(s)) : m_w.no_row;
             out << fmt::format("{}#{}={}{}", &order == &s.orders.front() ? " " : "  ", order.id, status,
-                               status == order.expected_final ? "" : "✕");
+                               row && order.expected_state().matches(*row) ? "" : "✕");
         }
         out << '\n';
         for (const auto& [order, delay_us] : t.publish_delay_us) {
