@@ -136,6 +136,14 @@ namespace {
 
 bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
 
+// A fault record's action and target in words; a link fault names the link: "link: blackhole
+// C1 ↔ postgres", "link: heal C1 ↔ postgres".
+std::string fault_words(const json& d) {
+    const std::string words = text_of(member(d, "action")) + " " + text_of(member(d, "target"));
+    if (!member(d, "link").is_string()) return words;
+    return "link: " + words + " ↔ " + member(d, "link").get<std::string>();
+}
+
 // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers (and claimers)
 // go last. The nemesis's faults span every lane: they give no lane.
 std::vector<std::string> stream_lanes(const std::vector<const HistoryRecord*>& records) {
@@ -329,8 +337,8 @@ private:
         f.action = text_of(member(d, "action"));
         f.target = text_of(member(d, "target"));
         f.start_ns = f.end_ns = r.t_ns;
-        f.label = f.action + " " + f.target;
-        f.detail = fmt::format("fault {}: {} {}", index, f.action, f.target);
+        f.label = fault_words(d);
+        f.detail = fmt::format("fault {}: {}", index, f.label);
         if (member(d, "text").is_string()) f.detail += " — " + member(d, "text").get<std::string>();
         f.detail += fmt::format("; {} {}", phase, when);
         return f;
@@ -514,7 +522,7 @@ private:
 
     static std::string fault_label(const HistoryRecord& r) {
         const json& d = r.data;
-        return member(d, "action").is_string() ? member(d, "action").get<std::string>() + " " + text_of(member(d, "target"))
+        return member(d, "action").is_string() ? fault_words(d)
                : member(d, "type").is_string() ? member(d, "type").get<std::string>()
                                                : to_string(r.op);
     }
