@@ -132,17 +132,16 @@ std::string timeline_event_text(const json& data, bool several_orders) {
     return text + text_of(member(ev, "type")) + " (v=" + text_of(member(ev, "v")) + ")";
 }
 
-namespace {
-
-bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
-
-// A fault record's action and target in words; a link fault names the link: "link: blackhole
-// C1 ↔ postgres", "link: heal C1 ↔ postgres".
 std::string fault_words(const json& d) {
     const std::string words = text_of(member(d, "action")) + " " + text_of(member(d, "target"));
     if (!member(d, "link").is_string()) return words;
     return "link: " + words + " ↔ " + member(d, "link").get<std::string>();
 }
+
+namespace {
+
+bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
+
 
 // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers (and claimers)
 // go last. The nemesis's faults span every lane: they give no lane.
