@@ -137,7 +137,6 @@ public:
         nlohmann::json base = {{"action", to_string(action)}, {"target", target_name(target)}, {"fault", f ? f->index : 0}};
         if (!note.empty()) base["note"] = note;
         if (f && !f->spec->name.empty()) base["name"] = f->spec->name;
-        if (f && acts_on_link(action)) base["link"] = to_string(f->spec->link);  // whose link, from the invoke on
         auto emit = [&](const std::string& phase, nlohmann::json extra) {
             nlohmann::json d = base;
             d["phase"] = phase;

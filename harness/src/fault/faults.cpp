@@ -281,14 +281,13 @@ json link_change(const FaultSpec& f, const Target& t, Control& c) {
         case FaultAction::heal: what = "heal: the link carries again"; break;
         default: throw std::logic_error("link_change for " + to_string(f.action));
     }
-    json out = c.set_link(t, f.link, mode);
-    const int64_t released = out.value("released", int64_t{0});
+    // The record keeps to the fault op's fields (ports/history_op.h): the link and what the heal
+    // let through are in its words.
+    const json figures = c.set_link(t, f.link, mode);
+    const int64_t released = figures.value("released", int64_t{0});
     if (f.action == FaultAction::heal || released > 0)
-        what += fmt::format("; {} {} held flowed on", released, out.value("unit", std::string("bytes")));
-    out["link"] = to_string(f.link);
-    out["mode"] = to_string(f.action);
-    out["text"] = fmt::format("link: {} ↔ {} {}", target_name(t), to_string(f.link), what);
-    return out;
+        what += fmt::format("; {} {} held flowed on", released, figures.value("unit", std::string("bytes")));
+    return text(fmt::format("link: {} ↔ {} {}", target_name(t), to_string(f.link), what));
 }
 
 // One target an action may act on: whose errors the roles then see, and whether the simulator

@@ -87,9 +87,11 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
             const auto faults = records(trial, "fault", "nemesis");
             ASSERT_EQ(faults.size(), 4u);  // blackhole invoke/ok, heal invoke/ok
             EXPECT_EQ(faults[1].at("action"), "blackhole");
-            EXPECT_EQ(faults[1].at("link"), "postgres");
+            EXPECT_NE(faults[1].at("text").get<std::string>().find(" ↔ postgres blackhole"), std::string::npos);
             EXPECT_EQ(faults[3].at("action"), "heal");
-            EXPECT_GT(faults[3].at("released").get<int64_t>(), 0);
+            const std::string healed = faults[3].at("text");
+            EXPECT_EQ(healed.find("; 0 bytes held"), std::string::npos) << healed;  // the UPDATE was held
+            EXPECT_NE(healed.find("bytes held flowed on"), std::string::npos) << healed;
             const auto writes = records(trial, "write", faults[1].at("target").get<std::string>());
             ASSERT_EQ(writes.size(), 1u);
             EXPECT_GE(writes[0].at("t_us").get<int64_t>(), faults[2].at("t_us").get<int64_t>());

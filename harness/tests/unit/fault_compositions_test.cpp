@@ -235,12 +235,11 @@ TEST(FaultCompositionsTest, link_faults_set_the_roles_link_and_heal_reports_what
     heal.link = LinkServer::postgres;
     const json healed = apply_fault(heal, Target::role("C1"), c);
     EXPECT_EQ(healed.at("text"), "link: C1 ↔ postgres heal: the link carries again; 93 bytes held flowed on");
-    EXPECT_EQ(healed.at("released"), 93);
-    EXPECT_EQ(healed.at("mode"), "heal");
     EXPECT_EQ(c.link_modes.at("C1/postgres"), LinkMode{});
     FaultSpec slow = spec(FaultAction::delay);
     slow.ms = 250;
-    EXPECT_EQ(apply_fault(slow, Target::role("C2"), c).at("link"), "redis");
+    EXPECT_EQ(apply_fault(slow, Target::role("C2"), c).at("text"),
+              "link: C2 ↔ redis delay 250 ms: every reply reaches C2 250 ms late");
     EXPECT_EQ(c.link_modes.at("C2/redis").delay, Millis{250});
     EXPECT_EQ(c.calls, (std::vector<std::string>{"set_link C1 postgres blackhole=true delay=0",
                                                  "set_link C1 postgres blackhole=false delay=0",

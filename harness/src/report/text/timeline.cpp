@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "fault/faults.h"
 #include "report/text/delivery_label.h"
 #include "report/text/idem_text.h"
 #include "util/check.h"
@@ -133,9 +134,10 @@ std::string timeline_event_text(const json& data, bool several_orders) {
 }
 
 std::string fault_words(const json& d) {
-    const std::string words = text_of(member(d, "action")) + " " + text_of(member(d, "target"));
-    if (!member(d, "link").is_string()) return words;
-    return "link: " + words + " ↔ " + member(d, "link").get<std::string>();
+    const std::string action = text_of(member(d, "action"));
+    const std::string words = action + " " + text_of(member(d, "target"));
+    const auto named = fault_action_named(action);
+    return named && acts_on_link(*named) ? "link: " + words : words;
 }
 
 namespace {
