@@ -26,6 +26,7 @@
 #include "process/child_process.h"
 #include "util/interrupt.h"
 #include "servers/lab_redis.h"
+#include "process/link_proxy.h"
 #include "process/proc_stat.h"
 #include "servers/sentinel.h"
 #include "servers/servers.h"
@@ -73,7 +74,8 @@ nlohmann::json reply_data(const RedisReply& r) {
 
 struct RealControl::Role {
     RoleLaunch launch;
-    RoleConfig config;
+    RoleConfig config;    // the servers as they are
+    RoleConfig launched;  // what its process gets: the same, or its link proxies in front of them
     std::unique_ptr<RoleProcess> process{};
     std::string stderr_path{};
     int incarnation = 1;
@@ -85,6 +87,12 @@ struct RealControl::Role {
 struct RealControl::Impl {
     Env env;
     RedisNamespace ns;
+    // A lab whose faults act on links: each role's proxies to Redis and PostgreSQL, by actor,
+    // kept across its restarts; declared before `roles`, so the processes stop before the proxies.
+    struct RoleLinks {
+        std::unique_ptr<LinkProxy> redis, pg;
+    };
+    std::map<std::string, RoleLinks> links;
     std::vector<Role> roles;
     bool asked_ahead = false;
     // The next trial's roles forked and connected while this one runs, as many as this trial has
@@ -99,7 +107,8 @@ struct RealControl::Impl {
     void open_roles_ahead() {
         if (asked_ahead) return;
         asked_ahead = true;
-        if (!env.spawner || env.own_pg || roles.empty()) return;
+        // Roles forked ahead connect to the servers themselves, around the link proxies.
+        if (!env.spawner || env.own_pg || roles.empty() || !links.empty()) return;
         const std::string key = role_ahead_key(roles.front().config);
         int count = 0;
         for (const auto& r : roles) count += role_ahead_key(r.config) == key ? 1 : 0;
@@ -213,10 +222,26 @@ struct RealControl::Impl {
             if (r.launch.role == "consumer" && env.s.kind == LabKind::stream)
                 observer->install_write_log(r.config.pg, r.config.schema);
             if (e->trace) observer->watch_trace(r.launch.actor, trace);
-            r.process = start_program_role(env.s, r.config, *e, env.dir, r.stderr_path, trace);
+            r.process = start_program_role(env.s, r.launched, *e, env.dir, r.stderr_path, trace);
             return;
         }
-        r.process = spawn_role_process(env.spawner, env.relab_exe, r.config, env.dir, r.stderr_path);
+        r.process = spawn_role_process(env.spawner, env.relab_exe, r.launched, env.dir, r.stderr_path);
+    }
+    // In a lab whose faults act on links, the config a role's process gets: a proxy of its own on
+    // loopback in front of each server, which the link faults then hang, slow or heal.
+    RoleConfig through_links(RoleConfig c) {
+        if (!faults_act_on_links(env.s.faults)) return c;
+        if (!c.redis_sentinels.empty() || !c.redis_cluster.empty())
+            throw HarnessError(fmt::format("{}: a link fault needs the roles to reach Redis through relab's proxy; "
+                                           "with Sentinel or a Redis Cluster they find the servers themselves",
+                                           env.s.id));
+        RoleLinks& l = links[c.actor];
+        if (!l.redis) l.redis = std::make_unique<LinkProxy>(c.redis.host, c.redis.port);
+        if (!l.pg) l.pg = std::make_unique<LinkProxy>(c.pg.host, c.pg.port);
+        c.redis.host = c.pg.host = "127.0.0.1";
+        c.redis.port = l.redis->port();
+        c.pg.port = l.pg->port();
+        return c;
     }
     // What is known of a consumer the start barrier did not see: it exited, and what it said.
     std::string why_not_reading(const std::string& actor) {
@@ -334,7 +359,8 @@ RealControl::RealControl(Env env) : m(std::make_unique<Impl>(std::move(env))) {}
 RealControl::~RealControl() = default;
 
 void RealControl::add(const RoleLaunch& launch, RoleConfig config) {
-    m->roles.push_back(Role{launch, std::move(config)});
+    RoleConfig launched = m->through_links(config);
+    m->roles.push_back(Role{launch, std::move(config), std::move(launched)});
     // A program producer waits for the start barrier (program_barrier).
     if (launch.role == "producer" && m->env.s.exec.of("producer")) return;
     m->spawn(m->roles.back());
@@ -444,6 +470,14 @@ void RealControl::kill(const Target& t) {
 }
 
 void RealControl::pause(const Target& t) { m->stop_or_continue(t, true); }
+
+nlohmann::json RealControl::set_link(const Target& t, LinkServer server, const LinkMode& mode) {
+    const auto it = m->links.find(t.actor);
+    if (!t.is_role() || it == m->links.end())
+        throw std::logic_error(fmt::format("no link proxy for {}: its lab's faults act on no link", target_name(t)));
+    LinkProxy& proxy = server == LinkServer::redis ? *it->second.redis : *it->second.pg;
+    return {{"released", proxy.set(mode)}, {"unit", "bytes"}};
+}
 
 void RealControl::resume(const Target& t) { m->stop_or_continue(t, false); }
 

@@ -69,6 +69,7 @@ public:
     bool paused(const Target& t) override;
     void start(const Target& t) override;
     int64_t drop_links(const Target& t) override;
+    nlohmann::json set_link(const Target& t, LinkServer server, const LinkMode& mode) override;
     nlohmann::json promote(Nanos killed_at) override;
     std::vector<nlohmann::json> commands(const Target& server, int64_t db, const std::vector<Command>& batch) override;
     ServerState describe(const Target& server) override;

@@ -66,8 +66,10 @@ public:
     // A task that throws fails its fiber, and the scheduler the trial, at once.
     bool failed() override { return false; }
     void kill_all();
-    // The tasks' Redis connections (drop_link of their role or of every client).
+    // The tasks' Redis connections (drop_link of their role or of every client), and their
+    // connections to `server` (a link fault of their role).
     std::vector<sim::SimConnection*> redis_connections();
+    std::vector<sim::SimConnection*> connections(LinkServer server);
 
 private:
     SimWorld& m_world;
@@ -91,7 +93,7 @@ struct Actor {
     SimTasks tasks;
     RolePorts ports;
     Actor(SimWorld& w, History& h, uint64_t seed)
-        : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w, &pg), outbox(w, &pg), order_table(w),
+        : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w, &pg), outbox(w, &pg), order_table(w, &pg),
           tasks(w, h, derive_seed(seed, "tasks")), ports{clock, rng, stream, kv, orders, outbox, h, &order_table, &tasks} {}
 };
 
@@ -123,9 +125,11 @@ void SimTasks::kill_all() {
     }
 }
 
-std::vector<sim::SimConnection*> SimTasks::redis_connections() {
+std::vector<sim::SimConnection*> SimTasks::redis_connections() { return connections(LinkServer::redis); }
+
+std::vector<sim::SimConnection*> SimTasks::connections(LinkServer server) {
     std::vector<sim::SimConnection*> out;
-    for (auto& a : m_actors) out.push_back(&a->redis);
+    for (auto& a : m_actors) out.push_back(server == LinkServer::redis ? &a->redis : &a->pg);
     return out;
 }
 
@@ -399,6 +403,16 @@ struct SimBackend::Impl {
             }
             return closed;
         }
+        // The role's link, its tasks' beside it (a role process's threads share its network).
+        nlohmann::json set_link(const Target& t, LinkServer server, const LinkMode& mode) override {
+            if (!t.is_role()) not_modelled("set_link", t);
+            const size_t i = index(t.actor);
+            std::vector<sim::SimConnection*> conns = m_tasks[i]->connections(server);
+            conns.push_back(server == LinkServer::redis ? m_conns[i] : m_pg_conns[i]);
+            int64_t released = 0;
+            for (sim::SimConnection* c : conns) released += m_impl.world.set_link(*c, mode);
+            return {{"released", released}, {"unit", "calls"}};
+        }
         // Sentinel's election as it goes on loopback: down-after 500 ms, the vote, the promotion
         // seen (kFailoverTime is within what real labs show).
         nlohmann::json promote(Nanos killed_at) override {
@@ -493,6 +507,9 @@ struct SimBackend::Impl {
             Actor& ports = *a;
             m_impl.world.open_connection(ports.redis);
             m_impl.world.open_postgres_connection(ports.pg);
+            // Its links are its proxies' on the real backend, which outlive a restart.
+            ports.redis.link = m_conns[i]->link;
+            ports.pg.link = m_pg_conns[i]->link;
             m_conns[i] = &ports.redis;
             m_pg_conns[i] = &ports.pg;
             m_tasks[i] = &ports.tasks;

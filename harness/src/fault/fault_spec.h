@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ports/history_op.h"
+#include "ports/link_mode.h"
 #include "ports/target.h"
 
 namespace relab {
@@ -41,6 +42,10 @@ enum class FaultAction {
                 // as a peak of cache traffic does; counts evicted keys and OOM refusals
     snapshot,   // "redis": BGSAVE, and waits for it (the RDB snapshot `save` would take on its schedule)
     observe,    // "redis": changes nothing; records what the lab's keys look like now (a probe)
+    delay,      // a role's link to `link` (its Redis or its PostgreSQL): every reply reaches it `ms` later
+    blackhole,  // a role's link to `link` hangs: its bytes are taken and neither forwarded nor answered;
+                // the role keeps running, its call waits (a TCP link that stops carrying, not a reset)
+    heal,       // a role's link to `link` carries again at once: what a blackhole held flows, in order
 };
 
 // Whether the action takes a server away or cuts it off (clients see errors while it lasts).
@@ -96,6 +101,9 @@ struct FaultSpec {
     int64_t bytes = 0;
     int64_t value_bytes = 1024;
     int64_t db = -1;  // flood: the database the cache keys go to (SELECT); -1: the lab's own
+    // delay, blackhole, heal: which of the role's links (to the lab's Redis or its PostgreSQL).
+    LinkServer link = LinkServer::redis;
+    int64_t ms = 0;  // delay: how much later each reply arrives
     // What the article documented for this fault, shown beside the figure relab measures.
     std::string documented;
 };
@@ -205,6 +213,10 @@ bool is_redis_server(FaultTarget t);
 std::optional<std::string> fault_target_refusal(FaultAction action, FaultTarget target);
 // A target the lab must also have for `action` (redis_replica for failover), or nullopt.
 std::optional<FaultTarget> fault_action_needs(FaultAction action);
+// The action acts on a role's link to a server (delay, blackhole, heal): the real backend puts a
+// TCP proxy between every role of such a lab and its servers.
+bool acts_on_link(FaultAction action);
+bool faults_act_on_links(const std::vector<FaultSpec>& faults);
 // Whose errors the roles see when `action` hits a target of this kind.
 FaultOutage fault_outage(FaultAction action, FaultTarget target);
 // The kind of target faults[index] acts on: its own, or through target_of that of an earlier fault.

@@ -264,6 +264,32 @@ json observe_server(const FaultSpec&, const Target& server, Control& c) {
             {"text", fmt::format("{}: {} keys ({})", target_name(server), s.keys, s.persistence())}};
 }
 
+// A role's link to a server set to `mode` (the proxy or the connection model changes it; the role
+// and the server go on running).
+json link_change(const FaultSpec& f, const Target& t, Control& c) {
+    LinkMode mode;
+    std::string what;
+    switch (f.action) {
+        case FaultAction::delay:
+            mode.delay = Millis{f.ms};
+            what = fmt::format("delay {} ms: every reply reaches {} {} ms late", f.ms, target_name(t), f.ms);
+            break;
+        case FaultAction::blackhole:
+            mode.blackhole = true;
+            what = "blackhole: its bytes are taken and neither forwarded nor answered; its calls hang";
+            break;
+        case FaultAction::heal: what = "heal: the link carries again"; break;
+        default: throw std::logic_error("link_change for " + to_string(f.action));
+    }
+    // The record keeps to the fault op's fields (ports/history_op.h): the link and what the heal
+    // let through are in its words.
+    const json figures = c.set_link(t, f.link, mode);
+    const int64_t released = figures.value("released", int64_t{0});
+    if (f.action == FaultAction::heal || released > 0)
+        what += fmt::format("; {} {} held flowed on", released, figures.value("unit", std::string("bytes")));
+    return text(fmt::format("link: {} ↔ {} {}", target_name(t), to_string(f.link), what));
+}
+
 // One target an action may act on: whose errors the roles then see, and whether the simulator
 // injects it (nullptr) or why not, in any lab (`sim`) or in an idempotency lab (`sim_idem`).
 struct TargetRow {
@@ -278,10 +304,11 @@ struct TargetRow {
 struct ActionRow {
     FaultAction action;
     const char* name;
-    bool disrupts;  // takes a server away or cuts it off: clients see errors while it lasts
+    bool disrupts;  // takes a server away or cuts it off: clients see errors (or hang) while it lasts
     std::vector<TargetRow> targets;
     json (*apply)(const FaultSpec&, const Target&, Control&);
     std::optional<FaultTarget> needs = std::nullopt;  // another target the lab must have
+    bool link = false;  // acts on a role's link: the real backend proxies the lab's roles
 };
 
 using T = FaultTarget;
@@ -313,6 +340,11 @@ const ActionRow k_actions[] = {
      flood_server},
     {FaultAction::snapshot, "snapshot", false, {{T::redis, O::none, kSimNoRdb}}, snapshot_server},
     {FaultAction::observe, "observe", false, {{T::redis}}, observe_server},
+    // A hang longer than a role's Redis socket timeout (5 s, past a blocking read's BLOCK) is an
+    // error the roles ride out: O::redis; a PostgreSQL call has no timeout and stays hung.
+    {FaultAction::delay, "delay", false, {{T::role, O::redis}}, link_change, std::nullopt, true},
+    {FaultAction::blackhole, "blackhole", true, {{T::role, O::redis}}, link_change, std::nullopt, true},
+    {FaultAction::heal, "heal", false, {{T::role}}, link_change, std::nullopt, true},
 };
 
 const ActionRow& row_of(FaultAction a) {
@@ -476,6 +508,12 @@ RecoverySpec recovery_from_json(const nlohmann::json& j) {
 }
 
 bool disrupts(FaultAction a) { return row_of(a).disrupts; }
+
+bool acts_on_link(FaultAction a) { return row_of(a).link; }
+
+bool faults_act_on_links(const std::vector<FaultSpec>& faults) {
+    return std::any_of(faults.begin(), faults.end(), [](const FaultSpec& f) { return acts_on_link(f.action); });
+}
 
 json apply_fault(const FaultSpec& f, const Target& target, Control& c) { return row_of(f.action).apply(f, target, c); }
 

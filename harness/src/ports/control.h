@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ports/link_mode.h"
 #include "ports/ports.h"
 #include "ports/target.h"
 
@@ -80,10 +81,13 @@ public:
     virtual ServerState describe(const Target& server) = 0;
     // The key a lab names `logical` as the servers hold it (under the trial's prefix).
     virtual std::string server_key(const std::string& logical) = 0;
-    // --- links, once a TCP proxy stands between the roles and the servers ---
-    // Delaying, partitioning and blackholing a link will be primitives here (delay(link, ms),
-    // partition(a, b), blackhole(link)), each implemented by the proxy on the real backend and by
-    // the connection models in the simulator; no fault action needs them yet.
+    // --- a role's link to a server: the TCP proxy relab puts between them on the real backend
+    // (in a lab whose faults act on links), the connection model in the simulator ---
+    // What the link of role `t` to `server` does from now on: a delay of its replies, a blackhole,
+    // or neither (a heal, which lets every byte a blackhole held through, in order). Returns the
+    // backend's figures: "released", what the change let through (bytes on the real backend,
+    // calls in the simulator), and "unit", which.
+    virtual nlohmann::json set_link(const Target& t, LinkServer server, const LinkMode& mode) = 0;
 
     // --- an idempotency lab's keys, named without the trial's prefix ---
     virtual bool clients_ready() = 0;     // every client has said it is ready

@@ -115,6 +115,19 @@ void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultS
                o.at("target"));
 }
 
+// A link fault's link ("redis" or "postgres") and a delay's ms.
+void read_link(const Reader& r, const Object& o, FaultSpec& f) {
+    if (!acts_on_link(f.action)) {
+        if (o.has("link")) r.fail(o.path("link"), "applies to a link fault only (delay, blackhole, heal)");
+    } else {
+        f.link = o.opt_choice("link", "redis", {"redis", "postgres"}) == "redis" ? LinkServer::redis : LinkServer::postgres;
+    }
+    if (f.action == FaultAction::delay)
+        f.ms = o.req_int("ms", 1, 600000);
+    else if (o.has("ms"))
+        r.fail(o.path("ms"), "applies to a delay only (how much later each reply arrives)");
+}
+
 // The action, its notes and name (unique among the earlier faults), and a flood's sizes.
 FaultSpec read_fault_action(const Reader& r, const Object& o, const std::vector<FaultSpec>& earlier) {
     FaultSpec f;
@@ -137,6 +150,7 @@ FaultSpec read_fault_action(const Reader& r, const Object& o, const std::vector<
         for (const char* key : {"bytes", "value_bytes", "db"})
             if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
     }
+    read_link(r, o, f);
     return f;
 }
 
@@ -209,6 +223,10 @@ void read_fault_target(const Reader& r, const Object& o, const LabTargets& lab, 
     if (needs && !lab.has(*needs))
         r.fail(o.path("action"), fmt::format("{} needs {} in the lab: {}", to_string(f.action), to_string(*needs),
                                              how_to_get(*needs)));
+    if (acts_on_link(f.action) && lab.has(FaultTarget::redis_replica))
+        r.fail(o.path("action"), "a link fault goes through a proxy in front of the lab's primary, and a lab with a "
+                                 "replica's roles ask Sentinel for the primary and connect to it directly: drop the "
+                                 "replica or the link fault");
     if (kind == FaultTarget::redis_replica && f.action == FaultAction::restart &&
         std::none_of(earlier.begin(), earlier.end(), [](const FaultSpec& e) { return e.action == FaultAction::failover; }))
         r.fail(o.path("action"), "restarting \"redis-replica\" brings the old primary back after a failover: "
@@ -231,7 +249,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
-                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "documented"});
+                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "link", "ms", "documented"});
         FaultSpec f = read_fault_action(r, o, out);
         f.trigger = read_trigger(r, o);
         read_fault_target(r, o, lab, out, i, f);

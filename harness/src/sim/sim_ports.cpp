@@ -30,7 +30,7 @@ std::vector<StreamEntry> SimStream::xreadgroup_pending(const std::string& group,
             m_world.stream_changed();
             return out;
         }, m_conn);
-    });
+    }, m_conn);
 }
 
 Stream::AutoClaimed SimStream::xautoclaim(const std::string& stream, const std::string& group,
@@ -42,7 +42,7 @@ Stream::AutoClaimed SimStream::xautoclaim(const std::string& stream, const std::
             if (!r.claimed.empty() || !r.deleted.empty()) m_world.stream_changed();
             return AutoClaimed{std::move(r.next), std::move(r.claimed), std::move(r.deleted)};
         }, m_conn);
-    });
+    }, m_conn);
 }
 
 void SimStream::xack(const std::string& stream, const std::string& group, const std::string& id) {
@@ -51,7 +51,7 @@ void SimStream::xack(const std::string& stream, const std::string& group, const 
             m_world.streams().xack(stream, group, id);
             m_world.stream_changed();
         }, m_conn);
-    });
+    }, m_conn);
 }
 
 void SimStream::xack_all(const std::string& stream, const std::string& group, const std::vector<std::string>& ids) {
@@ -60,7 +60,7 @@ void SimStream::xack_all(const std::string& stream, const std::string& group, co
             for (const auto& id : ids) m_world.streams().xack(stream, group, id);
             m_world.stream_changed();
         }, m_conn);
-    });
+    }, m_conn);
 }
 
 bool SimStream::create_group(const std::string& stream, const std::string& group, const std::string& start) {
@@ -75,11 +75,11 @@ bool SimStream::create_group(const std::string& stream, const std::string& group
             m_world.stream_changed();
             return true;
         }, m_conn);
-    });
+    }, m_conn);
 }
 
 std::vector<StreamEntry> SimStream::xrange(const std::string& stream) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.streams().xrange(stream); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.streams().xrange(stream); }, m_conn); }, m_conn);
 }
 
 // As the real port: XINFO GROUPS (pending 0, last-delivered-id at the stream's last entry) in one
@@ -91,17 +91,17 @@ bool SimStream::group_drained(const std::string& stream, const std::string& grou
             if (!m_world.streams().last_delivered(stream, group)) return false;
             return m_world.streams().drained(stream, group);
         }, m_conn);
-    });
+    }, m_conn);
 }
 
 void SimStream::wait_readers_blocked(int readers, Millis timeout) { m_world.wait_readers_blocked(readers, timeout); }
 
 bool SimKv::set_nx_px(const std::string& key, const std::string& value, Millis ttl) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, SetOptions::nx_px(ttl), m_world.now()).written; }, m_conn); }, m_conn);
 }
 
 int64_t SimKv::delete_if_equals(const std::string& key, const std::string& token) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().delete_if_equals(key, token, m_world.now()); }, m_conn); }, m_conn);
 }
 
 std::string SimKv::delete_if_equals_method() const {
@@ -109,7 +109,7 @@ std::string SimKv::delete_if_equals_method() const {
 }
 
 bool SimKv::exists(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().exists(key, m_world.now()); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().exists(key, m_world.now()); }, m_conn); }, m_conn);
 }
 
 KvSetResult SimKv::set(const std::string& key, const std::string& value, const KvSetOptions& o) {
@@ -118,32 +118,32 @@ KvSetResult SimKv::set(const std::string& key, const std::string& value, const K
     if (o.ttl.count() > 0) so.px = o.ttl;
     so.keepttl = o.keepttl;
     so.get = o.get;
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, so, m_world.now()); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().set(key, value, so, m_world.now()); }, m_conn); }, m_conn);
 }
 
 std::optional<std::string> SimKv::get(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().get(key, m_world.now()); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().get(key, m_world.now()); }, m_conn); }, m_conn);
 }
 
 int64_t SimKv::del(const std::string& key) {
-    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().del(key, m_world.now()); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_redis([&] { return m_world.kv().del(key, m_world.now()); }, m_conn); }, m_conn);
 }
 
 int64_t SimKv::wait_replicas(int64_t replicas, Millis timeout) {
     if (replicas > 0 && timeout.count() <= 0)
         throw SimError("WAIT with no timeout on the simulated server, which has no replica, would block forever");
-    m_world.round_trip([] {});
+    m_world.round_trip([] {}, m_conn);
     // The reply leaves the server when the timeout runs out; its way back is the same either way.
     if (replicas > 0) m_world.scheduler().sleep_for(timeout);
     return 0;
 }
 
 int64_t SimOrderTable::place_order(int64_t user_id, const std::string& idem_key, const std::string& payload) {
-    return m_world.round_trip([&] { return m_world.placed_orders().place_order(user_id, idem_key, payload); });
+    return m_world.round_trip([&] { return m_world.placed_orders().place_order(user_id, idem_key, payload); }, m_conn);
 }
 
 std::vector<PlacedOrder> SimOrderTable::orders() {
-    return m_world.round_trip([&] { return m_world.placed_orders().orders(); });
+    return m_world.round_trip([&] { return m_world.placed_orders().orders(); }, m_conn);
 }
 
 WriteResult SimOrderStore::write_state(const OrderWrite& w) { return write_order_state(w, *this); }
@@ -192,15 +192,15 @@ OrderStatements::Upserted SimOrderStore::upsert(const OrderRow& row, VersionGuar
 
 int64_t SimOrderStore::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {
     return m_world.round_trip(
-        [&] { return m_world.at_postgres([&] { return m_world.orders().send_side_effect(order, event_type, version); }, m_conn); });
+        [&] { return m_world.at_postgres([&] { return m_world.orders().send_side_effect(order, event_type, version); }, m_conn); }, m_conn);
 }
 
 std::vector<SideEffectRow> SimOrderStore::side_effects() {
-    return m_world.round_trip([&] { return m_world.at_postgres([&] { return m_world.orders().side_effects(); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_postgres([&] { return m_world.orders().side_effects(); }, m_conn); }, m_conn);
 }
 
 std::vector<OrderRow> SimOrderStore::rows() {
-    return m_world.round_trip([&] { return m_world.at_postgres([&] { return m_world.orders().rows(); }, m_conn); });
+    return m_world.round_trip([&] { return m_world.at_postgres([&] { return m_world.orders().rows(); }, m_conn); }, m_conn);
 }
 
 int64_t SimOutbox::record_change(int64_t order, const std::string& status, int64_t version) {

@@ -74,12 +74,13 @@ private:
 // round trip, like RealOrderTable.
 class SimOrderTable : public OrderTable {
 public:
-    explicit SimOrderTable(SimWorld& w) : m_world(w) {}
+    explicit SimOrderTable(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}
     int64_t place_order(int64_t user_id, const std::string& idem_key, const std::string& payload) override;
     std::vector<PlacedOrder> orders() override;
 
 private:
     SimWorld& m_world;
+    SimConnection* m_conn;
 };
 
 // tmp_orders: its writes follow the one write path (roles/order_write.h), each statement an
@@ -104,7 +105,7 @@ private:
     // One statement: a round trip, at the PostgreSQL model.
     template <class Op>
     auto statement(Op op) -> decltype(op()) {
-        return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); });
+        return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); }, m_conn);
     }
 
     SimWorld& m_world;
@@ -132,7 +133,7 @@ private:
     // One statement: a round trip, at the PostgreSQL model.
     template <class Op>
     auto statement(Op op) -> decltype(op()) {
-        return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); });
+        return m_world.round_trip([&] { return m_world.at_postgres(op, m_conn); }, m_conn);
     }
     SimWorld& m_world;
     SimConnection* m_conn;

@@ -51,12 +51,40 @@ void SimWorld::reset(const Latency& latency, Nanos start, uint64_t schedule_seed
     m_blocked.clear();
     m_barriers.clear();
     m_change_waiters.clear();
+    m_link_held.clear();
     m_redis_up = true;
     m_redis_epoch = 0;
     m_pg_up = true;
     m_pg_epoch = 0;
     m_replica_frozen = false;
     m_replica_stopped = false;
+}
+
+void SimWorld::link_request(SimConnection* conn) {
+    // A wake-up of a fiber held here is its heal (or its kill, which unwinds it in suspend()).
+    while (conn && conn->link.blackhole) {
+        m_link_held.emplace_back(m_sched.current(), conn);
+        m_sched.suspend();
+    }
+}
+
+void SimWorld::link_reply(SimConnection* conn) {
+    if (!conn) return;
+    link_request(conn);  // a reply that meets a blackhole is held as a request is
+    if (conn->link.delay.count() > 0) m_sched.sleep_for(conn->link.delay);
+}
+
+int64_t SimWorld::set_link(SimConnection& conn, const LinkMode& mode) {
+    conn.link = mode;
+    if (mode.blackhole) return 0;
+    int64_t released = 0;
+    std::erase_if(m_link_held, [&](const std::pair<FiberId, SimConnection*>& h) {
+        if (h.second != &conn) return false;
+        m_sched.wake(h.first, now());
+        ++released;
+        return true;
+    });
+    return released;
 }
 
 void SimWorld::kill_postgres() {
@@ -188,7 +216,7 @@ std::vector<std::string> SimWorld::xadd(const std::string& key, const std::vecto
             stream_changed();
             return ids;
         }, conn);
-    });
+    }, conn);
 }
 
 std::string SimWorld::xadd_idmp(const std::string& key, const Fields& fields, const std::string& producer_id,
@@ -202,7 +230,7 @@ std::string SimWorld::xadd_idmp(const std::string& key, const Fields& fields, co
             }
             return id;
         }, conn);
-    });
+    }, conn);
 }
 
 void SimWorld::blocked_read_at_server(void* ctx, uint64_t) {
@@ -240,8 +268,10 @@ std::vector<StreamEntry> SimWorld::xreadgroup(const std::string& key, const std:
                                               const std::string& consumer, int count, Millis block, SimConnection* conn) {
     const Nanos rtt = draw_rtt();
     const Nanos request_half = rtt / 2;
+    link_request(conn);
     BlockedRead r{this, m_sched.current(), rtt - request_half, &key, &group, &consumer, count, block, conn, {}, nullptr};
     request(request_half, &SimWorld::blocked_read_at_server, &r);
+    link_reply(conn);
     if (r.error) std::rethrow_exception(r.error);
     return std::move(r.result);
 }
@@ -261,6 +291,7 @@ void SimWorld::drop_fiber(FiberId f) {
     }
     parked = std::erase_if(m_barriers, [&](const auto& b) { return b.second->fiber == f; }) > 0 || parked;
     parked = std::erase(m_change_waiters, f) > 0 || parked;
+    parked = std::erase_if(m_link_held, [&](const auto& h) { return h.first == f; }) > 0 || parked;
     if (parked) m_sched.wake(f, now());
 }
 

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "ports/link_mode.h"
 #include "ports/ports.h"
 #include "scenario/scenario.h"
 #include "sim/kv_model.h"
@@ -45,9 +46,14 @@ struct Latency {
 // One role's connection to the Redis model, shared by its Stream and Kv ports (as a role process
 // has one). A connection open when the server was killed is dead: its next call fails once with
 // "server closed the connection", and the call after that connects again (RedisLink's behaviour).
+// Its link (LinkMode) is what the real backend's proxy does to the role's bytes: a blackhole holds
+// a call before it leaves and its reply before it reaches the role, until the heal lets both go on
+// (the request then runs at the server at the heal, as the bytes a proxy held arrive then); a
+// delay holds each reply that long.
 struct SimConnection {
     uint64_t epoch = 0;  // the server incarnation it was opened on
     bool open = false;
+    LinkMode link{};
 };
 
 class SimWorld {
@@ -83,12 +89,16 @@ public:
     // --- from a role's fiber ---
     // Runs op() at the server half a round trip from now; its result (or exception) comes back
     // to the caller after the other half.
+    // Over `link` (a role's connection), the call and its reply go through the connection's link.
     template <class Op>
-    auto round_trip(Op op) -> decltype(op());
+    auto round_trip(Op op, SimConnection* link = nullptr) -> decltype(op());
     // Several statements one after another, each its own round trip (BEGIN; ...; COMMIT): the
     // first `idle_trips` do nothing at the server, the last runs op().
     template <class Op>
-    auto round_trips(int idle_trips, Op op) -> decltype(op());
+    auto round_trips(int idle_trips, Op op, SimConnection* link = nullptr) -> decltype(op());
+    // A role's link as a link fault sets it: a heal (no blackhole) lets the calls it held go on;
+    // returns how many it let go.
+    int64_t set_link(SimConnection& conn, const LinkMode& mode);
     // XADD, each batch member in turn; after each one the stream's blocked readers are served.
     std::vector<std::string> xadd(const std::string& key, const std::vector<Fields>& batch, SimConnection* conn = nullptr);
     // XADD key IDMP producer_id iid * fields (Redis 8.6's model): a pair seen before adds nothing.
@@ -171,6 +181,9 @@ private:
     void reply_blocked(BlockedRead& r, Nanos extra);
     void reader_blocked();
     Nanos uniform(Nanos lo, Nanos hi);
+    // From a fiber: a call about to leave on `conn`, and its reply just back (SimConnection's link).
+    void link_request(SimConnection* conn);
+    void link_reply(SimConnection* conn);
     // From a fiber: `at_server` runs at the server `request_half` from now, and the fiber waits
     // until something (at_server itself, later) wakes it. With nothing else due before the
     // request arrives it runs at once, and with nothing due before the reply the fiber goes on
@@ -193,6 +206,7 @@ private:
     std::vector<std::pair<uint64_t, BarrierWait*>> m_barriers;  // id -> the waiting call
     uint64_t m_next_barrier = 1;
     std::vector<FiberId> m_change_waiters;
+    std::vector<std::pair<FiberId, SimConnection*>> m_link_held;  // calls a blackholed link holds
     bool m_redis_up = true;
     uint64_t m_redis_epoch = 0;  // +1 on every kill: connections opened before are dead
     bool m_pg_up = true;
@@ -236,7 +250,7 @@ auto SimWorld::at_postgres(Op op, SimConnection* conn) -> decltype(op()) {
 }
 
 template <class Op>
-auto SimWorld::round_trip(Op op) -> decltype(op()) {
+auto SimWorld::round_trip(Op op, SimConnection* link) -> decltype(op()) {
     using Result = decltype(op());
     struct Call {
         SimWorld* world;
@@ -261,16 +275,18 @@ auto SimWorld::round_trip(Op op) -> decltype(op()) {
     };
     const Nanos rtt = draw_rtt();
     const Nanos request_half = rtt / 2;
+    link_request(link);
     Call call{this, &op, m_sched.current(), rtt - request_half, {}, nullptr};
     request(request_half, &Call::at_server, &call);
+    link_reply(link);
     if (call.error) std::rethrow_exception(call.error);
     if constexpr (!std::is_void_v<Result>) return std::move(*call.result);
 }
 
 template <class Op>
-auto SimWorld::round_trips(int idle_trips, Op op) -> decltype(op()) {
-    for (int i = 0; i < idle_trips; ++i) round_trip([] {});
-    return round_trip(std::move(op));
+auto SimWorld::round_trips(int idle_trips, Op op, SimConnection* link) -> decltype(op()) {
+    for (int i = 0; i < idle_trips; ++i) round_trip([] {}, link);
+    return round_trip(std::move(op), link);
 }
 
 }  // namespace relab::sim

@@ -73,10 +73,30 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas",
                            "08i-restart-volatile", "08i-restart-aof", "08i-failover", "08j-outbox-pg-restart",
-                           "08k-drop-clients"}) {
+                           "08k-drop-clients", "beyond-link-hang", "beyond-link-hang-cas"}) {
         SCOPED_TRACE(id);
         EXPECT_EQ(lab_of(r, id).at("summary").at("held"), true);
     }
+
+    // A hung link: the holder's UPDATE waits in its proxy; the heal lets those bytes through (its
+    // record counts them), and the holder's one write is recorded after the heal, applied by the
+    // plain UPDATE and refused by the CAS.
+    for (const std::string id : {"beyond-link-hang", "beyond-link-hang-cas"})
+        for (const auto& trial : lab_of(r, id).at("trials")) {
+            SCOPED_TRACE(id);
+            const auto faults = records(trial, "fault", "nemesis");
+            ASSERT_EQ(faults.size(), 4u);  // blackhole invoke/ok, heal invoke/ok
+            EXPECT_EQ(faults[1].at("action"), "blackhole");
+            EXPECT_NE(faults[1].at("text").get<std::string>().find(" ↔ postgres blackhole"), std::string::npos);
+            EXPECT_EQ(faults[3].at("action"), "heal");
+            const std::string healed = faults[3].at("text");
+            EXPECT_EQ(healed.find("; 0 bytes held"), std::string::npos) << healed;  // the UPDATE was held
+            EXPECT_NE(healed.find("bytes held flowed on"), std::string::npos) << healed;
+            const auto writes = records(trial, "write", faults[1].at("target").get<std::string>());
+            ASSERT_EQ(writes.size(), 1u);
+            EXPECT_GE(writes[0].at("t_us").get<int64_t>(), faults[2].at("t_us").get<int64_t>());
+            EXPECT_EQ(writes[0].at("affected"), id == "beyond-link-hang" ? 1 : 0);
+        }
 
     // XAUTOCLAIM keeps the entry's ID (the article says it "changes on every claim") and raises
     // its delivery count: the reaper received the very entry the producer published, as delivery 2.

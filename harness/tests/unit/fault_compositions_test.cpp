@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -68,6 +69,16 @@ public:
     int64_t drop_links(const Target& t) override {
         log("drop_links " + target_name(t));
         return links;
+    }
+    // Each role's links as the faults left them, and the bytes a blackhole held (released on heal).
+    std::map<std::string, LinkMode> link_modes;
+    int64_t held = 0;
+    json set_link(const Target& t, LinkServer server, const LinkMode& mode) override {
+        log(fmt::format("set_link {} {} blackhole={} delay={}", target_name(t), to_string(server), mode.blackhole,
+                        mode.delay.count()));
+        link_modes[target_name(t) + "/" + to_string(server)] = mode;
+        const int64_t released = mode.blackhole ? 0 : std::exchange(held, 0);
+        return {{"released", released}, {"unit", "bytes"}};
     }
     json promote(Nanos killed_at) override {
         log("promote");
@@ -211,6 +222,29 @@ TEST(FaultCompositionsTest, drop_link_drops_the_targets_links_and_counts_them) {
               "closed 2 Redis connection(s) of the trial's roles");
     EXPECT_EQ(apply_fault(spec(FaultAction::drop_link), Target::role("C1"), c).at("dropped"), 2);
     EXPECT_EQ(c.calls, (std::vector<std::string>{"drop_links clients", "drop_links C1"}));
+}
+
+TEST(FaultCompositionsTest, link_faults_set_the_roles_link_and_heal_reports_what_the_blackhole_held) {
+    RecordingControl c;
+    FaultSpec hang = spec(FaultAction::blackhole);
+    hang.link = LinkServer::postgres;
+    EXPECT_EQ(apply_fault(hang, Target::role("C1"), c).at("text"),
+              "link: C1 ↔ postgres blackhole: its bytes are taken and neither forwarded nor answered; its calls hang");
+    EXPECT_TRUE(c.link_modes.at("C1/postgres").blackhole);
+    c.held = 93;
+    FaultSpec heal = spec(FaultAction::heal);
+    heal.link = LinkServer::postgres;
+    const json healed = apply_fault(heal, Target::role("C1"), c);
+    EXPECT_EQ(healed.at("text"), "link: C1 ↔ postgres heal: the link carries again; 93 bytes held flowed on");
+    EXPECT_EQ(c.link_modes.at("C1/postgres"), LinkMode{});
+    FaultSpec slow = spec(FaultAction::delay);
+    slow.ms = 250;
+    EXPECT_EQ(apply_fault(slow, Target::role("C2"), c).at("text"),
+              "link: C2 ↔ redis delay 250 ms: every reply reaches C2 250 ms late");
+    EXPECT_EQ(c.link_modes.at("C2/redis").delay, Millis{250});
+    EXPECT_EQ(c.calls, (std::vector<std::string>{"set_link C1 postgres blackhole=true delay=0",
+                                                 "set_link C1 postgres blackhole=false delay=0",
+                                                 "set_link C2 redis blackhole=false delay=250"}));
 }
 
 TEST(FaultCompositionsTest, flood_writes_its_keys_in_batches_under_the_trials_prefix_and_counts_oom_refusals) {

@@ -8,6 +8,7 @@
 #include "check/record_fields.h"
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
+#include "report/text/timeline.h"
 #include "util/json_number.h"
 
 namespace relab {
@@ -131,7 +132,7 @@ std::string describe(const HistoryRecord& r) {
         return fmt::format("{} ← {} {} ({})", r.actor, text_of(d, "code"), text_of(d, "body"), text_of(d, "source"));
     if (r.op == Op::fault && r.actor == "nemesis") {  // Jepsen's nemesis op: invoke, then ok or fail
         const std::string head =
-            fmt::format("nemesis: fault {} {} {}", text_of(d, "fault"), text_of(d, "action"), text_of(d, "target"));
+            fmt::format("nemesis: fault {} {}", text_of(d, "fault"), fault_words(d));
         const std::string phase = text_of(d, "phase");
         if (phase == "invoke") return head + " …";
         if (phase == "ok") return head + " → ok: " + text_of(d, "text");

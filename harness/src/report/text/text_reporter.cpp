@@ -11,6 +11,7 @@
 #include "report/compare/lab_summary.h"
 #include "report/shard_facts.h"
 #include "report/text/soak_table.h"
+#include "report/text/timeline.h"
 #include "util/json_number.h"
 
 #include <algorithm>
@@ -341,8 +342,7 @@ private:
     std::string describe_fault(const HistoryRecord& r) {
         const auto& d = r.data;
         const std::string phase = field_text(d, "phase");
-        const std::string what = fmt::format("nemesis: fault {} {} {}", field_text(d, "fault"), field_text(d, "action"),
-                                             field_text(d, "target"));
+        const std::string what = fmt::format("nemesis: fault {} {}", field_text(d, "fault"), fault_words(d));
         const std::string index = field_text(d, "fault");
         if (phase == "invoke") {
             m_fault_invoked_ns[index] = r.t_ns;
@@ -864,8 +864,8 @@ private:
         for (const auto& r : t.history) {
             if (r.op == Op::fault && r.actor == "nemesis") {
                 const std::string phase = field_text(r.data, "phase");
-                out << fmt::format("  nemesis {}  fault {} {} {}{}\n", time_text(r.t_ns), field_text(r.data, "fault"),
-                                   field_text(r.data, "action"), field_text(r.data, "target"),
+                out << fmt::format("  nemesis {}  fault {} {}{}\n", time_text(r.t_ns), field_text(r.data, "fault"),
+                                   fault_words(r.data),
                                    phase == "invoke" ? " …"
                                    : phase == "ok"   ? " → ok: " + field_text(r.data, "text")
                                                      : " → FAILED: " + field_text(r.data, "error"));

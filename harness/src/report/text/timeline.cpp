@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "fault/faults.h"
 #include "report/text/delivery_label.h"
 #include "report/text/idem_text.h"
 #include "util/check.h"
@@ -132,9 +133,17 @@ std::string timeline_event_text(const json& data, bool several_orders) {
     return text + text_of(member(ev, "type")) + " (v=" + text_of(member(ev, "v")) + ")";
 }
 
+std::string fault_words(const json& d) {
+    const std::string action = text_of(member(d, "action"));
+    const std::string words = action + " " + text_of(member(d, "target"));
+    const auto named = fault_action_named(action);
+    return named && acts_on_link(*named) ? "link: " + words : words;
+}
+
 namespace {
 
 bool is_nemesis_fault(const HistoryRecord& r) { return r.actor == "nemesis" && r.op == Op::fault; }
+
 
 // Lanes: `start` and `ack` are drawn as nothing (no lane of their own); receivers (and claimers)
 // go last. The nemesis's faults span every lane: they give no lane.
@@ -329,8 +338,8 @@ private:
         f.action = text_of(member(d, "action"));
         f.target = text_of(member(d, "target"));
         f.start_ns = f.end_ns = r.t_ns;
-        f.label = f.action + " " + f.target;
-        f.detail = fmt::format("fault {}: {} {}", index, f.action, f.target);
+        f.label = fault_words(d);
+        f.detail = fmt::format("fault {}: {}", index, f.label);
         if (member(d, "text").is_string()) f.detail += " — " + member(d, "text").get<std::string>();
         f.detail += fmt::format("; {} {}", phase, when);
         return f;
@@ -514,7 +523,7 @@ private:
 
     static std::string fault_label(const HistoryRecord& r) {
         const json& d = r.data;
-        return member(d, "action").is_string() ? member(d, "action").get<std::string>() + " " + text_of(member(d, "target"))
+        return member(d, "action").is_string() ? fault_words(d)
                : member(d, "type").is_string() ? member(d, "type").get<std::string>()
                                                : to_string(r.op);
     }

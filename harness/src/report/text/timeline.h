@@ -96,5 +96,8 @@ Timeline case_timeline(const CaseOutcome& c);
 
 // The event of a record as "created (v=1)", or "#42 created (v=1)" with several orders.
 std::string timeline_event_text(const nlohmann::json& data, bool several_orders);
+// A nemesis record's action and target in words; a link fault says so: "link: blackhole C1",
+// "link: heal C1" (its text names the server).
+std::string fault_words(const nlohmann::json& data);
 
 }  // namespace relab

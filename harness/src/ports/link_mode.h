@@ -1,0 +1,28 @@
+// A role's link to one of the lab's servers, as a link fault (delay, blackhole, heal) leaves it:
+// the real backend's TCP proxy (process/link_proxy.h) and the simulator's connection model
+// (sim/sim_world.h) both carry a role's calls this way.
+#pragma once
+
+#include <string>
+
+#include "ports/ports.h"
+
+namespace relab {
+
+// Which of a role's links: to the lab's Redis, or to its PostgreSQL.
+enum class LinkServer { redis, postgres };
+
+inline std::string to_string(LinkServer s) { return s == LinkServer::redis ? "redis" : "postgres"; }
+
+// What the link does to the bytes it carries; the default passes them at once (a healed link).
+struct LinkMode {
+    // Both ways: the bytes are taken and held, neither forwarded nor answered, until a heal lets
+    // them through in order (toxiproxy's `timeout` toxic with timeout 0, which holds the data).
+    bool blackhole = false;
+    // Each reply (server to role) reaches the role this long after the server sent it: every
+    // round trip costs this much more (toxiproxy's `latency` toxic on the downstream).
+    Millis delay{0};
+    bool operator==(const LinkMode&) const = default;
+};
+
+}  // namespace relab
