@@ -137,6 +137,10 @@ FaultSpec read_fault_action(const Reader& r, const Object& o, const std::vector<
         for (const char* key : {"bytes", "value_bytes", "db"})
             if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
     }
+    if (f.action == FaultAction::trim)
+        f.maxlen = o.req_int("maxlen", 0);
+    else if (o.has("maxlen"))
+        r.fail(o.path("maxlen"), "applies to a trim only");
     return f;
 }
 
@@ -231,7 +235,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
-                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "documented"});
+                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "maxlen", "documented"});
         FaultSpec f = read_fault_action(r, o, out);
         f.trigger = read_trigger(r, o);
         read_fault_target(r, o, lab, out, i, f);
