@@ -181,8 +181,15 @@ private:
                                    {"deleted_count", r.deleted.size()},
                                    {"min_idle_ms", ac.min_idle_ms}});
             }
-            for (const auto& e : r.claimed) handle(e, "claim");
+            // An entry this round already acknowledged (P3 released its held copy when the gap before
+            // it closed) is done: the claim's copy of it is stale.
+            m_acked_this_round.clear();  // a round a Redis error cut short left its own
+            m_in_claim_round = true;
+            for (const auto& e : r.claimed)
+                if (!m_acked_this_round.count(e.id)) handle(e, "claim");
             flush_acks();
+            m_in_claim_round = false;
+            m_acked_this_round.clear();
             cursor = r.next;
         } while (cursor != "0-0");
     }
@@ -589,6 +596,7 @@ private:
         }
         m_p.stream.xack(m_key, m_s.stream.group, id);
         record(Op::ack, nlohmann::json::object(), id);
+        if (m_in_claim_round) m_acked_this_round.insert(id);
     }
 
     // stream.ack "batch": one XACK for every entry of the read whose job is over. On a Redis error
@@ -622,6 +630,8 @@ private:
     std::map<int64_t, std::map<int64_t, Held>> m_held;
     std::shared_ptr<Fanout> m_fanout;  // the reader's FIFOs, with fanout (S3)
     std::vector<std::string> m_unacked;  // stream.ack "batch": jobs over in this read, not yet acknowledged
+    bool m_in_claim_round = false;
+    std::set<std::string> m_acked_this_round;  // entries acknowledged while a claim round's entries are handled
     struct BatchedWrite {
         std::string entry;
         Event ev;
