@@ -31,6 +31,7 @@
 #include "servers/sentinel.h"
 #include "servers/servers.h"
 #include "roles/idem_client.h"
+#include "ports/seeded_rng.h"
 #include "engine/timeouts.h"
 #include "util/numbers.h"
 
@@ -510,6 +511,8 @@ void RealControl::start(const Target& t) {
             Role& r = m->role(t.actor);
             if (!finished(t)) throw std::logic_error(t.actor + " is still running");
             ++r.incarnation;
+            // A new process draws its own randomness, as the simulator's restarted fiber does.
+            r.config.seed = derive_seed(r.config.seed, fmt::format("restart:{}:{}", t.actor, r.incarnation));
             r.killed = false;
             m->spawn(r);
             r.process->started();

@@ -149,6 +149,7 @@ Facts facts_in_time_order(const std::vector<HistoryRecord>& history) {
             case Op::receive:
             case Op::ack:
             case Op::write:
+            case Op::dead_letter:
                 x.entry = entry_of(f, *r);
                 x.ev = f.events.id(event_key(*r));
                 break;
@@ -175,7 +176,7 @@ void add_example(std::vector<std::string>& examples, const std::string& what) {
 void count_left_over(const std::vector<HistoryRecord>& history, const Facts& facts, const std::vector<int>& published,
                      Accounting& a) {
     const auto quiet = std::find_if(history.begin(), history.end(), [](const HistoryRecord& r) {
-        return r.op == Op::observe && r.data.contains("quiet_ms");
+        return r.op == Op::observe && (r.data.contains("quiet_ms") || r.data.contains("stream_deadline_ms"));
     });
     if (quiet == history.end()) return;
     std::optional<std::set<std::string>> pel;
@@ -204,6 +205,35 @@ void count_left_over(const std::vector<HistoryRecord>& history, const Facts& fac
 }
 
 
+// The entries a trim (a fault record of action trim, with the IDs it removed) took from the stream,
+// by what the group had done with each then: never received, or received and not acknowledged.
+void count_trimmed(const Facts& facts, Accounting& a) {
+    enum : char { never, delivered, acked };
+    std::vector<char> state(facts.entries.size(), never);
+    for (const RecordFacts& f : facts.records) {
+        const HistoryRecord& r = *f.r;
+        if (f.entry >= 0 && r.op == Op::receive) state[f.entry] = delivered;
+        if (f.entry >= 0 && r.op == Op::ack && state[f.entry] == delivered) state[f.entry] = acked;
+        if (r.op != Op::fault || text_view(r.data, "action") != "trim" || text_view(r.data, "phase") != "ok") continue;
+        const auto ids = r.data.find("trimmed_entries");
+        if (ids == r.data.end() || !ids->is_array()) continue;
+        for (const json& id : *ids) {
+            if (!id.is_string()) continue;
+            const std::string& text = id.get_ref<const std::string&>();
+            char now = never;
+            for (size_t e = 0; e < facts.entries.size(); ++e)
+                if (facts.entries.key(static_cast<int>(e)) == text) now = state[e];
+            if (now == never) {
+                ++a.trimmed_undelivered;
+                add_example(a.trimmed_undelivered_examples, text);
+            } else if (now == delivered) {
+                ++a.trimmed_pending;
+                add_example(a.trimmed_pending_examples, text);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 namespace {
@@ -218,6 +248,12 @@ constexpr AccountingFigure k_figures[] = {
     {"processed_once", &A::processed_once, nullptr, "processed once", "processed once", "", AP::entries, AF::none},
     {"duplicated", &A::duplicated, &A::duplicated_examples, "duplicated", "duplicated", "duplicated", AP::entries, AF::anomaly},
     {"lost", &A::lost, &A::lost_examples, "lost", "lost", "lost", AP::entries, AF::anomaly},
+    {"dead_lettered", &A::dead_lettered, &A::dead_lettered_examples, "dead-lettered", "dead-lettered",
+     "dead-lettered (XADDed to the dead-letter stream, acknowledged)", AP::beside, AF::flagged},
+    {"trimmed_undelivered", &A::trimmed_undelivered, &A::trimmed_undelivered_examples, "trimmed before delivery",
+     "trimmed before delivery", "trimmed before delivery (no trace in the PEL)", AP::beside, AF::anomaly},
+    {"trimmed_pending", &A::trimmed_pending, &A::trimmed_pending_examples, "trimmed while pending",
+     "trimmed while pending", "trimmed while pending (a PEL entry with no body)", AP::beside, AF::anomaly},
     {"redelivered", &A::redelivered, &A::redelivered_examples, "redelivered after ack", "redelivered after ack",
      "redelivered after ack", AP::entries, AF::anomaly},
     {"unexpected", &A::unexpected, &A::unexpected_examples, "unexpected", "unexpected", "unexpected", AP::entries, AF::anomaly},
@@ -366,6 +402,7 @@ struct EntryLedger {
     std::vector<int> published;       // entries in publish order
     std::vector<int> writes;          // entry -> writes of it, once published (else kNotPublished)
     std::vector<int> applied;         // entry -> writes of it that changed a row
+    std::vector<char> dead;           // entry -> a consumer dead-lettered it
     std::vector<int> first_entry_of;  // event -> the first ok publish's entry
 };
 
@@ -373,6 +410,7 @@ EntryLedger publish_ledger(const Facts& facts) {
     EntryLedger l;
     l.writes.assign(facts.entries.size(), kNotPublished);
     l.applied.assign(facts.entries.size(), 0);
+    l.dead.assign(facts.entries.size(), 0);
     l.first_entry_of.assign(facts.events.size(), -1);
     for (const RecordFacts& f : facts.records) {
         if (!f.reached || f.entry < 0 || l.writes[f.entry] != kNotPublished) continue;
@@ -398,6 +436,8 @@ public:
                 m_acked[f.entry] = 1;
             else if (f.r->op == Op::write)
                 write(f);
+            else if (f.r->op == Op::dead_letter && f.entry >= 0)
+                m_l.dead[f.entry] = 1;
         }
         m_a.unexpected = static_cast<int>(m_unexpected.size());
     }
@@ -468,7 +508,10 @@ void count_entry_outcomes(const Facts& facts, const EntryLedger& l, Accounting& 
     a.published = static_cast<int>(l.published.size());
     for (const int entry : l.published) {
         const int n = l.writes[entry];
-        if (n == 0) {
+        if (n == 0 && l.dead[entry]) {
+            ++a.dead_lettered;
+            add_example(a.dead_lettered_examples, facts.entry_text(entry));
+        } else if (n == 0) {
             ++a.lost;
             add_example(a.lost_examples, facts.entry_text(entry));
         } else if (n == 1) {
@@ -482,8 +525,8 @@ void count_entry_outcomes(const Facts& facts, const EntryLedger& l, Accounting& 
             add_example(a.unapplied_examples, facts.entry_text(entry));
         }
     }
-    RELAB_CHECK(a.published == a.processed_once + a.duplicated + a.lost,
-                "every published entry is lost, processed once or duplicated (accounting.h)");
+    RELAB_CHECK(a.published == a.processed_once + a.duplicated + a.lost + a.dead_lettered,
+                "every published entry is lost, processed once, duplicated or dead-lettered (accounting.h)");
 }
 
 // Per event: how many entries carried it (ok publishes), how many jobs wrote it, and how many
@@ -543,6 +586,7 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
     DeliveryWalk(facts, ledger, a).run();
     count_entry_outcomes(facts, ledger, a);
     count_left_over(history, facts, ledger.published, a);
+    count_trimmed(facts, a);
     count_event_repeats(facts, a);
     count_stale_and_side_effects(history, facts, a, stale_out);
     return a;

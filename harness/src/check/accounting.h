@@ -20,7 +20,9 @@ namespace relab {
 //   duplicated      published entries with two writes or more (the job ran more than once)
 //   unapplied       published entries processed, but no write of them changed a row (every write
 //                   affected 0: a version check refused the transition; P4's skipped intermediates)
-//   lost            published entries with no write at all (never processed)
+//   lost            published entries with no write at all (never processed) and not dead-lettered
+//   dead_lettered   published entries with no write that a consumer XADDed to the dead-letter stream
+//                   and acknowledged (a poison entry at recovery.max_deliveries): given up on, visibly
 //   redelivered     entries received again after an ack of them (the group forgot the ack)
 //   unexpected      entries received or written that no ok publish produced
 //   pending         in a trial that ended quiet (its group not drained, an observe with quiet_ms):
@@ -30,7 +32,11 @@ namespace relab {
 //   never_delivered in such a trial: published entries no consumer received
 //   stale_overwrites  applied writes (affected > 0) of an older event version after a newer one of the
 //                   same order, in time order
-// published = processed_once + duplicated + lost.
+//   trimmed_undelivered  entries a trim (the nemesis's XTRIM) removed before any consumer received them:
+//                   gone with no trace in the PEL
+//   trimmed_pending entries a trim removed while received and not acknowledged: their PEL entries
+//                   stay, and a read of them gives an ID with no body
+// published = processed_once + duplicated + lost + dead_lettered.
 // Beside them, in a lab whose consumers send side effects (write.side_effect):
 //   side_effects    side effects sent (`side_effect` records: rows of tmp_side_effects)
 //   side_effects_out_of_order  orders whose side effects, in the table's seq order, are not in
@@ -57,6 +63,9 @@ struct Accounting {
     int skipped = 0;
     int pending = 0;
     int never_delivered = 0;
+    int dead_lettered = 0;
+    int trimmed_undelivered = 0;
+    int trimmed_pending = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
@@ -69,6 +78,9 @@ struct Accounting {
     std::vector<std::string> reapplied_examples;
     std::vector<std::string> pending_examples;
     std::vector<std::string> never_delivered_examples;
+    std::vector<std::string> dead_lettered_examples;
+    std::vector<std::string> trimmed_undelivered_examples;
+    std::vector<std::string> trimmed_pending_examples;
 
     // No figure that flags a trial (AccountingFlag) is above zero: nothing to flag.
     bool clean() const;

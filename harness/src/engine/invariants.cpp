@@ -10,14 +10,14 @@
 namespace relab {
 
 std::optional<std::string> accounting_violation(const Accounting& a) {
-    if (a.published != a.processed_once + a.duplicated + a.lost)
-        return fmt::format("published {} != processed once {} + duplicated {} + lost {}", a.published,
-                           a.processed_once, a.duplicated, a.lost);
+    if (a.published != a.processed_once + a.duplicated + a.lost + a.dead_lettered)
+        return fmt::format("published {} != processed once {} + duplicated {} + lost {} + dead-lettered {}",
+                           a.published, a.processed_once, a.duplicated, a.lost, a.dead_lettered);
     if (a.unapplied > a.processed_once + a.duplicated)
         return fmt::format("unapplied {} exceeds the entries processed ({})", a.unapplied,
                            a.processed_once + a.duplicated);
     for (const int v : {a.redelivered, a.unexpected, a.stale_overwrites, a.side_effects, a.side_effects_out_of_order,
-                        a.republished, a.reapplied, a.skipped, a.lost, a.duplicated})
+                        a.republished, a.reapplied, a.skipped, a.lost, a.duplicated, a.dead_lettered})
         if (v < 0) return fmt::format("a negative count ({})", v);
     if (a.side_effects_out_of_order > a.side_effects)
         return fmt::format("{} orders with side effects out of order, but {} side effects sent",

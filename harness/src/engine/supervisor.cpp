@@ -221,7 +221,7 @@ private:
 class TrialSupervisor {
 public:
     TrialSupervisor(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c)
-        : m_s(s), m_c(c), m_nemesis(s.faults, c, nullptr, s.soak.enabled) {
+        : m_s(s), m_c(c), m_nemesis(s.faults, c, nullptr, s.soak.enabled || s.stream.deadline_ms > 0) {
         for (const auto& r : roles) m_roles.push_back({Target::role(r.actor), is_consuming(r)});
     }
 
@@ -276,7 +276,7 @@ public:
                     if (!m_c.finished(r.target))
                         m_nemesis.fire(nullptr, FaultAction::kill, r.target,
                                        m_ended_quiet ? "the trial ended quiet and it did not stop when told to"
-                                                     : "the soak's deadline passed and it did not stop when told to");
+                                                     : "the trial's deadline passed and it did not stop when told to");
                 break;
             }
         }
@@ -314,11 +314,16 @@ private:
         return true;
     }
 
-    // A soak lab's deadline, once the origin is known: the last event's time + drain_ms.
+    // A soak lab's deadline, once the origin is known: the last event's time + drain_ms; a stream
+    // lab's stream.deadline_ms from its origin.
     std::optional<Nanos> soak_deadline() const {
-        if (!m_s.soak.enabled || !m_nemesis.origin()) return std::nullopt;
-        return *m_nemesis.origin() + Millis{soak_deadline_ms(m_s)};
+        if (!m_nemesis.origin()) return std::nullopt;
+        if (m_s.soak.enabled) return *m_nemesis.origin() + Millis{soak_deadline_ms(m_s)};
+        if (m_s.stream.deadline_ms > 0) return *m_nemesis.origin() + Millis{m_s.stream.deadline_ms};
+        return std::nullopt;
     }
+
+    int64_t deadline_ms() const { return m_s.soak.enabled ? soak_deadline_ms(m_s) : m_s.stream.deadline_ms; }
 
     std::optional<Nanos> wake_at() const {
         std::optional<Nanos> at = m_nemesis.wake_at();
@@ -337,8 +342,16 @@ private:
         for (const auto& r : m_roles)
             if (!r.consuming && !m_c.finished(r.target))
                 m_nemesis.fire(nullptr, FaultAction::kill, r.target,
-                               fmt::format("the soak's deadline ({} ms) passed while it was still publishing",
-                                           soak_deadline_ms(m_s)));
+                               fmt::format("the trial's deadline ({} ms) passed while it was still publishing",
+                                           deadline_ms()));
+        if (!m_s.soak.enabled) {
+            // What the group left is the trial's result: the accounting counts it from this record.
+            nlohmann::json g = {{"stream_deadline_ms", m_s.stream.deadline_ms}};
+            g["text"] = fmt::format("the trial ended with the group not drained: its deadline passed ({} ms, "
+                                    "stream.deadline_ms)",
+                                    m_s.stream.deadline_ms);
+            m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
+        }
         return true;
     }
 
@@ -521,7 +534,12 @@ Nanos stream_trial_budget(const Scenario& s) {
     }
     const Nanos budget =
         timeouts::kBarrier + timeouts::kPublishAndDrain + Millis{last_ms + s.stream.block_ms} + timeouts::kStopGrace;
-    if (!s.soak.enabled) return budget;
+    if (!s.soak.enabled) {
+        // A stream deadline ends the trial as a soak's does: then one BLOCK, the grace, the kills.
+        const Nanos own = timeouts::kBarrier + Millis{s.stream.deadline_ms + s.stream.block_ms} + timeouts::kStopGrace +
+                          timeouts::kStopGrace + timeouts::kSignalTakesEffect;
+        return s.stream.deadline_ms > 0 ? std::max(budget, own) : budget;
+    }
     // A soak ends at its own deadline; after it, the consumers get one BLOCK and the grace to stop,
     // then whatever still runs is killed.
     const Nanos soak = timeouts::kBarrier + Millis{soak_deadline_ms(s) + s.stream.block_ms} + timeouts::kStopGrace +

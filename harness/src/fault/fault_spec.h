@@ -46,6 +46,10 @@ enum class FaultAction {
     blackhole,  // a role's link to `link` hangs: its bytes are taken and neither forwarded nor answered;
                 // the role keeps running, its call waits (a TCP link that stops carrying, not a reset)
     heal,       // a role's link to `link` carries again at once: what a blackhole held flows, in order
+    delete_consumer,  // a role: XGROUP DELCONSUMER of its consumer name (a scale-down); its pending
+                      // entries leave the group's PEL with it, and no claim finds them any more
+    trim,       // "redis": XTRIM the lab's stream to `maxlen` entries (MAXLEN, exact), whatever the
+                // group has not been given or has pending; records the IDs it trimmed
 };
 
 // Whether the action takes a server away or cuts it off (clients see errors while it lasts).
@@ -104,6 +108,10 @@ struct FaultSpec {
     // delay, blackhole, heal: which of the role's links (to the lab's Redis or its PostgreSQL).
     LinkServer link = LinkServer::redis;
     int64_t ms = 0;  // delay: how much later each reply arrives
+    int64_t maxlen = 0;  // trim: XTRIM ... MAXLEN maxlen
+    // The lab's stream and consumer group (delete_consumer, trim): set by the loader from "stream".
+    std::string stream = "orders";
+    std::string group = "order-processor";
     // What the article documented for this fault, shown beside the figure relab measures.
     std::string documented;
 };
@@ -123,6 +131,13 @@ struct RecoverySpec {
         bool in_reaper = true;       // a separate "reaper" role claims; false: every consumer in its loop
         bool operator==(const Autoclaim&) const = default;
     } autoclaim;
+    // A delivery-count cap: a job that fails on its max_deliveries-th delivery (or later) is
+    // XADDed to the dead-letter stream (the lab's stream key + ":dead") and acknowledged, instead of
+    // being left pending for the next claim. 0: no cap.
+    int64_t max_deliveries = 0;
+    // Each consumer process reads under its actor and an ID drawn at its start ("C1~4821"), as a
+    // pod-named consumer does: a restart (a redeploy) is a new consumer of the group.
+    bool name_per_process = false;
     bool any() const { return pending_first || autoclaim.enabled; }
     bool operator==(const RecoverySpec&) const = default;
 };
@@ -183,6 +198,17 @@ inline const std::vector<RecoveryField>& recovery_fields() {
          .choices = {"reaper", "consumers"},
          .set_choice = [](RecoverySpec& r, size_t i) { r.autoclaim.in_reaper = i == 0; },
          .choice = [](const RecoverySpec& r) { return r.autoclaim.in_reaper ? size_t{0} : size_t{1}; }},
+        {.name = "max_deliveries", .type = T::number,
+         .meaning = "a job that fails on this delivery or a later one goes to the dead-letter stream (<stream key>:dead) "
+                    "and is acknowledged; 0: no cap, the entry stays pending",
+         .set_number = [](RecoverySpec& r, int64_t v) { r.max_deliveries = v; },
+         .number = [](const RecoverySpec& r) { return r.max_deliveries; }, .min = 0, .max = 1000},
+        {.name = "consumer_name", .type = T::choice,
+         .meaning = "the name a consumer reads under in the group: its actor (\"C1\"), or its actor and an ID drawn "
+                    "when its process starts (\"C1~4821\"), so that a restart is a new consumer",
+         .choices = {"actor", "per_process"},
+         .set_choice = [](RecoverySpec& r, size_t i) { r.name_per_process = i == 1; },
+         .choice = [](const RecoverySpec& r) { return r.name_per_process ? size_t{1} : size_t{0}; }},
     };
     return fields;
 }

@@ -8,7 +8,9 @@
 #include <utility>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include "util/check.h"
 #include "util/numbers.h"
 
 namespace relab {
@@ -32,6 +34,10 @@ constexpr const char* kSimNoMemory =
     "eviction model (the real backend runs it)";
 constexpr const char* kSimNoRdb =
     "takes an RDB snapshot (BGSAVE) for a restart to load; the simulator has no RDB model (the real backend runs it)";
+
+constexpr const char* kSimNoServerCommands =
+    "sends the lab's stream server commands (XGROUP DELCONSUMER, XTRIM) the roles never send; the simulator's stream "
+    "model answers the roles' ports only (the real backend runs it)";
 
 using json = nlohmann::json;
 
@@ -290,6 +296,58 @@ json link_change(const FaultSpec& f, const Target& t, Control& c) {
     return text(fmt::format("link: {} ↔ {} {}", target_name(t), to_string(f.link), what));
 }
 
+// The replies of commands sent as one MULTI … EXEC: what each queued command answered.
+json transaction(Control& c, const Target& server, const std::vector<Control::Command>& body, std::string_view what) {
+    std::vector<Control::Command> batch = {{"MULTI"}};
+    batch.insert(batch.end(), body.begin(), body.end());
+    batch.push_back({"EXEC"});
+    const std::vector<json> replies = c.commands(server, -1, batch);
+    RELAB_CHECK(replies.size() == body.size() + 2, "one reply per command of the transaction");
+    const json& exec = no_error(replies.back(), what);
+    if (!exec.is_array() || exec.size() != body.size())
+        throw std::runtime_error(fmt::format("{}: EXEC answered {}", what, exec.dump()));
+    for (const json& r : exec) no_error(r, what);
+    return exec;
+}
+
+// A scale-down's XGROUP DELCONSUMER of the role's consumer name, with the pending entries it held
+// then (XPENDING in the same transaction): they leave the PEL with it.
+json delete_consumer(const FaultSpec& f, const Target& t, Control& c) {
+    const Target server = Target::of(FaultTarget::redis);
+    const std::string key = c.server_key(f.stream);
+    const json exec = transaction(
+        c, server, {{"XPENDING", key, f.group, "-", "+", "1000", t.actor}, {"XGROUP", "DELCONSUMER", key, f.group, t.actor}},
+        "XGROUP DELCONSUMER");
+    std::vector<std::string> ids;
+    for (const json& p : exec.at(0)) ids.push_back(p.at(0).get<std::string>());
+    const int64_t dropped = exec.at(1).get<int64_t>();
+    return {{"consumer", t.actor},
+            {"pending_dropped", dropped},
+            {"dropped_entries", ids},
+            {"text", fmt::format("XGROUP DELCONSUMER {} {} {}: the consumer is gone with its {} pending entr{}{}", f.stream,
+                                 f.group, t.actor, dropped, dropped == 1 ? "y" : "ies",
+                                 ids.empty() ? std::string() : fmt::format(" ({})", fmt::join(ids, ", ")))}};
+}
+
+// XTRIM of the lab's stream to maxlen entries; the IDs it removes are read in the same
+// transaction (the oldest ones: MAXLEN keeps the newest), so the record names each.
+json trim_stream(const FaultSpec& f, const Target& server, Control& c) {
+    const std::string key = c.server_key(f.stream);
+    const json exec = transaction(c, server, {{"XRANGE", key, "-", "+"}, {"XTRIM", key, "MAXLEN", std::to_string(f.maxlen)}},
+                                  "XTRIM");
+    const int64_t trimmed = exec.at(1).get<int64_t>();
+    const json& entries = exec.at(0);
+    RELAB_CHECK(trimmed >= 0 && static_cast<size_t>(trimmed) <= entries.size(), "XTRIM removes entries it had");
+    std::vector<std::string> ids;
+    for (int64_t i = 0; i < trimmed; ++i) ids.push_back(entries.at(static_cast<size_t>(i)).at(0).get<std::string>());
+    return {{"maxlen", f.maxlen},
+            {"stream_len", entries.size()},
+            {"trimmed", trimmed},
+            {"trimmed_entries", ids},
+            {"text", fmt::format("XTRIM {} MAXLEN {}: {} of {} entries trimmed{}", f.stream, f.maxlen, trimmed,
+                                 entries.size(), ids.empty() ? std::string() : fmt::format(" ({})", fmt::join(ids, ", ")))}};
+}
+
 // One target an action may act on: whose errors the roles then see, and whether the simulator
 // injects it (nullptr) or why not, in any lab (`sim`) or in an idempotency lab (`sim_idem`).
 struct TargetRow {
@@ -345,6 +403,8 @@ const ActionRow k_actions[] = {
     {FaultAction::delay, "delay", false, {{T::role, O::redis}}, link_change, std::nullopt, true},
     {FaultAction::blackhole, "blackhole", true, {{T::role, O::redis}}, link_change, std::nullopt, true},
     {FaultAction::heal, "heal", false, {{T::role}}, link_change, std::nullopt, true},
+    {FaultAction::delete_consumer, "delete_consumer", false, {{T::role, O::none, kSimNoServerCommands}}, delete_consumer},
+    {FaultAction::trim, "trim", false, {{T::redis, O::none, kSimNoServerCommands}}, trim_stream},
 };
 
 const ActionRow& row_of(FaultAction a) {

@@ -39,6 +39,8 @@ enum class Op {
     reshard,
     dispatch,
     take,
+    job_fail,
+    dead_letter,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -74,13 +76,14 @@ inline constexpr std::array k_ops = {
            "mark \"round\" in the round's transaction, committed with it"},
     OpInfo{Op::outbox_insert, "outbox_insert", "outbox_id event",
            "the source app committed a state change and its outbox row in one transaction"},
-    OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream seen_by",
+    OpInfo{Op::receive, "receive", "entry event deliveries via deleted stream seen_by consumer",
            "a consumer got a stream entry (via new, pending or claim); deleted: the entry was gone; seen_by: how relab "
-           "knows of a program's (pel: the group's pending list, trace: its own trace)"},
+           "knows of a program's (pel: the group's pending list, trace: its own trace); consumer: its name in the "
+           "group when not its actor (recovery.consumer_name \"per_process\")"},
     OpInfo{Op::ack, "ack", "entry stream batch seen_by",
            "a consumer XACKed an entry: its job is over (batch: the entries its one XACK acknowledged, with stream.ack "
            "\"batch\"; seen_by pel: the entry left a program's pending list, trace: its own trace)"},
-    OpInfo{Op::claim, "claim", "claimed deleted min_idle_ms key previous decision via ttl_ms error error_class",
+    OpInfo{Op::claim, "claim", "claimed deleted deleted_count min_idle_ms key previous decision via ttl_ms error error_class",
            "stream: XAUTOCLAIM took over idle pending entries; idempotency: the middleware's SET NX GET claim of a key"},
     OpInfo{Op::error, "error", "error kind server round",
            "a role got a Redis or PostgreSQL error it rides out (a lab with a fault of that server; server: "
@@ -116,10 +119,17 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::take, "take", "entry event waited_ms",
            "an S3 worker (actor <reader>.w<n>) took a job off its FIFO after it waited waited_ms there; the job, its "
            "write and its XACK follow under the worker's name"},
+    OpInfo{Op::job_fail, "job_fail", "entry event deliveries error stream",
+           "a consumer's job failed (a poison entry, an event with \"fails\": true) on the entry's delivery "
+           "`deliveries`: nothing written and no XACK, so the entry stays pending for the next claim"},
+    OpInfo{Op::dead_letter, "dead_letter", "entry event deliveries dead_stream dead_entry stream",
+           "a consumer gave up on a failing job at recovery.max_deliveries: it XADDed the entry's fields to the "
+           "dead-letter stream (dead_stream, as dead_entry) and XACKed the entry"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
-           "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped killed",
+           "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped killed consumer pending_dropped "
+           "dropped_entries maxlen stream_len trimmed trimmed_entries",
            "a fault: the nemesis's invoke / ok / fail of a scheduled action, and what it did (the figures it "
            "left: keys a restart kept, keys a flood evicted, the key a killed client left; killed: a role's restart "
            "found it running and SIGKILLed it)"},
@@ -127,12 +137,12 @@ inline constexpr std::array k_ops = {
            "text key pttl_ms step masters cluster_state pair slots nodes same_slot same_node reply error_code load "
            "claims first "
            "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct streams consumer_group "
-           "group pending undelivered drained deadline_passed deadline_ms error quiet_ms pel",
+           "group pending undelivered drained deadline_passed deadline_ms error quiet_ms pel stream_deadline_ms",
            "relab's own observation of the servers (a key a killed client left, a cluster's slots, a benchmark step; "
            "a soak lab's consumer_group at the trial's end: its pending entries, those never delivered, whether it "
            "drained and whether the soak's deadline passed first; group false: it was gone; error: unreadable; "
            "quiet_ms: a stream trial ended undrained after nothing moved for that long, pel: the IDs its group's "
-           "pending entries list held then)"},
+           "pending entries list held then; stream_deadline_ms: it ended undrained at stream.deadline_ms)"},
     OpInfo{Op::figure, "figure", "name value unit tool ops_per_s fsync documented",
            "a measured figure of the benchmark (name, value, unit, the tool that measured it)"},
     OpInfo{Op::send, "send", "request user_id client_key payload attempt send",

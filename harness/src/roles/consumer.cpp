@@ -1,5 +1,6 @@
 #include "roles/event.h"
 #include "roles/roles.h"
+#include "util/check.h"
 #include "util/json_object.h"
 
 #include <algorithm>
@@ -57,7 +58,7 @@ public:
     // its workers); null: index them here.
     Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p,
              std::shared_ptr<const EventCosts> costs = nullptr)
-        : m_s(s), m_actor(actor), m_p(p), m_key(stream_key_of(s, actor)), m_event_cost_us(std::move(costs)) {
+        : m_s(s), m_actor(actor), m_name(actor), m_p(p), m_key(stream_key_of(s, actor)), m_event_cost_us(std::move(costs)) {
         if (m_event_cost_us) return;
         // A generated workload's own cost per event (drawn from the lab's seed), indexed once per
         // process: a soak's 100,000 events, once per worker, made every restart slow and large.
@@ -65,6 +66,19 @@ public:
         for (const auto& e : s.events)
             if (e.cost_us >= 0) (*costs_here)[event_cost_key(e.order, e.type, e.version)] = e.cost_us;
         m_event_cost_us = std::move(costs_here);
+    }
+
+    // A poison entry's event ("fails": true): its job fails on every delivery.
+    bool poisoned(const Event& ev) const {
+        return std::any_of(m_s.events.begin(), m_s.events.end(), [&](const EventSpec& e) {
+            return e.fails && e.order == ev.order && e.type == ev.type && e.version == ev.v;
+        });
+    }
+
+    // recovery.consumer_name "per_process": the name it reads under in the group is its actor and
+    // an ID drawn when the process starts, as a pod-named consumer's is: a restart is a new name.
+    void name_per_process() {
+        m_name = fmt::format("{}~{}", m_actor, m_p.rng.uniform(1000, 9999));
     }
 
     // A worker: [its own pending entries first], then new ones, [claiming idle entries as it goes].
@@ -89,7 +103,7 @@ public:
                 // A restarted worker: what it was given before it died comes back first (XREADGROUP ...
                 // 0, then after the last one read: S3's reader does not acknowledge them itself).
                 while (!pending_done) {
-                    auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_actor, m_key,
+                    auto entries = m_p.stream.xreadgroup_pending(m_s.stream.group, m_name, m_key,
                                                                  m_s.stream.read_count, pending_after);
                     if (entries.empty()) pending_done = true;
                     for (const auto& e : entries) {
@@ -103,7 +117,7 @@ public:
                     next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
                 }
                 release_timed_out();
-                auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_actor, m_key,
+                auto entries = m_p.stream.xreadgroup(m_s.stream.group, m_name, m_key,
                                                      m_s.stream.read_count, buffer_block(block));
                 if (m_fanout && m_p.tasks->failed()) return;  // run_fanout's join rethrows it
                 if (entries.empty()) {
@@ -156,15 +170,26 @@ private:
         const auto& ac = m_s.recovery.autoclaim;
         std::string cursor = "0-0";
         do {
-            auto r = m_p.stream.xautoclaim(m_key, m_s.stream.group, m_actor, Millis{ac.min_idle_ms}, cursor,
+            auto r = m_p.stream.xautoclaim(m_key, m_s.stream.group, m_name, Millis{ac.min_idle_ms}, cursor,
                                            ac.count);
             if (!r.claimed.empty() || !r.deleted.empty()) {
                 nlohmann::json ids = nlohmann::json::array();
                 for (const auto& e : r.claimed) ids.push_back(e.id);
-                record(Op::claim, {{"claimed", ids}, {"deleted", r.deleted}, {"min_idle_ms", ac.min_idle_ms}});
+                // deleted: pending IDs no longer in the stream, which Redis 7's XAUTOCLAIM drops from the PEL.
+                record(Op::claim, {{"claimed", ids},
+                                   {"deleted", r.deleted},
+                                   {"deleted_count", r.deleted.size()},
+                                   {"min_idle_ms", ac.min_idle_ms}});
             }
-            for (const auto& e : r.claimed) handle(e, "claim");
+            // An entry this round already acknowledged (P3 released its held copy when the gap before
+            // it closed) is done: the claim's copy of it is stale.
+            m_acked_this_round.clear();  // a round a Redis error cut short left its own
+            m_in_claim_round = true;
+            for (const auto& e : r.claimed)
+                if (!m_acked_this_round.count(e.id)) handle(e, "claim");
             flush_acks();
+            m_in_claim_round = false;
+            m_acked_this_round.clear();
             cursor = r.next;
         } while (cursor != "0-0");
     }
@@ -215,7 +240,9 @@ private:
             return;
         }
         const Event ev = event_from_entry(entry);
-        record(Op::receive, json_object("deliveries", entry.deliveries, "via", via), entry.id, &ev);
+        nlohmann::json data = json_object("deliveries", entry.deliveries, "via", via);
+        if (m_name != m_actor) data["consumer"] = m_name;  // the group knows it by this name
+        record(Op::receive, std::move(data), entry.id, &ev);
         if (m_fanout)
             dispatch(entry, ev);
         else if (m_s.buffer.enabled)
@@ -365,7 +392,8 @@ private:
     void buffer(const StreamEntry& entry, const Event& ev) {
         int64_t& last = m_last_applied[ev.order];
         if (ev.v == last + 1) {
-            apply(entry, ev);
+            // A failed job leaves the order's gap open: its later versions stay held (the key is blocked).
+            if (!apply(entry, ev)) return;
             last = ev.v;
             release_in_order(ev.order);
         } else if (ev.v > last + 1) {
@@ -392,7 +420,7 @@ private:
             record(Op::buffer_release,
                    json_object("reason", "in_order", "held_ms", (m_p.clock.now() - h.since).count() / 1'000'000),
                    h.entry.id, &h.ev);
-            apply(h.entry, h.ev);
+            if (!apply(h.entry, h.ev)) return;  // held versions are not poison, but a failed one blocks the rest
             last = h.ev.v;
         }
         if (held != m_held.end() && held->second.empty()) m_held.erase(held);
@@ -431,8 +459,31 @@ private:
         return std::max(Millis{1}, std::min(block, left));
     }
 
-    // The job for one event: [lock], its cost, the write, [release], XACK.
-    void apply(const StreamEntry& entry, const Event& ev) {
+    // A poison entry's job failed on this delivery: recorded, and left pending for the next claim;
+    // with recovery.max_deliveries reached, XADDed to the dead-letter stream and acknowledged.
+    // Returns whether the entry is done with (dead-lettered).
+    bool job_failed(const StreamEntry& entry, const Event& ev) {
+        record(Op::job_fail,
+               json_object("deliveries", entry.deliveries, "error", "the job failed (a poison entry: \"fails\": true)"),
+               entry.id, &ev);
+        const int64_t cap = m_s.recovery.max_deliveries;
+        if (cap <= 0 || entry.deliveries < cap) return false;
+        const std::string dead_stream = m_s.stream.key + ":dead";
+        Fields fields = entry.fields;
+        fields.emplace_back("dead_from", entry.id);
+        fields.emplace_back("deliveries", std::to_string(entry.deliveries));
+        const std::vector<std::string> ids = m_p.stream.xadd(dead_stream, {fields});
+        RELAB_CHECK(ids.size() == 1, "one XADD to the dead-letter stream answers one entry ID");
+        record(Op::dead_letter,
+               json_object("deliveries", entry.deliveries, "dead_stream", dead_stream, "dead_entry", ids.front()),
+               entry.id, &ev);
+        acknowledge(entry.id);
+        return true;
+    }
+
+    // The job for one event: [lock], its cost, the write, [release], XACK. Returns false when the job
+    // failed and its entry stays pending (a poison entry under the cap, or without one).
+    bool apply(const StreamEntry& entry, const Event& ev) {
         std::string token;  // unique to this holder
         std::string lock_key;
         int64_t locked_ns = 0;
@@ -459,6 +510,10 @@ private:
         } else if (const auto cost = m_s.job_cost_ms.find(ev.type); cost != m_s.job_cost_ms.end()) {
             m_p.clock.sleep_for(Millis{cost->second});
         }
+        if (poisoned(ev)) {
+            if (m_s.lock.enabled) m_p.kv.delete_if_equals(lock_key, token);
+            return job_failed(entry, ev);
+        }
 
         OrderWrite w;
         w.order = ev.order;
@@ -473,7 +528,7 @@ private:
             // The write waits for the read's other jobs: flush_writes sends them in one transaction
             // and acknowledges them after it (the loader allows no lock or side effect here).
             m_batch.push_back(BatchedWrite{entry.id, ev, std::move(w)});
-            return;
+            return true;
         }
         const WriteResult res = write(w);
         record(Op::write, write_data(w, res), entry.id, &ev);
@@ -495,6 +550,7 @@ private:
                    std::string(), &ev);
         }
         acknowledge(entry.id);
+        return true;
     }
 
     // What a write record says: the statement, what it did and, for the modes that have them, the
@@ -545,6 +601,7 @@ private:
         }
         m_p.stream.xack(m_key, m_s.stream.group, id);
         record(Op::ack, nlohmann::json::object(), id);
+        if (m_in_claim_round) m_acked_this_round.insert(id);
     }
 
     // stream.ack "batch": one XACK for every entry of the read whose job is over. On a Redis error
@@ -560,6 +617,7 @@ private:
 
     const RoleSettings& m_s;
     std::string m_actor;
+    std::string m_name;  // its consumer name in the group: the actor, or per process (name_per_process)
     RolePorts& m_p;
     std::string m_key;  // the stream this consumer reads
     static std::string event_cost_key(int64_t order, const std::string& type, int64_t v) {
@@ -577,6 +635,8 @@ private:
     std::map<int64_t, std::map<int64_t, Held>> m_held;
     std::shared_ptr<Fanout> m_fanout;  // the reader's FIFOs, with fanout (S3)
     std::vector<std::string> m_unacked;  // stream.ack "batch": jobs over in this read, not yet acknowledged
+    bool m_in_claim_round = false;
+    std::set<std::string> m_acked_this_round;  // entries acknowledged while a claim round's entries are handled
     struct BatchedWrite {
         std::string entry;
         Event ev;
@@ -587,7 +647,11 @@ private:
 
 }  // namespace
 
-void run_consumer(const RoleSettings& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run(); }
+void run_consumer(const RoleSettings& s, const std::string& actor, RolePorts& ports) {
+    Consumer c(s, actor, ports);
+    if (s.recovery.name_per_process) c.name_per_process();
+    c.run();
+}
 
 void run_reaper(const RoleSettings& s, const std::string& actor, RolePorts& ports) { Consumer(s, actor, ports).run_reaper(); }
 

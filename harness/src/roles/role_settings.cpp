@@ -118,6 +118,7 @@ json to(const StreamSpec& s) {
             {"read_count", s.read_count},
             {"block_ms", s.block_ms},
             {"quiet_ms", s.quiet_ms},
+            {"deadline_ms", s.deadline_ms},
             {"ack", enum_name(s.ack, kStreamAcks)}};
 }
 StreamSpec stream_from(const json& j) {
@@ -127,12 +128,14 @@ StreamSpec stream_from(const json& j) {
     read(j, "read_count", s.read_count);
     read(j, "block_ms", s.block_ms);
     read(j, "quiet_ms", s.quiet_ms);
+    read(j, "deadline_ms", s.deadline_ms);
     read_enum(j, "ack", s.ack, kStreamAcks);
     return s;
 }
 
 json to(const EventSpec& e) {
-    json j = {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}, {"cost_us", e.cost_us}};
+    json j = {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}, {"cost_us", e.cost_us},
+              {"fails", e.fails}};
     // P4's events only: the others' settings stay as they were.
     if (e.delta) j["delta"] = *e.delta;
     if (e.amount) j["amount"] = *e.amount;
@@ -147,6 +150,7 @@ EventSpec event_from(const json& j) {
     read(j, "cost_us", e.cost_us);
     if (j.contains("delta")) read(j, "delta", e.delta.emplace());
     if (j.contains("amount")) read(j, "amount", e.amount.emplace());
+    read(j, "fails", e.fails);
     return e;
 }
 

@@ -151,6 +151,10 @@ FaultSpec read_fault_action(const Reader& r, const Object& o, const std::vector<
             if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
     }
     read_link(r, o, f);
+    if (f.action == FaultAction::trim)
+        f.maxlen = o.req_int("maxlen", 0);
+    else if (o.has("maxlen"))
+        r.fail(o.path("maxlen"), "applies to a trim only");
     return f;
 }
 
@@ -249,7 +253,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
-                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "link", "ms", "documented"});
+                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "link", "ms", "maxlen", "documented"});
         FaultSpec f = read_fault_action(r, o, out);
         f.trigger = read_trigger(r, o);
         read_fault_target(r, o, lab, out, i, f);

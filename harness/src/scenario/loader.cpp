@@ -48,6 +48,7 @@ StreamSpec read_stream(const Object& o) {
     s.read_count = static_cast<int>(o.opt_int("read_count", s.read_count, 1, k_int_max));
     s.block_ms = o.opt_int("block_ms", s.block_ms, 1);
     s.quiet_ms = o.opt_int("quiet_ms", s.quiet_ms, 1, 50'000);
+    s.deadline_ms = o.opt_int("deadline_ms", s.deadline_ms, 0, 60'000);
     s.ack = o.opt_choice("ack", "each", {"each", "batch"}) == "batch" ? StreamSpec::Ack::batch : StreamSpec::Ack::each;
     return s;
 }
@@ -132,7 +133,7 @@ std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::st
     for (const auto& order : orders) order_ids.push_back(std::to_string(order.id));
     std::vector<EventSpec> events;
     for (size_t i = 0; i < v.size(); ++i) {
-        Object o(r, v[i], child(path, i), {"order", "type", "version", "at_ms", "delta"});
+        Object o(r, v[i], child(path, i), {"order", "type", "version", "at_ms", "delta", "fails"});
         EventSpec e;
         e.order = o.req_int("order", k_int64_min);
         const bool known_order =
@@ -144,6 +145,7 @@ std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::st
         e.version = o.req_int("version", 0);
         e.at_ms = o.opt_int("at_ms", 0, 0);
         if (o.has("delta")) e.delta = o.req_int("delta", -k_int_max, k_int_max);
+        e.fails = opt_true_false(o, "fails", false);
         events.push_back(e);
     }
     carry_amounts(r, path, events);
@@ -1048,7 +1050,7 @@ void read_idem_lab(const Reader& r, const Object& top, Scenario& s) {
 void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
     if (top.has("stream"))
         s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
-                                      {"key", "group", "read_count", "block_ms", "quiet_ms", "ack"}));
+                                      {"key", "group", "read_count", "block_ms", "quiet_ms", "deadline_ms", "ack"}));
     if (top.has("generate")) {
         for (const char* key : {"orders", "events"})
             if (top.has(key))
@@ -1254,6 +1256,13 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
     if (top.has("servers"))
         s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
     if (top.has("faults")) s.faults = read_faults(r, top.at("faults"), top.path("faults"), stream_fault_targets(s));
+    for (FaultSpec& f : s.faults) {
+        f.stream = s.stream.key;
+        f.group = s.stream.group;
+        const bool on_stream = f.action == FaultAction::delete_consumer || f.action == FaultAction::trim;
+        if (on_stream && s.shard.enabled)
+            r.fail(top.path("faults"), to_string(f.action) + " acts on the lab's one stream: a sharded lab has one per shard");
+    }
 }
 
 Scenario read_scenario(const Reader& r, const json& doc) {

@@ -98,6 +98,10 @@ struct StreamSpec {
     // Once the publishing roles are done, the trial ends after this long with nothing moving (no
     // history record): what is still pending or never delivered is then the trial's result.
     int64_t quiet_ms = 10'000;
+    // A trial whose group has not drained this long after its origin ends there, and what it left
+    // pending or undelivered is its result (a poison entry claimed over and over keeps the trial
+    // moving, so quiet_ms never ends it). 0: no such deadline.
+    int64_t deadline_ms = 0;
     bool operator==(const StreamSpec&) const = default;
 };
 
@@ -139,6 +143,9 @@ struct EventSpec {
     // state the event carries). Both absent in every other lab.
     std::optional<int64_t> delta = std::nullopt;
     std::optional<int64_t> amount = std::nullopt;
+    // A poison entry: the job of this event fails on every delivery (the consumer records a
+    // job_fail, does not write and does not acknowledge it).
+    bool fails = false;
     bool operator==(const EventSpec&) const = default;
 };
 

@@ -297,6 +297,25 @@ TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
     }
 }
 
+// The failures after the articles the simulator runs (a poison entry with and without a cap, a
+// redeploy under a new name): the same outcome and the same accounting of what was left or given up.
+TEST_F(CrossCheckTest, after_articles_labs_end_the_same_on_both_backends) {
+    const std::vector<std::string> ids = {"poison-no-cap", "poison-dead-letter", "churn-rename"};
+    const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
+    expect_same_outcomes(real, sim, ids);
+    auto left = [](const json& report, const std::string& id) {
+        for (const auto& lab : report.at("labs"))
+            if (lab.at("id") == id) {
+                const json& a = lab.at("trials").at(0).at("accounting");
+                return fmt::format("lost {} pending {} dead_lettered {}", a.at("lost").get<int>(),
+                                   a.at("pending").get<int>(), a.at("dead_lettered").get<int>());
+            }
+        return std::string("(lab missing)");
+    };
+    for (const auto& id : ids) EXPECT_EQ(left(real, id), left(sim, id)) << id;
+    EXPECT_EQ(left(sim, "poison-dead-letter"), "lost 0 pending 0 dead_lettered 1");
+}
+
 TEST_F(CrossCheckTest, idempotency_middleware_labs_end_the_same_on_both_backends) {
     // Every idempotency workload lab without a server fault; the others need a restart, a
     // failover, an eviction or a killed client, which the simulator does not model. (The one-tier

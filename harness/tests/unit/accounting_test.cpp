@@ -378,5 +378,72 @@ TEST(AccountingTest, the_servers_pel_in_the_quiet_record_decides_what_is_pending
     EXPECT_EQ(history_only.never_delivered_examples, (std::vector<std::string>{"1-0", "1-2"}));
 }
 
+TEST(AccountingTest, a_poison_entry_dead_lettered_is_counted_apart_from_the_lost_and_a_deadline_counts_what_was_left) {
+    std::vector<HistoryRecord> h = {
+        publish(1, "1-0", event(42, "created", 1)), publish(1, "1-1", event(42, "paid", 2)),
+        receive(2, "C1", "1-0", event(42, "created", 1)),
+        rec(3, "C1", Op::job_fail, {{"entry", "1-0"}, {"event", event(42, "created", 1)}, {"deliveries", 1}}),
+        receive(4, "C1", "1-0", event(42, "created", 1), 2, "claim"),
+        rec(5, "C1", Op::job_fail, {{"entry", "1-0"}, {"event", event(42, "created", 1)}, {"deliveries", 2}}),
+        rec(6, "C1", Op::dead_letter,
+            {{"entry", "1-0"}, {"event", event(42, "created", 1)}, {"deliveries", 2}, {"dead_stream", "orders:dead"},
+             {"dead_entry", "9-0"}}),
+        ack(7, "C1", "1-0"),
+        receive(8, "C1", "1-1", event(42, "paid", 2)), write(9, "C1", "1-1", event(42, "paid", 2), 1), ack(10, "C1", "1-1"),
+    };
+    const Accounting a = account(h);
+    EXPECT_EQ(a.published, 2);
+    EXPECT_EQ(a.dead_lettered, 1);
+    EXPECT_EQ(a.dead_lettered_examples, (std::vector<std::string>{"1-0"}));
+    EXPECT_EQ(a.lost, 0);
+    EXPECT_EQ(a.processed_once, 1);
+    EXPECT_FALSE(a.clean());
+    EXPECT_EQ(accounting_more_text(a), "1 dead-lettered");
+
+    // Without the dead letter and its ack the entry is lost, and a trial cut by its deadline counts it pending.
+    std::vector<HistoryRecord> blocked(h.begin(), h.begin() + 6);
+    blocked.push_back(rec(20, "relab", Op::observe, {{"stream_deadline_ms", 3000}, {"text", "deadline"}}));
+    const Accounting b = account(blocked);
+    EXPECT_EQ(b.dead_lettered, 0);
+    EXPECT_EQ(b.lost, 2);
+    EXPECT_EQ(b.pending, 1);
+    EXPECT_EQ(b.never_delivered, 1);
+}
+
+HistoryRecord trim(int64_t t, const std::vector<std::string>& ids) {
+    return rec(t, "nemesis", Op::fault,
+               {{"action", "trim"}, {"phase", "ok"}, {"trimmed", ids.size()}, {"trimmed_entries", ids}});
+}
+
+TEST(AccountingTest, a_trim_sorts_the_entries_it_removed_by_what_the_group_had_done_with_them) {
+    const std::vector<HistoryRecord> h = {
+        publish(1, "1-0", event(42, "created", 1)), publish(1, "1-1", event(42, "paid", 2)),
+        publish(1, "1-2", event(42, "shipped", 3)), publish(1, "1-3", event(42, "refunded", 4)),
+        receive(2, "C1", "1-0", event(42, "created", 1)), write(3, "C1", "1-0", event(42, "created", 1), 1),
+        ack(4, "C1", "1-0"),                               // acknowledged before the trim: nothing to count
+        receive(5, "C1", "1-1", event(42, "paid", 2)),    // pending when trimmed
+        trim(6, {"1-0", "1-1", "1-2"}),                     // 1-2 never delivered
+        rec(7, "C1", Op::receive, {{"entry", "1-1"}, {"deliveries", 2}, {"via", "pending"}, {"deleted", true}}),
+        ack(8, "C1", "1-1"),
+        receive(9, "C1", "1-3", event(42, "refunded", 4)), write(10, "C1", "1-3", event(42, "refunded", 4), 1),
+        ack(11, "C1", "1-3"),
+    };
+    const Accounting a = account(h);
+    EXPECT_EQ(a.trimmed_undelivered, 1);
+    EXPECT_EQ(a.trimmed_undelivered_examples, (std::vector<std::string>{"1-2"}));
+    EXPECT_EQ(a.trimmed_pending, 1);
+    EXPECT_EQ(a.trimmed_pending_examples, (std::vector<std::string>{"1-1"}));
+    EXPECT_EQ(a.lost, 2);
+    EXPECT_EQ(a.processed_once, 2);
+    EXPECT_FALSE(a.clean());
+    EXPECT_EQ(accounting_more_text(a), "1 trimmed before delivery · 1 trimmed while pending");
+
+    // A trim that failed, or trimmed nothing, counts nothing.
+    std::vector<HistoryRecord> failed = h;
+    failed[8].data["phase"] = "fail";
+    const Accounting f = account(failed);
+    EXPECT_EQ(f.trimmed_undelivered + f.trimmed_pending, 0);
+}
+
 }  // namespace accounting_test
 }  // namespace relab

@@ -119,6 +119,11 @@ private:
         if (!calls.empty() && calls.back() == call && call.find("INFO") != std::string::npos) return;
         calls.push_back(std::move(call));
     }
+    json queued = json::array();
+    json queue(json r) {
+        queued.push_back(std::move(r));
+        return "QUEUED";
+    }
     json reply(const Command& argv) {
         const std::string& name = argv.at(0);
         if (name == "INFO") {
@@ -140,6 +145,19 @@ private:
             const int64_t index = std::stoll(argv.at(1).substr(argv.at(1).rfind(':') + 1));
             if (oom_from >= 0 && index >= oom_from) return {{"error", refusal}};
             return "OK";
+        }
+        // The stream commands delete_consumer and trim send in one MULTI … EXEC: each is queued,
+        // and EXEC answers them in order, as a server with one pending and two stream entries would.
+        if (name == "MULTI") return "OK";
+        if (name == "XPENDING") return queue(json::array({json::array({"1-0", argv.at(6), 10, 1})}));
+        if (name == "XGROUP") return queue(1);
+        if (name == "XRANGE") return queue(json::array({json::array({"1-0", json::array({"a", "1"})}),
+                                                         json::array({"1-1", json::array({"a", "2"})})}));
+        if (name == "XTRIM") return queue(2 - std::stoll(argv.at(3)));
+        if (name == "EXEC") {
+            json out = std::move(queued);
+            queued = json::array();
+            return out;
         }
         return {{"error", "ERR unknown command"}};
     }

@@ -1066,7 +1066,8 @@ TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_field_table) {
     std::vector<std::string> top;
     for (const auto& f : recovery_fields())
         if (std::string(f.name).find('.') == std::string::npos) top.push_back(f.name);
-    EXPECT_EQ(top, (std::vector<std::string>{"pending_first", "recreate_group", "autoclaim"}));
+    EXPECT_EQ(top, (std::vector<std::string>{"pending_first", "recreate_group", "autoclaim", "max_deliveries",
+                                             "consumer_name"}));
     expect_error(fault_doc(json::array(), json::parse(R"({"pending_frist": true})")), "/recovery/pending_frist",
                  "known fields are: pending_first, recreate_group, autoclaim");
     expect_error(fault_doc(json::array(), json::parse(R"({"recreate_group": 1})")), "/recovery/recreate_group",

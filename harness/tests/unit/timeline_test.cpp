@@ -117,6 +117,28 @@ TEST(TimelineTest, overwrites_are_judged_per_order) {
     EXPECT_EQ(jobs[1]->label, "#43 created (v=1)");
 }
 
+TEST(TimelineTest, a_trim_and_a_consumers_delete_say_in_their_mark_what_they_took_from_the_group) {
+    auto fault = [](int64_t t, const std::string& action, const std::string& target, nlohmann::json data) {
+        data["fault"] = action == "trim" ? 1 : 2;
+        data["action"] = action;
+        data["target"] = target;
+        return HistoryRecord{1, t, "nemesis", Op::fault, std::move(data)};
+    };
+    TrialOutcome t;
+    t.history = {
+        test::receive(1, 1, "C1", "1-0", test::event(42, "created", 1)),
+        fault(5, "trim", "redis", {{"phase", "invoke"}}),
+        fault(6, "trim", "redis", {{"phase", "ok"}, {"trimmed", 2}, {"text", "XTRIM orders MAXLEN 1: 2 of 3 entries trimmed"}}),
+        fault(7, "delete_consumer", "C2", {{"phase", "invoke"}}),
+        fault(8, "delete_consumer", "C2", {{"phase", "ok"}, {"pending_dropped", 1}, {"text", "XGROUP DELCONSUMER …"}}),
+    };
+    const Timeline tl = trial_timeline(t, false);
+    ASSERT_EQ(tl.faults.size(), 2u);
+    EXPECT_EQ(tl.faults[0].label, "trim redis (2 trimmed)");
+    EXPECT_NE(tl.faults[0].detail.find("2 of 3 entries trimmed"), std::string::npos) << tl.faults[0].detail;
+    EXPECT_EQ(tl.faults[1].label, "delete_consumer C2 (1 pending dropped)");
+}
+
 TEST(TimelineTest, lanes_sort_publishers_first_then_consumers_in_natural_order) {
     TrialOutcome t;
     t.history = {

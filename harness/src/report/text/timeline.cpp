@@ -355,6 +355,13 @@ private:
             f.label += " ✕";
             if (member(r.data, "error").is_string()) f.detail += ": " + member(r.data, "error").get<std::string>();
         }
+        // A trim and a consumer's delete say what they took from the group in their mark.
+        if (!f.failed && (f.action == "trim" || f.action == "delete_consumer")) {
+            const bool trim = f.action == "trim";
+            f.label += fmt::format(" ({} {})", text_of(member(r.data, trim ? "trimmed" : "pending_dropped")),
+                                   trim ? "trimmed" : "pending dropped");
+            if (member(r.data, "text").is_string()) f.detail += " — " + member(r.data, "text").get<std::string>();
+        }
         if (f.action != "kill" || f.failed) return;
         close_job(f.target, r.t_ns, false, true);
         std::vector<std::string> tasks;
