@@ -41,6 +41,8 @@ enum class FaultAction {
                 // as a peak of cache traffic does; counts evicted keys and OOM refusals
     snapshot,   // "redis": BGSAVE, and waits for it (the RDB snapshot `save` would take on its schedule)
     observe,    // "redis": changes nothing; records what the lab's keys look like now (a probe)
+    shard_failover,  // "redis-cluster-master" with "shard": k: SIGKILL the master serving shard k's stream;
+                     // the cluster's own failover promotes its replica (never by hand), waited for
 };
 
 // Whether the action takes a server away or cuts it off (clients see errors while it lasts).
