@@ -129,7 +129,7 @@ inline constexpr std::array k_ops = {
            "claims first "
            "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct streams consumer_group "
            "group pending undelivered drained deadline_passed deadline_ms error quiet_ms shard killed outage_ms published "
-           "failed_publishes applied_in_outage max_wait_ms lost redelivered",
+           "failed_publishes applied_in_outage max_wait_ms max_gap_ms lost redelivered",
            "relab's own observation of the servers (a key a killed client left, a cluster's slots, a benchmark step; "
            "a soak lab's consumer_group at the trial's end: its pending entries, those never delivered, whether it "
            "drained and whether the soak's deadline passed first; group false: it was gone; error: unreadable; "

@@ -50,6 +50,7 @@ struct ShardFigures {
     std::map<std::tuple<int64_t, std::string, int64_t>, int64_t> first_try, first_write;  // by event
     std::set<std::tuple<int64_t, std::string, int64_t>> published;
     std::map<std::string, int64_t> receives;  // by entry
+    std::vector<int64_t> writes_in_outage;    // their times, in order
     int64_t ok = 0, failed = 0, applied_in_outage = 0;
 };
 
@@ -64,7 +65,7 @@ void add_record(ShardFigures& f, const HistoryRecord& r, const ShardOutage& o) {
         if (result == "fail") ++f.failed;
     } else if (r.op == Op::write) {
         f.first_write.emplace(key, r.t_ns);
-        if (r.t_ns >= o.killed_ns && r.t_ns <= o.promoted_ns) ++f.applied_in_outage;
+        if (r.t_ns >= o.killed_ns && r.t_ns <= o.promoted_ns) ++f.applied_in_outage, f.writes_in_outage.push_back(r.t_ns);
     } else if (r.op == Op::receive) {
         ++f.receives[std::string(record_entry(r))];
     }
@@ -92,14 +93,19 @@ std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::ve
             if (f.first_try.count(key)) max_wait_ns = std::max(max_wait_ns, t - f.first_try.at(key));
         for (const auto& key : f.published) lost += f.first_write.count(key) ? 0 : 1;
         for (const auto& [entry, n] : f.receives) redelivered += n - 1;
+        // The longest stretch of the outage in which the shard wrote nothing (its edges included).
+        int64_t gap_ns = 0, last = o->killed_ns;
+        for (const int64_t t : f.writes_in_outage) gap_ns = std::max(gap_ns, t - last), last = t;
+        gap_ns = std::max(gap_ns, o->promoted_ns - last);
         const bool killed = i == o->shard;
         const int64_t max_wait_ms = max_wait_ns / 1'000'000;
         out.push_back(HistoryRecord{
             history.empty() ? 0 : history.front().trial, o->promoted_ns, "relab", Op::observe,
             {{"text", fmt::format("shard {} ({}){}: across the {} ms outage {} of its events applied; longest wait "
-                                  "{} ms; {} published ok, {} publishes failed; {} lost, {} redelivered",
+                                  "{} ms, longest stretch without a write {} ms; {} published ok, {} publishes failed; {} lost, {} "
+                                  "redelivered",
                                   i, stream, killed ? ", its master killed" : "", (o->promoted_ns - o->killed_ns) / 1'000'000,
-                                  f.applied_in_outage, max_wait_ms, f.ok, f.failed, lost, redelivered)},
+                                  f.applied_in_outage, max_wait_ms, gap_ns / 1'000'000, f.ok, f.failed, lost, redelivered)},
              {"shard", i},
              {"killed", killed},
              {"outage_ms", (o->promoted_ns - o->killed_ns) / 1'000'000},
@@ -107,6 +113,7 @@ std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::ve
              {"failed_publishes", f.failed},
              {"applied_in_outage", f.applied_in_outage},
              {"max_wait_ms", max_wait_ms},
+             {"max_gap_ms", gap_ns / 1'000'000},
              {"lost", lost},
              {"redelivered", redelivered}}});
     }

@@ -32,7 +32,8 @@ std::string shard_facts_text(const ShardTrialFacts& f, size_t orders);
 // the kill of shard k's master (the shard_failover fault's invoke) to the promotion (+switch_ms):
 // "killed" (this is shard k), "published" (ok publishes), "failed_publishes", "applied_in_outage"
 // (writes of its events within that window), "max_wait_ms" (over its events, the first write's
-// time after the first publish attempt's), "lost" (published ok, never written) and "redelivered"
+// time after the first publish attempt's), "max_gap_ms" (the longest stretch of the window with no
+// write of its events, the window's edges included), "lost" (published ok, never written) and "redelivered"
 // (receives beyond one per entry). Empty when the history has no shard_failover that succeeded.
 std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::vector<HistoryRecord>& history);
 

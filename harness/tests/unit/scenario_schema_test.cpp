@@ -163,6 +163,7 @@ const std::vector<Place>& places() {
         {"/only_on", fixed("/properties/only_on")},
         {"/shard", fixed("/$defs/shard")},
         {"/shard/reshard", fixed("/$defs/shard/properties/reshard")},
+        {"/shard/cluster", fixed("/$defs/shard/properties/cluster")},
         {"/faults/N", fixed("/$defs/fault")},
         {"/faults/N/after", fixed("/$defs/fault/properties/after")},
         {"/idem/program", fixed("/$defs/idem/properties/program")},
