@@ -29,6 +29,7 @@
 #include "families/idem_cluster.h"
 #include "families/probe.h"
 #include "families/skip_reasons.h"
+#include "report/shard_facts.h"
 #include "engine/family.h"
 #include "engine/trial_loop.h"
 #include "clients/order_table.h"
@@ -132,6 +133,15 @@ private:
     bool m_placed = false;  // the idempotency labs' orders table, dropped with the store
 };
 
+// S2's cluster as the lab's "shard" describes it: masters for its shards, replicas, node timeout.
+RedisClusterOptions shard_cluster_options(const ShardSpec& shard) {
+    RedisClusterOptions o;
+    o.replicas = shard.cluster_replicas;
+    o.node_timeout = std::chrono::milliseconds(shard.cluster_node_timeout_ms);
+    if (!shard.cluster_full_coverage) o.config["cluster-require-full-coverage"] = "no";
+    return o;
+}
+
 }  // namespace
 
 struct RealBackend::Impl {
@@ -193,6 +203,7 @@ struct RealBackend::Impl {
     // S2's sharded labs: a 3-master Redis Cluster of the lab's own, formed once for all its trials
     // (forming takes over 2 s); every trial's keys are under its own prefix and removed after it.
     std::unique_ptr<EmbeddedRedisCluster> cluster;
+    bool cluster_used = false;  // a trial ran on it (one that kills a master leaves it changed)
     PgEndpoint lab_pg() const { return own_pg ? own_pg->endpoint() : servers.pg; }
 
     void start_own_postgres(const Scenario& s) {
@@ -247,11 +258,16 @@ struct RealBackend::Impl {
             }
         } own_servers{*this};
         if (s.servers.own) own_redis = own_redis_ahead.take(s.servers);
+        if (cluster && cluster_faulted(s)) {
+            if (cluster_used) take_cluster(s);  // the last trial killed one of its masters
+            cluster_used = true;
+        }
         if (s.servers.postgres) start_own_postgres(s);
 
         const std::vector<RoleLaunch> roles = family.roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
-                                             cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}, &spawner});
+                                             cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}, &spawner,
+                                             cluster.get()});
         ClusterKeysGone cluster_keys_gone{*this, prefix};
         RealTrialStore store([this]() -> PgSession& { return trial_pg(); }, own_pg != nullptr, control,
                              [this] { return lab_redis(); }, prefix, cluster != nullptr);
@@ -259,6 +275,7 @@ struct RealBackend::Impl {
         spawn_roles(s, roles, control, trial, seed, prefix, dir);
         std::vector<HistoryRecord> history = supervise(family, s, roles, control, trial);
         if (cluster) history.push_back(shard_note(s, control, trial, prefix));
+        for (auto& r : shard_outage_records(s, history)) history.push_back(std::move(r));
         restore_own_postgres();  // the final rows are what the lab's PostgreSQL committed
         TrialOutcome out = family.finish(s, trial, seed, std::move(history), store);
         if (!cluster && !own_redis) delete_keys_with_prefix(control.admin(), prefix);
@@ -425,9 +442,17 @@ struct RealBackend::Impl {
         return std::nullopt;
     }
 
+    // A lab that kills a shard's master leaves a cluster changed for good: each trial forms its own.
+    static bool cluster_faulted(const Scenario& s) {
+        return std::any_of(s.faults.begin(), s.faults.end(),
+                           [](const FaultSpec& f) { return f.target.kind == FaultTarget::redis_cluster_master; });
+    }
+
     void take_cluster(const Scenario& s) {
         try {
-            cluster = clusters.take(RedisClusterOptions{});
+            cluster.reset();
+            cluster_used = false;
+            cluster = clusters.take(shard_cluster_options(s.shard));
         } catch (const EnvironmentError& e) {
             throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
                                                "not be formed: {}",
@@ -456,7 +481,7 @@ namespace {
 
 // The Redis Cluster a lab forms for itself, if any.
 std::optional<RedisClusterOptions> cluster_of(const Scenario& s) {
-    if (s.kind == LabKind::stream && s.shard.enabled) return RedisClusterOptions{};
+    if (s.kind == LabKind::stream && s.shard.enabled) return shard_cluster_options(s.shard);
     if (s.kind == LabKind::idem_cluster) return idem_cluster_options(s);
     return std::nullopt;
 }

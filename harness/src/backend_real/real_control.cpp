@@ -23,6 +23,8 @@
 #include "history/file_history.h"
 #include "process/program_role.h"
 #include "clients/cluster_client.h"
+#include "clients/cluster_slot.h"
+#include "servers/redis_cluster.h"
 #include "process/child_process.h"
 #include "util/interrupt.h"
 #include "servers/lab_redis.h"
@@ -123,6 +125,7 @@ struct RealControl::Impl {
     // A flood's connections to the cache's instance or another database, by (cache, db).
     std::map<std::pair<bool, int64_t>, std::unique_ptr<RedisClient>> others;
     std::unique_ptr<ClusterClient> cluster_client;
+    std::map<int, RedisEndpoint> killed_masters;  // shard -> the master a shard_failover killed
     bool redis_down = false;
     bool redis_paused = false;
     bool replica_paused = false;
@@ -164,6 +167,7 @@ struct RealControl::Impl {
                 if (stop) wait_for_state(r, 'T', "SIGSTOP");
                 return;
             }
+            case FaultTarget::redis_cluster_master:
             case FaultTarget::redis_cache:
             case FaultTarget::clients: break;
         }
@@ -410,6 +414,7 @@ bool RealControl::finished(const Target& t) {
         }
         case FaultTarget::redis: return m->redis_down;
         case FaultTarget::postgres: return !m->postgres().running();
+        case FaultTarget::redis_cluster_master: return m->killed_masters.count(t.shard) > 0;
         case FaultTarget::redis_replica:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: return false;
@@ -463,6 +468,12 @@ void RealControl::kill(const Target& t) {
             r.paused = false;
             return;
         }
+        case FaultTarget::redis_cluster_master: {
+            if (!m->env.cluster_servers) not_for("kill", t);
+            const int slot = key_slot(m->env.prefix + shard_stream_key(m->env.s.shard, t.shard));
+            m->killed_masters[t.shard] = m->env.cluster_servers->crash_master_of(slot);
+            return;
+        }
         case FaultTarget::redis_replica:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: break;
@@ -488,6 +499,7 @@ bool RealControl::paused(const Target& t) {
         case FaultTarget::redis: return m->redis_paused;
         case FaultTarget::redis_replica: return m->replica_paused;
         case FaultTarget::postgres: return m->postgres().paused();
+        case FaultTarget::redis_cluster_master:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: return false;
     }
@@ -518,6 +530,7 @@ void RealControl::start(const Target& t) {
             r.process->started();
             return;
         }
+        case FaultTarget::redis_cluster_master:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: break;
     }
@@ -575,6 +588,39 @@ nlohmann::json RealControl::promote(Nanos killed_at) {
                                  "+switch-master {:.0f} ms after the kill ({} on {})",
                                  so.sentinels, so.quorum, so.down_after.count(), sw.primary.display(), sw.ms, sw.method,
                                  sw.sentinel)}};
+}
+
+// The cluster's own failover: the killed master's replica sees it unreachable for
+// cluster-node-timeout, the masters flag it FAIL, the replica wins their vote and takes its slots.
+nlohmann::json RealControl::shard_promote(const Target& master, Nanos killed_at) {
+    const auto killed = m->killed_masters.find(master.shard);
+    if (!m->env.cluster_servers || killed == m->killed_masters.end())
+        throw std::logic_error("shard_promote: no master of this shard was killed");
+    const int64_t timeout_ms = m->env.s.shard.cluster_node_timeout_ms * 10 + timeouts::kFailover.count();
+    const int slot = key_slot(m->env.prefix + shard_stream_key(m->env.s.shard, master.shard));
+    std::optional<RedisEndpoint> promoted;
+    const bool done = wait_until(
+        [&] {
+            promoted = m->env.cluster_servers->serving_master(slot);
+            return promoted && promoted->port != killed->second.port;
+        },
+        std::chrono::milliseconds(timeout_ms), std::chrono::milliseconds(5));
+    const int64_t switch_ms = (now() - killed_at) / std::chrono::milliseconds(1);
+    if (!done)
+        throw std::runtime_error(fmt::format("the cluster did not promote a replica of {} (shard {}, slot {}) within "
+                                             "{} ms of the kill",
+                                             killed->second.display(), master.shard, slot, timeout_ms));
+    m->cluster_client.reset();  // its map names the dead master; the next use reads the new one
+    const int64_t node_timeout = m->env.s.shard.cluster_node_timeout_ms;
+    return {{"election", "cluster"},
+            {"node_timeout_ms", node_timeout},
+            {"slot", slot},
+            {"old_master", killed->second.display()},
+            {"new_master", promoted->display()},
+            {"switch_ms", switch_ms},
+            {"text", fmt::format("the cluster's own failover (cluster-node-timeout {} ms) promoted its replica {} to "
+                                 "master of slot {} {} ms after the kill",
+                                 node_timeout, promoted->display(), slot, switch_ms)}};
 }
 
 std::vector<nlohmann::json> RealControl::commands(const Target& server, int64_t db, const std::vector<Command>& batch) {

@@ -19,6 +19,7 @@ namespace relab {
 class LabRedis;
 class ClusterClient;
 class EmbeddedPostgres;
+class EmbeddedRedisCluster;
 
 class RealControl : public Control {
 public:
@@ -34,6 +35,8 @@ public:
         std::vector<RedisEndpoint> cluster{};
         // Forks the roles (role_spawner.h); null: each is exec'd as `relab_exe role --config`.
         RoleSpawner* spawner = nullptr;
+        // Its servers, for a fault on a shard's master ("redis-cluster-master"); null: none to fault.
+        EmbeddedRedisCluster* cluster_servers = nullptr;
     };
     explicit RealControl(Env env);
     ~RealControl() override;
@@ -71,6 +74,7 @@ public:
     int64_t drop_links(const Target& t) override;
     nlohmann::json set_link(const Target& t, LinkServer server, const LinkMode& mode) override;
     nlohmann::json promote(Nanos killed_at) override;
+    nlohmann::json shard_promote(const Target& master, Nanos killed_at) override;
     std::vector<nlohmann::json> commands(const Target& server, int64_t db, const std::vector<Command>& batch) override;
     ServerState describe(const Target& server) override;
     std::string server_key(const std::string& logical) override;

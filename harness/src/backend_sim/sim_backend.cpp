@@ -333,6 +333,7 @@ struct SimBackend::Impl {
                 case FaultTarget::role: return finished_at(index(t.actor));
                 case FaultTarget::redis: return !m_impl.world.redis_up();
                 case FaultTarget::postgres: return !m_impl.world.postgres_up();
+                case FaultTarget::redis_cluster_master:  // sim_skip_reason: no cluster model
                 case FaultTarget::redis_replica:
                 case FaultTarget::redis_cache:
                 case FaultTarget::clients: return false;
@@ -346,6 +347,7 @@ struct SimBackend::Impl {
                 case FaultTarget::redis: return m_impl.world.kill_redis();
                 case FaultTarget::postgres: return m_impl.world.kill_postgres();
                 case FaultTarget::role: return kill_role(index(t.actor));
+                case FaultTarget::redis_cluster_master:
                 case FaultTarget::redis_replica:
                 case FaultTarget::redis_cache:
                 case FaultTarget::clients: break;
@@ -382,6 +384,7 @@ struct SimBackend::Impl {
                     return m_impl.world.start_redis(appendonly());
                 }
                 case FaultTarget::role: return start_role(index(t.actor));
+                case FaultTarget::redis_cluster_master:
                 case FaultTarget::redis_replica:  // sim_skip_reason keeps a rejoin on the real backend
                 case FaultTarget::redis_cache:
                 case FaultTarget::clients: break;
@@ -421,6 +424,8 @@ struct SimBackend::Impl {
             return {{"switch_ms", kFailoverTime.count()},
                     {"text", fmt::format("the replica promoted after {} ms", kFailoverTime.count())}};
         }
+        // sim_skip_reason keeps a shard_failover lab on the real backend: no cluster model.
+        nlohmann::json shard_promote(const Target& master, Nanos) override { not_modelled("shard_promote", master); }
         // sim_skip_reason keeps labs that send a server commands (flood, snapshot) away from the
         // simulator: its server models answer the roles' ports only.
         std::vector<nlohmann::json> commands(const Target& server, int64_t, const std::vector<Command>&) override {

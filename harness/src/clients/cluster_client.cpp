@@ -133,6 +133,16 @@ void ClusterClient::refresh() {
 ClusterClient::Node* ClusterClient::after_redirect(const std::string& real_key, const Node& sent_to,
                                                    const RedisError& e, int hop) {
     const std::optional<Redirect> r = parse_redirect(e.server_message());
+    if (!r && m_opts.follow_redirects && e.kind() == KvError::Kind::unavailable) {
+        // The node is gone (a killed master): the map is read again from a live node, so that the
+        // caller's retry goes to whichever master the cluster has promoted by then.
+        try {
+            refresh();
+        } catch (const RedisError&) {
+            // no node answered: the caller's next retry reads it again
+        }
+        throw;
+    }
     if (!r) throw;
     if (!m_opts.follow_redirects) refuse_redirect(real_key, sent_to, e);
     if (hop >= kMaxRedirects) throw;
@@ -211,6 +221,18 @@ std::vector<std::string> ClusterStream::xadd(const std::string& s, const std::ve
 std::vector<StreamEntry> ClusterStream::xreadgroup(const std::string& g, const std::string& c, const std::string& s,
                                                    int count, Millis block) {
     return m_c.on_key(m_c.ns().key(s), [&](ClusterClient::Node& n) { return n.stream->xreadgroup(g, c, s, count, block); });
+}
+
+std::vector<StreamEntry> ClusterStream::xreadgroup_pending(const std::string& g, const std::string& c,
+                                                           const std::string& s, int count, const std::string& after) {
+    return m_c.on_key(m_c.ns().key(s),
+                      [&](ClusterClient::Node& n) { return n.stream->xreadgroup_pending(g, c, s, count, after); });
+}
+
+Stream::AutoClaimed ClusterStream::xautoclaim(const std::string& s, const std::string& g, const std::string& c,
+                                              Millis min_idle, const std::string& start, int count) {
+    return m_c.on_key(m_c.ns().key(s),
+                      [&](ClusterClient::Node& n) { return n.stream->xautoclaim(s, g, c, min_idle, start, count); });
 }
 
 bool ClusterStream::create_group(const std::string& s, const std::string& g, const std::string& start) {

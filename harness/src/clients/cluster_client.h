@@ -5,6 +5,8 @@
 //     MOVED slot host:port  the slot lives elsewhere now: read the slot map again, send it there;
 //     ASK slot host:port    the slot is migrating and this key is already on the target: send ASKING
 //                           and the command to the target, once, without changing the map;
+//   a lost connection (a killed master, S2's shard failover): the slot map is read again and the
+//                         error thrown, for the caller to ride out and retry on the new map;
 //   refused (the idempotency cluster lab, whose cluster never moves a slot): MOVED and ASK throw
 //     ClusterRedirectError, since relab routed wrong or the cluster changed under the lab.
 // Every other reply, errors included (CROSSSLOT is something a lab wants to see), is the caller's.
@@ -144,6 +146,11 @@ public:
     std::vector<std::string> xadd(const std::string& s, const std::vector<Fields>& batch) override;
     std::vector<StreamEntry> xreadgroup(const std::string& g, const std::string& c, const std::string& s, int n,
                                         Millis block) override;
+    // The recovery commands, on the stream's owner (S2's consumer claims within its own shard).
+    std::vector<StreamEntry> xreadgroup_pending(const std::string& g, const std::string& c, const std::string& s,
+                                                int n, const std::string& after) override;
+    AutoClaimed xautoclaim(const std::string& s, const std::string& g, const std::string& c, Millis min_idle,
+                           const std::string& start, int n) override;
     bool create_group(const std::string& s, const std::string& g, const std::string& start) override;
     void xack(const std::string& s, const std::string& g, const std::string& id) override;
     void xack_all(const std::string& s, const std::string& g, const std::vector<std::string>& ids) override;

@@ -50,6 +50,8 @@ enum class FaultAction {
                       // entries leave the group's PEL with it, and no claim finds them any more
     trim,       // "redis": XTRIM the lab's stream to `maxlen` entries (MAXLEN, exact), whatever the
                 // group has not been given or has pending; records the IDs it trimmed
+    shard_failover,  // "redis-cluster-master" with "shard": k: SIGKILL the master serving shard k's stream;
+                     // the cluster's own failover promotes its replica (never by hand), waited for
 };
 
 // Whether the action takes a server away or cuts it off (clients see errors while it lasts).

@@ -32,6 +32,9 @@ constexpr const char* kSimNoIdemReplica =
 constexpr const char* kSimNoMemory =
     "floods a redis-server that has maxmemory and an eviction policy with cache keys; the simulator has no memory or "
     "eviction model (the real backend runs it)";
+constexpr const char* kSimNoCluster =
+    "kills a Redis Cluster master for the cluster's own failover to promote its replica; the simulator models the "
+    "shards' streams, not a cluster, its gossip or its failover election (the real backend runs it)";
 constexpr const char* kSimNoRdb =
     "takes an RDB snapshot (BGSAVE) for a restart to load; the simulator has no RDB model (the real backend runs it)";
 
@@ -117,6 +120,7 @@ json restart_target(const FaultSpec&, const Target& t, Control& c) {
         case FaultTarget::redis_cache: return restart_redis(t, c);
         case FaultTarget::postgres: return restart_postgres(t, c);
         case FaultTarget::role: return restart_role(t, c);
+        case FaultTarget::redis_cluster_master:
         case FaultTarget::clients: break;
     }
     throw std::logic_error("restart has no row for " + to_string(t.kind));
@@ -348,6 +352,20 @@ json trim_stream(const FaultSpec& f, const Target& server, Control& c) {
                                  entries.size(), ids.empty() ? std::string() : fmt::format(" ({})", fmt::join(ids, ", ")))}};
 }
 
+// S2 on a Redis Cluster: shard k's master killed, and the cluster's own failover (failure
+// detection after cluster-node-timeout, the replicas' election) awaited, never done by hand.
+json failover_shard(const FaultSpec&, const Target& master, Control& c) {
+    const Nanos t0 = c.now();
+    c.kill(master);
+    json out = c.shard_promote(master, t0);
+    out["shard"] = master.shard;
+    out["done_ms"] = std::lround(ms_since(c, t0));
+    out["text"] = fmt::format("shard {}'s master{} killed (SIGKILL); {}", master.shard,
+                              out.contains("old_master") ? " " + out.at("old_master").get<std::string>() : "",
+                              out.value("text", ""));
+    return out;
+}
+
 // One target an action may act on: whose errors the roles then see, and whether the simulator
 // injects it (nullptr) or why not, in any lab (`sim`) or in an idempotency lab (`sim_idem`).
 struct TargetRow {
@@ -405,6 +423,8 @@ const ActionRow k_actions[] = {
     {FaultAction::heal, "heal", false, {{T::role}}, link_change, std::nullopt, true},
     {FaultAction::delete_consumer, "delete_consumer", false, {{T::role, O::none, kSimNoServerCommands}}, delete_consumer},
     {FaultAction::trim, "trim", false, {{T::redis, O::none, kSimNoServerCommands}}, trim_stream},
+    {FaultAction::shard_failover, "shard_failover", true, {{T::redis_cluster_master, O::redis, kSimNoCluster}},
+     failover_shard},
 };
 
 const ActionRow& row_of(FaultAction a) {
@@ -425,6 +445,7 @@ const std::pair<FaultTarget, const char*> k_target_names[] = {
     {FaultTarget::redis_cache, "redis-cache"},
     {FaultTarget::postgres, "postgres"},
     {FaultTarget::clients, "clients"},
+    {FaultTarget::redis_cluster_master, "redis-cluster-master"},
 };
 
 }  // namespace

@@ -63,6 +63,11 @@ public:
     // the election took: "switch_ms" from `killed_at` to the switch, the backend's own figures, and
     // "text", the election in words.
     virtual nlohmann::json promote(Nanos killed_at) = 0;
+    // The Redis Cluster's own failover, never a promotion by hand: `master` (a redis_cluster_master
+    // target) died at `killed_at`; returns once a live node's CLUSTER SLOTS names another node as the
+    // master of its shard's slot and that node says it is one. "switch_ms" from `killed_at` to then,
+    // "old_master" and "new_master" (host:port), and "text", the failover in words.
+    virtual nlohmann::json shard_promote(const Target& master, Nanos killed_at) = 0;
     // Redis commands on a server ("redis", "redis-cache"), sent in one round trip; db >= 0: that
     // database of the same instance, -1: the lab's own. Each reply as data: an integer is a number,
     // a string or status a string, nil null, an array an array, an error {"error": message}.

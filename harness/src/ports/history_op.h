@@ -129,7 +129,7 @@ inline constexpr std::array k_ops = {
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
            "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped killed consumer pending_dropped "
-           "dropped_entries maxlen stream_len trimmed trimmed_entries",
+           "dropped_entries maxlen stream_len trimmed trimmed_entries shard slot node_timeout_ms old_master new_master",
            "a fault: the nemesis's invoke / ok / fail of a scheduled action, and what it did (the figures it "
            "left: keys a restart kept, keys a flood evicted, the key a killed client left; killed: a role's restart "
            "found it running and SIGKILLed it)"},
@@ -137,12 +137,14 @@ inline constexpr std::array k_ops = {
            "text key pttl_ms step masters cluster_state pair slots nodes same_slot same_node reply error_code load "
            "claims first "
            "errors keys_per_node set_calls_per_node nodes_used nodes_called busiest_node_pct streams consumer_group "
-           "group pending undelivered drained deadline_passed deadline_ms error quiet_ms pel stream_deadline_ms",
+           "group pending undelivered drained deadline_passed deadline_ms error quiet_ms pel stream_deadline_ms shard "
+           "killed outage_ms published failed_publishes applied_in_outage max_wait_ms max_gap_ms lost redelivered",
            "relab's own observation of the servers (a key a killed client left, a cluster's slots, a benchmark step; "
            "a soak lab's consumer_group at the trial's end: its pending entries, those never delivered, whether it "
            "drained and whether the soak's deadline passed first; group false: it was gone; error: unreadable; "
            "quiet_ms: a stream trial ended undrained after nothing moved for that long, pel: the IDs its group's "
-           "pending entries list held then; stream_deadline_ms: it ended undrained at stream.deadline_ms)"},
+           "pending entries list held then; stream_deadline_ms: it ended undrained at stream.deadline_ms; S2 under a "
+           "shard_failover: each shard's figures across the outage, report/shard_facts.h)"},
     OpInfo{Op::figure, "figure", "name value unit tool ops_per_s fsync documented",
            "a measured figure of the benchmark (name, value, unit, the tool that measured it)"},
     OpInfo{Op::send, "send", "request user_id client_key payload attempt send",

@@ -16,11 +16,13 @@ enum class FaultTarget {
     redis_cache,    // a separate instance for the cache ("redis-cache"; "servers": {"cache": {...}})
     postgres,       // the lab's own PostgreSQL ("servers": {"postgres": {...}})
     clients,        // every Redis connection of the trial's roles ("clients")
+    redis_cluster_master,  // S2: the master of the lab's Redis Cluster that serves shard `shard`'s stream
 };
 
 struct Target {
     FaultTarget kind = FaultTarget::role;
     std::string actor;  // a role's actor; empty for every other kind
+    int shard = -1;     // redis_cluster_master: the shard (0-based) whose master it is; -1 otherwise
 
     static Target role(std::string actor) { return {FaultTarget::role, std::move(actor)}; }
     static Target of(FaultTarget kind) { return {kind, {}}; }

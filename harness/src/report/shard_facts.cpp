@@ -1,7 +1,9 @@
 #include "report/shard_facts.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -22,7 +24,101 @@ int64_t order_of(const HistoryRecord& r) {
     return json_number_as<int64_t>(ev.at("order")).value_or(-1);
 }
 
+// The outage a shard_failover left in the history: its shard, the kill's and the promotion's times.
+struct ShardOutage {
+    int shard = -1;
+    int64_t killed_ns = 0;
+    int64_t promoted_ns = 0;
+};
+
+std::optional<ShardOutage> shard_outage(const std::vector<HistoryRecord>& history) {
+    std::map<int64_t, int64_t> invoked;  // fault index -> its invoke's time
+    for (const auto& r : history) {
+        if (r.op != Op::fault || text_field(r.data, "action") != "shard_failover") continue;
+        const int64_t fault = int_field(r.data, "fault");
+        if (text_field(r.data, "phase") == "invoke") invoked[fault] = r.t_ns;
+        if (text_field(r.data, "phase") != "ok" || !invoked.count(fault)) continue;
+        const int64_t killed = invoked.at(fault);
+        return ShardOutage{static_cast<int>(int_field(r.data, "shard", -1)), killed,
+                           killed + int_field(r.data, "switch_ms") * 1'000'000};
+    }
+    return std::nullopt;
+}
+
+// One shard's figures across the outage, as shard_outage_records describes them.
+struct ShardFigures {
+    std::map<std::tuple<int64_t, std::string, int64_t>, int64_t> first_try, first_write;  // by event
+    std::set<std::tuple<int64_t, std::string, int64_t>> published;
+    std::map<std::string, int64_t> receives;  // by entry
+    std::vector<int64_t> writes_in_outage;    // their times, in order
+    int64_t ok = 0, failed = 0, applied_in_outage = 0;
+};
+
+void add_record(ShardFigures& f, const HistoryRecord& r, const ShardOutage& o) {
+    const std::optional<EventView> ev = record_event(r);
+    if (!ev) return;
+    const auto key = std::make_tuple(ev->order, std::string(ev->type), ev->v);
+    if (r.op == Op::publish) {
+        f.first_try.emplace(key, r.t_ns);  // records are in time order: the first stays
+        const std::string result = text_field(r.data, "result");
+        if (result == "ok") ++f.ok, f.published.insert(key);
+        if (result == "fail") ++f.failed;
+    } else if (r.op == Op::write) {
+        f.first_write.emplace(key, r.t_ns);
+        if (r.t_ns >= o.killed_ns && r.t_ns <= o.promoted_ns) ++f.applied_in_outage, f.writes_in_outage.push_back(r.t_ns);
+    } else if (r.op == Op::receive) {
+        ++f.receives[std::string(record_entry(r))];
+    }
+}
+
 }  // namespace
+
+std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::vector<HistoryRecord>& history) {
+    const std::optional<ShardOutage> o = shard_outage(history);
+    if (!o || !s.shard.enabled) return {};
+    std::vector<const HistoryRecord*> sorted;
+    for (const auto& r : history) sorted.push_back(&r);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
+    std::map<std::string, ShardFigures> by_stream;
+    for (const HistoryRecord* r : sorted)
+        if (r->op == Op::publish || r->op == Op::write || r->op == Op::receive)
+            if (const std::string stream = text_field(r->data, "stream"); !stream.empty())
+                add_record(by_stream[stream], *r, *o);
+    std::vector<HistoryRecord> out;
+    for (int i = 0; i < s.shard.streams; ++i) {
+        const std::string stream = shard_stream_key(s.shard, i);
+        ShardFigures& f = by_stream[stream];
+        int64_t max_wait_ns = 0, lost = 0, redelivered = 0;
+        for (const auto& [key, t] : f.first_write)
+            if (f.first_try.count(key)) max_wait_ns = std::max(max_wait_ns, t - f.first_try.at(key));
+        for (const auto& key : f.published) lost += f.first_write.count(key) ? 0 : 1;
+        for (const auto& [entry, n] : f.receives) redelivered += n - 1;
+        // The longest stretch of the outage in which the shard wrote nothing (its edges included).
+        int64_t gap_ns = 0, last = o->killed_ns;
+        for (const int64_t t : f.writes_in_outage) gap_ns = std::max(gap_ns, t - last), last = t;
+        gap_ns = std::max(gap_ns, o->promoted_ns - last);
+        const bool killed = i == o->shard;
+        const int64_t max_wait_ms = max_wait_ns / 1'000'000;
+        out.push_back(HistoryRecord{
+            history.empty() ? 0 : history.front().trial, o->promoted_ns, "relab", Op::observe,
+            {{"text", fmt::format("shard {} ({}){}: across the {} ms outage {} of its events applied; longest wait "
+                                  "{} ms, longest stretch without a write {} ms; {} published ok, {} publishes failed; {} lost, {} "
+                                  "redelivered",
+                                  i, stream, killed ? ", its master killed" : "", (o->promoted_ns - o->killed_ns) / 1'000'000,
+                                  f.applied_in_outage, max_wait_ms, gap_ns / 1'000'000, f.ok, f.failed, lost, redelivered)},
+             {"shard", i},
+             {"killed", killed},
+             {"outage_ms", (o->promoted_ns - o->killed_ns) / 1'000'000},
+             {"published", f.ok},
+             {"failed_publishes", f.failed},
+             {"applied_in_outage", f.applied_in_outage},
+             {"max_wait_ms", max_wait_ms},
+             {"max_gap_ms", gap_ns / 1'000'000},
+             {"lost", lost},
+             {"redelivered", redelivered}}});
+    }
+    return out;
+}
 
 ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
     ShardTrialFacts f;

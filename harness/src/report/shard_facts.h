@@ -28,6 +28,15 @@ ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t);
 // 812 ms), 150 of 200 orders moved; 12 orders wrong (#4, #17, …); 600 events in 812 ms = 739 events/s"
 std::string shard_facts_text(const ShardTrialFacts& f, size_t orders);
 
+// S2 under a shard's failover: for each shard, one `observe` record of what it went through from
+// the kill of shard k's master (the shard_failover fault's invoke) to the promotion (+switch_ms):
+// "killed" (this is shard k), "published" (ok publishes), "failed_publishes", "applied_in_outage"
+// (writes of its events within that window), "max_wait_ms" (over its events, the first write's
+// time after the first publish attempt's), "max_gap_ms" (the longest stretch of the window with no
+// write of its events, the window's edges included), "lost" (published ok, never written) and "redelivered"
+// (receives beyond one per entry). Empty when the history has no shard_failover that succeeded.
+std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::vector<HistoryRecord>& history);
+
 // The trial with its history cut to what explains it: the router's and relab's own records, and
 // every record of the first few orders that ended wrong (or of the first order when none did).
 TrialOutcome shard_focus(const Scenario& s, const TrialOutcome& t, size_t orders_shown = 2);

@@ -195,7 +195,9 @@ json to(const ShardSpec& s) {
     return {{"enabled", s.enabled},         {"streams", s.streams},
             {"key_format", s.key_format},   {"by", enum_name(s.by, kShardBy)},
             {"reshard_to", s.reshard_to},   {"reshard_after_events", s.reshard_after_events},
-            {"drain", s.drain},             {"drain_poll_ms", s.drain_poll_ms}};
+            {"drain", s.drain},             {"drain_poll_ms", s.drain_poll_ms},
+            {"cluster_replicas", s.cluster_replicas}, {"cluster_node_timeout_ms", s.cluster_node_timeout_ms},
+            {"cluster_full_coverage", s.cluster_full_coverage}};
 }
 ShardSpec shard_from(const json& j) {
     ShardSpec s;
@@ -207,6 +209,9 @@ ShardSpec shard_from(const json& j) {
     read(j, "reshard_after_events", s.reshard_after_events);
     read(j, "drain", s.drain);
     read(j, "drain_poll_ms", s.drain_poll_ms);
+    read(j, "cluster_replicas", s.cluster_replicas);
+    read(j, "cluster_node_timeout_ms", s.cluster_node_timeout_ms);
+    read(j, "cluster_full_coverage", s.cluster_full_coverage);
     return s;
 }
 

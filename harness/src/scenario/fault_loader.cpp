@@ -62,6 +62,8 @@ std::string how_to_get(FaultTarget target) {
         case FaultTarget::redis_replica: return "give the lab \"servers\": {\"replica\": true}";
         case FaultTarget::redis_cache: return "give the lab \"servers\": {\"cache\": {...}}";
         case FaultTarget::postgres: return "give the lab \"servers\": {\"postgres\": {...}}";
+        case FaultTarget::redis_cluster_master:
+            return "give the lab \"shard\": {\"cluster\": {\"replicas\": 1}}, a Redis Cluster with a replica per master";
         case FaultTarget::role:
         case FaultTarget::clients: break;
     }
@@ -105,6 +107,11 @@ void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultS
         return;
     }
     f.target = fault_target_named(name);
+    if (f.target.kind == FaultTarget::redis_cluster_master)
+        f.target.shard = static_cast<int>(o.req_int("shard", 0, 15));
+    else if (o.has("shard"))
+        r.fail(o.path("shard"), "names the shard whose master \"redis-cluster-master\" is; this fault's target is no "
+                                "cluster master");
     // Reads only: the run's server will do when the lab has none of its own.
     const bool reads_only = f.action == FaultAction::observe && f.target.kind == FaultTarget::redis;
     if (reads_only || lab.has(name)) return;
@@ -253,7 +260,7 @@ std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::st
     for (size_t i = 0; i < v.size(); ++i) {
         const Object o(r, v[i], child(path, i),
                        {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
-                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "link", "ms", "maxlen", "documented"});
+                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "link", "ms", "maxlen", "documented", "shard"});
         FaultSpec f = read_fault_action(r, o, out);
         f.trigger = read_trigger(r, o);
         read_fault_target(r, o, lab, out, i, f);

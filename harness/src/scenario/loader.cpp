@@ -345,6 +345,12 @@ ShardSpec read_shard(const Object& o, size_t events) {
         sh.drain = opt_true_false(re, "drain", false);
         sh.drain_poll_ms = re.opt_int("drain_poll_ms", sh.drain_poll_ms, 1, 10000);
     }
+    if (o.has("cluster") && !o.at("cluster").is_null()) {
+        Object cl(r, o.at("cluster"), o.path("cluster"), {"replicas", "node_timeout_ms", "require_full_coverage"});
+        sh.cluster_replicas = static_cast<int>(cl.opt_int("replicas", sh.cluster_replicas, 0, 1));
+        sh.cluster_node_timeout_ms = cl.opt_int("node_timeout_ms", sh.cluster_node_timeout_ms, 100, 60000);
+        sh.cluster_full_coverage = opt_true_false(cl, "require_full_coverage", sh.cluster_full_coverage);
+    }
     // Every shard its own stream: the format must name the index, and differently for each.
     std::vector<std::string> keys;
     for (int i = 0; i < sh.shard_count(); ++i) {
@@ -1169,7 +1175,7 @@ void read_publishers(const Reader& r, const Object& top, Scenario& s) {
 // "shard": one consumer per shard on a Redis Cluster of the lab's own, and what it cannot run with.
 void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
     if (!top.has("shard") || top.at("shard").is_null()) return;
-    s.shard = read_shard(Object(r, top.at("shard"), top.path("shard"), {"streams", "key_format", "by", "reshard"}),
+    s.shard = read_shard(Object(r, top.at("shard"), top.path("shard"), {"streams", "key_format", "by", "reshard", "cluster"}),
                          s.events.size());
     // One consumer per shard: the router decides the stream, the shard's consumer its order.
     if (top.has("consumers") && s.consumers != s.shard.shard_count())
@@ -1180,8 +1186,11 @@ void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
                               : s.lock.enabled     ? "lock"
                               : s.buffer.enabled   ? "buffer"
                               : s.fanout.enabled   ? "fanout"
-                              : top.has("recovery") ? "recovery"
-                              : top.has("faults")   ? "faults"
+                              // A reaper reads no shard; a consumer claims within its own.
+                              : top.has("recovery") && top.at("recovery").contains("autoclaim") &&
+                                        !(top.at("recovery").at("autoclaim").is_object() &&
+                                          top.at("recovery").at("autoclaim").value("in", "") == "consumers")
+                                  ? "recovery"
                               : top.has("soak")     ? "soak"
                               // A PostgreSQL of the lab's own is fine (the load labs'); a Redis is the cluster's.
                               : s.servers.own || s.servers.replica || s.servers.cache ? "servers"
@@ -1226,6 +1235,7 @@ std::vector<std::string> stream_fault_targets(const Scenario& s) {
     if (s.servers.own) actors.push_back("redis");
     if (s.servers.replica) actors.push_back("redis-replica");
     if (s.servers.postgres) actors.push_back("postgres");
+    if (s.shard.enabled && s.shard.cluster_replicas > 0) actors.push_back("redis-cluster-master");
     return actors;
 }
 
@@ -1263,6 +1273,10 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
         if (on_stream && s.shard.enabled)
             r.fail(top.path("faults"), to_string(f.action) + " acts on the lab's one stream: a sharded lab has one per shard");
     }
+    for (size_t i = 0; i < s.faults.size(); ++i)
+        if (s.faults[i].target.kind == FaultTarget::redis_cluster_master && s.faults[i].target.shard >= s.shard.streams)
+            r.fail(child(child(top.path("faults"), i), "shard"),
+                   fmt::format("the lab has shards 0..{}", s.shard.streams - 1));
 }
 
 Scenario read_scenario(const Reader& r, const json& doc) {

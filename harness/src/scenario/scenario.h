@@ -297,6 +297,11 @@ struct ShardSpec {
     int64_t reshard_after_events = 0;    // the switch comes before event number this + 1 (in publish order)
     bool drain = false;                  // wait for every shard to drain before the switch
     int64_t drain_poll_ms = 5;           // how often the draining router asks
+    // The lab's Redis Cluster ("cluster"): a replica per master or none, cluster-node-timeout, and
+    // cluster-require-full-coverage (no: the other masters keep serving while one shard is down).
+    int cluster_replicas = 0;
+    int64_t cluster_node_timeout_ms = 5000;
+    bool cluster_full_coverage = true;
     int shard_count() const { return reshard_to > streams ? reshard_to : streams; }  // consumers
     bool operator==(const ShardSpec&) const = default;
 };

@@ -24,16 +24,21 @@ std::string node_name(size_t i, const RedisEndpoint& ep) { return fmt::format("n
 EmbeddedRedisCluster::EmbeddedRedisCluster(const RedisClusterOptions& opts) {
     if (opts.masters < 1 || opts.masters > kMaxMasters)
         throw std::invalid_argument(fmt::format("a lab's cluster has 1..{} masters, not {}", kMaxMasters, opts.masters));
+    if (opts.replicas < 0 || opts.replicas > 1)
+        throw std::invalid_argument(fmt::format("a lab's cluster has 0 or 1 replica per master, not {}", opts.replicas));
     const auto started = SteadyClock::now();
     m_slots = split_slots(opts.masters);
+    m_masters = static_cast<size_t>(opts.masters);
     RedisOptions node_opts;
     node_opts.cluster = true;
     node_opts.config = opts.config;
     node_opts.config["cluster-node-timeout"] = std::to_string(opts.node_timeout.count());
+    // A replica's first sync starts at once rather than after the default 5 s of diskless delay.
+    if (opts.replicas > 0) node_opts.config.emplace("repl-diskless-sync-delay", "0");
     // A partial cluster is destroyed with this object's members if anything below throws.
-    for (int i = 0; i < opts.masters; ++i) m_nodes.push_back(std::make_unique<EmbeddedRedis>(node_opts));
+    for (int i = 0; i < opts.masters * (1 + opts.replicas); ++i) m_nodes.push_back(std::make_unique<EmbeddedRedis>(node_opts));
 
-    for (size_t i = 0; i < m_nodes.size(); ++i) {
+    for (size_t i = 0; i < m_masters; ++i) {
         RedisClient c(m_nodes[i]->endpoint());
         // Distinct epochs from the start, as redis-cli sets them: no epoch collision to resolve.
         c.call({"CLUSTER", "SET-CONFIG-EPOCH", std::to_string(i + 1)});
@@ -51,7 +56,32 @@ EmbeddedRedisCluster::EmbeddedRedisCluster(const RedisClusterOptions& opts) {
             first.call({"CLUSTER", "MEET", m_nodes[i]->endpoint().host, std::to_string(m_nodes[i]->endpoint().port),
                         std::to_string(m_nodes[i]->cluster_bus_port())});
     }
+    if (opts.replicas > 0) add_replicas(opts);
+    wait_formed(opts, started);
+    m_formed_after = std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started);
+}
 
+// Replica i follows master i (CLUSTER REPLICATE), once gossip has told it the master's ID.
+void EmbeddedRedisCluster::add_replicas(const RedisClusterOptions& opts) {
+    const auto deadline = SteadyClock::now() + opts.form_timeout;
+    for (size_t i = 0; i < m_masters; ++i) {
+        const std::string id = RedisClient(m_nodes[i]->endpoint()).call({"CLUSTER", "MYID"}).str;
+        RedisClient replica(m_nodes[m_masters + i]->endpoint());
+        for (;;) {
+            throw_if_interrupted();
+            const RedisReply r = replica.command({"CLUSTER", "REPLICATE", id});
+            if (!r.is_error()) break;
+            if (SteadyClock::now() >= deadline)
+                throw EnvironmentError(fmt::format("CLUSTER REPLICATE {} on {} still fails after {} ms: {}", id,
+                                                   node_name(m_masters + i, m_nodes[m_masters + i]->endpoint()),
+                                                   opts.form_timeout.count(), r.str));
+            std::this_thread::sleep_for(milliseconds(20));
+        }
+    }
+}
+
+// Every node says cluster_state:ok and knows every node; every replica's link to its master is up.
+void EmbeddedRedisCluster::wait_formed(const RedisClusterOptions& opts, SteadyClock::time_point started) {
     std::vector<std::unique_ptr<RedisClient>> clients;
     for (const auto& n : m_nodes) clients.push_back(std::make_unique<RedisClient>(n->endpoint()));
     const std::string known = std::to_string(m_nodes.size());
@@ -65,29 +95,85 @@ EmbeddedRedisCluster::EmbeddedRedisCluster(const RedisClusterOptions& opts) {
             const std::string state = info.count("cluster_state") ? info.at("cluster_state") : "?";
             const std::string nodes = info.count("cluster_known_nodes") ? info.at("cluster_known_nodes") : "?";
             const std::string slots = info.count("cluster_slots_ok") ? info.at("cluster_slots_ok") : "?";
-            all_ok = all_ok && state == "ok" && nodes == known;
-            states += fmt::format("\n  {}: cluster_state:{}, cluster_known_nodes:{}, cluster_slots_ok:{}",
-                                  node_name(i, m_nodes[i]->endpoint()), state, nodes, slots);
+            std::string link;
+            if (i >= m_masters) {
+                const auto repl = parse_info(clients[i]->call({"INFO", "replication"}).str);
+                link = repl.count("master_link_status") ? repl.at("master_link_status") : "?";
+            }
+            all_ok = all_ok && state == "ok" && nodes == known && (i < m_masters || link == "up");
+            states += fmt::format("\n  {}: cluster_state:{}, cluster_known_nodes:{}, cluster_slots_ok:{}{}",
+                                  node_name(i, m_nodes[i]->endpoint()), state, nodes, slots,
+                                  link.empty() ? "" : ", master_link_status:" + link);
         }
-        if (all_ok) break;
+        if (all_ok) return;
         if (SteadyClock::now() >= deadline) {
             std::string logs;
             for (size_t i = 0; i < m_nodes.size(); ++i)
                 logs += fmt::format("\n{} log:{}", node_name(i, m_nodes[i]->endpoint()), m_nodes[i]->log_tail(5));
-            throw EnvironmentError(fmt::format("the Redis Cluster of {} masters did not reach cluster_state:ok on every "
-                                               "node within {} ms (the machine may be overloaded):{}{}",
-                                               m_nodes.size(), opts.form_timeout.count(), states, logs));
+            throw EnvironmentError(fmt::format("the Redis Cluster of {} masters and {} replicas did not reach "
+                                               "cluster_state:ok on every node within {} ms (the machine may be "
+                                               "overloaded):{}{}",
+                                               m_masters, m_nodes.size() - m_masters, opts.form_timeout.count(), states,
+                                               logs));
         }
         std::this_thread::sleep_for(milliseconds(20));
     }
-    m_formed_after = std::chrono::duration_cast<milliseconds>(SteadyClock::now() - started);
+}
+
+RedisEndpoint EmbeddedRedisCluster::crash_master_of(int slot) {
+    const std::optional<RedisEndpoint> serving = serving_master(slot);
+    if (!serving) throw std::logic_error(fmt::format("no master of the cluster serves slot {}", slot));
+    for (auto& n : m_nodes)
+        if (n->endpoint().port == serving->port) {
+            n->crash();
+            return *serving;
+        }
+    throw std::logic_error(fmt::format("slot {} is served by {}, which is not a node of the lab's cluster", slot,
+                                       serving->display()));
+}
+
+std::optional<RedisEndpoint> EmbeddedRedisCluster::serving_master(int slot) const {
+    std::optional<RedisEndpoint> named;
+    for (const auto& n : m_nodes) {
+        RedisReply map;
+        try {
+            map = RedisClient(n->endpoint(), milliseconds(500)).call({"CLUSTER", "SLOTS"});
+        } catch (const RedisError&) {
+            continue;  // a dead node (the killed master)
+        }
+        std::optional<RedisEndpoint> here;
+        for (const auto& range : map.elements) {
+            if (range.elements.size() < 3 || slot < range.elements[0].integer || slot > range.elements[1].integer)
+                continue;
+            here = n->endpoint();
+            here->host = range.elements[2].elements.at(0).str;
+            here->port = static_cast<int>(range.elements[2].elements.at(1).integer);
+        }
+        // Every live node names the same master, so a client reading any one's map is sent there.
+        if (!here || (named && named->port != here->port)) return std::nullopt;
+        named = here;
+    }
+    if (!named) return std::nullopt;
+    try {
+        const RedisReply role = RedisClient(*named, milliseconds(500)).call({"ROLE"});
+        if (role.elements.empty() || role.elements[0].str != "master") return std::nullopt;
+    } catch (const RedisError&) {
+        return std::nullopt;  // the map still names the dead master
+    }
+    return named;
 }
 
 EmbeddedRedisCluster::~EmbeddedRedisCluster() = default;
 
-size_t EmbeddedRedisCluster::size() const { return m_nodes.size(); }
+size_t EmbeddedRedisCluster::size() const { return m_masters; }
 
 std::vector<RedisEndpoint> EmbeddedRedisCluster::endpoints() const {
+    std::vector<RedisEndpoint> out;
+    for (size_t i = 0; i < m_masters; ++i) out.push_back(m_nodes[i]->endpoint());
+    return out;
+}
+
+std::vector<RedisEndpoint> EmbeddedRedisCluster::all_endpoints() const {
     std::vector<RedisEndpoint> out;
     for (const auto& n : m_nodes) out.push_back(n->endpoint());
     return out;

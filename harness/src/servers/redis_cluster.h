@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@
 namespace relab {
 
 struct RedisClusterOptions {
-    int masters = 3;                                // 1..16, no replicas
+    int masters = 3;                                // 1..16
+    int replicas = 0;                               // per master: 0 or 1 (CLUSTER REPLICATE)
     std::chrono::milliseconds node_timeout{5000};   // cluster-node-timeout
     // From the first node's start until every node reports cluster_state:ok. A master waits 2 s
     // after its start before it reports ok (CLUSTER_WRITABLE_DELAY), so less than that never works.
@@ -36,15 +38,27 @@ public:
     EmbeddedRedisCluster(const EmbeddedRedisCluster&) = delete;
     EmbeddedRedisCluster& operator=(const EmbeddedRedisCluster&) = delete;
 
-    size_t size() const;
-    std::vector<RedisEndpoint> endpoints() const;  // in slot order: node 1 owns slot 0
+    size_t size() const;                            // masters
+    std::vector<RedisEndpoint> endpoints() const;  // the masters, in slot order: node 1 owns slot 0
+    std::vector<RedisEndpoint> all_endpoints() const;  // the masters, then their replicas
     const EmbeddedRedis& node(size_t i) const;
     SlotRange slots(size_t i) const;                // the range the node was given
     std::chrono::milliseconds formed_after() const;  // from the first start to cluster_state:ok everywhere
     void stop();                                      // every node; idempotent
 
+    // A shard's master killed for the cluster's own failover: SIGKILL (as `docker kill`) to the
+    // node that serves `slot` now; returns its address. Throws std::logic_error when none serves it.
+    RedisEndpoint crash_master_of(int slot);
+    // The node every live node's CLUSTER SLOTS names as `slot`'s master, when that node says it is
+    // one (ROLE); nullopt while they disagree or name a dead node (the failover is not done).
+    std::optional<RedisEndpoint> serving_master(int slot) const;
+
 private:
-    std::vector<std::unique_ptr<EmbeddedRedis>> m_nodes;
+    void add_replicas(const RedisClusterOptions& opts);
+    void wait_formed(const RedisClusterOptions& opts, std::chrono::steady_clock::time_point started);
+
+    std::vector<std::unique_ptr<EmbeddedRedis>> m_nodes;     // masters, then replicas (replica i of master i)
+    size_t m_masters = 0;
     std::vector<SlotRange> m_slots;
     std::chrono::milliseconds m_formed_after{0};
 };

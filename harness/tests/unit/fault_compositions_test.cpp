@@ -86,6 +86,12 @@ public:
         down.erase("redis");
         return {{"switch_ms", 1600}, {"text", "the replica promoted"}};
     }
+    json shard_promote(const Target& master, Nanos killed_at) override {
+        log(fmt::format("shard_promote {}", master.shard));
+        clock = killed_at + Millis{2100};
+        down.erase(target_name(master));
+        return {{"switch_ms", 2100}, {"old_master", "127.0.0.1:7001"}, {"text", "the cluster promoted the replica"}};
+    }
     std::vector<json> commands(const Target& server, int64_t db, const std::vector<Command>& batch) override {
         log(fmt::format("commands {} db={} {}×{}", target_name(server), db, batch.at(0).at(0), batch.size()));
         std::vector<json> out;
@@ -189,6 +195,16 @@ TEST(FaultCompositionsTest, failover_of_a_running_replica_resumes_nothing_and_an
     const json d = apply_fault(spec(FaultAction::failover), kRedis, c);
     EXPECT_EQ(c.calls, (std::vector<std::string>{"describe redis", "kill redis", "promote"}));
     EXPECT_EQ(d.at("text"), "primary killed (SIGKILL); the replica promoted");
+}
+
+TEST(FaultCompositionsTest, shard_failover_kills_the_shards_master_and_waits_for_the_clusters_own_promotion) {
+    RecordingControl c;
+    const json d = apply_fault(spec(FaultAction::shard_failover), Target{FaultTarget::redis_cluster_master, "", 2}, c);
+    EXPECT_EQ(c.calls, (std::vector<std::string>{"kill redis-cluster-master", "shard_promote 2"}));
+    EXPECT_EQ(d.at("shard"), 2);
+    EXPECT_EQ(d.at("switch_ms"), 2100);
+    EXPECT_EQ(d.at("done_ms"), 2100);
+    EXPECT_EQ(d.at("text"), "shard 2's master 127.0.0.1:7001 killed (SIGKILL); the cluster promoted the replica");
 }
 
 TEST(FaultCompositionsTest, restart_of_redis_kills_it_starts_it_and_counts_what_it_kept) {
@@ -320,7 +336,8 @@ TEST(FaultCompositionsTest, every_action_on_every_target_it_acts_on_is_composed_
                                          Target::of(FaultTarget::redis_replica),
                                          Target::of(FaultTarget::redis_cache),
                                          Target::of(FaultTarget::postgres),
-                                         Target::of(FaultTarget::clients)};
+                                         Target::of(FaultTarget::clients),
+                                         Target{FaultTarget::redis_cluster_master, "", 1}};
     int composed = 0;
     for (const auto& name : fault_action_names()) {
         const FaultAction action = *fault_action_named(name);

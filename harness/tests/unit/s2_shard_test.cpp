@@ -114,8 +114,9 @@ TEST(S2LoaderTest, malformed_shard_and_generate_fields_are_refused_with_their_pa
     d["shard"]["streams"] = 0;
     expect_load_error(d, "/shard/streams", "1..16");
     d = doc();
-    d["faults"] = json::array({{{"action", "kill"}, {"target", "C1"}, {"at_ms", 1}}});
-    expect_load_error(d, "/faults", "not supported with it");
+    // A reaper reads no shard: only the consumers may claim, each in its own.
+    d["recovery"] = {{"autoclaim", json::object()}};
+    expect_load_error(d, "/recovery", "not supported with it");
     d = doc();
     d["generate"]["orders"] = 0;
     expect_load_error(d, "/generate/orders", "1..100000");
@@ -248,6 +249,65 @@ TEST(S2ThroughputRatioTest, a_ratio_without_an_arrangement_beside_is_refused_whe
     } catch (const ScenarioError& e) {
         EXPECT_NE(std::string(e.what()).find("needs \"beside\""), std::string::npos) << e.what();
     }
+}
+
+// A shard_failover on shard 0 from 1000 ms to 3000 ms: its event waits across the outage, shard 1's
+// are written meanwhile; one entry of shard 0 received twice, one event published and never written.
+TEST(S2ShardFailoverTest, outage_records_count_each_shards_waits_writes_losses_and_redeliveries) {
+    json d = doc();
+    d["shard"]["cluster"] = {{"replicas", 1}, {"node_timeout_ms", 1000}, {"require_full_coverage", false}};
+    d["recovery"] = {{"autoclaim", {{"in", "consumers"}}}};
+    d["faults"] = json::array({{{"action", "shard_failover"}, {"target", "redis-cluster-master"}, {"shard", 0}, {"at_ms", 1000}}});
+    const Scenario s = parse_scenario(d.dump(), "f.json");
+    ASSERT_EQ(s.faults.size(), 1u);
+    EXPECT_EQ(s.faults[0].target.kind, FaultTarget::redis_cluster_master);
+    EXPECT_EQ(s.faults[0].target.shard, 0);
+    EXPECT_EQ(s.shard.cluster_node_timeout_ms, 1000);
+    EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))), role_settings(s));
+    const json ev1 = {{"order", 10}, {"type", "created"}, {"v", 1}};
+    const json ev2 = {{"order", 11}, {"type", "created"}, {"v", 1}};
+    const json ev3 = {{"order", 12}, {"type", "created"}, {"v", 1}};
+    const std::vector<HistoryRecord> h = {
+        rec(900'000'000, "producer", Op::publish, {{"event", ev1}, {"stream", "o:{0}"}, {"result", "ok"}, {"entry", "1-0"}}),
+        rec(950'000'000, "producer", Op::publish, {{"event", ev3}, {"stream", "o:{0}"}, {"result", "ok"}, {"entry", "1-1"}}),
+        rec(1'000'000'000, "nemesis", Op::fault, {{"action", "shard_failover"}, {"phase", "invoke"}, {"fault", 1}}),
+        rec(1'200'000'000, "producer", Op::publish, {{"event", ev2}, {"stream", "o:{1}"}, {"result", "ok"}, {"entry", "2-0"}}),
+        rec(1'250'000'000, "C2", Op::write, {{"event", ev2}, {"stream", "o:{1}"}, {"entry", "2-0"}}),
+        rec(3'000'000'000, "nemesis", Op::fault,
+            {{"action", "shard_failover"}, {"phase", "ok"}, {"fault", 1}, {"shard", 0}, {"switch_ms", 2000}}),
+        rec(3'100'000'000, "C1", Op::receive, {{"event", ev1}, {"stream", "o:{0}"}, {"entry", "1-0"}}),
+        rec(3'200'000'000, "C1", Op::receive, {{"event", ev1}, {"stream", "o:{0}"}, {"entry", "1-0"}}),
+        rec(3'300'000'000, "C1", Op::write, {{"event", ev1}, {"stream", "o:{0}"}, {"entry", "1-0"}}),
+    };
+    const std::vector<HistoryRecord> out = shard_outage_records(s, h);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[0].data.at("killed"), true);
+    EXPECT_EQ(out[0].data.at("outage_ms"), 2000);
+    EXPECT_EQ(out[0].data.at("max_wait_ms"), 2400);
+    EXPECT_EQ(out[0].data.at("applied_in_outage"), 0);
+    EXPECT_EQ(out[0].data.at("lost"), 1);
+    EXPECT_EQ(out[0].data.at("redelivered"), 1);
+    EXPECT_EQ(out[0].data.at("max_gap_ms"), 2000);  // no write of its own in the whole window
+    EXPECT_EQ(out[1].data.at("killed"), false);
+    EXPECT_EQ(out[1].data.at("applied_in_outage"), 1);
+    EXPECT_EQ(out[1].data.at("max_wait_ms"), 50);
+    EXPECT_EQ(out[1].data.at("max_gap_ms"), 1750);  // from its write at 1250 ms to the promotion
+    EXPECT_EQ(out[1].data.at("lost"), 0);
+    // Without the fault's ok record, nothing to say.
+    EXPECT_TRUE(shard_outage_records(s, std::vector<HistoryRecord>(h.begin(), h.begin() + 5)).empty());
+}
+
+TEST(S2ShardFailoverTest, a_cluster_master_fault_needs_a_replica_and_a_shard_the_lab_has) {
+    using test::expect_load_error;
+    json d = doc();
+    d["faults"] = json::array({{{"action", "shard_failover"}, {"target", "redis-cluster-master"}, {"shard", 0}, {"at_ms", 10}}});
+    expect_load_error(d, "/faults/0/target", "replicas");
+    d["shard"]["cluster"] = {{"replicas", 1}};
+    d["faults"][0]["shard"] = 2;
+    expect_load_error(d, "/faults/0/shard", "shards 0..1");
+    d["faults"][0]["shard"] = 0;
+    d["faults"][0]["target"] = "C1";
+    expect_load_error(d, "/faults/0/shard", "no cluster master");
 }
 
 }  // namespace s2_shard_test

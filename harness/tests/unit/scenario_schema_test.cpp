@@ -166,6 +166,7 @@ const std::vector<Place>& places() {
         {"/compare/article", fixed("/properties/compare/properties/article")},
         {"/shard", fixed("/$defs/shard")},
         {"/shard/reshard", fixed("/$defs/shard/properties/reshard")},
+        {"/shard/cluster", fixed("/$defs/shard/properties/cluster")},
         {"/faults/N", fixed("/$defs/fault")},
         {"/faults/N/after", fixed("/$defs/fault/properties/after")},
         {"/idem/program", fixed("/$defs/idem/properties/program")},
