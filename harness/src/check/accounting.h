@@ -22,7 +22,8 @@ namespace relab {
 //                   affected 0: a version check refused the transition; P4's skipped intermediates)
 //   lost            published entries with no write at all (never processed)
 //   redelivered     entries received again after an ack of them (the group forgot the ack)
-//   unexpected      entries received or written that no ok publish produced
+//   unexpected      entries received or written that no ok publish produced (an entry whose WAIT
+//                   found no replica, recorded not_replicated, is neither published nor unexpected)
 //   pending         in a trial that ended quiet (its group not drained, an observe with quiet_ms):
 //                   published entries received whose last delivery no ack followed, still in the
 //                   group's PEL (a consumer died mid-job and nothing claimed the entry)
