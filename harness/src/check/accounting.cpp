@@ -396,6 +396,14 @@ bool reached_stream(const HistoryRecord& r) {
 namespace {
 
 constexpr int kNotPublished = -1;
+// An entry the XADD put on the primary but the producer's WAIT found on no replica: the producer
+// took it as not published and sent its event again, so it is neither published (lost when
+// missing) nor unexpected when a consumer read it from the primary.
+constexpr int kUnconfirmed = -2;
+
+bool unconfirmed_publish(const HistoryRecord& r) {
+    return r.op == Op::publish && bool_field(r.data, "not_replicated") && has_entry(r);
+}
 
 // Which entries reached the stream, and what the jobs did with each.
 struct EntryLedger {
@@ -413,6 +421,8 @@ EntryLedger publish_ledger(const Facts& facts) {
     l.dead.assign(facts.entries.size(), 0);
     l.first_entry_of.assign(facts.events.size(), -1);
     for (const RecordFacts& f : facts.records) {
+        if (f.entry >= 0 && l.writes[f.entry] == kNotPublished && unconfirmed_publish(*f.r))
+            l.writes[f.entry] = kUnconfirmed;
         if (!f.reached || f.entry < 0 || l.writes[f.entry] != kNotPublished) continue;
         l.writes[f.entry] = 0;
         l.published.push_back(f.entry);
@@ -483,6 +493,7 @@ private:
             const LastReceived* last = last_of(f.r->actor);
             entry = last && last->ev == f.ev && last->entry >= 0 ? last->entry : m_l.first_entry_of[f.ev];
         }
+        if (entry >= 0 && m_l.writes[entry] == kUnconfirmed) return;  // a job of an entry never taken as published
         if (entry >= 0 && m_l.writes[entry] != kNotPublished) {
             ++m_l.writes[entry];
             if (is_applied_write(*f.r)) ++m_l.applied[entry];

@@ -24,7 +24,8 @@ namespace relab {
 //   dead_lettered   published entries with no write that a consumer XADDed to the dead-letter stream
 //                   and acknowledged (a poison entry at recovery.max_deliveries): given up on, visibly
 //   redelivered     entries received again after an ack of them (the group forgot the ack)
-//   unexpected      entries received or written that no ok publish produced
+//   unexpected      entries received or written that no ok publish produced (an entry whose WAIT
+//                   found no replica, recorded not_replicated, is neither published nor unexpected)
 //   pending         in a trial that ended quiet (its group not drained, an observe with quiet_ms):
 //                   published entries still in the group's PEL (a consumer died mid-job and nothing
 //                   claimed the entry): the server's PEL when the observe lists it ("pel"), else

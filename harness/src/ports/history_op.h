@@ -66,11 +66,13 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::start, "start", "",
            "the trial's origin (the producer, source app or runner after the start barrier); times count from it"},
     OpInfo{Op::publish, "publish",
-           "event attempt result reason retry_in_ms entry round outbox_id stream shard reply_lost idmp idmp_known seen_by",
+           "event attempt result reason retry_in_ms entry round outbox_id stream shard reply_lost idmp idmp_known seen_by "
+           "wait_acked wait_us not_replicated",
            "the producer or dispatcher tried an XADD of an event: result ok (entry), fail (reason) or wait; "
            "reply_lost: the XADD ran (entry) but its reply never came back; idmp: the XADD's IDMP iid, idmp_known: "
            "the stream answered an entry this event already had; seen_by: how relab knows of a program's publish "
-           "(stream: its entry)"},
+           "(stream: its entry); wait_acked, wait_us: the replicas the WAIT after the XADD counted and its time; "
+           "not_replicated: fewer than asked, so the XADD (entry) is not taken as published and is sent again"},
     OpInfo{Op::mark, "mark", "outbox_id entry round",
            "the dispatcher marked an outbox row published (UPDATE ... published_at) after its publish_ms; with "
            "mark \"round\" in the round's transaction, committed with it"},

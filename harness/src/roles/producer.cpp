@@ -99,6 +99,8 @@ private:
             return fail(a, "reply lost: the XADD ran on the server, its reply never reached the producer",
                         backoff_due(next));
         }
+        if (s_.producer.wait_replicas > 0 && !replicated(a, ids->at(0)))
+            return fail(a, a.data.value("reason", std::string()), p_.clock.now() + kRetryAfterRedisError);
         a.data["result"] = "ok";
         a.entry = ids->at(0);
         if (s_.producer.idmp) {
@@ -135,6 +137,32 @@ private:
             fail(a, e.what(), p_.clock.now() + kRetryAfterRedisError);
             return std::nullopt;
         }
+    }
+
+    // WAIT after the XADD: whether enough replicas acknowledged the entry (the record gets the count
+    // and the time). An entry only the primary has is recorded not_replicated, with its ID, since it
+    // may still be read from the primary; the event is sent again.
+    bool replicated(Attempt& a, const std::string& entry) {
+        const ProducerSpec& ps = s_.producer;
+        const Nanos asked = p_.clock.now();
+        int64_t acked = 0;
+        std::string error;
+        try {
+            acked = p_.kv.wait_replicas(ps.wait_replicas, Millis{ps.wait_timeout_ms});
+        } catch (const KvError& e) {
+            // The lab's Redis fault took the primary while WAIT waited: nothing says a replica has it.
+            if (e.kind() == KvError::Kind::unexpected || !s_.redis_faults_scheduled) throw;
+            error = e.what();
+        }
+        a.data["wait_acked"] = acked;
+        a.data["wait_us"] = (p_.clock.now() - asked) / Micros{1};
+        if (acked >= ps.wait_replicas) return true;
+        a.entry = entry;
+        a.data["not_replicated"] = true;
+        a.data["reason"] = error.empty() ? fmt::format("not replicated: WAIT {} {} answered {}", ps.wait_replicas,
+                                                       ps.wait_timeout_ms, acked)
+                                         : "not replicated: WAIT failed: " + error;
+        return false;
     }
 
     // A failed publish is recorded and, attempts left, tried again at `due`.

@@ -261,7 +261,9 @@ json to(const ProducerSpec& p) {
             {"backoff_multiplier", p.backoff_multiplier},
             {"max_attempts", p.max_attempts},
             {"failures", array_of(p.failures, [](const PublishFailure& f) { return to(f); })},
-            {"idmp", p.idmp}};
+            {"idmp", p.idmp},
+            {"wait_replicas", p.wait_replicas},
+            {"wait_timeout_ms", p.wait_timeout_ms}};
 }
 ProducerSpec producer_from(const json& j) {
     ProducerSpec p;
@@ -270,6 +272,8 @@ ProducerSpec producer_from(const json& j) {
     read(j, "max_attempts", p.max_attempts);
     read_array(j, "failures", p.failures, publish_failure_from);
     read(j, "idmp", p.idmp);
+    read(j, "wait_replicas", p.wait_replicas);
+    read(j, "wait_timeout_ms", p.wait_timeout_ms);
     return p;
 }
 

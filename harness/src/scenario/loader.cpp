@@ -479,6 +479,11 @@ ProducerSpec read_producer(const Object& o, const std::vector<EventSpec>& events
         if (!o.at("idmp").is_boolean()) r.expected(o.path("idmp"), "true or false", o.at("idmp"));
         p.idmp = o.at("idmp").get<bool>();
     }
+    if (o.has("wait")) {
+        Object w(r, o.at("wait"), o.path("wait"), {"replicas", "timeout_ms"});
+        p.wait_replicas = w.req_int("replicas", 1, 100);
+        p.wait_timeout_ms = w.opt_int("timeout_ms", p.wait_timeout_ms, 1, 60000);
+    }
     if (o.has("failures")) {
         const json& list = r.array(o.at("failures"), o.path("failures"), false);
         for (size_t i = 0; i < list.size(); ++i) {
@@ -1145,7 +1150,7 @@ void refuse_batch_commit_conflicts(const Reader& r, const Object& top, const Sce
 void read_publishers(const Reader& r, const Object& top, Scenario& s) {
     if (top.has("producer")) {
         const Object producer(r, top.at("producer"), top.path("producer"),
-                              with_exec_fields({"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp"}));
+                              with_exec_fields({"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp", "wait"}));
         s.producer = read_producer(producer, s.events);
         if (auto program = read_exec(producer)) s.exec.by_role["producer"] = std::move(*program);
     }
@@ -1265,6 +1270,9 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
     refuse_quiet_before_claim(r, top, s);
     if (top.has("servers"))
         s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
+    if (s.producer.wait_replicas > 0 && !s.servers.replica)
+        r.fail(child(child(top.path("producer"), "wait"), "replicas"),
+               "WAIT counts replicas and this lab has none: add \"servers\": {\"replica\": true}");
     if (top.has("faults")) s.faults = read_faults(r, top.at("faults"), top.path("faults"), stream_fault_targets(s));
     for (FaultSpec& f : s.faults) {
         f.stream = s.stream.key;

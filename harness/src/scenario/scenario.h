@@ -233,6 +233,10 @@ struct ProducerSpec {
     // XADD ... IDMP producer <order>:<type>:v<version> (Redis 8.6): a resend of an event the
     // stream already has adds nothing and gets the first entry's ID back.
     bool idmp = false;
+    // WAIT wait_replicas wait_timeout_ms after each XADD: an entry fewer replicas acknowledged is
+    // not taken as published (recorded "not_replicated") and is sent again; 0: no WAIT.
+    int64_t wait_replicas = 0;
+    int64_t wait_timeout_ms = 100;
     bool operator==(const ProducerSpec&) const = default;
 };
 

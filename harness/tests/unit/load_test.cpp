@@ -331,7 +331,9 @@ TEST(LoadTableTest, one_row_per_load_lab_as_text_json_and_two_plots) {
 // The shipped load labs at 300 orders on the simulator: every one holds, and the figures that tell
 // the strategies apart point the way the labs claim.
 TEST(LoadLabsTest, the_shipped_load_labs_hold_on_the_simulator_at_a_small_size) {
-    const std::vector<Scenario> labs = load_scenario_dir(test::k_scenarios + "load");
+    std::vector<Scenario> labs = load_scenario_dir(test::k_scenarios + "load");
+    // The failover labs (group load-failover) need Sentinel's failover, which the simulator skips.
+    std::erase_if(labs, [](const Scenario& s) { return s.group == "load-failover"; });
     ASSERT_EQ(labs.size(), 8u);
     std::map<std::string, LoadStats> by_id;
     for (const auto& s : labs) {

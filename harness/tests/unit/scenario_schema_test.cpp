@@ -148,6 +148,7 @@ const std::vector<Place>& places() {
         {"/consumers", fixed("/$defs/programConsumers")},
         {"/producer", fixed("/$defs/producer")},
         {"/producer/failures/N", fixed("/$defs/producer/properties/failures/items")},
+        {"/producer/wait", fixed("/$defs/producer/properties/wait")},
         {"/dispatcher", fixed("/$defs/dispatcher")},
         {"/dispatcher/failures/N", fixed("/$defs/dispatcher/properties/failures/items")},
         {"/sim", fixed("/$defs/sim")},
