@@ -186,7 +186,8 @@ struct RealBackend::Impl {
 
     ~Impl() {
         try {
-            delete_keys_with_prefix(admin, run_prefix());
+            RedisClient now(servers.redis);  // admin's connection is gone if a failover lab shut its server down
+            delete_keys_with_prefix(now, run_prefix());
             reaper::forget_redis_prefix(servers.redis, run_prefix());
         } catch (...) {
         }
@@ -204,6 +205,20 @@ struct RealBackend::Impl {
     // (forming takes over 2 s); every trial's keys are under its own prefix and removed after it.
     std::unique_ptr<EmbeddedRedisCluster> cluster;
     bool cluster_used = false;  // a trial ran on it (one that kills a master leaves it changed)
+    // The masters of the lab's cluster while it runs, in slot order: its own cluster's, or those of
+    // the user's (redis+cluster://), read from its slot map.
+    std::vector<RedisEndpoint> cluster_masters;
+    // The failover lab on the user's primary, replica and sentinels (redis+sentinel://) rather than
+    // servers of its own: a stream lab whose own servers are a primary with a replica.
+    bool on_user_sentinel(const Scenario& s) const {
+        return !servers.sentinels.empty() && s.kind == LabKind::stream && s.servers.own && s.servers.replica;
+    }
+    // What the lab starts per trial that can be started ahead: nothing on the user's Sentinel.
+    std::optional<LabServers> own_redis_ahead_of(const Scenario& s) const {
+        return on_user_sentinel(s) ? std::nullopt : own_redis_of(s);
+    }
+    bool user_cluster() const { return !servers.cluster_seeds.empty(); }
+    bool on_cluster() const { return !cluster_masters.empty(); }
     PgEndpoint lab_pg() const { return own_pg ? own_pg->endpoint() : servers.pg; }
 
     void start_own_postgres(const Scenario& s) {
@@ -232,7 +247,7 @@ struct RealBackend::Impl {
             c.redis_sentinels = own_redis->sentinels()->endpoints();
             c.redis_master_name = own_redis->sentinels()->master_name();
         }
-        if (cluster) c.redis_cluster = cluster->endpoints();
+        if (on_cluster()) c.redis_cluster = cluster_masters;
         c.pg = lab_pg();
         c.schema = schema;
         c.key_prefix = prefix;
@@ -257,7 +272,10 @@ struct RealBackend::Impl {
                 impl.own_pg.reset();  // resumed first if paused, then stopped, its directory removed
             }
         } own_servers{*this};
-        if (s.servers.own) own_redis = own_redis_ahead.take(s.servers);
+        if (s.servers.own)
+            own_redis = on_user_sentinel(s) ? std::make_unique<LabRedis>(
+                                                  UserSentinels{servers.sentinels, servers.sentinel_master}, servers.redis, prefix)
+                                            : own_redis_ahead.take(s.servers);
         if (cluster && cluster_faulted(s)) {
             if (cluster_used) take_cluster(s);  // the last trial killed one of its masters
             cluster_used = true;
@@ -266,19 +284,19 @@ struct RealBackend::Impl {
 
         const std::vector<RoleLaunch> roles = family.roles(s);
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
-                                             cluster ? cluster->endpoints() : std::vector<RedisEndpoint>{}, &spawner,
-                                             cluster.get()});
+                                             cluster_masters, &spawner, cluster.get()});
         ClusterKeysGone cluster_keys_gone{*this, prefix};
         RealTrialStore store([this]() -> PgSession& { return trial_pg(); }, own_pg != nullptr, control,
-                             [this] { return lab_redis(); }, prefix, cluster != nullptr);
+                             [this] { return lab_redis(); }, prefix, on_cluster());
         family.prepare(s, store);
         spawn_roles(s, roles, control, trial, seed, prefix, dir);
         std::vector<HistoryRecord> history = supervise(family, s, roles, control, trial);
-        if (cluster) history.push_back(shard_note(s, control, trial, prefix));
+        if (on_cluster()) history.push_back(shard_note(s, control, trial, prefix));
         for (auto& r : shard_outage_records(s, history)) history.push_back(std::move(r));
         restore_own_postgres();  // the final rows are what the lab's PostgreSQL committed
         TrialOutcome out = family.finish(s, trial, seed, std::move(history), store);
-        if (!cluster && !own_redis) delete_keys_with_prefix(control.admin(), prefix);
+        if (!on_cluster() && (!own_redis || own_redis->user())) delete_keys_with_prefix(control.admin(), prefix);
+        if (own_redis && own_redis->user()) own_redis->restore_user_primary(servers.redis);
         out.role_peak_rss_kb = role_peak_rss_kb(dir);
         std::filesystem::remove_all(dir);
         return out;
@@ -289,8 +307,7 @@ struct RealBackend::Impl {
         Impl& impl;
         std::string prefix;
         ~ClusterKeysGone() {
-            if (!impl.cluster) return;
-            for (const auto& ep : impl.cluster->endpoints()) try {
+            for (const auto& ep : impl.cluster_masters) try {
                     RedisClient c(ep);
                     delete_keys_with_prefix(c, prefix);
                 } catch (...) {
@@ -369,7 +386,7 @@ struct RealBackend::Impl {
         }
         return HistoryRecord{trial, 0, "relab", Op::observe,
                              {{"text", "shards on the Redis Cluster: " + text},
-                              {"masters", cluster->size()},
+                              {"masters", cluster_masters.size()},
                               {"streams", shard_map}}};
     }
 
@@ -407,7 +424,12 @@ struct RealBackend::Impl {
         // The lab's cluster goes when the lab ends, however it ends.
         struct ClusterGone {
             Impl& impl;
-            ~ClusterGone() { impl.cluster.reset(); }
+            ~ClusterGone() {
+                for (const auto& ep : impl.cluster_masters)
+                    if (!impl.cluster) reaper::forget_redis_prefix(ep, impl.run_prefix());
+                impl.cluster_masters.clear();
+                impl.cluster.reset();
+            }
         } cluster_gone{*this};
         if (s.kind == LabKind::stream && s.shard.enabled) take_cluster(s);
         if (s.lock.enabled) {
@@ -418,7 +440,7 @@ struct RealBackend::Impl {
         std::unique_ptr<ProbeLab> probe = family.open_probe ? family.open_probe(s, env) : nullptr;
         run_trial_loop(s, plan, lab, [&](int t, uint64_t seed) -> TrialResult {
             // The trial after this one starts its own servers while this one runs.
-            own_redis_ahead.want_next(t < plan.trials ? own_redis_of(s) : next_lab_own_redis);
+            own_redis_ahead.want_next(t < plan.trials ? own_redis_ahead_of(s) : next_lab_own_redis);
             own_pg_ahead.want_next(t < plan.trials ? own_pg_of(s) : next_lab_own_pg);
             if (probe) return probe->trial(t, seed);
             return run_role_trial(family, s, t, seed);
@@ -449,15 +471,31 @@ struct RealBackend::Impl {
     }
 
     void take_cluster(const Scenario& s) {
+        if (!servers.cluster_seeds.empty()) return take_user_cluster(s);
         try {
             cluster.reset();
             cluster_used = false;
             cluster = clusters.take(shard_cluster_options(s.shard));
+            cluster_masters = cluster->endpoints();
         } catch (const EnvironmentError& e) {
             throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
                                                "not be formed: {}",
                                                s.id, e.what()));
         }
+    }
+
+    // redis+cluster://: the lab routes by the user's slot map (its masters as CLUSTER SLOTS names
+    // them); the reaper removes the run's keys from each should relab be killed.
+    void take_user_cluster(const Scenario& s) {
+        try {
+            ClusterClient map(servers.cluster_seeds, ClusterClientOptions::refusing());
+            for (size_t i = 0; i < map.size(); ++i) cluster_masters.push_back(map.endpoint(i));
+        } catch (const RedisError& e) {
+            throw EnvironmentError(fmt::format("{} shards its stream over your Redis Cluster {}, whose slot map could "
+                                               "not be read: {}",
+                                               s.id, servers.redis_url_display, e.what()));
+        }
+        for (const auto& ep : cluster_masters) reaper::watch_redis_prefix(ep, run_prefix());
     }
 };
 
@@ -480,8 +518,10 @@ ServerInfo RealBackend::server_info() const {
 namespace {
 
 // The Redis Cluster a lab forms for itself, if any.
-std::optional<RedisClusterOptions> cluster_of(const Scenario& s) {
-    if (s.kind == LabKind::stream && s.shard.enabled) return shard_cluster_options(s.shard);
+// None for a sharded stream lab when the user gave a cluster of theirs (redis+cluster://).
+std::optional<RedisClusterOptions> cluster_of(const Scenario& s, bool user_cluster) {
+    if (s.kind == LabKind::stream && s.shard.enabled)
+        return user_cluster ? std::nullopt : std::optional<RedisClusterOptions>(shard_cluster_options(s.shard));
     if (s.kind == LabKind::idem_cluster) return idem_cluster_options(s);
     return std::nullopt;
 }
@@ -489,8 +529,8 @@ std::optional<RedisClusterOptions> cluster_of(const Scenario& s) {
 }  // namespace
 
 void RealBackend::upcoming(const Scenario& next) {
-    m_impl->clusters.want_next(cluster_of(next));
-    m_impl->next_lab_own_redis = own_redis_of(next);
+    m_impl->clusters.want_next(cluster_of(next, m_impl->user_cluster()));
+    m_impl->next_lab_own_redis = m_impl->own_redis_ahead_of(next);
     m_impl->next_lab_own_pg = own_pg_of(next);
 }
 
@@ -498,9 +538,9 @@ int RealBackend::clusters_taken_ahead() const { return m_impl->clusters.taken_ah
 
 void RealBackend::upcoming(const Scenario& next, std::span<const Scenario> later) {
     upcoming(next);
-    if (cluster_of(next)) return;
+    if (cluster_of(next, m_impl->user_cluster())) return;
     for (const auto& s : later)
-        if (const auto c = cluster_of(s)) {
+        if (const auto c = cluster_of(s, m_impl->user_cluster())) {
             m_impl->clusters.want_next(c);
             return;
         }
@@ -514,8 +554,8 @@ LabResult RealBackend::run_one(const Scenario& s) {
     const auto started = SteadyClock::now();
     // A lab with a cluster or trial servers of its own starts the next one's once it has its own
     // (take()); any other starts them now.
-    if (!cluster_of(s)) m_impl->clusters.start_next();
-    if (!own_redis_of(s)) {
+    if (!cluster_of(s, m_impl->user_cluster())) m_impl->clusters.start_next();
+    if (!m_impl->own_redis_ahead_of(s)) {
         m_impl->own_redis_ahead.want_next(m_impl->next_lab_own_redis);
         m_impl->own_redis_ahead.start_next();
     }
@@ -528,6 +568,12 @@ LabResult RealBackend::run_one(const Scenario& s) {
     std::optional<std::string> missing = m_impl->missing_feature(s);
     if (!missing && s.only_backend == "sim") missing = "runs on the simulator only: " + s.only_backend_why;
     if (!missing) missing = family.real_skip_reason(s, m_impl->features.version);
+    if (!missing && m_impl->on_user_sentinel(s) && !m_impl->opts.allow_server_faults)
+        missing = fmt::format("fails over the primary behind your Sentinel ({}): it pauses your replica (DEBUG SLEEP) "
+                              "and shuts your primary down (SHUTDOWN NOSAVE); pass --allow-server-faults to run it there "
+                              "(your supervisor must start the primary again), or drop the redis+sentinel URL to let "
+                              "relab start servers of its own",
+                              m_impl->servers.redis_url_display);
     if (!missing) missing = program_skip_reason(s);  // an interpreter this machine lacks
     if (auto reason = missing) {
         lab.scenario = s;

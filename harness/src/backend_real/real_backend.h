@@ -22,6 +22,9 @@ struct BackendOptions {
     RunShard shard;                // --shard K/N: this runner's share of every lab's trials
     std::string relab_exe;         // `relab role --spawner`, which forks the roles (process/role_spawner.h)
     std::string run_id;            // names the run's key prefix and schema
+    // --allow-server-faults: the failover lab may pause the replica and shut down the primary behind
+    // the user's Sentinel (redis+sentinel://); without it the lab is skipped with the reason.
+    bool allow_server_faults = false;
     // Called before each trial (lab id, trial, trials).
     std::function<void(const std::string&, int, int)> progress;
 };

@@ -110,8 +110,9 @@ struct RealControl::Impl {
     void open_roles_ahead() {
         if (asked_ahead) return;
         asked_ahead = true;
-        // Roles forked ahead connect to the servers themselves, around the link proxies.
-        if (!env.spawner || env.own_pg || roles.empty() || !links.empty()) return;
+        // Roles forked ahead connect to the servers themselves, around the link proxies; nor on the
+        // user's Sentinel, whose primary (the run's Redis) the lab shuts down.
+        if (!env.spawner || env.own_pg || roles.empty() || !links.empty() || (env.own && env.own->user())) return;
         const std::string key = role_ahead_key(roles.front().config);
         int count = 0;
         for (const auto& r : roles) count += role_ahead_key(r.config) == key ? 1 : 0;
@@ -453,7 +454,7 @@ void RealControl::kill(const Target& t) {
     switch (t.kind) {
         case FaultTarget::postgres: return m->postgres().crash();  // the postmaster and every backend, as `docker kill`
         case FaultTarget::redis:
-            m->server().own_primary().crash();  // SIGKILL, as `docker kill`: no final save
+            m->server().kill_primary();  // SIGKILL, as `docker kill` (the user's: SHUTDOWN NOSAVE): no final save
             m->reconnect();
             m->redis_down = true;
             m->redis_paused = false;

@@ -178,6 +178,9 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_option("--timelines", o.timelines, "which trials get a timeline: first (trial 1 + first wrong), wrong, all, none");
     app.add_option("--redis-url", o.redis_url, "use this Redis instead of starting one (or $REDIS_URL)");
     app.add_option("--pg-url", o.pg_url, "use this PostgreSQL instead of starting one (or $DATABASE_URL)");
+    app.add_flag("--allow-server-faults", o.allow_server_faults,
+                 "with --redis-url redis+sentinel://…: let the failover lab pause your replica and shut down your "
+                 "primary (else it is skipped)");
     app.add_flag("--quiet", o.quiet, "no text report on stdout");
     app.add_option("--backend", o.backend, "real (throwaway redis-server and PostgreSQL) or sim (deterministic simulator)")
         ->check(CLI::IsMember({"real", "sim"}));
@@ -338,6 +341,7 @@ void run_on_servers(const RunOptions& o, const RunPlan& p, const std::vector<Sce
     bo.shard = p.shard;
     bo.relab_exe = self_executable();
     bo.run_id = new_run_id();
+    bo.allow_server_faults = o.allow_server_faults;
     bo.progress = progress_line(progress);
     RealBackend backend(servers, bo);
     report.servers = backend.server_info();

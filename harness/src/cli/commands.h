@@ -59,6 +59,7 @@ struct RunOptions {
     std::string mutant;                 // run this mutant of each lab instead ("all": every mutant)
     std::string jobs = "1";             // labs run at once, each group by a child relab; 0 / auto: per core
     std::string shard;                  // "K/N": this runner's share of every lab's trials; empty: all
+    bool allow_server_faults = false;   // the failover lab may fault the servers behind a redis+sentinel URL
 };
 void setup_run(CLI::App& app, RunOptions& o);
 int run_run(const RunOptions& o);

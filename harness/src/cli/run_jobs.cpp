@@ -100,6 +100,7 @@ std::vector<std::string> child_run_args(const RunOptions& o, const JobGroup& g, 
     if (o.orders && g.orders_apply) a.insert(a.end(), {"--orders", std::to_string(*o.orders)});
     if (!o.mutant.empty()) a.insert(a.end(), {"--mutant", o.mutant});
     if (!o.shard.empty()) a.insert(a.end(), {"--shard", o.shard});
+    if (o.allow_server_faults) a.push_back("--allow-server-faults");
     if (!o.scenarios_dir.empty()) a.insert(a.end(), {"--scenarios", o.scenarios_dir});
     a.push_back("--");
     a.insert(a.end(), g.files.begin(), g.files.end());

@@ -38,7 +38,8 @@ struct JobGroup {
 
 // The argument list (after the executable) of the child that runs `g`, writing its JSON to
 // json_path: the parent's options that change what runs (--seed, --runs, --trials, --orders when
-// it applies to the group, --backend, --mutant, --redis-url, --pg-url, --scenarios) and --quiet;
+// it applies to the group, --backend, --mutant, --redis-url, --pg-url, --scenarios,
+// --allow-server-faults) and --quiet;
 // the files after "--".
 std::vector<std::string> child_run_args(const RunOptions& o, const JobGroup& g, const std::string& json_path);
 // The servers' URLs go to a child in $REDIS_URL/$DATABASE_URL, not its argv: a password in a URL

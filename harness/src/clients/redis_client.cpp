@@ -485,7 +485,17 @@ void delete_keys_with_prefix(RedisClient& c, const std::string& prefix) {
         std::vector<std::string> unlink = {"UNLINK"};
         for (const RedisReply& key : r.elements[1].elements)
             if (starts_with(key.str, prefix)) unlink.push_back(key.str);
-        if (unlink.size() > 1) c.call(unlink);
+        if (unlink.size() <= 1) continue;
+        // A cluster node refuses keys of several slots in one command (CROSSSLOT): one UNLINK each.
+        const bool cluster_node = info_section(c, "cluster")["cluster_enabled"] == "1";
+        if (!cluster_node) {
+            c.call(unlink);
+            continue;
+        }
+        std::vector<std::vector<std::string>> each;
+        for (size_t i = 1; i < unlink.size(); ++i) each.push_back({"UNLINK", unlink[i]});
+        for (const RedisReply& reply : c.pipeline(each))
+            if (reply.is_error()) throw_unexpected(each.front(), reply);
     } while (cursor != "0");
 }
 

@@ -19,6 +19,7 @@
 #include "clients/redis_client.h"
 #include "servers/sentinel.h"
 #include "servers/servers.h"
+#include "servers/user_sentinel.h"
 #include "scenario/lab_servers.h"
 
 namespace relab {
@@ -86,9 +87,39 @@ public:
         wait_replica_acks();
         m_sentinels = std::make_unique<SentinelSet>(m_primary_ep, 1);
     }
+    // The user's primary and replica behind their sentinels (redis+sentinel:// with
+    // --allow-server-faults), as the sentinels name them now; the replica must take DEBUG (a pause
+    // is DEBUG SLEEP). `prefix` is the trial's: the replication check's key is under it.
+    LabRedis(const UserSentinels& user, const RedisEndpoint& data, const std::string& prefix)
+        : m_user(true), m_check_key(prefix + "replication-check") {
+        m_sentinels = std::make_unique<SentinelSet>(user, data);
+        const UserPair pair = wait_for_user_pair(*m_sentinels, kUserTopologyTimeout);
+        m_primary_ep = pair.primary;
+        m_replica_ep = pair.replica;
+        if (const std::string refused = debug_refused(m_replica_ep); !refused.empty())
+            throw EnvironmentError(fmt::format("the failover lab pauses your replica {} with DEBUG SLEEP, which it "
+                                               "refuses ({}): start it with enable-debug-command local (or yes)",
+                                               m_replica_ep.display(), refused));
+        wait_replica_acks();
+    }
     ~LabRedis() {
         m_sentinels.reset();  // first: no election while the servers stop
         resume_replica();     // a stopped process would never act on SIGTERM
+    }
+    // How long relab waits for the user's topology to be whole again (their supervisor restarting a
+    // primary it shut down, Sentinel relinking it).
+    static constexpr std::chrono::milliseconds kUserTopologyTimeout{60000};
+    bool user() const { return m_user; }
+    // The user's primary where it was before the trial (`original`), once their supervisor has
+    // started the one relab shut down: the rest of the run uses it.
+    void restore_user_primary(const RedisEndpoint& original) {
+        resume_replica();
+        fail_back(*m_sentinels, original, kUserTopologyTimeout);
+    }
+    // The primary dies at once, without a final save (SIGKILL, or SHUTDOWN NOSAVE on the user's).
+    void kill_primary() {
+        if (m_user) return shut_down(m_primary_ep);
+        own_primary().crash();
     }
     LabRedis(const LabRedis&) = delete;
     LabRedis& operator=(const LabRedis&) = delete;
@@ -107,6 +138,7 @@ public:
         return *m_sentinels;
     }
     EmbeddedRedis& own_primary() {
+        if (m_user) throw std::logic_error("the failover lab on the user's Sentinel only pauses the replica and kills the primary");
         if (!m_primary) throw std::logic_error("this lab runs on the run's Redis, not its own");
         return *m_primary;
     }
@@ -115,15 +147,26 @@ public:
         return *m_replica;
     }
     void pause_replica() {
-        ::kill(replica().pid(), SIGSTOP);
+        if (m_user)
+            m_remote_pause = std::make_unique<RemotePause>(m_replica_ep);
+        else
+            ::kill(replica().pid(), SIGSTOP);
         m_paused = true;
     }
     void resume_replica() noexcept {
+        m_remote_pause.reset();
         if (m_paused && m_replica) ::kill(m_replica->pid(), SIGCONT);
         m_paused = false;
     }
     // Sentinel promoted the replica at `promoted` (its +switch-master): it is the primary from now on.
     void replica_promoted(const RedisEndpoint& promoted) {
+        if (m_user) {
+            if (promoted.host != m_replica_ep.host || promoted.port != m_replica_ep.port)
+                throw HarnessError(fmt::format("Sentinel promoted {}, which is not the replica ({})", promoted.display(),
+                                               m_replica_ep.display()));
+            m_primary_ep = promoted;
+            return;
+        }
         if (!m_replica || promoted.port != m_replica->endpoint().port)
             throw HarnessError(fmt::format("Sentinel promoted {}, which is not the lab's replica ({})",
                                            promoted.display(), m_replica ? m_replica->endpoint().display() : "none"));
@@ -173,11 +216,11 @@ public:
         RedisClient primary(m_primary_ep);
         const bool acked = wait_until(
             [&] {
-                primary.call({"SET", "relab:replication-check", "1"});
+                primary.call({"SET", m_check_key, "1"});
                 return primary.call({"WAIT", "1", "200"}).integer >= 1;
             },
             std::chrono::milliseconds(15000), std::chrono::milliseconds(10));
-        primary.call({"DEL", "relab:replication-check"});
+        primary.call({"DEL", m_check_key});
         if (!acked) throw EnvironmentError("the replica did not acknowledge a write within 15 s");
     }
 
@@ -189,6 +232,11 @@ private:
     std::unique_ptr<EmbeddedRedis> m_cache;
     std::unique_ptr<SentinelSet> m_sentinels;
     bool m_paused = false;
+    // The user's servers (redis+sentinel://): endpoints only, faulted through their commands.
+    bool m_user = false;
+    std::string m_check_key = "relab:replication-check";
+    RedisEndpoint m_replica_ep;
+    std::unique_ptr<RemotePause> m_remote_pause;
 };
 
 }  // namespace relab

@@ -302,6 +302,30 @@ SentinelSet::SentinelSet(const RedisEndpoint& primary, int replicas, const Senti
     impl.subscribe();
 }
 
+SentinelSet::SentinelSet(const UserSentinels& user, const RedisEndpoint& primary) : m_impl(std::make_unique<Impl>()) {
+    Impl& impl = *m_impl;
+    impl.opts.master_name = user.master_name;
+    impl.opts.sentinels = static_cast<int>(user.sentinels.size());
+    impl.primary = primary;
+    for (const auto& ep : user.sentinels) {
+        Impl::Node n;
+        n.endpoint = ep;
+        impl.nodes.push_back(std::move(n));
+        impl.endpoints.push_back(ep);
+    }
+    try {
+        RedisClient c(user.sentinels.at(0), milliseconds(2000));
+        const auto master = pairs(c.call({"SENTINEL", "MASTER", user.master_name}));
+        impl.opts.quorum = std::stoi(master.at("quorum"));
+        impl.opts.down_after = milliseconds(std::stoll(master.at("down-after-milliseconds")));
+        impl.opts.failover_timeout = milliseconds(std::stoll(master.at("failover-timeout")));
+    } catch (const std::exception& e) {
+        throw EnvironmentError(fmt::format("sentinel {} did not describe the primary '{}' (SENTINEL MASTER): {}",
+                                           addr(user.sentinels.at(0)), user.master_name, e.what()));
+    }
+    impl.subscribe();
+}
+
 SentinelSet::~SentinelSet() = default;
 
 const std::vector<RedisEndpoint>& SentinelSet::endpoints() const { return m_impl->endpoints; }

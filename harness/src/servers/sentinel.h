@@ -44,8 +44,20 @@ struct MasterSwitch {
     std::string message;      // the event's payload: "<name> <old ip> <old port> <new ip> <new port>"
 };
 
+// Sentinels relab did not start (a user's, from redis+sentinel://) and the name they watch a
+// primary by.
+struct UserSentinels {
+    std::vector<RedisEndpoint> sentinels;
+    std::string master_name;
+};
+
 class SentinelSet {
 public:
+    // Attaches to the user's sentinels: starts nothing, reads the quorum and down-after of the
+    // primary they watch (SENTINEL MASTER) into options(), and subscribes to +switch-master on each,
+    // as the constructor below does. stop() and the destructor only close the subscriptions.
+    // Throws EnvironmentError when a sentinel does not answer or does not watch `master_name`.
+    SentinelSet(const UserSentinels& user, const RedisEndpoint& primary);
     // Starts opts.sentinels sentinels monitoring `primary` (its password as auth-pass) and returns
     // once every one sees the primary, `replicas` linked replicas and every other sentinel; then
     // subscribes to +switch-master on every sentinel, so a failover after the constructor is seen.

@@ -17,8 +17,11 @@
 #include <sstream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "process/child_process.h"
 #include "clients/hiredis_handles.h"
+#include "clients/redis_client.h"
 #include "util/interrupt.h"
 #include "process/proc_stat.h"
 #include "process/temp_dir.h"
@@ -349,6 +352,80 @@ RedisEndpoint parse_redis_url(const std::string& url) {
         ep.db = std::stoi(parts.path);
     }
     return ep;
+}
+
+namespace {
+
+std::vector<std::string> split_commas(const std::string& text) {
+    std::vector<std::string> out;
+    size_t from = 0;
+    for (;;) {
+        const size_t comma = text.find(',', from);
+        out.push_back(text.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+        if (comma == std::string::npos) return out;
+        from = comma + 1;
+    }
+}
+
+// "host" or "[v6]" without a port gets the default one; "host:port" and "[v6]:port" keep theirs.
+std::string with_port(const std::string& host, int port) {
+    const bool has_port = host.back() == ']' ? false : host.find(':') != std::string::npos;
+    return has_port ? host : host + ":" + std::to_string(port);
+}
+
+}  // namespace
+
+RedisUrl parse_redis_topology_url(const std::string& url) {
+    const size_t scheme_end = url.find("://");
+    std::string scheme = scheme_end == std::string::npos ? "" : url.substr(0, scheme_end);
+    std::transform(scheme.begin(), scheme.end(), scheme.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    RedisUrl out;
+    if (scheme != "redis+sentinel" && scheme != "redis+cluster") {
+        out.single = parse_redis_url(url);
+        out.password = out.single.password;
+        out.db = out.single.db;
+        return out;
+    }
+    const bool sentinel = scheme == "redis+sentinel";
+    out.kind = sentinel ? RedisUrl::Kind::sentinel : RedisUrl::Kind::cluster;
+    const std::string expected = sentinel ? "redis+sentinel://[:password@]host:port[,host:port...]/master-name[/db]"
+                                          : "redis+cluster://[:password@]host:port[,host:port...]";
+    auto fail = [&](const std::string& why) {
+        return EnvironmentError("bad URL " + mask_url(url) + ": " + why + " (expected " + expected + ")");
+    };
+    const std::string rest = url.substr(scheme_end + 3);
+    const size_t path_at = rest.find('/');
+    std::string authority = rest.substr(0, path_at);
+    const std::string path = path_at == std::string::npos ? "" : rest.substr(path_at + 1);
+    std::string userinfo;
+    if (const size_t at = authority.rfind('@'); at != std::string::npos) {
+        userinfo = authority.substr(0, at + 1);
+        authority = authority.substr(at + 1);
+    }
+    // Each host through the single-instance parser: the same checks of hosts, ports and passwords.
+    for (const std::string& host : split_commas(authority)) {
+        if (host.empty()) throw fail("an empty host in the list");
+        RedisEndpoint ep;
+        try {
+            ep = parse_redis_url("redis://" + userinfo + with_port(host, sentinel ? 26379 : 6379));
+        } catch (const EnvironmentError&) {
+            throw fail("bad host '" + host + "'");
+        }
+        out.password = ep.password;
+        if (sentinel) ep.password.clear();  // the sentinels are asked without the data servers' password
+        out.nodes.push_back(ep);
+    }
+    const size_t slash = path.find('/');
+    const std::string db = slash == std::string::npos ? (sentinel ? "" : path) : path.substr(slash + 1);
+    if (sentinel) out.master_name = path.substr(0, slash);
+    if (sentinel && out.master_name.empty()) throw fail("no master name");
+    if (!sentinel && slash != std::string::npos) throw fail("a cluster has no path but its database 0");
+    if (!db.empty() && (db.size() > 4 || !std::all_of(db.begin(), db.end(), [](unsigned char c) { return std::isdigit(c); })))
+        throw fail("the database must be a number");
+    out.db = db.empty() ? 0 : std::stoi(db);
+    if (!sentinel && out.db != 0) throw fail("a Redis Cluster has database 0 only");
+    return out;
 }
 
 PgEndpoint parse_pg_url(const std::string& url) {
@@ -858,13 +935,64 @@ void EmbeddedPostgres::stop() { m_impl->stop(); }
 
 // ---------------------------------------------------------------- start_servers
 
+namespace {
+
+// The primary the user's sentinels name (the first that answers), checked to answer ROLE master.
+RedisEndpoint primary_named_by(const RedisUrl& url, const std::string& shown) {
+    std::string errors;
+    for (const auto& sentinel : url.nodes) try {
+            RedisClient c(sentinel, milliseconds(2000));
+            const RedisReply r = c.call({"SENTINEL", "get-master-addr-by-name", url.master_name});
+            if (r.elements.size() != 2) {
+                errors += fmt::format(" {}:{} knows no primary named '{}';", sentinel.host, sentinel.port, url.master_name);
+                continue;
+            }
+            RedisEndpoint primary;
+            primary.host = r.elements[0].str;
+            primary.port = std::stoi(r.elements[1].str);
+            primary.password = url.password;
+            primary.db = url.db;
+            return primary;
+        } catch (const RedisError& e) {
+            errors += fmt::format(" {}:{}: {};", sentinel.host, sentinel.port, e.what());
+        }
+    throw EnvironmentError("no sentinel of " + shown + " named its primary:" + errors +
+                           " check the sentinels' addresses and the master name, or drop --redis-url");
+}
+
+// The seed nodes, once one of them says the cluster is whole (cluster_state:ok).
+std::vector<RedisEndpoint> check_user_cluster(const RedisUrl& url, const std::string& shown) {
+    std::string errors;
+    for (const auto& seed : url.nodes) try {
+            RedisClient c(seed, milliseconds(2000));
+            const std::string info = c.call({"CLUSTER", "INFO"}).str;
+            if (info.find("cluster_state:ok") != std::string::npos) return url.nodes;
+            errors += fmt::format(" {}:{} is not in a whole cluster (cluster_state is not ok);", seed.host, seed.port);
+        } catch (const RedisError& e) {
+            errors += fmt::format(" {}:{}: {};", seed.host, seed.port, e.what());
+        }
+    throw EnvironmentError("no seed node of " + shown + " answered for a working Redis Cluster:" + errors +
+                           " check the addresses, or drop --redis-url");
+}
+
+}  // namespace
+
 ServerSet start_servers(const std::string& redis_url, const std::string& pg_url, const RedisOptions& redis_opts,
                         const PgOptions& pg_opts) {
     ServerSet set;
     // External servers are checked first: a wrong URL fails fast, before anything is started.
     if (!redis_url.empty()) {
-        set.redis = parse_redis_url(redis_url);
-        set.redis_external = true;
+        const RedisUrl url = parse_redis_topology_url(redis_url);
+        set.redis_url_display = mask_url(redis_url);
+        if (url.kind == RedisUrl::Kind::cluster) set.cluster_seeds = check_user_cluster(url, set.redis_url_display);
+        if (url.kind == RedisUrl::Kind::sentinel) {
+            set.sentinels = url.nodes;
+            set.sentinel_master = url.master_name;
+        }
+        set.redis = url.kind == RedisUrl::Kind::sentinel ? primary_named_by(url, set.redis_url_display) : url.single;
+        set.redis_external = url.kind != RedisUrl::Kind::cluster;
+    }
+    if (set.redis_external) {
         RedisProbe probe = probe_redis(set.redis, milliseconds(5000));
         if (!probe.error.empty())
             throw EnvironmentError("cannot reach redis at " + set.redis.display() + ": " + probe.error +

@@ -40,6 +40,21 @@ struct PgEndpoint {
 
 // Parses redis://[:password@]host[:port][/db]. Throws EnvironmentError on a bad URL.
 RedisEndpoint parse_redis_url(const std::string& url);
+// A --redis-url of a topology (redis-py's forms): redis+sentinel://[:password@]host:port[,host:port]/
+// master-name[/db] names a primary behind the user's sentinels, redis+cluster://[:password@]host:port[,
+// host:port] a Redis Cluster by its seed nodes. The password is the data servers' (the sentinels are
+// asked without one). A plain redis:// URL is kind single.
+struct RedisUrl {
+    enum class Kind { single, sentinel, cluster };
+    Kind kind = Kind::single;
+    RedisEndpoint single;
+    std::vector<RedisEndpoint> nodes;  // the sentinels, or the cluster's seed nodes
+    std::string master_name;           // sentinel: the name the sentinels monitor the primary by
+    std::string password;              // the data servers'
+    int db = 0;
+};
+// Throws EnvironmentError on a bad URL, saying which form was expected.
+RedisUrl parse_redis_topology_url(const std::string& url);
 // Parses postgresql://[user[:password]@]host[:port]/dbname (also postgres://).
 PgEndpoint parse_pg_url(const std::string& url);
 
@@ -127,6 +142,15 @@ struct ServerSet {
     RedisEndpoint redis;
     PgEndpoint pg;
     bool redis_external = false;
+    // redis+sentinel://: the user's sentinels and the name of the primary they watch; `redis` is the
+    // primary they named as the run started.
+    std::vector<RedisEndpoint> sentinels;
+    std::string sentinel_master;
+    // redis+cluster://: the user's cluster by its seed nodes, for the labs that shard over a Redis
+    // Cluster; `redis`, for every other lab, is one relab starts itself.
+    std::vector<RedisEndpoint> cluster_seeds;
+    // The URL as given, password masked (for skip reasons and errors); empty without one.
+    std::string redis_url_display;
     bool pg_external = false;
     std::unique_ptr<EmbeddedRedis> embedded_redis;
     std::unique_ptr<EmbeddedPostgres> embedded_pg;

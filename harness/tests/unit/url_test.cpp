@@ -23,6 +23,64 @@ std::string error_of_pg(const std::string& url) {
     return "";
 }
 
+std::string error_of_topology(const std::string& url) {
+    try {
+        parse_redis_topology_url(url);
+    } catch (const EnvironmentError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+TEST(UrlTest, SentinelUrlListsItsSentinelsAndTheMasterName) {
+    const RedisUrl u = parse_redis_topology_url("redis+sentinel://:s3cret@10.0.0.1:26380,10.0.0.2,[::1]:26390/mymaster/2");
+    EXPECT_EQ(u.kind, RedisUrl::Kind::sentinel);
+    ASSERT_EQ(u.nodes.size(), 3u);
+    EXPECT_EQ(u.nodes[0].host, "10.0.0.1");
+    EXPECT_EQ(u.nodes[0].port, 26380);
+    EXPECT_EQ(u.nodes[1].port, 26379);  // Sentinel's default port
+    EXPECT_EQ(u.nodes[2].host, "::1");
+    EXPECT_EQ(u.nodes[2].port, 26390);
+    for (const auto& n : u.nodes) EXPECT_EQ(n.password, "");  // the sentinels are asked without it
+    EXPECT_EQ(u.master_name, "mymaster");
+    EXPECT_EQ(u.password, "s3cret");
+    EXPECT_EQ(u.db, 2);
+    EXPECT_EQ(parse_redis_topology_url("redis+sentinel://h:1/m").db, 0);
+}
+
+TEST(UrlTest, ClusterUrlListsItsSeedNodes) {
+    const RedisUrl u = parse_redis_topology_url("redis+cluster://:pw@127.0.0.1:7001,127.0.0.1:7002,node3");
+    EXPECT_EQ(u.kind, RedisUrl::Kind::cluster);
+    ASSERT_EQ(u.nodes.size(), 3u);
+    EXPECT_EQ(u.nodes[1].port, 7002);
+    EXPECT_EQ(u.nodes[2].host, "node3");
+    EXPECT_EQ(u.nodes[2].port, 6379);
+    EXPECT_EQ(u.nodes[2].password, "pw");  // the cluster's nodes are the data servers
+    EXPECT_EQ(parse_redis_topology_url("redis+cluster://h:1/0").db, 0);
+}
+
+TEST(UrlTest, PlainRedisUrlIsOneInstance) {
+    const RedisUrl u = parse_redis_topology_url("redis://127.0.0.1:6390/3");
+    EXPECT_EQ(u.kind, RedisUrl::Kind::single);
+    EXPECT_EQ(u.single.port, 6390);
+    EXPECT_EQ(u.db, 3);
+    EXPECT_TRUE(u.nodes.empty());
+}
+
+TEST(UrlTest, BadTopologyUrlsSayWhichFormWasExpected) {
+    EXPECT_NE(error_of_topology("redis+sentinel://h:26379").find("no master name"), std::string::npos);
+    EXPECT_NE(error_of_topology("redis+sentinel://h:26379/").find("expected redis+sentinel://"), std::string::npos);
+    EXPECT_NE(error_of_topology("redis+sentinel://h:1,,h:2/m").find("an empty host"), std::string::npos);
+    EXPECT_NE(error_of_topology("redis+sentinel://h:1/m/x").find("database must be a number"), std::string::npos);
+    EXPECT_NE(error_of_topology("redis+cluster://h:1/2").find("database 0 only"), std::string::npos);
+    EXPECT_NE(error_of_topology("redis+cluster://h:1/0/x").find("expected redis+cluster://"), std::string::npos);
+    EXPECT_NE(error_of_topology("redis+cluster://h:99999").find("bad host 'h:99999'"), std::string::npos);
+    // The password never shows in an error.
+    const std::string e = error_of_topology("redis+cluster://:hunter2@h:1,/");
+    EXPECT_FALSE(e.empty());
+    EXPECT_EQ(e.find("hunter2"), std::string::npos);
+}
+
 TEST(UrlTest, RedisUrlWithPortAndDb) {
     RedisEndpoint ep = parse_redis_url("redis://127.0.0.1:6390/2");
     EXPECT_EQ(ep.host, "127.0.0.1");
