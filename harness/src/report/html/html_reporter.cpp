@@ -589,7 +589,7 @@ private:
     static void write_comparisons(const RunReport& run, std::ostream& out) {
         for (const ComparisonTable& c : comparison_tables(run.labs)) {
             out << fmt::format("<section class=\"comparison\" id=\"comparison-{}\">\n<h2>Comparison: {}</h2>\n", esc(c.name), esc(c.name))
-                << "<table class=\"counts\"><thead><tr><th>row</th><th>lab</th><th>wrong/trials</th><th>rate</th>"
+                << "<table class=\"counts comparison\"><thead><tr><th>row</th><th>lab</th><th>wrong/trials</th><th>rate</th>"
                    "<th>95% interval</th></tr></thead>\n<tbody>\n";
             for (const auto& r : c.rows) {
                 const std::string lab = r.lab.empty() ? std::string("the article's runs, pooled by relab")
