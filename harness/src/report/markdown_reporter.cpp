@@ -192,7 +192,7 @@ private:
                                c.name);
             for (const auto& r : c.rows)
                 out << fmt::format("| {} | {} | {}/{} | {:.0f}% | {:.0f}–{:.0f}% |\n", cell(r.label),
-                                   r.lab.empty() ? std::string("the article's runs, pooled by relab") : "`" + r.lab + "` (" + r.backend + ")",
+                                   r.lab.empty() ? std::string(k_article_row_source) : "`" + r.lab + "` (" + r.backend + ")",
                                    r.wrong, r.trials, 100 * r.rate, 100 * r.low, 100 * r.high);
         }
     }

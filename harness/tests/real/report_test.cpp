@@ -457,6 +457,8 @@ TEST_F(ReportSimIdemTest, headless_chromium_draws_a_lane_per_client_and_the_dupl
     EXPECT_EQ(count(dom, "<figure class=\"timeline\" data-trial="), figures + (first_wrong ? 1 : 2));
     EXPECT_EQ(count(dom, "<table class=\"steps\">"), redis_cases);
     EXPECT_EQ(count(dom, "<table class=\"counts\">"), 8u);
+    // 08c-s4a beside the article's pooled runs: the S4a comparison, apart from the count tables.
+    EXPECT_EQ(count(dom, "<table class=\"counts comparison\">"), 1u);
     EXPECT_GE(count(dom, "<rect class=\"bar request"), 2 * figures);
     EXPECT_EQ(count(dom, "<rect class=\"bar request duplicate\""), 1u);  // the hash in the key
     EXPECT_EQ(count(dom, "<rect class=\"bar request leak\""), 1u);       // no user in the key

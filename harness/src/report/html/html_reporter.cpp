@@ -589,10 +589,10 @@ private:
     static void write_comparisons(const RunReport& run, std::ostream& out) {
         for (const ComparisonTable& c : comparison_tables(run.labs)) {
             out << fmt::format("<section class=\"comparison\" id=\"comparison-{}\">\n<h2>Comparison: {}</h2>\n", esc(c.name), esc(c.name))
-                << "<table class=\"counts\"><thead><tr><th>row</th><th>lab</th><th>wrong/trials</th><th>rate</th>"
+                << "<table class=\"counts comparison\"><thead><tr><th>row</th><th>lab</th><th>wrong/trials</th><th>rate</th>"
                    "<th>95% interval</th></tr></thead>\n<tbody>\n";
             for (const auto& r : c.rows) {
-                const std::string lab = r.lab.empty() ? std::string("the article's runs, pooled by relab")
+                const std::string lab = r.lab.empty() ? std::string(k_article_row_source)
                                                       : fmt::format("<a href=\"#lab-{0}\"><code>{0}</code></a> ({1})", esc(r.lab), esc(r.backend));
                 out << fmt::format("<tr><th>{}</th><td>{}</td><td>{}/{}</td><td>{:.0f}%</td><td>{:.0f}–{:.0f}%</td></tr>\n",
                                    esc(r.label), lab, r.wrong, r.trials, 100 * r.rate, 100 * r.low, 100 * r.high);

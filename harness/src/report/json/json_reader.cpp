@@ -122,6 +122,18 @@ HistoryRecord record_from_json(const json& r, const std::string& p) {
     return history_record_from_json(r);
 }
 
+// A stream lab's pace ("throughput", or the arrangement beside it).
+ThroughputStats throughput_from_json(const json& tp, const std::string& p) {
+    ThroughputStats s;
+    s.trials = get<int>(tp, p, "trials", 0);
+    s.jobs = get<int64_t>(tp, p, "jobs", 0);
+    s.span_ms = get<double>(tp, p, "last_write_ms", 0.0);
+    s.per_s = get<double>(tp, p, "jobs_per_s", 0.0);
+    s.per_s_min = get<double>(tp, p, "jobs_per_s_min", 0.0);
+    s.per_s_max = get<double>(tp, p, "jobs_per_s_max", 0.0);
+    return s;
+}
+
 // A load lab's figures ("load"); absent: none measured.
 LoadStats load_from_json(const json& l, const std::string& p) {
     LoadStats load;
@@ -371,26 +383,12 @@ void read_lab_summary(const json& summary, const std::string& summary_path, LabR
     const json& lat = object_field(summary, summary_path, "delivery_latency_us");
     lab.delivery = LatencyStats{get<int>(lat, lat_path, "samples", 0), get<int64_t>(lat, lat_path, "p50", 0),
                                 get<int64_t>(lat, lat_path, "max", 0)};
-    const std::string tp_path = summary_path + "/throughput";
-    const json& tp = object_field(summary, summary_path, "throughput");
-    lab.throughput.trials = get<int>(tp, tp_path, "trials", 0);
-    lab.throughput.jobs = get<int64_t>(tp, tp_path, "jobs", 0);
-    lab.throughput.span_ms = get<double>(tp, tp_path, "last_write_ms", 0.0);
-    lab.throughput.per_s = get<double>(tp, tp_path, "jobs_per_s", 0.0);
-    lab.throughput.per_s_min = get<double>(tp, tp_path, "jobs_per_s_min", 0.0);
-    lab.throughput.per_s_max = get<double>(tp, tp_path, "jobs_per_s_max", 0.0);
+    lab.throughput = throughput_from_json(object_field(summary, summary_path, "throughput"), summary_path + "/throughput");
     if (summary.contains("beside")) {
         const std::string b_path = summary_path + "/beside";
         const json& b = object_field(summary, summary_path, "beside");
-        ThroughputStats beside;
-        beside.trials = get<int>(b, b_path, "trials", 0);
-        beside.jobs = get<int64_t>(b, b_path, "jobs", 0);
-        beside.span_ms = get<double>(b, b_path, "last_write_ms", 0.0);
-        beside.per_s = get<double>(b, b_path, "jobs_per_s", 0.0);
-        beside.per_s_min = get<double>(b, b_path, "jobs_per_s_min", 0.0);
-        beside.per_s_max = get<double>(b, b_path, "jobs_per_s_max", 0.0);
+        lab.beside_throughput = throughput_from_json(b, b_path);
         lab.beside_name = get<std::string>(b, b_path, "name", "");
-        lab.beside_throughput = beside;
     }
     lab.lock_release_method = get<std::string>(summary, summary_path, "lock_release_method", "");
     lab.elapsed_s = get<double>(summary, summary_path, "elapsed_s", 0.0);

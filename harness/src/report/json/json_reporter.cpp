@@ -117,6 +117,13 @@ nlohmann::json case_json(const CaseOutcome& c) {
 }
 
 // As the text report prints them and --replay reads them: "0x..." (JSON numbers lose 64-bit seeds).
+// A stream lab's pace, as json_reader's throughput_from_json reads it back.
+nlohmann::json throughput_json(const ThroughputStats& s) {
+    return {{"trials", s.trials},          {"jobs", s.jobs},
+            {"last_write_ms", s.span_ms},  {"jobs_per_s", s.per_s},
+            {"jobs_per_s_min", s.per_s_min}, {"jobs_per_s_max", s.per_s_max}};
+}
+
 nlohmann::json seeds_json(const std::vector<uint64_t>& seeds) {
     nlohmann::json out = nlohmann::json::array();
     for (uint64_t seed : seeds) out.push_back(seed_text(seed));
@@ -170,13 +177,7 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"failures", lab.failures},
         {"delivery_latency_us",
          {{"samples", lab.delivery.samples}, {"p50", lab.delivery.p50_us}, {"max", lab.delivery.max_us}}},
-        {"throughput",
-         {{"trials", lab.throughput.trials},
-          {"jobs", lab.throughput.jobs},
-          {"last_write_ms", lab.throughput.span_ms},
-          {"jobs_per_s", lab.throughput.per_s},
-          {"jobs_per_s_min", lab.throughput.per_s_min},
-          {"jobs_per_s_max", lab.throughput.per_s_max}}},
+        {"throughput", throughput_json(lab.throughput)},
         {"lock_release_method", lab.lock_release_method},
         {"elapsed_s", lab.elapsed_s},
         {"backend", lab.backend},
@@ -185,13 +186,8 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"failing_seeds", seeds_json(lab.failing_seeds)},
         {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
     if (lab.beside_throughput)
-        summary["beside"] = {{"name", lab.beside_name},
-                             {"trials", lab.beside_throughput->trials},
-                             {"jobs", lab.beside_throughput->jobs},
-                             {"last_write_ms", lab.beside_throughput->span_ms},
-                             {"jobs_per_s", lab.beside_throughput->per_s},
-                             {"jobs_per_s_min", lab.beside_throughput->per_s_min},
-                             {"jobs_per_s_max", lab.beside_throughput->per_s_max}};
+        summary["beside"] = throughput_json(*lab.beside_throughput);
+    if (lab.beside_throughput) summary["beside"]["name"] = lab.beside_name;
     if (is_stream_lab(lab) && !lab.trials.empty()) {
         summary["accounting"] = accounting_counts_json(accounting_total(lab));
     }

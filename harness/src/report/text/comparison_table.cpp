@@ -65,7 +65,7 @@ void write_comparison_table(const ComparisonTable& table, std::ostream& out) {
     out << fmt::format("Comparison {}: wrong / trials, 95% Wilson interval\n", table.name);
     out << fmt::format("  {:<{}}  {:>13}  {:>5}  {:>11}  {}\n", "row", width, "wrong/trials", "rate", "95% interval", "lab");
     for (const auto& r : table.rows) {
-        const std::string lab = r.lab.empty() ? "(the article's runs, pooled by relab)" : r.lab + " (" + r.backend + ")";
+        const std::string lab = r.lab.empty() ? "(" + std::string(k_article_row_source) + ")" : r.lab + " (" + r.backend + ")";
         out << fmt::format("  {:<{}}  {:>13}  {:>5}  {:>11}  {}\n", r.label, width, fmt::format("{}/{}", r.wrong, r.trials),
                            percent(r.rate), percent(r.low) + "–" + percent(r.high), lab);
     }

@@ -24,6 +24,9 @@ struct ComparisonRow {
     double high = 1;
 };
 
+// What the article's row names in place of a lab: its figures are the article's, their pooling relab's.
+inline constexpr const char* k_article_row_source = "the article's runs, pooled by relab";
+
 struct ComparisonTable {
     std::string name;
     std::vector<ComparisonRow> rows;  // the article's first (when given), then the labs in run order
