@@ -569,7 +569,7 @@ LabResult RealBackend::run_one(const Scenario& s) {
     if (!missing && s.only_backend == "sim") missing = "runs on the simulator only: " + s.only_backend_why;
     if (!missing) missing = family.real_skip_reason(s, m_impl->features.version);
     if (!missing && m_impl->on_user_sentinel(s) && !m_impl->opts.allow_server_faults)
-        missing = fmt::format("fails over the primary behind your Sentinel ({}): it pauses your replica (DEBUG SLEEP) "
+        missing = fmt::format("fails over the primary behind your Sentinel ({}): it detaches your replica (REPLICAOF) "
                               "and shuts your primary down (SHUTDOWN NOSAVE); pass --allow-server-faults to run it there "
                               "(your supervisor must start the primary again), or drop the redis+sentinel URL to let "
                               "relab start servers of its own",

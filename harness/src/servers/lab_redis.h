@@ -88,18 +88,14 @@ public:
         m_sentinels = std::make_unique<SentinelSet>(m_primary_ep, 1);
     }
     // The user's primary and replica behind their sentinels (redis+sentinel:// with
-    // --allow-server-faults), as the sentinels name them now; the replica must take DEBUG (a pause
-    // is DEBUG SLEEP). `prefix` is the trial's: the replication check's key is under it.
+    // --allow-server-faults), as the sentinels name them now. `prefix` is the trial's: the
+    // replication check's key is under it.
     LabRedis(const UserSentinels& user, const RedisEndpoint& data, const std::string& prefix)
         : m_user(true), m_check_key(prefix + "replication-check") {
         m_sentinels = std::make_unique<SentinelSet>(user, data);
         const UserPair pair = wait_for_user_pair(*m_sentinels, kUserTopologyTimeout);
         m_primary_ep = pair.primary;
         m_replica_ep = pair.replica;
-        if (const std::string refused = debug_refused(m_replica_ep); !refused.empty())
-            throw EnvironmentError(fmt::format("the failover lab pauses your replica {} with DEBUG SLEEP, which it "
-                                               "refuses ({}): start it with enable-debug-command local (or yes)",
-                                               m_replica_ep.display(), refused));
         wait_replica_acks();
     }
     ~LabRedis() {
@@ -148,13 +144,13 @@ public:
     }
     void pause_replica() {
         if (m_user)
-            m_remote_pause = std::make_unique<RemotePause>(m_replica_ep);
+            m_detached = std::make_unique<DetachedReplica>(m_replica_ep, m_primary_ep);
         else
             ::kill(replica().pid(), SIGSTOP);
         m_paused = true;
     }
     void resume_replica() noexcept {
-        m_remote_pause.reset();
+        m_detached.reset();
         if (m_paused && m_replica) ::kill(m_replica->pid(), SIGCONT);
         m_paused = false;
     }
@@ -236,7 +232,7 @@ private:
     bool m_user = false;
     std::string m_check_key = "relab:replication-check";
     RedisEndpoint m_replica_ep;
-    std::unique_ptr<RemotePause> m_remote_pause;
+    std::unique_ptr<DetachedReplica> m_detached;
 };
 
 }  // namespace relab

@@ -1,8 +1,10 @@
 #include "servers/user_sentinel.h"
 
 #include <algorithm>
+#include <exception>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -87,33 +89,24 @@ UserPair wait_for_user_pair(const SentinelSet& sentinels, milliseconds timeout) 
     }
 }
 
-RemotePause::RemotePause(const RedisEndpoint& server) {
-    auto client = std::make_shared<RedisClient>(server, milliseconds(kSlice.count() * 4 + 2000));
-    client->call({"PING"});  // connected before the pause counts as taken
-    const std::string seconds = fmt::format("{:.3f}", static_cast<double>(kSlice.count()) / 1000.0);
-    m_thread = std::thread([this, client, seconds] {
-        while (!m_stop.load()) try {
-                client->call({"DEBUG", "SLEEP", seconds});
-            } catch (...) {
-                return;  // the server went away: nothing left to hold
-            }
-    });
+DetachedReplica::DetachedReplica(const RedisEndpoint& replica, const RedisEndpoint& primary)
+    : m_replica(replica), m_primary(primary) {
+    RedisClient c(replica, milliseconds(2000));
+    c.call({"REPLICAOF", "127.0.0.1", "1"});
 }
 
-RemotePause::~RemotePause() { resume(); }
+DetachedReplica::~DetachedReplica() { resume(); }
 
-void RemotePause::resume() noexcept {
-    m_stop.store(true);
-    if (m_thread.joinable()) m_thread.join();
-}
-
-std::string debug_refused(const RedisEndpoint& server) {
+void DetachedReplica::resume() noexcept {
+    if (m_attached) return;
+    m_attached = true;
     try {
-        RedisClient c(server, milliseconds(2000));
-        c.call({"DEBUG", "SLEEP", "0"});
-        return "";
-    } catch (const RedisError& e) {
-        return e.what();
+        RedisClient c(m_replica, milliseconds(2000));
+        // Promoted meanwhile (a failover): it is a primary now, and stays one.
+        if (c.call({"ROLE"}).elements.at(0).str != "slave") return;
+        c.call({"REPLICAOF", m_primary.host, std::to_string(m_primary.port)});
+    } catch (const std::exception&) {
+        // Sentinel puts a replica with a wrong master back itself (+fix-slave-config).
     }
 }
 

@@ -1,15 +1,13 @@
 // The faults of the failover lab on a primary and replica the user owns behind their own Sentinel
 // (--redis-url redis+sentinel://… --allow-server-faults): relab cannot signal a process on someone
-// else's machine, so it acts through the servers' own commands. A pause is DEBUG SLEEP, a kill is
-// SHUTDOWN NOSAVE; the user's supervisor (systemd, Docker's restart policy) starts the primary again,
-// and relab then moves the primary back where it was (SENTINEL FAILOVER).
+// else's machine, so it acts through the servers' own commands. A pause detaches the replica
+// (REPLICAOF), a kill is SHUTDOWN NOSAVE; the user's supervisor (systemd, Docker's restart policy)
+// starts the primary again, and relab then moves the primary back where it was (SENTINEL FAILOVER).
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "servers/sentinel.h"
 #include "servers/servers.h"
@@ -26,28 +24,26 @@ struct UserPair {
 // and every sentinel agrees; throws EnvironmentError after `timeout`, naming what is missing.
 UserPair wait_for_user_pair(const SentinelSet& sentinels, std::chrono::milliseconds timeout);
 
-// The replica's server held still by back-to-back DEBUG SLEEPs on a connection of its own (a remote
-// SIGSTOP: it answers no one, its sentinels and its primary included) until resume(), which
-// returns once the last sleep has ended. Between two sleeps the server runs its event loop once,
-// where it could reconnect to its primary; a sleep of half a second leaves no such moment in the
-// failover lab, whose primary dies 450 ms after the pause.
-class RemotePause {
+// The replica detached from its primary while "paused": REPLICAOF a closed port (127.0.0.1:1), so
+// it keeps its data and takes no more writes, as a stopped process would, until resume() points it
+// back at its primary. Slices of DEBUG SLEEP would leave the replica's event loop a moment between
+// two, enough for it to reconnect and resync on a busy machine. Sentinel puts a replica whose
+// master is wrong back only after its failover-timeout (+fix-slave-config), longer than the lab's
+// window; a promotion (REPLICAOF NO ONE) ends the detachment too.
+class DetachedReplica {
 public:
-    explicit RemotePause(const RedisEndpoint& server);
-    ~RemotePause();
-    RemotePause(const RemotePause&) = delete;
-    RemotePause& operator=(const RemotePause&) = delete;
+    DetachedReplica(const RedisEndpoint& replica, const RedisEndpoint& primary);
+    ~DetachedReplica();
+    DetachedReplica(const DetachedReplica&) = delete;
+    DetachedReplica& operator=(const DetachedReplica&) = delete;
+    // REPLICAOF its primary again; after a failover, when Sentinel has promoted it, nothing.
     void resume() noexcept;
 
-    static constexpr std::chrono::milliseconds kSlice{500};
-
 private:
-    std::atomic<bool> m_stop{false};
-    std::thread m_thread;
+    RedisEndpoint m_replica;
+    RedisEndpoint m_primary;
+    bool m_attached = false;
 };
-
-// Whether the server takes DEBUG (enable-debug-command): "" if it does, else why not.
-std::string debug_refused(const RedisEndpoint& server);
 
 // SHUTDOWN NOSAVE (NOW FORCE where the server knows them): the process ends at once, without a
 // final save, and every connection closes, as with SIGKILL. Returns once the port refuses.
