@@ -526,6 +526,7 @@ void RealControl::start(const Target& t) {
             ++r.incarnation;
             // A new process draws its own randomness, as the simulator's restarted fiber does.
             r.config.seed = derive_seed(r.config.seed, fmt::format("restart:{}:{}", t.actor, r.incarnation));
+            r.launched.seed = r.config.seed;
             r.killed = false;
             m->spawn(r);
             r.process->started();
