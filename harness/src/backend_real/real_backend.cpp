@@ -570,8 +570,9 @@ LabResult RealBackend::run_one(const Scenario& s) {
     if (!missing) missing = family.real_skip_reason(s, m_impl->features.version);
     if (!missing && m_impl->on_user_sentinel(s) && !m_impl->opts.allow_server_faults)
         missing = fmt::format("fails over the primary behind your Sentinel ({}): it detaches your replica (REPLICAOF) "
-                              "and shuts your primary down (SHUTDOWN NOSAVE); pass --allow-server-faults to run it there "
-                              "(your supervisor must start the primary again), or drop the redis+sentinel URL to let "
+                              "and has your sentinels fail your primary over to it (SENTINEL FAILOVER), which discards what the "
+                              "primary took meanwhile; pass --allow-server-faults to run it there, or drop the "
+                              "redis+sentinel URL to let "
                               "relab start servers of its own",
                               m_impl->servers.redis_url_display);
     if (!missing) missing = program_skip_reason(s);  // an interpreter this machine lacks

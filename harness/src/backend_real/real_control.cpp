@@ -454,7 +454,7 @@ void RealControl::kill(const Target& t) {
     switch (t.kind) {
         case FaultTarget::postgres: return m->postgres().crash();  // the postmaster and every backend, as `docker kill`
         case FaultTarget::redis:
-            m->server().kill_primary();  // SIGKILL, as `docker kill` (the user's: SHUTDOWN NOSAVE): no final save
+            m->server().kill_primary();  // SIGKILL, as `docker kill` (the user's: SENTINEL FAILOVER): no final save
             m->reconnect();
             m->redis_down = true;
             m->redis_paused = false;
@@ -578,18 +578,25 @@ nlohmann::json RealControl::promote(Nanos killed_at) {
     if (role != "master")
         throw std::runtime_error(fmt::format("Sentinel switched to {}, which answers ROLE {}", sw.primary.display(), role));
     const SentinelOptions& so = sentinels.options();
-    return {{"election", "sentinel"},
-            {"sentinels", so.sentinels},
-            {"quorum", so.quorum},
-            {"down_after_ms", so.down_after.count()},
-            {"old_primary", old.display()},
-            {"new_primary", sw.primary.display()},
-            {"switch_ms", std::lround(sw.ms)},
-            {"seen_by", sw.method + " on sentinel " + sw.sentinel},
-            {"text", fmt::format("Sentinel's election ({} sentinels, quorum {}, down-after-milliseconds {}) promoted {}: "
-                                 "+switch-master {:.0f} ms after the kill ({} on {})",
-                                 so.sentinels, so.quorum, so.down_after.count(), sw.primary.display(), sw.ms, sw.method,
-                                 sw.sentinel)}};
+    nlohmann::json out = {{"election", lab.user() ? "sentinel failover" : "sentinel"},
+                {"sentinels", so.sentinels},
+                {"quorum", so.quorum},
+                {"down_after_ms", so.down_after.count()},
+                {"old_primary", old.display()},
+                {"new_primary", sw.primary.display()},
+                {"switch_ms", std::lround(sw.ms)},
+                {"seen_by", sw.method + " on sentinel " + sw.sentinel}};
+    if (lab.user()) {
+        out["primary_fault"] = "demoted by your sentinels (SENTINEL FAILOVER, the replica still detached)";
+        out["text"] = fmt::format("your sentinels promoted {}: +switch-master {:.0f} ms after SENTINEL FAILOVER ({} on {})",
+                                  sw.primary.display(), sw.ms, sw.method, sw.sentinel);
+        return out;
+    }
+    out["text"] = fmt::format("Sentinel's election ({} sentinels, quorum {}, down-after-milliseconds {}) promoted {}: "
+                              "+switch-master {:.0f} ms after the kill ({} on {})",
+                              so.sentinels, so.quorum, so.down_after.count(), sw.primary.display(), sw.ms, sw.method,
+                              sw.sentinel);
+    return out;
 }
 
 // The cluster's own failover: the killed master's replica sees it unreachable for

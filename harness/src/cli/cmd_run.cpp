@@ -179,8 +179,8 @@ void setup_run(CLI::App& app, RunOptions& o) {
     app.add_option("--redis-url", o.redis_url, "use this Redis instead of starting one (or $REDIS_URL)");
     app.add_option("--pg-url", o.pg_url, "use this PostgreSQL instead of starting one (or $DATABASE_URL)");
     app.add_flag("--allow-server-faults", o.allow_server_faults,
-                 "with --redis-url redis+sentinel://…: let the failover lab detach your replica and shut down your "
-                 "primary (else it is skipped)");
+                 "with --redis-url redis+sentinel://…: let the failover lab detach your replica and fail your "
+                 "primary over to it (else it is skipped)");
     app.add_flag("--quiet", o.quiet, "no text report on stdout");
     app.add_option("--backend", o.backend, "real (throwaway redis-server and PostgreSQL) or sim (deterministic simulator)")
         ->check(CLI::IsMember({"real", "sim"}));

@@ -138,7 +138,8 @@ json failover_primary(const FaultSpec&, const Target& primary, Control& c) {
     json out = c.promote(t0);
     out["done_ms"] = std::lround(ms_since(c, t0));
     const std::string old = out.value("old_primary", "");
-    std::string words = fmt::format("primary{} killed (SIGKILL){}; {}", old.empty() ? "" : " " + old,
+    std::string words = fmt::format("primary{} {}{}; {}", old.empty() ? "" : " " + old,
+                                    out.value("primary_fault", "killed (SIGKILL)"),
                                     was_paused ? ", the paused replica resumed" : "", out.value("text", ""));
     if (!before.empty())
         words += fmt::format("; the group's last-delivered-id {} before, {} after", before,

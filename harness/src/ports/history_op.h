@@ -129,7 +129,7 @@ inline constexpr std::array k_ops = {
            "dead-letter stream (dead_stream, as dead_entry) and XACKed the entry"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
-           "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election "
+           "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election primary_fault "
            "sentinels quorum down_after_ms new_primary switch_ms done_ms seen_by dropped killed consumer pending_dropped "
            "dropped_entries maxlen stream_len trimmed trimmed_entries shard slot node_timeout_ms old_master new_master",
            "a fault: the nemesis's invoke / ok / fail of a scheduled action, and what it did (the figures it "

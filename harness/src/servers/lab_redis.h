@@ -102,19 +102,20 @@ public:
         m_sentinels.reset();  // first: no election while the servers stop
         resume_replica();     // a stopped process would never act on SIGTERM
     }
-    // How long relab waits for the user's topology to be whole again (their supervisor restarting a
-    // primary it shut down, Sentinel relinking it).
+    // How long relab waits for the user's topology to be whole again (Sentinel relinking the
+    // demoted primary after its resync).
     static constexpr std::chrono::milliseconds kUserTopologyTimeout{60000};
     bool user() const { return m_user; }
-    // The user's primary where it was before the trial (`original`), once their supervisor has
-    // started the one relab shut down: the rest of the run uses it.
+    // The user's primary where it was before the trial (`original`), once Sentinel has relinked the
+    // one the lab demoted: the rest of the run uses it.
     void restore_user_primary(const RedisEndpoint& original) {
         resume_replica();
         fail_back(*m_sentinels, original, kUserTopologyTimeout);
     }
-    // The primary dies at once, without a final save (SIGKILL, or SHUTDOWN NOSAVE on the user's).
+    // The primary dies at once, without a final save (SIGKILL); the user's is demoted by Sentinel's
+    // forced failover instead, which promotes the detached replica as it stands.
     void kill_primary() {
-        if (m_user) return shut_down(m_primary_ep);
+        if (m_user) return force_failover(*m_sentinels, m_replica_ep, kUserTopologyTimeout);
         own_primary().crash();
     }
     LabRedis(const LabRedis&) = delete;
@@ -134,7 +135,7 @@ public:
         return *m_sentinels;
     }
     EmbeddedRedis& own_primary() {
-        if (m_user) throw std::logic_error("the failover lab on the user's Sentinel only pauses the replica and kills the primary");
+        if (m_user) throw std::logic_error("the failover lab on the user's Sentinel only detaches the replica and fails the primary over");
         if (!m_primary) throw std::logic_error("this lab runs on the run's Redis, not its own");
         return *m_primary;
     }

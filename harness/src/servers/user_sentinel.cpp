@@ -82,8 +82,8 @@ UserPair wait_for_user_pair(const SentinelSet& sentinels, milliseconds timeout) 
         if (SteadyClock::now() >= deadline)
             throw EnvironmentError(fmt::format(
                 "the failover lab needs a primary and a linked replica behind your Sentinel ('{}'), and after {} ms "
-                "there are none ({}); if relab shut your primary down, whatever supervises it (systemd, a restart "
-                "policy) must start it again",
+                "there are none ({}); after the lab's failover the demoted primary must resync from the promoted "
+                "replica and report its link up",
                 sentinels.master_name(), timeout.count(), why));
         std::this_thread::sleep_for(milliseconds(50));
     }
@@ -110,27 +110,38 @@ void DetachedReplica::resume() noexcept {
     }
 }
 
-void shut_down(const RedisEndpoint& server) {
-    {
-        RedisClient c(server, milliseconds(2000));
+// SENTINEL FAILOVER on the first sentinel, asked again while it refuses: a sentinel refuses while
+// its view of the replica is stale (NOGOODSLAVE) or a failover runs (INPROG).
+void ask_failover(const SentinelSet& sentinels, SteadyClock::time_point deadline, const std::string& why) {
+    for (std::string last;;) {
         try {
-            // NOW and FORCE (Redis 7.0) skip the wait for lagging replicas; an older server refuses them.
-            const RedisReply r = c.command({"SHUTDOWN", "NOSAVE", "NOW", "FORCE"});
-            if (r.is_error()) c.call({"SHUTDOWN", "NOSAVE"});
-        } catch (const RedisError&) {
-            // the connection closing is the answer a shutdown gives
-        }
-    }
-    const auto deadline = SteadyClock::now() + milliseconds(5000);
-    for (;;) {
-        try {
-            RedisClient probe(server, milliseconds(200));
-            probe.call({"PING"});
-        } catch (const RedisError&) {
+            RedisClient c(sentinels.endpoints().at(0), milliseconds(2000));
+            c.call({"SENTINEL", "FAILOVER", sentinels.master_name()});
             return;
+        } catch (const RedisError& e) {
+            last = e.what();
         }
         if (SteadyClock::now() >= deadline)
-            throw EnvironmentError(fmt::format("{} still answers 5 s after SHUTDOWN NOSAVE", server.display()));
+            throw EnvironmentError(fmt::format("SENTINEL FAILOVER {} {} was refused: {}", sentinels.master_name(), why, last));
+        std::this_thread::sleep_for(milliseconds(100));
+    }
+}
+
+void force_failover(SentinelSet& sentinels, const RedisEndpoint& replica, milliseconds timeout) {
+    const auto deadline = SteadyClock::now() + timeout;
+    ask_failover(sentinels, deadline, "to promote the detached replica " + replica.display());
+    for (std::string role;;) {
+        try {
+            RedisClient c(replica, milliseconds(1000));
+            role = c.call({"ROLE"}).elements.at(0).str;
+            if (role == "master") return;
+        } catch (const RedisError& e) {
+            role = e.what();
+        }
+        if (SteadyClock::now() >= deadline)
+            throw EnvironmentError(fmt::format("the sentinels did not promote {} within {} ms of SENTINEL FAILOVER "
+                                               "(it answers ROLE {})",
+                                               replica.display(), timeout.count(), role));
         std::this_thread::sleep_for(milliseconds(10));
     }
 }
@@ -144,20 +155,7 @@ void fail_back(SentinelSet& sentinels, const RedisEndpoint& original, millisecon
         throw EnvironmentError(fmt::format("cannot move the primary back to {}: the sentinels' replica is {}",
                                            original.display(), now.replica.display()));
     const auto asked = SteadyClock::now();
-    // A sentinel refuses while its view of the replica is stale (NOGOODSLAVE) or a failover runs (INPROG).
-    for (std::string last;;) {
-        try {
-            RedisClient c(sentinels.endpoints().at(0), milliseconds(2000));
-            c.call({"SENTINEL", "FAILOVER", sentinels.master_name()});
-            break;
-        } catch (const RedisError& e) {
-            last = e.what();
-        }
-        if (SteadyClock::now() >= deadline)
-            throw EnvironmentError(fmt::format("SENTINEL FAILOVER {} to move the primary back to {} was refused: {}",
-                                               sentinels.master_name(), original.display(), last));
-        std::this_thread::sleep_for(milliseconds(200));
-    }
+    ask_failover(sentinels, deadline, "to move the primary back to " + original.display());
     sentinels.wait_for_switch_master(now.primary, left(), asked);
     sentinels.wait_until_all_name(original, left());
     const UserPair back = wait_for_user_pair(sentinels, left());

@@ -1,8 +1,9 @@
 // The faults of the failover lab on a primary and replica the user owns behind their own Sentinel
 // (--redis-url redis+sentinel://… --allow-server-faults): relab cannot signal a process on someone
 // else's machine, so it acts through the servers' own commands. A pause detaches the replica
-// (REPLICAOF), a kill is SHUTDOWN NOSAVE; the user's supervisor (systemd, Docker's restart policy)
-// starts the primary again, and relab then moves the primary back where it was (SENTINEL FAILOVER).
+// (REPLICAOF); the primary's death is Sentinel's forced failover (SENTINEL FAILOVER), which promotes
+// the stale replica and demotes the primary, closing its clients' connections; relab then moves the
+// primary back where it was (SENTINEL FAILOVER again). No server of the user's stops.
 #pragma once
 
 #include <chrono>
@@ -45,13 +46,15 @@ private:
     bool m_attached = false;
 };
 
-// SHUTDOWN NOSAVE (NOW FORCE where the server knows them): the process ends at once, without a
-// final save, and every connection closes, as with SIGKILL. Returns once the port refuses.
-void shut_down(const RedisEndpoint& server);
+// The lab's failover on the user's servers: SENTINEL FAILOVER while `replica` is detached, so the
+// sentinels promote it as it is and demote the primary, which resyncs from it (what it answered OK
+// since the detachment is gone) after Sentinel closes its clients' connections. Returns once
+// `replica` answers ROLE master; throws EnvironmentError after `timeout`.
+void force_failover(SentinelSet& sentinels, const RedisEndpoint& replica, std::chrono::milliseconds timeout);
 
-// After a failover of the lab: waits for the user's supervisor to start the old primary and for
-// Sentinel to make it a linked replica, then has Sentinel promote it back (SENTINEL FAILOVER), so
-// the topology is as relab found it. Throws EnvironmentError after `timeout` at any step.
+// After a failover of the lab: waits for Sentinel to make the old primary a linked replica, then
+// has Sentinel promote it back (SENTINEL FAILOVER), so the topology is as relab found it. Throws
+// EnvironmentError after `timeout` at any step.
 void fail_back(SentinelSet& sentinels, const RedisEndpoint& original, std::chrono::milliseconds timeout);
 
 }  // namespace relab

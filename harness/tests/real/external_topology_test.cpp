@@ -1,7 +1,8 @@
 // relab on a Redis Cluster and a Sentinel set that the test starts and hands over by URL, as a user
 // hands theirs: the S2 labs route by the user's cluster's slots; the failover lab is skipped on the
-// user's sentinels without --allow-server-faults while the other labs run on the primary they name;
-// and every key outside relab's namespace is byte-identical afterwards.
+// user's sentinels without --allow-server-faults while the other labs run on the primary they name,
+// and with it fails their primary over and moves it back; and every key outside relab's namespace
+// is byte-identical afterwards.
 #include <unistd.h>
 
 #include <atomic>
@@ -117,7 +118,7 @@ TEST(ExternalTopologyTest, s2_labs_route_by_the_slots_of_a_users_cluster_and_lea
 
 // A primary, its replica and 3 sentinels, started here and handed to relab as the user's. A
 // supervisor thread starts a server again once its process has ended, as systemd or Docker's
-// restart policy would: without the opt-in it must have nothing to do.
+// restart policy would: it must have nothing to do, since relab stops no server of the user's.
 struct UserSentinelSet {
     EmbeddedRedis primary;
     EmbeddedRedis replica{replica_of(primary)};
@@ -190,6 +191,39 @@ TEST(ExternalTopologyTest, without_the_opt_in_the_failover_lab_leaves_a_users_se
     EXPECT_EQ(snapshot(user.primary.endpoint()), before);
     EXPECT_EQ(run_keys(user.primary.endpoint()), 0u);
     EXPECT_EQ(user.restarts.load(), 0) << "no server of the user's stopped";
+    EXPECT_TRUE(fs::is_empty(dir.path / "tmp"));
+}
+
+TEST(ExternalTopologyTest, with_the_opt_in_the_failover_lab_fails_over_a_users_primary_and_moves_it_back) {
+    UserSentinelSet user;
+    {
+        RedisClient c(user.primary.endpoint());
+        for (const auto& argv : user_writes("u")) c.call(argv);
+        ASSERT_GE(c.call({"WAIT", "1", "5000"}).integer, 1);
+    }
+    const Snapshot before = snapshot(user.primary.endpoint());
+    TestDir dir;
+
+    // With it: the replica is detached, the user's sentinels fail the primary over to it, and their
+    // promotion is what the lab's clients follow; relab moves the primary back. No server stops.
+    const auto faulted =
+        run_relab(dir.path, fmt::format("08i-failover --runs 1 --allow-server-faults --redis-url {}", user.url()));
+    ASSERT_EQ(faulted.exit_code, 0) << faulted.out << faulted.err;
+    const json& lab = lab_of(faulted, "08i-failover");
+    EXPECT_TRUE(lab.at("summary").at("held").get<bool>()) << faulted.out;
+    const json& trial = lab.at("trials").at(0);
+    EXPECT_EQ(trial.at("accounting").at("lost"), 2);
+    std::string new_primary;
+    for (const auto& rec : trial.at("history"))
+        if (rec.at("op") == "fault" && rec.contains("new_primary")) new_primary = rec.at("new_primary");
+    EXPECT_EQ(new_primary, user.replica.endpoint().display()) << "the promoted replica, as the user's sentinels said";
+    EXPECT_EQ(user.restarts.load(), 0) << "no server of the user's stopped";
+    EXPECT_EQ(user.sentinels->switches().size(), 2u) << "the lab's failover and the one moving the primary back";
+    EXPECT_EQ(user.sentinels->master_addr().port, user.primary.endpoint().port);
+
+    EXPECT_EQ(snapshot(user.primary.endpoint()), before) << "the user's keys, resynced to the restarted primary";
+    EXPECT_EQ(run_keys(user.primary.endpoint()), 0u);
+    EXPECT_EQ(run_keys(user.replica.endpoint()), 0u);
     EXPECT_TRUE(fs::is_empty(dir.path / "tmp"));
 }
 
