@@ -89,6 +89,7 @@ public:
         write_accounting(run, out);
         write_idem_counts(run, out);
         write_figures(run, out);
+        write_beside(run, out);
         write_comparisons(run, out);
         write_quotes(run, out);
     }
@@ -181,6 +182,18 @@ private:
                 out << fmt::format("| `{}` | {} | {} | {} | {} |\n", lab.scenario.id, cell(m.label), cell(m.measured),
                                    cell(m.documented), cell(m.reason));
             }
+        }
+    }
+
+    // Labs that ran an arrangement beside themselves (`beside`): both throughputs and their ratio.
+    static void write_beside(const RunReport& run, std::ostream& out) {
+        bool heading = false;
+        for (const auto& lab : run.labs) {
+            const std::string beside = beside_throughput_text(lab);
+            if (lab.skipped || beside.empty()) continue;
+            if (!heading) out << "\n### Throughput beside another arrangement, in the same run\n\n";
+            heading = true;
+            out << fmt::format("- `{}`: {}\n", lab.scenario.id, cell(beside));
         }
     }
 

@@ -127,6 +127,17 @@ TEST(HtmlReporterTest, the_articles_throughput_figure_stands_beside_the_measured
     EXPECT_NE(lab.find("<p class=\"figure\">throughput 2.35 jobs/s (median of 2 trial(s))</p></div>"), std::string::npos) << lab;
 }
 
+TEST(HtmlReporterTest, a_lab_run_beside_another_arrangement_shows_both_throughputs_and_the_ratio) {
+    RunReport run;
+    run.labs = {test::s2_beside_s1_lab()};
+    const std::string lab = section(render(run), "s2-s1-same-workload");
+    EXPECT_NE(lab.find("<p class=\"figure beside\">throughput 30.00 jobs/s (median of 2 trial(s)); beside it, S1 on "
+                       "the same workload in the same run: 10.00 jobs/s (median of 2 trial(s)); this lab&#39;s is "
+                       "3.00x it</p></div>"),
+              std::string::npos)
+        << lab;
+}
+
 TEST(HtmlReporterTest, documented_result_stands_beside_the_measured_one) {
     const std::string lab = section(render(test::sample_run()), "08a-baseline");
     // The article's words as a quotation citing its title and section, relab's summary apart and labelled.

@@ -69,6 +69,18 @@ TEST(MarkdownReporterTest, the_articles_throughput_figure_is_a_row_beside_the_me
         << md;
 }
 
+TEST(MarkdownReporterTest, a_lab_run_beside_another_arrangement_shows_both_throughputs_and_the_ratio) {
+    RunReport run;
+    run.labs = {test::s2_beside_s1_lab(), test::baseline_lab()};
+    const std::string md = render(run);
+    EXPECT_NE(md.find("### Throughput beside another arrangement, in the same run\n\n- `s2-s1-same-workload`: "
+                      "throughput 30.00 jobs/s (median of 2 trial(s)); beside it, S1 on the same workload in the same "
+                      "run: 10.00 jobs/s (median of 2 trial(s)); this lab's is 3.00x it\n"),
+              std::string::npos)
+        << md;
+    EXPECT_EQ(md.find("`08a-baseline`: throughput"), std::string::npos) << "a lab with nothing beside it has no line";
+}
+
 TEST(MarkdownReporterTest, table_syntax_and_markup_in_cells_is_escaped) {
     LabResult lab = test::baseline_lab();
     lab.scenario.title = "a | b <token> & *bold* `code` [link]\nsecond line";

@@ -622,6 +622,17 @@ inline LabResult s1_throughput_lab() {
     return lab;
 }
 
+// S2 with S1 run beside it on the same workload (`beside`): both throughputs and their ratio.
+inline LabResult s2_beside_s1_lab() {
+    LabResult lab = baseline_lab();
+    lab.scenario.id = "s2-s1-same-workload";
+    lab.scenario.show_throughput = true;
+    lab.throughput = ThroughputStats{2, 2, 400.0, 30.0, 29.0, 31.0};
+    lab.beside_throughput = ThroughputStats{2, 2, 1200.0, 10.0, 9.5, 10.5};
+    lab.beside_name = "S1";
+    return lab;
+}
+
 inline RunReport sample_run() {
     RunReport run;
     run.relab_commit = "631b39ae6c30";

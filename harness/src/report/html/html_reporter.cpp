@@ -811,7 +811,9 @@ private:
                                         lab.delivery.max_us / 1000.0)
                 << "</p>";
         if (!lab.lock_release_method.empty()) out << "<p>lock release: " << esc(lab.lock_release_method) << "</p>";
-        if (d.throughput && lab.throughput.trials > 0)
+        if (const std::string beside = beside_throughput_text(lab); !beside.empty())
+            out << "<p class=\"figure beside\">" << esc(beside) << "</p>";
+        else if (d.throughput && lab.throughput.trials > 0)
             out << "<p class=\"figure\">" << esc(fmt::format("throughput {:.2f} jobs/s (median of {} trial(s))", lab.throughput.per_s,
                                                                lab.throughput.trials))
                 << "</p>";

@@ -79,4 +79,13 @@ nlohmann::json comparison_table_json(const ComparisonTable& table) {
     return {{"table", table.name}, {"rows", rows}};
 }
 
+std::string beside_throughput_text(const LabResult& lab) {
+    if (!lab.beside_throughput || lab.beside_throughput->per_s <= 0 || lab.throughput.trials == 0) return "";
+    const ThroughputStats& b = *lab.beside_throughput;
+    return fmt::format("throughput {:.2f} jobs/s (median of {} trial(s)); beside it, {} on the same workload in the "
+                       "same run: {:.2f} jobs/s (median of {} trial(s)); this lab's is {:.2f}x it",
+                       lab.throughput.per_s, lab.throughput.trials, lab.beside_name, b.per_s, b.trials,
+                       lab.throughput.per_s / b.per_s);
+}
+
 }  // namespace relab

@@ -38,6 +38,11 @@ struct ComparisonTable {
 std::vector<ComparisonTable> comparison_tables(const std::vector<LabResult>& labs);
 
 void write_comparison_table(const ComparisonTable& table, std::ostream& out);
+
+// A lab's throughput beside the arrangement it ran beside in the same run (`beside`), as one
+// English sentence: "<lab>: N jobs/s beside <name>'s M jobs/s on the same workload (R×; …)"; empty
+// when the lab has no such figure.
+std::string beside_throughput_text(const LabResult& lab);
 nlohmann::json comparison_table_json(const ComparisonTable& table);
 
 }  // namespace relab
