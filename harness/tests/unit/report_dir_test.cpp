@@ -8,6 +8,7 @@
 
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
+#include "report/text/comparison_table.h"
 #include "report_fixture.h"
 
 namespace relab {
@@ -85,6 +86,7 @@ TEST_F(ReportDirFiles, reads_every_run_report_in_name_order_and_ignores_other_js
     // relab run's tables beside the labs: not runs, and not said to be ignored either.
     write("load-table.json", R"({"load_table": [], "relab_peak_rss_kb": 1})");
     write("soak-table.json", R"({"soak_table": [], "relab_peak_rss_kb": 1})");
+    write("comparison-s4a-by-language.json", comparison_table_json(ComparisonTable{"s4a-by-language", {}}).dump());
     const SavedReports saved = read_report_dir(m_dir.string());
     ASSERT_EQ(saved.files.size(), 2u);
     EXPECT_EQ(fs::path(saved.files[0]).filename(), "08a-baseline.json");

@@ -120,8 +120,10 @@ SavedReports read_report_files(const std::vector<std::string>& names) {
             continue;
         }
         if (!j.is_object() || !j.contains("labs") || !j.at("labs").is_array()) {
-            // relab run's load and soak tables sit beside the labs' files; neither is a run of its own.
-            if (!(j.is_object() && (j.contains("load_table") || j.contains("soak_table"))))
+            // relab run's load, soak and comparison tables sit beside the labs' files; none is a run of its own.
+            const bool table = j.is_object() && (j.contains("load_table") || j.contains("soak_table") ||
+                                                 (j.contains("table") && j.contains("rows")));
+            if (!table)
                 saved.ignored.push_back(path.string());
             continue;
         }
