@@ -19,15 +19,7 @@ using nlohmann::json;
 using relab::test::lab_of;
 using relab::test::run_relab;
 
-class AfterArticlesTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-after-articles-test-{}", getpid());
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    fs::path m_dir;
-};
+class AfterArticlesTest : public relab::test::RelabDirTest {};
 
 // The records of one trial with this op whose fields hold `fields` (top level, by equality).
 std::vector<json> records(const json& trial, const std::string& op, const json& fields = json::object()) {

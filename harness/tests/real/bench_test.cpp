@@ -18,15 +18,8 @@ namespace relab {
 
 namespace fs = std::filesystem;
 
-class BenchTest : public ::testing::Test {
+class BenchTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        static int counter = 0;
-        m_dir = fs::temp_directory_path() / fmt::format("relab-bench-test-{}-{}", getpid(), ++counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // Runs `relab bench ARGS` with TMPDIR in the test's folder (and `env` before it, if any);
     // the exit status.
     int bench(const std::string& args, const std::string& env = "") {
@@ -40,7 +33,6 @@ protected:
     }
     bool tmp_is_empty() const { return fs::is_empty(m_dir / "tmp"); }
 
-    fs::path m_dir;
     std::string m_out, m_err;
 };
 

@@ -28,14 +28,8 @@ using nlohmann::json;
 
 using relab::test::slurp;
 
-class CrossCheckTest : public ::testing::Test {
+class CrossCheckTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-cross-check-{}", getpid());
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // The JSON report of `relab run ARGS --backend BACKEND`; fails the test on a non-zero exit.
     json run(const std::string& backend, const std::string& args) {
         const auto json_path = m_dir / (backend + ".json");
@@ -56,8 +50,6 @@ protected:
         json real = run("real", args);
         return {std::move(real), run("sim", args)};
     }
-
-    fs::path m_dir;
 };
 
 // What must agree between the backends, per lab: the wrong count and, per trial, the final

@@ -23,14 +23,8 @@ using relab::test::lab_of;
 using relab::test::RelabRun;
 using relab::test::run_relab;
 
-class ExecExamplesTest : public ::testing::Test {
+class ExecExamplesTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-exec-examples-test-{}", getpid());
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // `relab run ID ARGS --runs 1`; the lab's JSON, or a skip of the test when relab skipped the lab.
     json run(const std::string& id, const std::string& args, CiReport ci) {
         const std::string scenarios = std::string(RELAB_SOURCE_DIR) + "/scenarios";
@@ -68,7 +62,6 @@ protected:
             if (r.at("op") == op) out.push_back(r);
         return out;
     }
-    fs::path m_dir;
 };
 
 #define SKIP_IF_SKIPPED(lab) \

@@ -37,21 +37,8 @@ using relab::RedisReply;
 using relab::test::lab_of;
 using relab::test::run_relab;
 
-using Snapshot = std::map<std::string, std::pair<std::string, long long>>;
-
-// key -> (DUMP payload, PEXPIRETIME) of every key of one server.
-Snapshot snapshot(const RedisEndpoint& ep) {
-    RedisClient c(ep);
-    Snapshot out;
-    std::string cursor = "0";
-    do {
-        const RedisReply r = c.call({"SCAN", cursor, "COUNT", "1000"});
-        cursor = r.elements.at(0).str;
-        for (const auto& k : r.elements.at(1).elements)
-            out[k.str] = {c.call({"DUMP", k.str}).str, c.call({"PEXPIRETIME", k.str}).integer};
-    } while (cursor != "0");
-    return out;
-}
+using Snapshot = relab::test::RedisSnapshot;
+const auto& snapshot = relab::test::redis_snapshot;
 
 // Keys of a run of relab ("relab:<run id>:…"), not the user's "relab:not-a-run:…".
 size_t run_keys(const RedisEndpoint& ep) {

@@ -23,14 +23,8 @@ using relab::test::run_relab;
 using relab::test::RelabRun;
 using relab::test::slurp;
 
-class FamiliesTest : public ::testing::Test {
+class FamiliesTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-families-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // A shipped lab that never goes wrong, expected to go wrong at least once in up to 3 trials: the
     // loop must run all 3 and the verdict break (0 wrong).
     fs::path until_wrong_variant(const std::string& file) {
@@ -72,9 +66,6 @@ protected:
         EXPECT_EQ(lab_of(r, id).at("summary").at("verdict"), "held");
         EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
     }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
 };
 
 TEST_F(FamiliesTest, stream_labs_honour_until_wrong_under_jobs) { expect_until_wrong_under_jobs("08b-s1.json", "08b-s1"); }

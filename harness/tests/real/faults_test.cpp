@@ -24,14 +24,8 @@ using relab::test::lab_of;
 using relab::test::run_relab;
 using relab::test::slurp;
 
-class FaultsTest : public ::testing::Test {
+class FaultsTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-faults-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // Processes whose command line names this test's folder: role processes (their config lives
     // in the run's temp dir) and servers (their data dirs do); and processes working in it:
     // PostgreSQL's backends, whose command line names no folder, run in their data directory.
@@ -49,9 +43,6 @@ protected:
         }
         return out;
     }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
 };
 
 // The records of one trial with this op (and actor, when given).

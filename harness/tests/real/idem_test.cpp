@@ -31,16 +31,7 @@ using relab::test::CiReport;
 using relab::test::run_relab;
 using relab::test::slurp;
 
-class IdemLabsTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-idem-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
-    RelabRun relab(const std::string& args, CiReport ci = CiReport::save) { return run_relab(m_dir, args, ci); }
-
+class IdemLabsTest : public relab::test::RelabDirTest {
 public:
     RelabRun relab_run(const std::string& args) { return relab(args); }
 
@@ -99,9 +90,6 @@ protected:
         }
         return out;
     }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
 };
 
 TEST_F(IdemLabsTest, redis_sessions_reproduce_the_articles_transcripts) {

@@ -37,14 +37,8 @@ std::string proc_file(const fs::path& path) {
     }
 }
 
-class JobsTest : public ::testing::Test {
+class JobsTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-jobs-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // Processes whose command line names this test's folder: relab children, roles and servers
     // all live under its TMPDIR.
     std::vector<std::string> leftovers() const {
@@ -61,9 +55,6 @@ protected:
         }
         return out;
     }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
 };
 
 // "relab: wall time W s, inherent time I s (W/I = r×), jobs N"

@@ -29,16 +29,8 @@ using relab::test::RelabRun;
 using relab::test::run_relab;
 using relab::test::slurp;
 
-class LabsTest : public ::testing::Test {
+class LabsTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-labs-test-{}-{}", getpid(), ++s_counter);
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
-    RelabRun relab(const std::string& args, CiReport ci = CiReport::save) { return run_relab(m_dir, args, ci); }
-
     static const json& lab(const RelabRun& r, const std::string& id) { return lab_of(r, id); }
 
     // First record of an actor/op in a trial, or null.
@@ -49,9 +41,6 @@ protected:
     }
 
     bool tmp_is_empty() const { return fs::is_empty(m_dir / "tmp"); }
-
-    fs::path m_dir;
-    static inline int s_counter = 0;
 };
 
 TEST_F(LabsTest, baseline_two_consumers_end_wrong_in_every_trial_and_delivery_is_submillisecond) {

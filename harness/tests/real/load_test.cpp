@@ -23,15 +23,7 @@ using relab::test::RelabRun;
 using relab::test::run_relab;
 using relab::test::slurp;
 
-class LoadLabsRealTest : public ::testing::Test {
-protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-load-test-{}", getpid());
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    fs::path m_dir;
-};
+class LoadLabsRealTest : public relab::test::RelabDirTest {};
 
 const json& trial1_load(const json& lab) { return lab.at("trials").at(0).at("load"); }
 

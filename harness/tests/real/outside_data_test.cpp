@@ -61,20 +61,11 @@ void seed_redis(const RedisEndpoint& base) {
     }
 }
 
-// key -> (DUMP payload, PEXPIRETIME) for every key of a database: the bytes and the absolute expiry.
-std::map<std::string, std::pair<std::string, long long>> redis_snapshot(const RedisEndpoint& base, int db) {
+// Every key of database `db` of the server (relab::test::redis_snapshot).
+relab::test::RedisSnapshot redis_snapshot(const RedisEndpoint& base, int db) {
     RedisEndpoint ep = base;
     ep.db = db;
-    RedisClient c(ep);
-    std::map<std::string, std::pair<std::string, long long>> out;
-    std::string cursor = "0";
-    do {
-        const RedisReply r = c.call({"SCAN", cursor, "COUNT", "1000"});
-        cursor = r.elements.at(0).str;
-        for (const auto& k : r.elements.at(1).elements)
-            out[k.str] = {c.call({"DUMP", k.str}).str, c.call({"PEXPIRETIME", k.str}).integer};
-    } while (cursor != "0");
-    return out;
+    return relab::test::redis_snapshot(ep);
 }
 
 // Tables of their own in a schema of their own, and one named like relab's in public.

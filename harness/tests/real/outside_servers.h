@@ -10,6 +10,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -28,6 +29,22 @@
 #include "servers/servers.h"
 
 namespace relab::test {
+
+// key -> (DUMP payload, PEXPIRETIME) of every key of the endpoint's database: the bytes and the
+// absolute expiry, so a test sees any change relab made to data it does not own.
+using RedisSnapshot = std::map<std::string, std::pair<std::string, long long>>;
+inline RedisSnapshot redis_snapshot(const RedisEndpoint& ep) {
+    RedisClient c(ep);
+    RedisSnapshot out;
+    std::string cursor = "0";
+    do {
+        const RedisReply r = c.call({"SCAN", cursor, "COUNT", "1000"});
+        cursor = r.elements.at(0).str;
+        for (const auto& k : r.elements.at(1).elements)
+            out[k.str] = {c.call({"DUMP", k.str}).str, c.call({"PEXPIRETIME", k.str}).integer};
+    } while (cursor != "0");
+    return out;
+}
 
 struct OutsideServers {
     std::unique_ptr<EmbeddedRedis> redis;

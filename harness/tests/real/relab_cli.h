@@ -3,6 +3,7 @@
 #pragma once
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -67,5 +68,21 @@ inline const nlohmann::json& lab_of(const RelabRun& r, const std::string& id) {
         if (l.at("id") == id) return l;
     throw std::runtime_error("no lab " + id + " in the report");
 }
+
+// The fixture of a real test that runs relab: a folder of its own per test, named after its suite
+// (its tmp/ is relab's TMPDIR there), removed after the test whatever the outcome.
+class RelabDirTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        static int counter = 0;
+        const char* suite = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+        m_dir = std::filesystem::temp_directory_path() / fmt::format("relab-{}-{}-{}", suite, getpid(), ++counter);
+        std::filesystem::create_directories(m_dir / "tmp");
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    RelabRun relab(const std::string& args, CiReport ci = CiReport::save) { return run_relab(m_dir, args, ci); }
+
+    std::filesystem::path m_dir;
+};
 
 }  // namespace relab::test

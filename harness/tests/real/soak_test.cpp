@@ -28,14 +28,8 @@ using relab::test::RelabRun;
 using relab::test::run_relab;
 using relab::test::slurp;
 
-class SoakRealTest : public ::testing::Test {
+class SoakRealTest : public relab::test::RelabDirTest {
 protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() / fmt::format("relab-soak-test-{}", getpid());
-        fs::create_directories(m_dir / "tmp");
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
     // Processes whose command line names this test's folder: roles and servers live under its TMPDIR.
     std::vector<std::string> leftovers() const {
         std::vector<std::string> out;
@@ -48,8 +42,6 @@ protected:
         }
         return out;
     }
-
-    fs::path m_dir;
 };
 
 // relab's own peak RSS in MB, from "relab's peak RSS N MB" at the end of a run; -1 when missing.
