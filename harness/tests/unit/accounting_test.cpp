@@ -445,5 +445,34 @@ TEST(AccountingTest, a_trim_sorts_the_entries_it_removed_by_what_the_group_had_d
     EXPECT_EQ(f.trimmed_undelivered + f.trimmed_pending, 0);
 }
 
+HistoryRecord refused(int64_t t, const std::string& actor, const std::string& entry, json ev, int attempt, bool retry) {
+    return rec(t, actor, Op::serialization_failure,
+               {{"entry", entry}, {"event", ev}, {"attempt", attempt}, {"isolation", "repeatable_read"},
+                {"snapshot_version", 0}, {"error", "could not serialize access due to concurrent update"}, {"retry", retry}});
+}
+
+// write.isolation: a refused try is no write. Retried, the entry is processed once by the try that
+// committed; given up on, it is acknowledged with no write, so it is lost. Each refusal is counted.
+TEST(AccountingTest, a_refused_transaction_is_counted_and_only_its_committed_retry_is_a_write) {
+    const Accounting retried = account({publish(1, "1-0", event(42, "created", 1)),
+                                        receive(2, "C1", "1-0", event(42, "created", 1)),
+                                        refused(3, "C1", "1-0", event(42, "created", 1), 1, true),
+                                        write(4, "C1", "1-0", event(42, "created", 1), 0), ack(5, "C1", "1-0")});
+    EXPECT_EQ(retried.serialization_failures, 1);
+    EXPECT_EQ(retried.serialization_failure_examples, (std::vector<std::string>{"1-0"}));
+    EXPECT_EQ(retried.processed_once, 1);
+    EXPECT_EQ(retried.lost, 0);
+    EXPECT_TRUE(retried.clean());
+    EXPECT_EQ(accounting_more_text(retried), "1 serialization failure · 1 unapplied");
+
+    const Accounting gave_up = account({publish(1, "1-0", event(42, "created", 1)),
+                                        receive(2, "C1", "1-0", event(42, "created", 1)),
+                                        refused(3, "C1", "1-0", event(42, "created", 1), 1, false), ack(4, "C1", "1-0")});
+    EXPECT_EQ(gave_up.serialization_failures, 1);
+    EXPECT_EQ(gave_up.lost, 1);
+    EXPECT_EQ(gave_up.lost_examples, (std::vector<std::string>{"1-0"}));
+    EXPECT_FALSE(gave_up.clean());
+}
+
 }  // namespace accounting_test
 }  // namespace relab

@@ -98,6 +98,7 @@ TEST(ScenarioSchemaTest, SchemaNamesTheWriteModesAndTheirRules) {
     EXPECT_EQ(enum_of("/$defs/write/properties/version_source"), as_set(names_in(k_version_sources)));
     EXPECT_EQ(enum_of("/$defs/write/properties/dedupe"), as_set(names_in(k_write_dedupes)));
     EXPECT_EQ(enum_of("/$defs/write/properties/commit"), as_set(names_in(k_write_commits)));
+    EXPECT_EQ(enum_of("/$defs/write/properties/isolation"), as_set(names_in(k_write_isolations)));
     std::set<std::string> updates, guarded;
     for (const WriteModeInfo& m : k_write_modes) {
         if (m.statement == WriteStatement::update) updates.emplace(m.name);
