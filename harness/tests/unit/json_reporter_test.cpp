@@ -139,7 +139,7 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
                                                {"reapplied", 0},
                                                {"skipped", 0},
                                                {"pending", 0},
-                                               {"never_delivered", 0}, {"dead_lettered", 0}, {"trimmed_undelivered", 0}, {"trimmed_pending", 0}}));
+                                               {"never_delivered", 0}, {"dead_lettered", 0}, {"trimmed_undelivered", 0}, {"trimmed_pending", 0}, {"serialization_failures", 0}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count
