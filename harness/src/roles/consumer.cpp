@@ -611,10 +611,11 @@ private:
 
     // One try of the job's transaction: BEGIN ISOLATION LEVEL …; SELECT version (the snapshot, in
     // `seen`); the job; the UPDATE; COMMIT. nullopt: the job failed and the transaction rolled back.
-    // Any exception rolls it back first (SerializationFailure, a lost connection).
+    // Any exception rolls it back first (SerializationFailure, a lost connection): under SERIALIZABLE
+    // even the first SELECT may be refused, and a block left aborted would refuse the next BEGIN.
     std::optional<WriteResult> try_transaction(const Event& ev, const OrderWrite& w, std::optional<int64_t>& seen) {
-        seen = m_p.orders.begin_job(m_s.write.isolation, w.order);
         try {
+            seen = m_p.orders.begin_job(m_s.write.isolation, w.order);
             spend_job_cost(ev);
             if (poisoned(ev)) {
                 m_p.orders.rollback_job();

@@ -474,5 +474,20 @@ TEST(AccountingTest, a_refused_transaction_is_counted_and_only_its_committed_ret
     EXPECT_FALSE(gave_up.clean());
 }
 
+// A load trial too large to keep its history still has a throughput: its load figures' entries
+// written over their span; with its history, the writes themselves count.
+TEST(AccountingTest, a_trial_without_its_history_takes_its_throughput_from_its_load_figures) {
+    TrialOutcome t;
+    t.load.events = 3000;
+    t.load.span_us = 2'000'000;
+    EXPECT_EQ(trial_jobs_and_last_write_ns(t), std::make_optional(std::make_pair(int64_t{3000}, int64_t{2'000'000'000})));
+    const ThroughputStats tp = throughput({t});
+    EXPECT_EQ(tp.trials, 1);
+    EXPECT_DOUBLE_EQ(tp.per_s, 1500.0);
+    t.history = {write(1'000'000'000, "C1", "1-0", event(42, "created", 1), 1)};
+    EXPECT_EQ(trial_jobs_and_last_write_ns(t), std::make_optional(std::make_pair(int64_t{1}, int64_t{1'000'000'000})));
+    EXPECT_FALSE(trial_jobs_and_last_write_ns(TrialOutcome{}).has_value());
+}
+
 }  // namespace accounting_test
 }  // namespace relab
