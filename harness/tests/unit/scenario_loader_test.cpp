@@ -92,6 +92,9 @@ TEST(ScenarioLoaderTest, ConsumersAsAProgram) {
     doc["buffer"] = json::object();
     expect_error(doc, "/buffer", "a program");
     doc.erase("buffer");
+    doc["write"] = {{"mode", "cas"}, {"isolation", "repeatable_read"}};
+    expect_error(doc, "/write/isolation", "runs its own transactions");
+    doc.erase("write");
     doc["producer"] = {{"env", {{"A", "1"}}}};
     expect_error(doc, "/producer/env", "add \"exec\"");
 }
