@@ -263,6 +263,9 @@ constexpr AccountingFigure k_figures[] = {
      AP::beside, AF::anomaly},
     {"never_delivered", &A::never_delivered, &A::never_delivered_examples, "never delivered", "never delivered",
      "never delivered", AP::beside, AF::anomaly},
+    {"serialization_failures", &A::serialization_failures, &A::serialization_failure_examples,
+     "serialization failure", "serialization failures", "serialization failures (40001, rolled back)", AP::beside,
+     AF::none},
     {"unapplied", &A::unapplied, &A::unapplied_examples, "unapplied", "unapplied", "unapplied (every write refused)",
      AP::beside, AF::none},
     {"side_effects", &A::side_effects, nullptr, "side effect sent", "side effects sent", "", AP::side_effects, AF::none},
@@ -600,6 +603,11 @@ Accounting account(const std::vector<HistoryRecord>& history, std::vector<StaleO
     count_trimmed(facts, a);
     count_event_repeats(facts, a);
     count_stale_and_side_effects(history, facts, a, stale_out);
+    for (const HistoryRecord& r : history)
+        if (r.op == Op::serialization_failure) {
+            ++a.serialization_failures;
+            add_example(a.serialization_failure_examples, std::string(record_entry(r)));
+        }
     return a;
 }
 

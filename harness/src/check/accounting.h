@@ -42,6 +42,9 @@ namespace relab {
 //   side_effects    side effects sent (`side_effect` records: rows of tmp_side_effects)
 //   side_effects_out_of_order  orders whose side effects, in the table's seq order, are not in
 //                   version order: a later-numbered one carries an older version than one before it
+// Beside them, in a lab whose jobs run in a transaction (write.isolation):
+//   serialization_failures  tries of a job's transaction PostgreSQL refused with 40001 and that rolled
+//                   back (`serialization_failure` records): each was run again, or its entry given up on
 // Beside them, counted per event (order, type, version) rather than per entry:
 //   republished     events with ok publishes in two entries or more (an outbox row published by two
 //                   dispatchers, or again after a dispatcher's crash before its mark)
@@ -67,6 +70,7 @@ struct Accounting {
     int dead_lettered = 0;
     int trimmed_undelivered = 0;
     int trimmed_pending = 0;
+    int serialization_failures = 0;
     // The first few of each class (entry ids; for stale overwrites StaleOverwrite::describe()).
     std::vector<std::string> duplicated_examples;
     std::vector<std::string> lost_examples;
@@ -82,6 +86,7 @@ struct Accounting {
     std::vector<std::string> dead_lettered_examples;
     std::vector<std::string> trimmed_undelivered_examples;
     std::vector<std::string> trimmed_pending_examples;
+    std::vector<std::string> serialization_failure_examples;  // the entries whose transaction was refused
 
     // No figure that flags a trial (AccountingFlag) is above zero: nothing to flag.
     bool clean() const;

@@ -237,6 +237,10 @@ LatencyStats delivery_latency(const std::vector<TrialOutcome>& trials) {
 }
 
 std::optional<std::pair<int64_t, int64_t>> trial_jobs_and_last_write_ns(const TrialOutcome& t) {
+    // A load trial too large to keep its history (KeepRule::max_records) keeps its load figures:
+    // the entries written, and the span from the first publish (the trial's start) to the last write.
+    if (t.history.empty() && t.load.events > 0 && t.load.span_us > 0)
+        return std::make_pair(t.load.events, t.load.span_us * 1000);
     int64_t jobs = 0, last = 0;
     for (const auto& r : t.history) {
         if (r.op != Op::write) continue;

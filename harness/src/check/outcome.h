@@ -91,7 +91,8 @@ struct ThroughputStats {
     double per_s_max = 0;
 };
 
-// The pace of one trial: jobs written and when the last one was; nullopt without a write.
+// The pace of one trial: jobs written and when the last one was; nullopt without a write. A trial
+// whose history was not kept (a load trial) gives its load figures' entries written and span.
 std::optional<std::pair<int64_t, int64_t>> trial_jobs_and_last_write_ns(const TrialOutcome& t);
 ThroughputStats throughput(const std::vector<TrialOutcome>& trials);
 

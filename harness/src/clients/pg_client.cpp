@@ -344,6 +344,9 @@ auto on_store(PgSession& s, F f) -> decltype(f()) {
         return f();
     } catch (const PgError& e) {
         if (is_connection_failure(e)) throw StoreUnavailable(e.what());
+        // Only a transaction at repeatable read or serializable (write.isolation) can meet it; a
+        // role elsewhere ends on it as on any database error.
+        if (e.sqlstate() == "40001") throw SerializationFailure(e.what());
         throw;
     }
 }
@@ -414,6 +417,32 @@ OrderStatements::Upserted RealOrderStore::upsert(const OrderRow& row, VersionGua
     if (r.rows.size() > 1 || (r.rows.size() == 1 && r.rows[0].size() != 1))
         throw PgError(sql, "", "expected at most one row of one column");
     return {static_cast<int64_t>(r.rows.size()), r.rows.size() == 1 && r.rows[0][0] == "t"};
+}
+
+std::optional<int64_t> RealOrderStore::begin_job(WriteIsolation level, int64_t order) {
+    const std::string begin = job_begin_sql(level);
+    const std::string shown = snapshot_select_sql(order);
+    return on_store(m_session, [&]() -> std::optional<int64_t> {
+        m_session.exec(begin);
+        const SqlStepResult r = m_session.exec_prepared(
+            "relab_snapshot_version", "SELECT version FROM tmp_orders WHERE id = $1", {std::to_string(order)}, shown);
+        if (r.rows.empty()) return std::nullopt;
+        if (r.rows.size() != 1 || r.rows[0].size() != 1) throw PgError(shown, "", "expected at most one row of one column");
+        return std::stoll(r.rows[0][0]);
+    });
+}
+
+void RealOrderStore::commit_job() {
+    // A COMMIT the server answers ROLLBACK (the block had failed) would hide a lost write.
+    const SqlStepResult r = on_store(m_session, [&] { return m_session.exec("COMMIT"); });
+    if (r.tag != "COMMIT") throw PgError("COMMIT", "", "the job's transaction ended with " + r.tag + ", not COMMIT");
+}
+
+void RealOrderStore::rollback_job() {
+    try {
+        m_session.run("ROLLBACK");  // its own errors (no transaction left, a lost connection) change nothing
+    } catch (const PgError&) {
+    }
 }
 
 int64_t RealOrderStore::send_side_effect(int64_t order, const std::string& event_type, int64_t version) {

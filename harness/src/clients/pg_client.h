@@ -122,6 +122,9 @@ public:
     std::vector<OrderRow> rows() override;
     int64_t send_side_effect(int64_t order, const std::string& event_type, int64_t version) override;
     std::vector<SideEffectRow> side_effects() override;
+    std::optional<int64_t> begin_job(WriteIsolation level, int64_t order) override;
+    void commit_job() override;
+    void rollback_job() override;
 
 private:
     int64_t update(const OrderUpdate& u) override;

@@ -93,6 +93,10 @@ std::optional<std::string> stream_sim_skip_reason(const Scenario& s) {
     if (s.producer.wait_replicas > 0)
         return "the producer's WAIT counts replicas acknowledging its XADD; the simulator's replica is a snapshot, "
                "with no replication offsets to acknowledge (the real backend runs it)";
+    if (s.write.isolation != WriteIsolation::none)
+        return "write.isolation \"" + to_string(s.write.isolation) +
+               "\" runs each job in a transaction at that level; the simulator's PostgreSQL applies each statement "
+               "on its own, with no transactions, snapshots or serialization failures (the real backend runs it)";
     return std::nullopt;
 }
 

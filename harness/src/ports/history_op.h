@@ -41,6 +41,7 @@ enum class Op {
     take,
     job_fail,
     dead_letter,
+    serialization_failure,
     // the nemesis and relab's own records
     fault,
     observe,
@@ -94,12 +95,14 @@ inline constexpr std::array k_ops = {
            "a consumer created the consumer group again after NOGROUP (recovery.recreate_group)"},
     OpInfo{Op::lock_acquire, "lock_acquire", "key attempts ttl_ms event",
            "a consumer got the per-order lock (SET NX PX) after `attempts` tries"},
-    OpInfo{Op::write, "write", "entry event status mode affected sql version delta amount row_action insert_conflict dedupe reason stream batch seen_by",
+    OpInfo{Op::write, "write", "entry event status mode affected sql version delta amount row_action insert_conflict dedupe reason stream batch seen_by "
+           "isolation attempts",
            "a consumer's state write to tmp_orders (plain, CAS, upsert or insert-then-update) and the rows it "
            "affected; delta (write mode delta): the change it added to the amount; amount (cas_state): the amount it set; row_action: inserted, updated or none; insert_conflict: the INSERT hit 23505 and an UPDATE "
            "followed; dedupe: applied, or skipped (reason) when tmp_inbox already had the event's (aggregate, version); "
            "batch (write.commit \"batch\"): the number of writes that committed with it in one transaction; seen_by trigger: "
-           "a program's write, seen by relab's trigger on tmp_orders (sql: its statement)"},
+           "a program's write, seen by relab's trigger on tmp_orders (sql: its statement); isolation (write.isolation): the "
+           "level of the transaction that spanned the job, attempts: the tries it took to commit"},
     OpInfo{Op::lock_release, "lock_release", "key result method event held_ms ttl_ms",
            "a consumer's compare-and-delete of its lock: result 1, or 0 when it had expired or was taken"},
     OpInfo{Op::buffer_hold, "buffer_hold", "entry event waiting_for",
@@ -127,6 +130,11 @@ inline constexpr std::array k_ops = {
     OpInfo{Op::dead_letter, "dead_letter", "entry event deliveries dead_stream dead_entry stream",
            "a consumer gave up on a failing job at recovery.max_deliveries: it XADDed the entry's fields to the "
            "dead-letter stream (dead_stream, as dead_entry) and XACKed the entry"},
+    OpInfo{Op::serialization_failure, "serialization_failure", "entry event attempt isolation snapshot_version error retry stream",
+           "PostgreSQL refused the job's transaction (write.isolation) with SQLSTATE 40001 on its try `attempt`: "
+           "another transaction changed the row after its snapshot (snapshot_version: the version it read). It was "
+           "rolled back; retry true: the whole transaction, job and all, runs again before any XACK; false: "
+           "write.serialization_retries ran out and the entry is acknowledged unwritten"},
     OpInfo{Op::fault, "fault",
            "action target fault name note phase text error key pttl_ms evicted_keys oom_errors policy db keys "
            "keys_before keys_after persistence restart_ms idem_keys_before idem_keys_after survived lost election primary_fault "

@@ -50,6 +50,9 @@ int64_t OrderStore::send_side_effect(int64_t, const std::string&, int64_t) {
     not_supported("OrderStore::send_side_effect");
 }
 std::vector<SideEffectRow> OrderStore::side_effects() { not_supported("OrderStore::side_effects"); }
+std::optional<int64_t> OrderStore::begin_job(WriteIsolation, int64_t) { not_supported("OrderStore::begin_job"); }
+void OrderStore::commit_job() { not_supported("OrderStore::commit_job"); }
+void OrderStore::rollback_job() { not_supported("OrderStore::rollback_job"); }
 
 void Outbox::begin_round() { not_supported("Outbox::begin_round"); }
 void Outbox::commit_round() { not_supported("Outbox::commit_round"); }

@@ -216,11 +216,28 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The database refused a statement or COMMIT of a job's transaction with SQLSTATE 40001: another
+// transaction changed what this one read after its snapshot (write.isolation repeatable_read or
+// serializable). The transaction is aborted; the caller rolls it back and may run it again.
+class SerializationFailure : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
 // The consumer side's PostgreSQL table, in the lab's vocabulary.
 class OrderStore {
 public:
     virtual ~OrderStore() = default;
+    // write_state inside begin_job's transaction runs in it. Throws SerializationFailure (40001).
     virtual WriteResult write_state(const OrderWrite& w) = 0;
+    // write.isolation: BEGIN ISOLATION LEVEL <level>; SELECT version FROM tmp_orders WHERE id = <order>,
+    // which takes the transaction's snapshot. The version it read; nullopt: no such row. The
+    // transaction lasts until commit_job (which may throw SerializationFailure) or rollback_job
+    // (which never throws: a lost connection took the transaction with it). The defaults throw
+    // std::logic_error ("... not supported by this backend").
+    virtual std::optional<int64_t> begin_job(WriteIsolation level, int64_t order);
+    virtual void commit_job();
+    virtual void rollback_job();
     // write.commit "batch": the writes of one read (plain or CAS) in one transaction, sent as one
     // multi-statement query: one round trip, every write or none. A result per write, in order.
     // The default throws std::logic_error ("... not supported by this backend").

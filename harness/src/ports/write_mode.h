@@ -113,6 +113,34 @@ constexpr std::string_view guard_operator(VersionGuard g) {
     return "";
 }
 
+// write.isolation: the transaction a consumer's job runs in. none: each statement its own
+// autocommit transaction (the articles' consumers). The others: BEGIN ISOLATION LEVEL <level>, the
+// row's version read (the snapshot), the job, the UPDATE, COMMIT, as application code that reads
+// then writes does; under repeatable_read and serializable PostgreSQL refuses an UPDATE of a row
+// another transaction changed after the snapshot (SQLSTATE 40001), which read_committed re-checks instead.
+enum class WriteIsolation { none, read_committed, repeatable_read, serializable };
+
+struct WriteIsolationInfo {
+    WriteIsolation value;
+    std::string_view name;  // as scenario files, role settings and records spell it
+    std::string_view sql;   // after BEGIN ISOLATION LEVEL; empty for none
+};
+
+inline constexpr WriteIsolationInfo k_write_isolations[] = {
+    {WriteIsolation::none, "none", ""},
+    {WriteIsolation::read_committed, "read_committed", "READ COMMITTED"},
+    {WriteIsolation::repeatable_read, "repeatable_read", "REPEATABLE READ"},
+    {WriteIsolation::serializable, "serializable", "SERIALIZABLE"},
+};
+
+inline std::string to_string(WriteIsolation i) { return std::string(name_in(k_write_isolations, i)); }
+// The level as BEGIN ISOLATION LEVEL names it ("REPEATABLE READ"); empty for none.
+inline std::string_view isolation_sql(WriteIsolation i) {
+    for (const auto& row : k_write_isolations)
+        if (row.value == i) return row.sql;
+    return "";
+}
+
 // One UPDATE of tmp_orders, as both stores take it (the real one renders it as SQL, the simulated
 // table applies it): SET status = <status>[, amount = amount + <amount> | <amount>][, version =
 // <new_version>] WHERE id = <id>[ AND amount >= -<amount>][ AND version <guard> <guard_version>].

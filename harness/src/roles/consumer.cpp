@@ -1,4 +1,5 @@
 #include "roles/event.h"
+#include "roles/order_sql.h"
 #include "roles/roles.h"
 #include "util/check.h"
 #include "util/json_object.h"
@@ -481,27 +482,41 @@ private:
         return true;
     }
 
-    // The job for one event: [lock], its cost, the write, [release], XACK. Returns false when the job
-    // failed and its entry stays pending (a poison entry under the cap, or without one).
-    bool apply(const StreamEntry& entry, const Event& ev) {
+    // The per-order lock around a job (S4), when the lab has one.
+    struct HeldLock {
         std::string token;  // unique to this holder
-        std::string lock_key;
+        std::string key;
         int64_t locked_ns = 0;
-        if (m_s.lock.enabled) {
-            token = m_actor + ":" + entry.id;
-            lock_key = lock_key_for(m_s.lock, ev.order);
-            if (m_s.lock.skew_max_ms > 0)
-                m_p.clock.sleep_for(Millis{m_p.rng.uniform(m_s.lock.skew_min_ms, m_s.lock.skew_max_ms)});
-            int attempts = 1;
-            while (!m_p.kv.set_nx_px(lock_key, token, Millis{m_s.lock.ttl_ms})) {
-                m_p.clock.sleep_for(Millis{m_s.lock.retry_ms});
-                ++attempts;
-            }
-            locked_ns = m_p.clock.now().count();
-            record(Op::lock_acquire,
-                   json_object("key", lock_key, "attempts", attempts, "ttl_ms", m_s.lock.ttl_ms), std::string(), &ev);
-        }
+    };
 
+    std::optional<HeldLock> acquire_lock(const StreamEntry& entry, const Event& ev) {
+        if (!m_s.lock.enabled) return std::nullopt;
+        HeldLock held{m_actor + ":" + entry.id, lock_key_for(m_s.lock, ev.order), 0};
+        if (m_s.lock.skew_max_ms > 0)
+            m_p.clock.sleep_for(Millis{m_p.rng.uniform(m_s.lock.skew_min_ms, m_s.lock.skew_max_ms)});
+        int attempts = 1;
+        while (!m_p.kv.set_nx_px(held.key, held.token, Millis{m_s.lock.ttl_ms})) {
+            m_p.clock.sleep_for(Millis{m_s.lock.retry_ms});
+            ++attempts;
+        }
+        held.locked_ns = m_p.clock.now().count();
+        record(Op::lock_acquire, json_object("key", held.key, "attempts", attempts, "ttl_ms", m_s.lock.ttl_ms),
+               std::string(), &ev);
+        return held;
+    }
+
+    void release_lock(const std::optional<HeldLock>& held, const Event& ev) {
+        if (!held) return;
+        const int64_t released = m_p.kv.delete_if_equals(held->key, held->token);
+        // held_ms against ttl_ms tells whether the lock had expired before this release.
+        record(Op::lock_release,
+               json_object("key", held->key, "result", released, "method", m_p.kv.delete_if_equals_method(), "held_ms",
+                           (m_p.clock.now().count() - held->locked_ns) / 1'000'000, "ttl_ms", m_s.lock.ttl_ms),
+               std::string(), &ev);
+    }
+
+    // The job's own cost: a generated workload's drawn for this event, else job_cost_ms by type.
+    void spend_job_cost(const Event& ev) {
         // Only a generated workload has costs of its own: no key to build for the others.
         const auto own = m_event_cost_us->empty() ? m_event_cost_us->end()
                                                   : m_event_cost_us->find(event_cost_key(ev.order, ev.type, ev.v));
@@ -510,11 +525,9 @@ private:
         } else if (const auto cost = m_s.job_cost_ms.find(ev.type); cost != m_s.job_cost_ms.end()) {
             m_p.clock.sleep_for(Millis{cost->second});
         }
-        if (poisoned(ev)) {
-            if (m_s.lock.enabled) m_p.kv.delete_if_equals(lock_key, token);
-            return job_failed(entry, ev);
-        }
+    }
 
+    OrderWrite order_write_of(const StreamEntry& entry, const Event& ev) const {
         OrderWrite w;
         w.order = ev.order;
         w.status = ev.type;
@@ -524,33 +537,97 @@ private:
         w.event_version = ev.v;
         w.delta = ev.delta.value_or(0);
         w.amount = ev.amount.value_or(0);
-        if (m_s.write.commit == WriteSpec::Commit::batch) {
-            // The write waits for the read's other jobs: flush_writes sends them in one transaction
-            // and acknowledges them after it (the loader allows no lock or side effect here).
-            m_batch.push_back(BatchedWrite{entry.id, ev, std::move(w)});
-            return true;
-        }
-        const WriteResult res = write(w);
-        record(Op::write, write_data(w, res), entry.id, &ev);
-        // The job's email or webhook goes out once the job is done, whatever its write did, as
-        // application code that sends it after the UPDATE does.
-        if (m_s.write.side_effect) {
-            const int64_t seq = with_store_retry([&] { return m_p.orders.send_side_effect(w.order, ev.type, ev.v); });
-            record(Op::side_effect,
-                   json_object("order", w.order, "version", ev.v, "seq", seq, "applied", res.affected > 0), entry.id,
-                   &ev);
-        }
+        return w;
+    }
 
-        if (m_s.lock.enabled) {
-            const int64_t released = m_p.kv.delete_if_equals(lock_key, token);
-            // held_ms against ttl_ms tells whether the lock had expired before this release.
-            record(Op::lock_release,
-                   json_object("key", lock_key, "result", released, "method", m_p.kv.delete_if_equals_method(),
-                               "held_ms", (m_p.clock.now().count() - locked_ns) / 1'000'000, "ttl_ms", m_s.lock.ttl_ms),
-                   std::string(), &ev);
+    // The job for one event: [lock], its cost, the write, [release], XACK. Returns false when the job
+    // failed and its entry stays pending (a poison entry under the cap, or without one).
+    bool apply(const StreamEntry& entry, const Event& ev) {
+        const std::optional<HeldLock> held = acquire_lock(entry, ev);
+        if (m_s.write.isolation != WriteIsolation::none) {
+            if (!apply_in_transaction(entry, ev)) {
+                if (held) m_p.kv.delete_if_equals(held->key, held->token);
+                return job_failed(entry, ev);
+            }
+        } else {
+            spend_job_cost(ev);
+            if (poisoned(ev)) {
+                if (held) m_p.kv.delete_if_equals(held->key, held->token);
+                return job_failed(entry, ev);
+            }
+            OrderWrite w = order_write_of(entry, ev);
+            if (m_s.write.commit == WriteSpec::Commit::batch) {
+                // The write waits for the read's other jobs: flush_writes sends them in one transaction
+                // and acknowledges them after it (the loader allows no lock or side effect here).
+                m_batch.push_back(BatchedWrite{entry.id, ev, std::move(w)});
+                return true;
+            }
+            const WriteResult res = write(w);
+            record(Op::write, write_data(w, res), entry.id, &ev);
+            // The job's email or webhook goes out once the job is done, whatever its write did, as
+            // application code that sends it after the UPDATE does.
+            if (m_s.write.side_effect) {
+                const int64_t seq = with_store_retry([&] { return m_p.orders.send_side_effect(w.order, ev.type, ev.v); });
+                record(Op::side_effect,
+                       json_object("order", w.order, "version", ev.v, "seq", seq, "applied", res.affected > 0),
+                       entry.id, &ev);
+            }
         }
+        release_lock(held, ev);
         acknowledge(entry.id);
         return true;
+    }
+
+    // write.isolation: the job in one transaction at that level, as application code that reads the
+    // row, runs the job and writes does. A serialization failure (40001: another consumer committed
+    // a change to the row after this snapshot) is recorded and the whole transaction, job and all,
+    // runs again, up to write.serialization_retries times; only a committed try is a write. When they
+    // run out the entry is acknowledged unwritten, as a consumer that logs the error and moves on
+    // does. Returns false when the job failed (a poison entry: rolled back, nothing written).
+    bool apply_in_transaction(const StreamEntry& entry, const Event& ev) {
+        const OrderWrite w = order_write_of(entry, ev);
+        const WriteIsolation level = m_s.write.isolation;
+        for (int attempt = 1;; ++attempt) {
+            std::optional<int64_t> seen;
+            try {
+                std::optional<WriteResult> res = with_store_retry([&] { return try_transaction(ev, w, seen); });
+                if (!res) return false;
+                nlohmann::json wd = write_data(w, *res);
+                wd["sql"] = job_transaction_sql(level, w.order, res->sql);
+                wd["isolation"] = to_string(level);
+                wd["attempts"] = attempt;
+                record(Op::write, std::move(wd), entry.id, &ev);
+                return true;
+            } catch (const SerializationFailure& e) {
+                const bool retry = attempt <= m_s.write.serialization_retries;
+                nlohmann::json data =
+                    json_object("attempt", attempt, "isolation", to_string(level), "error", e.what(), "retry", retry);
+                if (seen) data["snapshot_version"] = *seen;
+                record(Op::serialization_failure, std::move(data), entry.id, &ev);
+                if (!retry) return true;
+            }
+        }
+    }
+
+    // One try of the job's transaction: BEGIN ISOLATION LEVEL …; SELECT version (the snapshot, in
+    // `seen`); the job; the UPDATE; COMMIT. nullopt: the job failed and the transaction rolled back.
+    // Any exception rolls it back first (SerializationFailure, a lost connection): under SERIALIZABLE
+    // even the first SELECT may be refused, and a block left aborted would refuse the next BEGIN.
+    std::optional<WriteResult> try_transaction(const Event& ev, const OrderWrite& w, std::optional<int64_t>& seen) {
+        try {
+            seen = m_p.orders.begin_job(m_s.write.isolation, w.order);
+            spend_job_cost(ev);
+            if (poisoned(ev)) {
+                m_p.orders.rollback_job();
+                return std::nullopt;
+            }
+            WriteResult res = m_p.orders.write_state(w);
+            m_p.orders.commit_job();
+            return res;
+        } catch (...) {
+            m_p.orders.rollback_job();
+            throw;
+        }
     }
 
     // What a write record says: the statement, what it did and, for the modes that have them, the

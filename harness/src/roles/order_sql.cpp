@@ -129,4 +129,15 @@ std::string side_effect_sql(int64_t order, const std::string& event_type, int64_
                        order, quoted(event_type), version);
 }
 
+std::string job_begin_sql(WriteIsolation level) {
+    if (level == WriteIsolation::none) throw std::logic_error("job_begin_sql: no transaction without write.isolation");
+    return fmt::format("BEGIN ISOLATION LEVEL {}", isolation_sql(level));
+}
+
+std::string snapshot_select_sql(int64_t order) { return fmt::format("SELECT version FROM tmp_orders WHERE id = {}", order); }
+
+std::string job_transaction_sql(WriteIsolation level, int64_t order, const std::string& write) {
+    return fmt::format("{}; {}; -- the job; {}; COMMIT", job_begin_sql(level), snapshot_select_sql(order), write);
+}
+
 }  // namespace relab

@@ -53,4 +53,11 @@ std::string inbox_insert_sql(const OrderWrite& w);
 // 'paid', 2) RETURNING seq
 std::string side_effect_sql(int64_t order, const std::string& event_type, int64_t version);
 
+// write.isolation's transaction: BEGIN ISOLATION LEVEL REPEATABLE READ (std::logic_error for none),
+// the snapshot's read SELECT version FROM tmp_orders WHERE id = 42, and the whole transaction as
+// the write record shows it: "BEGIN …; SELECT …; -- the job; UPDATE …; COMMIT".
+std::string job_begin_sql(WriteIsolation level);
+std::string snapshot_select_sql(int64_t order);
+std::string job_transaction_sql(WriteIsolation level, int64_t order, const std::string& write);
+
 }  // namespace relab

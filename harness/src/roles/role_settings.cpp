@@ -159,7 +159,9 @@ json to(const WriteSpec& w) {
             {"version_source", enum_name(w.version_source, k_version_sources)},
             {"side_effect", w.side_effect},
             {"dedupe", enum_name(w.dedupe, k_write_dedupes)},
-            {"commit", enum_name(w.commit, k_write_commits)}};
+            {"commit", enum_name(w.commit, k_write_commits)},
+            {"isolation", enum_name(w.isolation, k_write_isolations)},
+            {"serialization_retries", w.serialization_retries}};
 }
 WriteSpec write_from(const json& j) {
     WriteSpec w;
@@ -168,6 +170,8 @@ WriteSpec write_from(const json& j) {
     read(j, "side_effect", w.side_effect);
     read_enum(j, "dedupe", w.dedupe, k_write_dedupes);
     read_enum(j, "commit", w.commit, k_write_commits);
+    read_enum(j, "isolation", w.isolation, k_write_isolations);
+    read(j, "serialization_retries", w.serialization_retries);
     return w;
 }
 

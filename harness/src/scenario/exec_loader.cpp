@@ -89,6 +89,10 @@ void refuse_exec_conflicts(const Object& top, const Scenario& s) {
             top.reader().fail(top.path(own), fmt::format("\"{}\" is a strategy of relab's own consumer; a program given "
                                                          "by \"consumers\": {{\"exec\"}} does its own (drop one of them)",
                                                          own));
+    if (top.has("write") && top.at("write").is_object() && top.at("write").contains("isolation"))
+        top.reader().fail(child(top.path("write"), "isolation"),
+                          "\"isolation\" is how relab's own consumer runs its job; a program given by \"consumers\": "
+                          "{\"exec\"} runs its own transactions (drop one of them)");
 }
 
 }  // namespace relab::scenario_json

@@ -393,6 +393,12 @@ WriteSpec read_write(const Object& o) {
     w.version_source = o.opt_named("version_source", w.version_source, k_version_sources);
     w.dedupe = o.opt_named("dedupe", w.dedupe, k_write_dedupes);
     w.commit = o.opt_named("commit", w.commit, k_write_commits);
+    w.isolation = o.opt_named("isolation", w.isolation, k_write_isolations);
+    w.serialization_retries = static_cast<int>(o.opt_int("serialization_retries", w.serialization_retries, 0, 100));
+    if (o.has("serialization_retries") && w.isolation == WriteIsolation::none)
+        o.reader().fail(o.path("serialization_retries"),
+                        "retries a job's transaction refused with 40001; it needs \"isolation\": \"repeatable_read\", "
+                        "\"serializable\" or \"read_committed\"");
     if (w.version_source == VersionSource::entry_id && !is_guarded_update(w.mode))
         o.reader().fail(o.path("version_source"),
                         "\"entry_id\" is a CAS version and requires \"mode\": \"cas\", got mode \"" +
@@ -859,13 +865,14 @@ std::vector<std::string> expect_fields(std::vector<std::string> others, bool top
 
 // A term is refused where the lab does not measure its figure: there it could never hold. (The soak
 // figures are read from the group relab observes at a soak trial's end; side effects are counted
-// only where consumers send them.)
+// only where consumers send them; serialization failures only where jobs run in a transaction.)
 void check_term_needs(const Reader& r, const Scenario& s, const std::string& expect_path) {
     auto met = [&](TermNeeds needs) {
         switch (needs) {
             case TermNeeds::nothing: return true;
             case TermNeeds::side_effects: return s.write.side_effect;
             case TermNeeds::soak: return s.soak.enabled;
+            case TermNeeds::isolation: return s.write.isolation != WriteIsolation::none;
         }
         return true;
     };
@@ -1083,10 +1090,30 @@ void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
 // batch hold UPDATEs.
 bool writes_update_only(const Scenario& s) { return write_mode_info(s.write.mode).statement == WriteStatement::update; }
 
+// write.isolation's transaction holds the job and one UPDATE: what runs a transaction of its own
+// (the inbox, a batch) or a statement after the COMMIT (a side effect) has no place in it.
+void refuse_isolation_conflicts(const Reader& r, const Object& top, const Scenario& s) {
+    if (s.write.isolation == WriteIsolation::none) return;
+    const std::string at = child(top.path("write"), "isolation");
+    auto refuse = [&](const std::string& what) {
+        r.fail(at, "\"" + to_string(s.write.isolation) + "\" runs each job in one transaction around its UPDATE; " +
+                       what + " (leave \"isolation\" out)");
+    };
+    if (!writes_update_only(s))
+        refuse("it takes mode \"plain\", \"cas\", \"delta\" or \"cas_state\", got mode \"" + to_string(s.write.mode) + "\"");
+    else if (s.write.dedupe != WriteDedupe::none)
+        refuse("the inbox dedupe runs a transaction of its own");
+    else if (s.write.commit == WriteSpec::Commit::batch)
+        refuse("\"commit\": \"batch\" runs one transaction per read");
+    else if (s.write.side_effect)
+        refuse("a side effect is sent after the write, outside it");
+}
+
 // "write", and the orders and dedupe its mode cannot serve.
 void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
     if (top.has("write"))
-        s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit"}));
+        s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit", "isolation",
+                                                        "serialization_retries"}));
     const bool update_only = writes_update_only(s);
     for (size_t i = 0; i < s.orders.size(); ++i)
         if (s.orders[i].absent && update_only)
@@ -1099,6 +1126,7 @@ void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
     if (s.write.dedupe != WriteDedupe::none && !update_only)
         r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
                                                        to_string(s.write.mode) + "\"");
+    refuse_isolation_conflicts(r, top, s);
 }
 
 // The lock around a job, the reorder buffer and the fanout to workers, and what of them excludes the other.

@@ -208,6 +208,12 @@ struct WriteSpec {
     // query after the read's jobs ran: one round trip per read, and every write of the read or none.
     enum class Commit { each, batch };
     Commit commit = Commit::each;
+    // The transaction the job runs in (ports/write_mode.h): none, or BEGIN ISOLATION LEVEL …, the
+    // row's version read, the job, the UPDATE, COMMIT.
+    WriteIsolation isolation = WriteIsolation::none;
+    // How many times a job's transaction refused with 40001 runs again (job and all) before the
+    // consumer gives up and acknowledges the entry unwritten; only with an isolation.
+    int serialization_retries = 3;
     bool operator==(const WriteSpec&) const = default;
 };
 inline constexpr EnumName<WriteSpec::Commit> k_write_commits[] = {{WriteSpec::Commit::each, "each"},

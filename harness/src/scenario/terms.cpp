@@ -30,6 +30,9 @@ constexpr TermRow k_terms[] = {
     {"processed_once", "", S::figure, "processed once", "entries processed once", F::accounting, "processed_once"},
     {"reordered", "", S::figure, "reordered", "stale overwrites", F::accounting, "stale_overwrites"},
     {"unapplied", "", S::figure, "unapplied", "entries whose every write was refused", F::accounting, "unapplied"},
+    {"serialization_failures", "", S::figure, "serialization failures",
+     "transactions refused with 40001 (write.isolation) and rolled back", F::accounting, "serialization_failures",
+     TermNeeds::isolation},
     {"side_effects_out_of_order", "", S::figure, "side effects out of order",
      "orders with side effects out of version order", F::accounting, "side_effects_out_of_order",
      TermNeeds::side_effects},
@@ -71,6 +74,9 @@ std::string_view needs_text(TermNeeds needs) {
         case TermNeeds::side_effects:
             return "no side effect is sent in this lab: add \"side_effect\": true under /write";
         case TermNeeds::soak: return "the soak figures are measured in a soak lab: add \"soak\": {\"drain_ms\": N}";
+        case TermNeeds::isolation:
+            return "no job runs in a transaction in this lab, so none can fail to serialize: add \"isolation\": "
+                   "\"repeatable_read\" (or \"serializable\") under /write";
     }
     return "";
 }

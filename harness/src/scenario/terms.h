@@ -31,7 +31,7 @@ enum class TermShape {
 enum class FigureTable { accounting, idem_counts, load, soak };
 
 // What a lab must do for the term to be measured at all: without it the loader refuses the term.
-enum class TermNeeds { nothing, side_effects, soak };
+enum class TermNeeds { nothing, side_effects, soak, isolation };
 
 struct TermRow {
     std::string_view name;  // its key in `expect` and `every_wrong_trial`

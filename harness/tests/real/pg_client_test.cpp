@@ -10,6 +10,7 @@
 #include <future>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -367,6 +368,37 @@ TEST_F(OrderStoreTest, CasWriteAffectsOneRowThenNone) {
     WriteResult second = store.write_state({42, "shipped", 2, WriteMode::cas});
     EXPECT_EQ(second.affected, 0);
     EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "paid", 2}}));
+}
+
+// write.isolation's transaction: the snapshot's version is read at BEGIN; another session's commit
+// to the row after it makes the CAS UPDATE a SerializationFailure under REPEATABLE READ (not under
+// READ COMMITTED, which re-checks the guard on the committed row); after rollback_job the session
+// runs the next transaction, which sees the committed version and commits.
+TEST_F(OrderStoreTest, AJobsTransactionMeetsAConcurrentCommitAsASerializationFailureAndRunsAgain) {
+    RealOrderStore store(session());
+    PgSession other(endpoint(), schema());
+    RealOrderStore other_store(other);
+    const OrderWrite paid{42, "paid", 2, WriteMode::cas};
+    const OrderWrite shipped{42, "shipped", 3, WriteMode::cas};
+
+    EXPECT_EQ(store.begin_job(WriteIsolation::repeatable_read, 42), std::optional<int64_t>(1));
+    EXPECT_EQ(other_store.write_state(shipped).affected, 1);  // committed after the snapshot
+    EXPECT_THROW(store.write_state(paid), SerializationFailure);
+    store.rollback_job();
+    EXPECT_EQ(store.begin_job(WriteIsolation::repeatable_read, 42), std::optional<int64_t>(3));
+    EXPECT_EQ(store.write_state(paid).affected, 0);  // the retry sees v3: the guard refuses v2
+    store.commit_job();
+    EXPECT_EQ(store.begin_job(WriteIsolation::serializable, 7), std::nullopt);  // no such row
+    store.commit_job();
+
+    reset_orders_table(session(), {{42, "created", 1}});
+    EXPECT_EQ(store.begin_job(WriteIsolation::read_committed, 42), std::optional<int64_t>(1));
+    EXPECT_EQ(other_store.write_state(shipped).affected, 1);
+    EXPECT_EQ(store.write_state(paid).affected, 0);  // re-checked on the committed row, no error
+    store.commit_job();
+    EXPECT_EQ(store.rows(), (std::vector<OrderRow>{{42, "shipped", 3}}));
+    EXPECT_EQ(job_transaction_sql(WriteIsolation::serializable, 42, "UPDATE …"),
+              "BEGIN ISOLATION LEVEL SERIALIZABLE; SELECT version FROM tmp_orders WHERE id = 42; -- the job; UPDATE …; COMMIT");
 }
 
 TEST_F(OrderStoreTest, PlainWriteOverwritesWhateverTheVersion) {

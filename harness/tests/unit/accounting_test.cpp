@@ -445,5 +445,49 @@ TEST(AccountingTest, a_trim_sorts_the_entries_it_removed_by_what_the_group_had_d
     EXPECT_EQ(f.trimmed_undelivered + f.trimmed_pending, 0);
 }
 
+HistoryRecord refused(int64_t t, const std::string& actor, const std::string& entry, json ev, int attempt, bool retry) {
+    return rec(t, actor, Op::serialization_failure,
+               {{"entry", entry}, {"event", ev}, {"attempt", attempt}, {"isolation", "repeatable_read"},
+                {"snapshot_version", 0}, {"error", "could not serialize access due to concurrent update"}, {"retry", retry}});
+}
+
+// write.isolation: a refused try is no write. Retried, the entry is processed once by the try that
+// committed; given up on, it is acknowledged with no write, so it is lost. Each refusal is counted.
+TEST(AccountingTest, a_refused_transaction_is_counted_and_only_its_committed_retry_is_a_write) {
+    const Accounting retried = account({publish(1, "1-0", event(42, "created", 1)),
+                                        receive(2, "C1", "1-0", event(42, "created", 1)),
+                                        refused(3, "C1", "1-0", event(42, "created", 1), 1, true),
+                                        write(4, "C1", "1-0", event(42, "created", 1), 0), ack(5, "C1", "1-0")});
+    EXPECT_EQ(retried.serialization_failures, 1);
+    EXPECT_EQ(retried.serialization_failure_examples, (std::vector<std::string>{"1-0"}));
+    EXPECT_EQ(retried.processed_once, 1);
+    EXPECT_EQ(retried.lost, 0);
+    EXPECT_TRUE(retried.clean());
+    EXPECT_EQ(accounting_more_text(retried), "1 serialization failure · 1 unapplied");
+
+    const Accounting gave_up = account({publish(1, "1-0", event(42, "created", 1)),
+                                        receive(2, "C1", "1-0", event(42, "created", 1)),
+                                        refused(3, "C1", "1-0", event(42, "created", 1), 1, false), ack(4, "C1", "1-0")});
+    EXPECT_EQ(gave_up.serialization_failures, 1);
+    EXPECT_EQ(gave_up.lost, 1);
+    EXPECT_EQ(gave_up.lost_examples, (std::vector<std::string>{"1-0"}));
+    EXPECT_FALSE(gave_up.clean());
+}
+
+// A load trial too large to keep its history still has a throughput: its load figures' entries
+// written over their span; with its history, the writes themselves count.
+TEST(AccountingTest, a_trial_without_its_history_takes_its_throughput_from_its_load_figures) {
+    TrialOutcome t;
+    t.load.events = 3000;
+    t.load.span_us = 2'000'000;
+    EXPECT_EQ(trial_jobs_and_last_write_ns(t), std::make_optional(std::make_pair(int64_t{3000}, int64_t{2'000'000'000})));
+    const ThroughputStats tp = throughput({t});
+    EXPECT_EQ(tp.trials, 1);
+    EXPECT_DOUBLE_EQ(tp.per_s, 1500.0);
+    t.history = {write(1'000'000'000, "C1", "1-0", event(42, "created", 1), 1)};
+    EXPECT_EQ(trial_jobs_and_last_write_ns(t), std::make_optional(std::make_pair(int64_t{1}, int64_t{1'000'000'000})));
+    EXPECT_FALSE(trial_jobs_and_last_write_ns(TrialOutcome{}).has_value());
+}
+
 }  // namespace accounting_test
 }  // namespace relab

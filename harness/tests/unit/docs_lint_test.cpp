@@ -281,6 +281,8 @@ TEST(DocsCheckSchema, DefaultsAreTheLoaders) {
     EXPECT_EQ(schema_default(d + "write/properties/version_source"), to_string(a.write.version_source));
     EXPECT_EQ(schema_default(d + "write/properties/dedupe"), to_string(a.write.dedupe));
     EXPECT_EQ(schema_default(d + "write/properties/side_effect"), a.write.side_effect);
+    EXPECT_EQ(schema_default(d + "write/properties/isolation"), to_string(a.write.isolation));
+    EXPECT_EQ(schema_default(d + "write/properties/serialization_retries"), a.write.serialization_retries);
     EXPECT_EQ(schema_default(d + "lock/properties/key"), a.lock.key);
     EXPECT_EQ(schema_default(d + "lock/properties/ttl_ms"), a.lock.ttl_ms);
     EXPECT_EQ(schema_default(d + "lock/properties/retry_ms"), a.lock.retry_ms);

@@ -79,6 +79,7 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                         {"skipped", 0},
                                         {"pending", 0},
                                         {"never_delivered", 0}, {"dead_lettered", 0}, {"trimmed_undelivered", 0}, {"trimmed_pending", 0},
+                                        {"serialization_failures", 0},
                                         {"examples",
                                          {{"duplicated", json::array()},
                                           {"lost", json::array()},
@@ -89,7 +90,8 @@ TEST(JsonReporterTest, WorkloadLabCarriesScenarioTrialsAndHistory) {
                                           {"republished", json::array()},
                                           {"reapplied", json::array()},
                                           {"pending", json::array()},
-                                          {"never_delivered", json::array()}, {"dead_lettered", json::array()}, {"trimmed_undelivered", json::array()}, {"trimmed_pending", json::array()}}}}));
+                                          {"never_delivered", json::array()}, {"dead_lettered", json::array()}, {"trimmed_undelivered", json::array()}, {"trimmed_pending", json::array()},
+                                          {"serialization_failures", json::array()}}}}));
     EXPECT_FALSE(t.contains("lost_events"));
     EXPECT_EQ(t.at("final_rows"), (json{{{"id", 42}, {"status", "created"}, {"version", 0}, {"amount", 0}}}));
     EXPECT_EQ(t.at("stream").at(1),
@@ -137,7 +139,7 @@ TEST(JsonReporterTest, LabSummaryHasCountsDocumentedExpectationAndLatency) {
                                                {"reapplied", 0},
                                                {"skipped", 0},
                                                {"pending", 0},
-                                               {"never_delivered", 0}, {"dead_lettered", 0}, {"trimmed_undelivered", 0}, {"trimmed_pending", 0}}));
+                                               {"never_delivered", 0}, {"dead_lettered", 0}, {"trimmed_undelivered", 0}, {"trimmed_pending", 0}, {"serialization_failures", 0}}));
 
     const json& lock = labs.at(1).at("summary");
     EXPECT_TRUE(lock.at("documented").at("wrong").is_null());  // the article gave no count

@@ -40,6 +40,32 @@ TEST(RoleSettingsTest, every_shipped_scenario_and_mutant_round_trips_through_jso
     EXPECT_GT(checked, labs.size());
 }
 
+// write.isolation and its retries reach the role process: each level, and a count that is not the default.
+TEST(RoleSettingsTest, the_write_isolation_and_its_retries_round_trip_through_json) {
+    for (const auto& row : k_write_isolations) {
+        RoleSettings r;
+        r.write.mode = WriteMode::cas;
+        r.write.isolation = row.value;
+        r.write.serialization_retries = 7;
+        const RoleSettings back = through_json(r);
+        EXPECT_EQ(back.write.isolation, row.value) << row.name;
+        EXPECT_EQ(back.write.serialization_retries, 7) << row.name;
+        EXPECT_TRUE(back == r) << row.name;
+    }
+    // The shipped isolation labs and their mutants (scenarios/load, run only when named).
+    size_t labs = 0;
+    for (const Scenario& s : load_scenario_dir(scenarios_dir() + "/load")) {
+        if (s.write.isolation == WriteIsolation::none) continue;
+        ++labs;
+        for (const Mutant& m : s.mutants) {
+            const RoleSettings r = role_settings(apply_mutant(s, m));
+            EXPECT_TRUE(through_json(r) == r) << s.id << " mutant " << m.name;
+        }
+        EXPECT_TRUE(through_json(role_settings(beside_scenario(s))) == role_settings(beside_scenario(s))) << s.id;
+    }
+    EXPECT_GE(labs, 2u);
+}
+
 // A recovery mode is a row of recovery_fields(): its value reaches the role process by that row
 // alone (recovery_to_json walks the table), so each row, moved away from its value, must come back.
 TEST(RoleSettingsTest, every_recovery_row_crosses_to_the_role_process_by_the_table) {

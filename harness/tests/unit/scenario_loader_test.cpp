@@ -92,6 +92,9 @@ TEST(ScenarioLoaderTest, ConsumersAsAProgram) {
     doc["buffer"] = json::object();
     expect_error(doc, "/buffer", "a program");
     doc.erase("buffer");
+    doc["write"] = {{"mode", "cas"}, {"isolation", "repeatable_read"}};
+    expect_error(doc, "/write/isolation", "runs its own transactions");
+    doc.erase("write");
     doc["producer"] = {{"env", {{"A", "1"}}}};
     expect_error(doc, "/producer/env", "add \"exec\"");
 }
@@ -171,6 +174,34 @@ TEST(ScenarioLoaderTest, the_inbox_dedupe_is_refused_with_the_row_creating_write
     for (const char* mode : {"upsert", "insert_then_update"}) {
         doc["write"]["mode"] = mode;
         expect_error(doc, "/write/dedupe", "plain or CAS");
+    }
+}
+
+// write.isolation: a level by its name, its retries only beside it, and nothing that runs a
+// transaction of its own or a statement after the COMMIT.
+TEST(ScenarioLoaderTest, the_write_isolation_takes_a_level_and_refuses_what_its_transaction_cannot_hold) {
+    json doc = workload_doc();
+    EXPECT_EQ(parse(doc).write.isolation, WriteIsolation::none);
+    EXPECT_EQ(parse(doc).write.serialization_retries, 3);
+    doc["write"] = {{"mode", "cas"}, {"isolation", "serializable"}, {"serialization_retries", 5}};
+    EXPECT_EQ(parse(doc).write.isolation, WriteIsolation::serializable);
+    EXPECT_EQ(parse(doc).write.serialization_retries, 5);
+    doc["write"]["isolation"] = "REPEATABLE READ";
+    expect_error(doc, "/write/isolation", "\"repeatable_read\"");
+    doc["write"]["isolation"] = "repeatable_read";
+    doc["write"]["serialization_retries"] = -1;
+    expect_error(doc, "/write/serialization_retries", "");
+    json without = workload_doc();
+    without["write"] = {{"mode", "cas"}, {"serialization_retries", 2}};
+    expect_error(without, "/write/serialization_retries", "it needs \"isolation\"");
+    json upsert = workload_doc();
+    upsert["write"] = {{"mode", "upsert"}, {"isolation", "repeatable_read"}};
+    expect_error(upsert, "/write/isolation", "got mode \"upsert\"");
+    for (const auto& [key, value] : {std::pair<const char*, json>{"dedupe", "aggregate_version"},
+                                     {"commit", "batch"}, {"side_effect", true}}) {
+        json other = workload_doc();
+        other["write"] = {{"mode", "cas"}, {"isolation", "repeatable_read"}, {key, value}};
+        expect_error(other, "/write/isolation", "leave \"isolation\" out");
     }
 }
 

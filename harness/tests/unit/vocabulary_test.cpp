@@ -59,6 +59,7 @@ json doc_for(const TermRow& row) {
     json doc = workload_doc();
     if (row.needs == TermNeeds::side_effects) doc["write"]["side_effect"] = true;
     if (row.needs == TermNeeds::soak) doc["soak"] = {{"drain_ms", 100}};
+    if (row.needs == TermNeeds::isolation) doc["write"]["isolation"] = "repeatable_read";
     return doc;
 }
 

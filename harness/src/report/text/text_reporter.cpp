@@ -67,6 +67,9 @@ struct Words {
     const char* batch_ack;        // entries, first entry, last entry
     const char* batch_ack_one;    // entry: a read of one entry
     const char* batch_commit;     // writes: write.commit "batch", the writes of the one transaction
+    const char* serialization;    // entry, event, isolation, attempt, snapshot version
+    const char* serialization_retry;
+    const char* serialization_gave_up;
 };
 
 constexpr Words k_en{
@@ -109,6 +112,9 @@ constexpr Words k_en{
     "acknowledged {} entries with one XACK ({} … {})",
     "acknowledged {} (the read's only entry)",
     "(one transaction of {} writes)",
+    "'s transaction for {} {} ({}, try {}, snapshot v={}) refused: 40001 could not serialize, rolled back",
+    "→ runs it again",
+    "→ gives up: acknowledges it unwritten",
 };
 
 constexpr Words k_vi{
@@ -151,6 +157,9 @@ constexpr Words k_vi{
     "ACK {} entry bằng một lệnh XACK ({} … {})",
     "ACK {} (entry duy nhất của lần đọc)",
     "(một transaction gồm {} lệnh ghi)",
+    ": transaction cho {} {} ({}, lần {}, snapshot v={}) bị từ chối: 40001 could not serialize, đã rollback",
+    "→ chạy lại",
+    "→ bỏ cuộc: ACK mà không ghi",
 };
 
 // A field of a record's data as text: strings as they are, anything else as JSON, "?" if absent.
@@ -317,8 +326,18 @@ private:
         if (r.op == Op::take)
             return r.actor + " " + fmt::format(fmt::runtime(m_w.take), field_text(d, "entry"),
                                                event_text(event_of(d), m_several_orders), field_text(d, "waited_ms"));
+        if (r.op == Op::serialization_failure) return describe_serialization_failure(r);
         // An op this reporter does not know yet: show it raw rather than hide it.
         return r.actor + " " + to_string(r.op) + (d.empty() ? std::string{} : " " + d.dump());
+    }
+
+    // A job's transaction PostgreSQL refused with 40001 (write.isolation), and what the consumer did next.
+    std::string describe_serialization_failure(const HistoryRecord& r) const {
+        const auto& d = r.data;
+        return r.actor +
+               fmt::format(fmt::runtime(m_w.serialization), field_text(d, "entry"), event_text(event_of(d), m_several_orders),
+                           field_text(d, "isolation"), field_text(d, "attempt"), field_text(d, "snapshot_version")) +
+               " " + (record_fields::bool_field(d, "retry", true) ? m_w.serialization_retry : m_w.serialization_gave_up);
     }
 
     // One XAUTOCLAIM that claimed something: what it took over and what was gone from the stream.
