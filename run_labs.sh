@@ -4,7 +4,7 @@
 #   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
 #   ./run_labs.sh test            build and run every test
 #   ./run_labs.sh build           install what is missing and build relab, nothing more (a CI job's first step)
-#   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy), reports/load/
+#   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy, a failover, S5's isolation levels), reports/load/
 #   ./run_labs.sh examples        the labs whose roles are PHP and Python programs (scenarios/examples), reports/examples/
 #   ./run_labs.sh soak            the soak (scenarios/soak: 100,002 events, the consumer killed every 3 s), reports/soak/
 # It installs missing Debian packages when run as root (otherwise it prints the apt-get line),
@@ -99,6 +99,8 @@ run_group() {
   local timelines=none extra=()
   # The examples run beside 08c-s4a, so that the report compares S4a's C++ and PHP consumers.
   if [ "$name" = "examples" ]; then timelines=first; extra=(08c-s4a); fi
+  # The failover and isolation labs at load are groups of their own (run only when named): here too.
+  if [ "$name" = "load" ]; then extra=(load-failover load-isolation); fi
   ./build/relab run "$name" "${extra[@]}" --timelines "$timelines" --out-dir "reports/$name" "$@" || status=$?
   if [ "$status" -le 1 ]; then
     rc=0
