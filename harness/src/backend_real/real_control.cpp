@@ -77,8 +77,7 @@ nlohmann::json reply_data(const RedisReply& r) {
 
 struct RealControl::Role {
     RoleLaunch launch;
-    RoleConfig config;    // the servers as they are
-    RoleConfig launched;  // what its process gets: the same, or its link proxies in front of them
+    RoleConfig config;  // the servers as they are; its process gets them through_links at each spawn
     std::unique_ptr<RoleProcess> process{};
     std::string stderr_path{};
     int incarnation = 1;
@@ -220,6 +219,8 @@ struct RealControl::Impl {
         throw std::logic_error("no role " + actor + " in this trial");
     }
     void spawn(Role& r) {
+        // Derived at every spawn, so a restart's new seed reaches the process; the proxies are the actor's own.
+        const RoleConfig launched = through_links(r.config);
         // Each incarnation its own stderr file, so a restart keeps the first one's last words.
         r.stderr_path = r.incarnation == 1 ? fmt::format("{}/{}.err", env.dir, r.launch.actor)
                                            : fmt::format("{}/{}.{}.err", env.dir, r.launch.actor, r.incarnation);
@@ -228,10 +229,10 @@ struct RealControl::Impl {
             if (r.launch.role == "consumer" && env.s.kind == LabKind::stream)
                 observer->install_write_log(r.config.pg, r.config.schema);
             if (e->trace) observer->watch_trace(r.launch.actor, trace);
-            r.process = start_program_role(env.s, r.launched, *e, env.dir, r.stderr_path, trace);
+            r.process = start_program_role(env.s, launched, *e, env.dir, r.stderr_path, trace);
             return;
         }
-        r.process = spawn_role_process(env.spawner, env.relab_exe, r.launched, env.dir, r.stderr_path);
+        r.process = spawn_role_process(env.spawner, env.relab_exe, launched, env.dir, r.stderr_path);
     }
     // In a lab whose faults act on links, the config a role's process gets: a proxy of its own on
     // loopback in front of each server, which the link faults then hang, slow or heal.
@@ -365,8 +366,7 @@ RealControl::RealControl(Env env) : m(std::make_unique<Impl>(std::move(env))) {}
 RealControl::~RealControl() = default;
 
 void RealControl::add(const RoleLaunch& launch, RoleConfig config) {
-    RoleConfig launched = m->through_links(config);
-    m->roles.push_back(Role{launch, std::move(config), std::move(launched)});
+    m->roles.push_back(Role{launch, std::move(config)});
     // A program producer waits for the start barrier (program_barrier).
     if (launch.role == "producer" && m->env.s.exec.of("producer")) return;
     m->spawn(m->roles.back());
@@ -526,7 +526,6 @@ void RealControl::start(const Target& t) {
             ++r.incarnation;
             // A new process draws its own randomness, as the simulator's restarted fiber does.
             r.config.seed = derive_seed(r.config.seed, fmt::format("restart:{}:{}", t.actor, r.incarnation));
-            r.launched.seed = r.config.seed;
             r.killed = false;
             m->spawn(r);
             r.process->started();
