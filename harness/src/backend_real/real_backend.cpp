@@ -283,9 +283,11 @@ struct RealBackend::Impl {
         if (s.servers.postgres) start_own_postgres(s);
 
         const std::vector<RoleLaunch> roles = family.roles(s);
+        // Before the control, so that it runs after the control's end has stopped the roles: a role
+        // still running would write a key again once it is deleted.
+        ClusterKeysGone cluster_keys_gone{*this, prefix};
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
                                              cluster_masters, &spawner, cluster.get()});
-        ClusterKeysGone cluster_keys_gone{*this, prefix};
         RealTrialStore store([this]() -> PgSession& { return trial_pg(); }, own_pg != nullptr, control,
                              [this] { return lab_redis(); }, prefix, on_cluster());
         family.prepare(s, store);
@@ -464,10 +466,11 @@ struct RealBackend::Impl {
         return std::nullopt;
     }
 
-    // A lab that kills a shard's master leaves a cluster changed for good: each trial forms its own.
+    // A lab that kills a shard's master (or pauses its replica) leaves a cluster changed for good:
+    // each trial forms its own.
     static bool cluster_faulted(const Scenario& s) {
         return std::any_of(s.faults.begin(), s.faults.end(),
-                           [](const FaultSpec& f) { return f.target.kind == FaultTarget::redis_cluster_master; });
+                           [](const FaultSpec& f) { return f.target.shard >= 0; });
     }
 
     void take_cluster(const Scenario& s) {
@@ -574,6 +577,10 @@ LabResult RealBackend::run_one(const Scenario& s) {
                               "primary took meanwhile; pass --allow-server-faults to run it there, or drop the "
                               "redis+sentinel URL to let "
                               "relab start servers of its own",
+                              m_impl->servers.redis_url_display);
+    if (!missing && m_impl->user_cluster() && Impl::cluster_faulted(s))
+        missing = fmt::format("kills a master of its cluster or pauses a replica, which relab does only to a cluster it "
+                              "forms for the trial, never to yours ({}); drop the redis+cluster URL to run it",
                               m_impl->servers.redis_url_display);
     if (!missing) missing = program_skip_reason(s);  // an interpreter this machine lacks
     if (auto reason = missing) {

@@ -167,6 +167,14 @@ struct RealControl::Impl {
                 if (stop) wait_for_state(r, 'T', "SIGSTOP");
                 return;
             }
+            case FaultTarget::redis_cluster_replica: {
+                if (!env.cluster_servers) break;
+                if (stop)
+                    env.cluster_servers->pause_replica_of(key_slot(env.prefix + shard_stream_key(env.s.shard, t.shard)));
+                else
+                    env.cluster_servers->resume_replicas();
+                return;
+            }
             case FaultTarget::redis_cluster_master:
             case FaultTarget::redis_cache:
             case FaultTarget::clients: break;
@@ -416,6 +424,7 @@ bool RealControl::finished(const Target& t) {
         case FaultTarget::redis: return m->redis_down;
         case FaultTarget::postgres: return !m->postgres().running();
         case FaultTarget::redis_cluster_master: return m->killed_masters.count(t.shard) > 0;
+        case FaultTarget::redis_cluster_replica:
         case FaultTarget::redis_replica:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: return false;
@@ -476,6 +485,7 @@ void RealControl::kill(const Target& t) {
             return;
         }
         case FaultTarget::redis_replica:
+        case FaultTarget::redis_cluster_replica:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: break;
     }
@@ -500,6 +510,7 @@ bool RealControl::paused(const Target& t) {
         case FaultTarget::redis: return m->redis_paused;
         case FaultTarget::redis_replica: return m->replica_paused;
         case FaultTarget::postgres: return m->postgres().paused();
+        case FaultTarget::redis_cluster_replica: return m->env.cluster_servers && m->env.cluster_servers->replica_paused();
         case FaultTarget::redis_cluster_master:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: return false;
@@ -532,6 +543,7 @@ void RealControl::start(const Target& t) {
             return;
         }
         case FaultTarget::redis_cluster_master:
+        case FaultTarget::redis_cluster_replica:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: break;
     }
@@ -542,6 +554,10 @@ void RealControl::start(const Target& t) {
 // so they stay.
 int64_t RealControl::drop_links(const Target& t) {
     if (t.kind == FaultTarget::redis_replica) return m->client().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
+    if (t.kind == FaultTarget::redis_cluster_replica) {
+        if (!m->env.cluster_servers) not_for("drop_links", t);
+        return m->env.cluster_servers->drop_replica_links_of(key_slot(m->env.prefix + shard_stream_key(m->env.s.shard, t.shard)));
+    }
     if (t.kind != FaultTarget::clients && t.kind != FaultTarget::role) not_for("drop_links", t);
     const bool every_role = t.kind == FaultTarget::clients;
     if (!every_role) m->role(t.actor);  // a role of this trial

@@ -334,6 +334,7 @@ struct SimBackend::Impl {
                 case FaultTarget::redis: return !m_impl.world.redis_up();
                 case FaultTarget::postgres: return !m_impl.world.postgres_up();
                 case FaultTarget::redis_cluster_master:  // sim_skip_reason: no cluster model
+                case FaultTarget::redis_cluster_replica:
                 case FaultTarget::redis_replica:
                 case FaultTarget::redis_cache:
                 case FaultTarget::clients: return false;
@@ -348,6 +349,7 @@ struct SimBackend::Impl {
                 case FaultTarget::postgres: return m_impl.world.kill_postgres();
                 case FaultTarget::role: return kill_role(index(t.actor));
                 case FaultTarget::redis_cluster_master:
+                case FaultTarget::redis_cluster_replica:
                 case FaultTarget::redis_replica:
                 case FaultTarget::redis_cache:
                 case FaultTarget::clients: break;
@@ -385,6 +387,7 @@ struct SimBackend::Impl {
                 }
                 case FaultTarget::role: return start_role(index(t.actor));
                 case FaultTarget::redis_cluster_master:
+                case FaultTarget::redis_cluster_replica:
                 case FaultTarget::redis_replica:  // sim_skip_reason keeps a rejoin on the real backend
                 case FaultTarget::redis_cache:
                 case FaultTarget::clients: break;

@@ -59,12 +59,14 @@ json kill_target(const FaultSpec&, const Target& t, Control& c) {
 json pause_target(const FaultSpec&, const Target& t, Control& c) {
     if (c.finished(t)) throw std::runtime_error(target_name(t) + " is not running");
     c.pause(t);
+    if (t.shard >= 0) return {{"shard", t.shard}, {"text", fmt::format("shard {}'s replica paused (SIGSTOP)", t.shard)}};
     return text(fmt::format("{} paused (SIGSTOP)", target_name(t)));
 }
 
 json resume_target(const FaultSpec&, const Target& t, Control& c) {
     if (!c.paused(t)) throw std::runtime_error(target_name(t) + " is not paused");
     c.resume(t);
+    if (t.shard >= 0) return {{"shard", t.shard}, {"text", fmt::format("shard {}'s replica resumed (SIGCONT)", t.shard)}};
     return text(fmt::format("{} resumed (SIGCONT)", target_name(t)));
 }
 
@@ -121,6 +123,7 @@ json restart_target(const FaultSpec&, const Target& t, Control& c) {
         case FaultTarget::postgres: return restart_postgres(t, c);
         case FaultTarget::role: return restart_role(t, c);
         case FaultTarget::redis_cluster_master:
+        case FaultTarget::redis_cluster_replica:
         case FaultTarget::clients: break;
     }
     throw std::logic_error("restart has no row for " + to_string(t.kind));
@@ -150,11 +153,11 @@ json failover_primary(const FaultSpec&, const Target& primary, Control& c) {
 
 json drop_links_of(const FaultSpec&, const Target& t, Control& c) {
     const int64_t dropped = c.drop_links(t);
-    if (t.kind == FaultTarget::redis_replica)
+    if (t.kind == FaultTarget::redis_replica || t.kind == FaultTarget::redis_cluster_replica)
         return {{"dropped", dropped},
-                {"text", fmt::format("the primary dropped {} replication link(s) (CLIENT KILL TYPE replica): it now "
+                {"text", fmt::format("{} dropped {} replication link(s) (CLIENT KILL TYPE replica): it now "
                                      "acknowledges writes no replica has",
-                                     dropped)}};
+                                     t.shard >= 0 ? fmt::format("shard {}'s master", t.shard) : "the primary", dropped)}};
     return {{"dropped", dropped},
             {"text", fmt::format("closed {} Redis connection(s) of {}", dropped,
                                  t.kind == FaultTarget::clients ? std::string("the trial's roles") : t.actor)}};
@@ -355,15 +358,20 @@ json trim_stream(const FaultSpec& f, const Target& server, Control& c) {
 
 // S2 on a Redis Cluster: shard k's master killed, and the cluster's own failover (failure
 // detection after cluster-node-timeout, the replicas' election) awaited, never done by hand.
+// The shard's master killed and, when a pause held its replica back, the replica resumed (stale: it
+// cannot reach the dead master any more), so that it can win the election.
 json failover_shard(const FaultSpec&, const Target& master, Control& c) {
+    const Target replica{FaultTarget::redis_cluster_replica, "", master.shard};
     const Nanos t0 = c.now();
     c.kill(master);
+    const bool was_paused = c.paused(replica);
+    if (was_paused) c.resume(replica);
     json out = c.shard_promote(master, t0);
     out["shard"] = master.shard;
     out["done_ms"] = std::lround(ms_since(c, t0));
-    out["text"] = fmt::format("shard {}'s master{} killed (SIGKILL); {}", master.shard,
+    out["text"] = fmt::format("shard {}'s master{} killed (SIGKILL){}; {}", master.shard,
                               out.contains("old_master") ? " " + out.at("old_master").get<std::string>() : "",
-                              out.value("text", ""));
+                              was_paused ? ", its paused replica resumed" : "", out.value("text", ""));
     return out;
 }
 
@@ -396,12 +404,14 @@ const ActionRow k_actions[] = {
      {{T::role},
       {T::redis, O::redis, kSimRedisNeverPaused},
       {T::redis_replica, O::redis, nullptr, kSimNoIdemReplica},
+      {T::redis_cluster_replica, O::none, kSimNoCluster},
       {T::postgres, O::postgres, kSimPostgresNeverPaused}},
      pause_target},
     {FaultAction::resume, "resume", false,
      {{T::role},
       {T::redis, O::none, kSimRedisNeverPaused},
       {T::redis_replica, O::none, nullptr, kSimNoIdemReplica},
+      {T::redis_cluster_replica, O::none, kSimNoCluster},
       {T::postgres, O::none, kSimPostgresNeverPaused}},
      resume_target},
     // "redis-replica": after a failover, the old primary comes back (the loader wants the failover first)
@@ -411,7 +421,10 @@ const ActionRow k_actions[] = {
     {FaultAction::failover, "failover", true, {{T::redis, O::redis, nullptr, kSimNoIdemReplica}}, failover_primary,
      T::redis_replica},
     {FaultAction::drop_link, "drop_link", true,
-     {{T::redis_replica, O::redis, nullptr, kSimNoIdemReplica}, {T::clients, O::redis}, {T::role, O::redis}},
+     {{T::redis_replica, O::redis, nullptr, kSimNoIdemReplica},
+      {T::redis_cluster_replica, O::none, kSimNoCluster},
+      {T::clients, O::redis},
+      {T::role, O::redis}},
      drop_links_of},
     {FaultAction::flood, "flood", false, {{T::redis, O::none, kSimNoMemory}, {T::redis_cache, O::none, kSimNoMemory}},
      flood_server},
@@ -447,6 +460,7 @@ const std::pair<FaultTarget, const char*> k_target_names[] = {
     {FaultTarget::postgres, "postgres"},
     {FaultTarget::clients, "clients"},
     {FaultTarget::redis_cluster_master, "redis-cluster-master"},
+    {FaultTarget::redis_cluster_replica, "redis-cluster-replica"},
 };
 
 }  // namespace

@@ -17,12 +17,13 @@ enum class FaultTarget {
     postgres,       // the lab's own PostgreSQL ("servers": {"postgres": {...}})
     clients,        // every Redis connection of the trial's roles ("clients")
     redis_cluster_master,  // S2: the master of the lab's Redis Cluster that serves shard `shard`'s stream
+    redis_cluster_replica,  // S2: the replica of that master
 };
 
 struct Target {
     FaultTarget kind = FaultTarget::role;
     std::string actor;  // a role's actor; empty for every other kind
-    int shard = -1;     // redis_cluster_master: the shard (0-based) whose master it is; -1 otherwise
+    int shard = -1;     // redis_cluster_master and _replica: the shard (0-based) whose master it is; -1 otherwise
 
     static Target role(std::string actor) { return {FaultTarget::role, std::move(actor)}; }
     static Target of(FaultTarget kind) { return {kind, {}}; }

@@ -63,6 +63,7 @@ std::string how_to_get(FaultTarget target) {
         case FaultTarget::redis_cache: return "give the lab \"servers\": {\"cache\": {...}}";
         case FaultTarget::postgres: return "give the lab \"servers\": {\"postgres\": {...}}";
         case FaultTarget::redis_cluster_master:
+        case FaultTarget::redis_cluster_replica:
             return "give the lab \"shard\": {\"cluster\": {\"replicas\": 1}}, a Redis Cluster with a replica per master";
         case FaultTarget::role:
         case FaultTarget::clients: break;
@@ -107,11 +108,11 @@ void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultS
         return;
     }
     f.target = fault_target_named(name);
-    if (f.target.kind == FaultTarget::redis_cluster_master)
+    if (f.target.kind == FaultTarget::redis_cluster_master || f.target.kind == FaultTarget::redis_cluster_replica)
         f.target.shard = static_cast<int>(o.req_int("shard", 0, 15));
     else if (o.has("shard"))
-        r.fail(o.path("shard"), "names the shard whose master \"redis-cluster-master\" is; this fault's target is no "
-                                "cluster master");
+        r.fail(o.path("shard"), "names the shard whose master \"redis-cluster-master\" (or its replica, "
+                                "\"redis-cluster-replica\") is; this fault's target is neither");
     // Reads only: the run's server will do when the lab has none of its own.
     const bool reads_only = f.action == FaultAction::observe && f.target.kind == FaultTarget::redis;
     if (reads_only || lab.has(name)) return;

@@ -1268,7 +1268,10 @@ std::vector<std::string> stream_fault_targets(const Scenario& s) {
     if (s.servers.own) actors.push_back("redis");
     if (s.servers.replica) actors.push_back("redis-replica");
     if (s.servers.postgres) actors.push_back("postgres");
-    if (s.shard.enabled && s.shard.cluster_replicas > 0) actors.push_back("redis-cluster-master");
+    if (s.shard.enabled && s.shard.cluster_replicas > 0) {
+        actors.push_back("redis-cluster-master");
+        actors.push_back("redis-cluster-replica");
+    }
     return actors;
 }
 
@@ -1310,7 +1313,7 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
             r.fail(top.path("faults"), to_string(f.action) + " acts on the lab's one stream: a sharded lab has one per shard");
     }
     for (size_t i = 0; i < s.faults.size(); ++i)
-        if (s.faults[i].target.kind == FaultTarget::redis_cluster_master && s.faults[i].target.shard >= s.shard.streams)
+        if (s.faults[i].target.shard >= s.shard.streams)
             r.fail(child(child(top.path("faults"), i), "shard"),
                    fmt::format("the lab has shards 0..{}", s.shard.streams - 1));
 }

@@ -1,5 +1,6 @@
 #include "servers/redis_cluster.h"
 
+#include <csignal>
 #include <thread>
 
 #include <fmt/format.h>
@@ -134,7 +135,9 @@ RedisEndpoint EmbeddedRedisCluster::crash_master_of(int slot) {
 
 std::optional<RedisEndpoint> EmbeddedRedisCluster::serving_master(int slot) const {
     std::optional<RedisEndpoint> named;
-    for (const auto& n : m_nodes) {
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        if (m_paused.count(i)) continue;  // a stopped node would only time out
+        const auto& n = m_nodes[i];
         RedisReply map;
         try {
             map = RedisClient(n->endpoint(), milliseconds(500)).call({"CLUSTER", "SLOTS"});
@@ -163,7 +166,41 @@ std::optional<RedisEndpoint> EmbeddedRedisCluster::serving_master(int slot) cons
     return named;
 }
 
-EmbeddedRedisCluster::~EmbeddedRedisCluster() = default;
+RedisEndpoint EmbeddedRedisCluster::pause_replica_of(int slot) {
+    const std::optional<RedisEndpoint> master = serving_master(slot);
+    if (!master) throw std::logic_error(fmt::format("no master of the cluster serves slot {}", slot));
+    for (size_t i = 0; i < m_nodes.size(); ++i) {
+        if (m_paused.count(i) || m_nodes[i]->endpoint().port == master->port) continue;
+        RedisReply role;
+        try {
+            role = RedisClient(m_nodes[i]->endpoint(), milliseconds(500)).call({"ROLE"});
+        } catch (const RedisError&) {
+            continue;  // a killed node
+        }
+        // ROLE on a replica: "slave", its master's host, its master's port, ...
+        if (role.elements.size() < 3 || role.elements[0].str != "slave" || role.elements[2].integer != master->port)
+            continue;
+        if (::kill(m_nodes[i]->pid(), SIGSTOP) != 0)
+            throw std::runtime_error(fmt::format("SIGSTOP to {} failed", node_name(i, m_nodes[i]->endpoint())));
+        m_paused.insert(i);
+        return m_nodes[i]->endpoint();
+    }
+    throw std::logic_error(fmt::format("the master {} serving slot {} has no live replica to pause", master->display(), slot));
+}
+
+void EmbeddedRedisCluster::resume_replicas() noexcept {
+    for (size_t i : m_paused) ::kill(m_nodes[i]->pid(), SIGCONT);
+    m_paused.clear();
+}
+
+int64_t EmbeddedRedisCluster::drop_replica_links_of(int slot) {
+    const std::optional<RedisEndpoint> master = serving_master(slot);
+    if (!master) throw std::logic_error(fmt::format("no master of the cluster serves slot {}", slot));
+    return RedisClient(*master).call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
+}
+
+// A stopped node would never act on its SIGTERM.
+EmbeddedRedisCluster::~EmbeddedRedisCluster() { resume_replicas(); }
 
 size_t EmbeddedRedisCluster::size() const { return m_masters; }
 
@@ -184,6 +221,7 @@ SlotRange EmbeddedRedisCluster::slots(size_t i) const { return m_slots.at(i); }
 std::chrono::milliseconds EmbeddedRedisCluster::formed_after() const { return m_formed_after; }
 
 void EmbeddedRedisCluster::stop() {
+    resume_replicas();
     for (auto& n : m_nodes) n->stop();
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,15 @@ public:
     // The node every live node's CLUSTER SLOTS names as `slot`'s master, when that node says it is
     // one (ROLE); nullopt while they disagree or name a dead node (the failover is not done).
     std::optional<RedisEndpoint> serving_master(int slot) const;
+    // The replica that follows the master serving `slot` now (its ROLE names that master), stopped
+    // with SIGSTOP: it keeps its connections and replicates nothing until resume_replicas(). Returns
+    // its address. Throws std::logic_error when the slot's master has no live replica.
+    RedisEndpoint pause_replica_of(int slot);
+    void resume_replicas() noexcept;  // SIGCONT to every replica pause_replica_of stopped
+    bool replica_paused() const { return !m_paused.empty(); }
+    // CLIENT KILL TYPE replica on the master serving `slot`: it keeps answering writes that reach no
+    // replica. Returns the number of links it dropped.
+    int64_t drop_replica_links_of(int slot);
 
 private:
     void add_replicas(const RedisClusterOptions& opts);
@@ -60,6 +70,7 @@ private:
     std::vector<std::unique_ptr<EmbeddedRedis>> m_nodes;     // masters, then replicas (replica i of master i)
     size_t m_masters = 0;
     std::vector<SlotRange> m_slots;
+    std::set<size_t> m_paused;  // nodes pause_replica_of stopped: serving_master does not ask them
     std::chrono::milliseconds m_formed_after{0};
 };
 

@@ -85,10 +85,14 @@ TEST(ExternalTopologyTest, s2_labs_route_by_the_slots_of_a_users_cluster_and_lea
 
     // Two seed nodes only: relab reads the third from the cluster's slot map.
     TestDir dir;
-    const auto r = run_relab(dir.path, fmt::format("s2-shard s2-s1-same-workload --runs 1 --redis-url "
+    const auto r = run_relab(dir.path, fmt::format("s2-shard s2-s1-same-workload s2-shard-failover --runs 1 --redis-url "
                                                    "redis+cluster://127.0.0.1:{},127.0.0.1:{}",
                                                    nodes[0].port, nodes[1].port));
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    // Killing a master is done only to a cluster relab forms: on the user's, the lab is skipped.
+    const json& failover = lab_of(r, "s2-shard-failover");
+    EXPECT_TRUE(failover.at("skipped").get<bool>()) << r.out;
+    EXPECT_NE(failover.at("skip_reason").get<std::string>().find("never to yours"), std::string::npos) << r.out;
     const json& shard = lab_of(r, "s2-shard");
     EXPECT_TRUE(shard.at("summary").at("held").get<bool>()) << r.out;
     std::set<std::string> expected;

@@ -207,6 +207,20 @@ TEST(FaultCompositionsTest, shard_failover_kills_the_shards_master_and_waits_for
     EXPECT_EQ(d.at("text"), "shard 2's master 127.0.0.1:7001 killed (SIGKILL); the cluster promoted the replica");
 }
 
+// A replica a pause held back is resumed after the kill, stale, so that it can win the election.
+TEST(FaultCompositionsTest, shard_failover_resumes_the_shards_paused_replica_after_the_kill) {
+    RecordingControl c;
+    const Target replica{FaultTarget::redis_cluster_replica, "", 0};
+    json d = apply_fault(spec(FaultAction::pause), replica, c);
+    EXPECT_EQ(d.at("text"), "shard 0's replica paused (SIGSTOP)");
+    c.calls.clear();
+    d = apply_fault(spec(FaultAction::shard_failover), Target{FaultTarget::redis_cluster_master, "", 0}, c);
+    EXPECT_EQ(c.calls, (std::vector<std::string>{"kill redis-cluster-master", "resume redis-cluster-replica",
+                                                 "shard_promote 0"}));
+    EXPECT_EQ(d.at("text"), "shard 0's master 127.0.0.1:7001 killed (SIGKILL), its paused replica resumed; the cluster "
+                            "promoted the replica");
+}
+
 TEST(FaultCompositionsTest, restart_of_redis_kills_it_starts_it_and_counts_what_it_kept) {
     RecordingControl c;
     c.appendonly = true;

@@ -307,7 +307,14 @@ TEST(S2ShardFailoverTest, a_cluster_master_fault_needs_a_replica_and_a_shard_the
     expect_load_error(d, "/faults/0/shard", "shards 0..1");
     d["faults"][0]["shard"] = 0;
     d["faults"][0]["target"] = "C1";
-    expect_load_error(d, "/faults/0/shard", "no cluster master");
+    expect_load_error(d, "/faults/0/shard", "this fault's target is neither");
+    // The master's replica, held back before a shard failover, names its shard the same way.
+    d["faults"][0] = {{"action", "pause"}, {"target", "redis-cluster-replica"}, {"shard", 2}, {"at_ms", 10}};
+    expect_load_error(d, "/faults/0/shard", "shards 0..1");
+    d["faults"][0].erase("shard");
+    expect_load_error(d, "/faults/0/shard", "required");
+    d["faults"][0] = {{"action", "kill"}, {"target", "redis-cluster-replica"}, {"shard", 0}, {"at_ms", 10}};
+    expect_load_error(d, "/faults/0/target", "kill acts on");
 }
 
 }  // namespace s2_shard_test
