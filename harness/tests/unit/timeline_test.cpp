@@ -172,6 +172,33 @@ TEST(TimelineTest, ops_without_a_drawing_of_their_own_become_generic_markers_and
     EXPECT_EQ(job[0]->end_ns, ms_ns(40));
 }
 
+// S5 under REPEATABLE READ: the refused transaction is a mark inside the job, which goes on to its
+// retry's write; a failure the consumer gave up on is flagged.
+TEST(TimelineTest, a_serialization_failure_is_named_inside_its_job_and_flagged_when_given_up) {
+    TrialOutcome t;
+    const nlohmann::json ev = test::event(100, "paid", 2);
+    t.history = {
+        test::receive(1, 0, "C1", "1-0", ev),
+        test::rec(1, 3, "C1", Op::serialization_failure,
+                  {{"entry", "1-0"}, {"event", ev}, {"isolation", "repeatable_read"}, {"attempt", 1}, {"retry", true}}),
+        test::rec(1, 5, "C1", Op::write, {{"entry", "1-0"}, {"event", ev}, {"affected", 1}, {"attempts", 2}}),
+        test::receive(1, 6, "C2", "2-0", ev),
+        test::rec(1, 8, "C2", Op::serialization_failure,
+                  {{"entry", "2-0"}, {"event", ev}, {"isolation", "serializable"}, {"attempt", 1}, {"retry", false}}),
+    };
+    const Timeline tl = trial_timeline(t, false);
+    const auto others = markers_of(tl, TimelineMarker::Kind::other);
+    ASSERT_EQ(others.size(), 2u);
+    EXPECT_EQ(others[0]->label, "40001 under repeatable_read, try 1: rolled back, runs again");
+    EXPECT_FALSE(others[0]->bad);
+    EXPECT_EQ(others[1]->label, "40001 under serializable, try 1: rolled back, given up");
+    EXPECT_TRUE(others[1]->bad);
+    const auto job = bars_of(tl, "C1", TimelineBar::Kind::job);
+    ASSERT_EQ(job.size(), 1u);
+    EXPECT_EQ(job[0]->start_ns, ms_ns(0));
+    EXPECT_EQ(job[0]->end_ns, ms_ns(5));
+}
+
 TEST(TimelineTest, an_ack_without_a_write_ends_the_job_and_the_lock_wait_counts_from_the_receive) {
     TrialOutcome t;
     t.history = {

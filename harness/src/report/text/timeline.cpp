@@ -293,6 +293,14 @@ private:
             m.label = "late → " + text_of(member(d, "action"));
             m.bad = text_of(member(d, "action")) == "apply";
         }
+        if (r.op == Op::serialization_failure) {
+            // The job stays open: its transaction runs again unless the consumer gave up (then bad).
+            const json& retry = member(d, "retry");
+            const bool again = !retry.is_boolean() || retry.get<bool>();
+            m.label = fmt::format("40001 under {}, try {}: rolled back, {}", text_of(member(d, "isolation")),
+                                  text_of(member(d, "attempt")), again ? "runs again" : "given up");
+            m.bad = !again;
+        }
     }
 
     // Ends the actor's job in progress, if any, as a bar.
