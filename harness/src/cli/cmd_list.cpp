@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/commands.h"
 #include "report/article_words.h"
@@ -69,8 +70,21 @@ std::string labs_markdown(const std::string& scenarios_dir, const std::string& r
     std::vector<std::string> notes;
     in.reference = read_digest(reference, notes);
     in.reference_label = "reports/reference/";
-    if (std::filesystem::is_regular_file(reference))
+    if (std::filesystem::is_regular_file(reference)) {
         in.reference_label += std::filesystem::path(reference).filename().string();
+    } else {
+        // The labs a run of every lab leaves out have references of their own, one folder each
+        // (reports/reference/load from ./run_labs.sh load), so that `relab diff` of a full run
+        // does not list them as missing.
+        std::vector<std::string> extra;
+        for (const char* name : {"load", "soak", "examples"}) {
+            const std::filesystem::path sub = std::filesystem::path(reference) / name;
+            if (!std::filesystem::is_directory(sub)) continue;
+            for (LabDigest& l : read_digest(sub.string(), notes).labs) in.reference.labs.push_back(std::move(l));
+            extra.push_back(std::string(name) + "/");
+        }
+        if (!extra.empty()) in.reference_label += fmt::format(" with {}", fmt::join(extra, ", "));
+    }
     in.regenerate = "relab list --format markdown > docs/labs.md";
     return lab_catalogue_markdown(in);
 }

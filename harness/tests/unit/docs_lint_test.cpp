@@ -367,6 +367,21 @@ TEST(RepoDocs, EveryLabIsInTheCatalogue) {
     EXPECT_GT(labs, 80u);
 }
 
+// The catalogue's measured column covers the labs a full run leaves out too: their references
+// (reports/reference/load, examples, soak) are read beside the full run's.
+TEST(RepoDocs, EveryLabHasAMeasuredFigureInTheCatalogue) {
+    const std::string scenarios = (k_source / "scenarios").string();
+    const std::string md = labs_markdown(scenarios, default_reference_dir(scenarios));
+    EXPECT_EQ(md.find("no reference entry"), std::string::npos)
+        << "a lab has no reference figure: save its group's run with relab diff --save-reference";
+    for (const char* id : {"load-shard-failover-s2-s5", "soak-s3-s5-kills", "php-link-hang"}) {
+        const size_t lab = md.find(std::string("\n### ") + id + "\n");
+        ASSERT_NE(lab, std::string::npos) << id;
+        const std::string section_md = md.substr(lab, md.find("\n### ", lab + 1) - lab);
+        EXPECT_NE(section_md.find("- measured: held"), std::string::npos) << id;
+    }
+}
+
 // Done when the reader can hold every quote against the article: each lab's quote_vi, and every
 // passage of its throughput and also, stands in the catalogue with its section.
 TEST(RepoDocs, EveryQuoteIsInTheCatalogueWithItsSection) {
