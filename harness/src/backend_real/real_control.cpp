@@ -145,6 +145,8 @@ struct RealControl::Impl {
         if (!admin) admin = std::make_unique<RedisClient>(primary());
         return *admin;
     }
+    // The cluster slot of shard k's stream, which names its master (and that master's replica).
+    int shard_slot(int shard) const { return key_slot(env.prefix + shard_stream_key(env.s.shard, shard)); }
     // SIGSTOP (`stop`) or SIGCONT: a pause of `t`, or its resume.
     void stop_or_continue(const Target& t, bool stop) {
         switch (t.kind) {
@@ -170,9 +172,9 @@ struct RealControl::Impl {
             case FaultTarget::redis_cluster_replica: {
                 if (!env.cluster_servers) break;
                 if (stop)
-                    env.cluster_servers->pause_replica_of(key_slot(env.prefix + shard_stream_key(env.s.shard, t.shard)));
+                    env.cluster_servers->pause_replica_of(shard_slot(t.shard));
                 else
-                    env.cluster_servers->resume_replicas();
+                    env.cluster_servers->resume_replica_of(shard_slot(t.shard));
                 return;
             }
             case FaultTarget::redis_cluster_master:
@@ -480,7 +482,7 @@ void RealControl::kill(const Target& t) {
         }
         case FaultTarget::redis_cluster_master: {
             if (!m->env.cluster_servers) not_for("kill", t);
-            const int slot = key_slot(m->env.prefix + shard_stream_key(m->env.s.shard, t.shard));
+            const int slot = m->shard_slot(t.shard);
             m->killed_masters[t.shard] = m->env.cluster_servers->crash_master_of(slot);
             return;
         }
@@ -510,7 +512,8 @@ bool RealControl::paused(const Target& t) {
         case FaultTarget::redis: return m->redis_paused;
         case FaultTarget::redis_replica: return m->replica_paused;
         case FaultTarget::postgres: return m->postgres().paused();
-        case FaultTarget::redis_cluster_replica: return m->env.cluster_servers && m->env.cluster_servers->replica_paused();
+        case FaultTarget::redis_cluster_replica:
+            return m->env.cluster_servers && m->env.cluster_servers->replica_paused(m->shard_slot(t.shard));
         case FaultTarget::redis_cluster_master:
         case FaultTarget::redis_cache:
         case FaultTarget::clients: return false;
@@ -556,7 +559,7 @@ int64_t RealControl::drop_links(const Target& t) {
     if (t.kind == FaultTarget::redis_replica) return m->client().call({"CLIENT", "KILL", "TYPE", "replica"}).integer;
     if (t.kind == FaultTarget::redis_cluster_replica) {
         if (!m->env.cluster_servers) not_for("drop_links", t);
-        return m->env.cluster_servers->drop_replica_links_of(key_slot(m->env.prefix + shard_stream_key(m->env.s.shard, t.shard)));
+        return m->env.cluster_servers->drop_replica_links_of(m->shard_slot(t.shard));
     }
     if (t.kind != FaultTarget::clients && t.kind != FaultTarget::role) not_for("drop_links", t);
     const bool every_role = t.kind == FaultTarget::clients;
@@ -621,7 +624,7 @@ nlohmann::json RealControl::shard_promote(const Target& master, Nanos killed_at)
     if (!m->env.cluster_servers || killed == m->killed_masters.end())
         throw std::logic_error("shard_promote: no master of this shard was killed");
     const int64_t timeout_ms = m->env.s.shard.cluster_node_timeout_ms * 10 + timeouts::kFailover.count();
-    const int slot = key_slot(m->env.prefix + shard_stream_key(m->env.s.shard, master.shard));
+    const int slot = m->shard_slot(master.shard);
     std::optional<RedisEndpoint> promoted;
     const bool done = wait_until(
         [&] {

@@ -356,10 +356,10 @@ json trim_stream(const FaultSpec& f, const Target& server, Control& c) {
                                  entries.size(), ids.empty() ? std::string() : fmt::format(" ({})", fmt::join(ids, ", ")))}};
 }
 
-// S2 on a Redis Cluster: shard k's master killed, and the cluster's own failover (failure
-// detection after cluster-node-timeout, the replicas' election) awaited, never done by hand.
-// The shard's master killed and, when a pause held its replica back, the replica resumed (stale: it
-// cannot reach the dead master any more), so that it can win the election.
+// S2 on a Redis Cluster: shard k's master killed, its replica resumed if a pause held it back
+// (stale: it cannot reach the dead master any more) so that it can win the election, and the
+// cluster's own failover (failure detection after cluster-node-timeout, the replicas' election)
+// awaited, never done by hand.
 json failover_shard(const FaultSpec&, const Target& master, Control& c) {
     const Target replica{FaultTarget::redis_cluster_replica, "", master.shard};
     const Nanos t0 = c.now();

@@ -1,5 +1,6 @@
 #include "servers/redis_cluster.h"
 
+#include <algorithm>
 #include <csignal>
 #include <thread>
 
@@ -136,7 +137,7 @@ RedisEndpoint EmbeddedRedisCluster::crash_master_of(int slot) {
 std::optional<RedisEndpoint> EmbeddedRedisCluster::serving_master(int slot) const {
     std::optional<RedisEndpoint> named;
     for (size_t i = 0; i < m_nodes.size(); ++i) {
-        if (m_paused.count(i)) continue;  // a stopped node would only time out
+        if (is_paused(i)) continue;  // a stopped node would only time out
         const auto& n = m_nodes[i];
         RedisReply map;
         try {
@@ -170,7 +171,7 @@ RedisEndpoint EmbeddedRedisCluster::pause_replica_of(int slot) {
     const std::optional<RedisEndpoint> master = serving_master(slot);
     if (!master) throw std::logic_error(fmt::format("no master of the cluster serves slot {}", slot));
     for (size_t i = 0; i < m_nodes.size(); ++i) {
-        if (m_paused.count(i) || m_nodes[i]->endpoint().port == master->port) continue;
+        if (is_paused(i) || m_nodes[i]->endpoint().port == master->port) continue;
         RedisReply role;
         try {
             role = RedisClient(m_nodes[i]->endpoint(), milliseconds(500)).call({"ROLE"});
@@ -182,15 +183,26 @@ RedisEndpoint EmbeddedRedisCluster::pause_replica_of(int slot) {
             continue;
         if (::kill(m_nodes[i]->pid(), SIGSTOP) != 0)
             throw std::runtime_error(fmt::format("SIGSTOP to {} failed", node_name(i, m_nodes[i]->endpoint())));
-        m_paused.insert(i);
+        m_paused[slot] = i;
         return m_nodes[i]->endpoint();
     }
     throw std::logic_error(fmt::format("the master {} serving slot {} has no live replica to pause", master->display(), slot));
 }
 
+void EmbeddedRedisCluster::resume_replica_of(int slot) noexcept {
+    const auto it = m_paused.find(slot);
+    if (it == m_paused.end()) return;
+    ::kill(m_nodes[it->second]->pid(), SIGCONT);
+    m_paused.erase(it);
+}
+
 void EmbeddedRedisCluster::resume_replicas() noexcept {
-    for (size_t i : m_paused) ::kill(m_nodes[i]->pid(), SIGCONT);
+    for (const auto& [slot, node] : m_paused) ::kill(m_nodes[node]->pid(), SIGCONT);
     m_paused.clear();
+}
+
+bool EmbeddedRedisCluster::is_paused(size_t node) const {
+    return std::any_of(m_paused.begin(), m_paused.end(), [&](const auto& p) { return p.second == node; });
 }
 
 int64_t EmbeddedRedisCluster::drop_replica_links_of(int slot) {

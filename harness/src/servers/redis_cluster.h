@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -54,23 +53,27 @@ public:
     // one (ROLE); nullopt while they disagree or name a dead node (the failover is not done).
     std::optional<RedisEndpoint> serving_master(int slot) const;
     // The replica that follows the master serving `slot` now (its ROLE names that master), stopped
-    // with SIGSTOP: it keeps its connections and replicates nothing until resume_replicas(). Returns
-    // its address. Throws std::logic_error when the slot's master has no live replica.
+    // with SIGSTOP: it keeps its connections and replicates nothing until resumed. Returns its
+    // address. Throws std::logic_error when the slot's master has no live replica.
     RedisEndpoint pause_replica_of(int slot);
-    void resume_replicas() noexcept;  // SIGCONT to every replica pause_replica_of stopped
-    bool replica_paused() const { return !m_paused.empty(); }
+    // SIGCONT to the replica pause_replica_of(slot) stopped, found by the slot even once its master
+    // is dead; no-op when none is paused for it.
+    void resume_replica_of(int slot) noexcept;
+    bool replica_paused(int slot) const { return m_paused.count(slot) > 0; }
     // CLIENT KILL TYPE replica on the master serving `slot`: it keeps answering writes that reach no
     // replica. Returns the number of links it dropped.
     int64_t drop_replica_links_of(int slot);
 
 private:
     void add_replicas(const RedisClusterOptions& opts);
+    void resume_replicas() noexcept;  // every replica a pause stopped: a stopped node ignores SIGTERM
+    bool is_paused(size_t node) const;
     void wait_formed(const RedisClusterOptions& opts, std::chrono::steady_clock::time_point started);
 
     std::vector<std::unique_ptr<EmbeddedRedis>> m_nodes;     // masters, then replicas (replica i of master i)
     size_t m_masters = 0;
     std::vector<SlotRange> m_slots;
-    std::set<size_t> m_paused;  // nodes pause_replica_of stopped: serving_master does not ask them
+    std::map<int, size_t> m_paused;  // slot -> the node pause_replica_of stopped; serving_master skips it
     std::chrono::milliseconds m_formed_after{0};
 };
 

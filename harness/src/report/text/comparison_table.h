@@ -40,8 +40,9 @@ std::vector<ComparisonTable> comparison_tables(const std::vector<LabResult>& lab
 void write_comparison_table(const ComparisonTable& table, std::ostream& out);
 
 // A lab's throughput beside the arrangement it ran beside in the same run (`beside`), as one
-// English sentence: "<lab>: N jobs/s beside <name>'s M jobs/s on the same workload (R×; …)"; empty
-// when the lab has no such figure.
+// English sentence for the HTML and Markdown reports: "throughput N jobs/s (median of T trial(s));
+// beside it, <name> on the same workload in the same run: M jobs/s (…); this lab's is Rx it"; empty
+// when the lab has no such figure. The text report words it in its own language.
 std::string beside_throughput_text(const LabResult& lab);
 nlohmann::json comparison_table_json(const ComparisonTable& table);
 
