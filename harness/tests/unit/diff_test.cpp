@@ -129,6 +129,33 @@ TEST(DiffTest, a_new_accounting_anomaly_is_a_regression_and_a_grown_one_is_not) 
     EXPECT_TRUE(diff_digests(run_of({idem}), run_of({idem_now})).no_change());
 }
 
+TEST(DiffTest, a_new_anomaly_the_lab_bounds_is_listed_but_its_verdict_judges_it) {
+    // A shard failover may redeliver an entry whose XACK died with the master: the lab bounds
+    // "duplicated", so one run with 0 and the next with 1 is a change, not a regression.
+    LabDigest old_lab = lab("s2-shard-failover", "held", 0, 2);
+    old_lab.bounded = {"duplicated"};
+    LabDigest new_lab = old_lab;
+    new_lab.accounting["duplicated"] = 1;
+    new_lab.accounting["lost"] = 1;
+    const DigestDiff d = diff_digests(run_of({old_lab}), run_of({new_lab}));
+    ASSERT_EQ(d.changes.size(), 1u);
+    EXPECT_EQ(d.changes[0].what, (std::vector<std::string>{"new accounting anomaly: duplicated 0 → 1 (within the lab's own bound)",
+                                                           "new accounting anomaly: lost 0 → 1"}));
+    EXPECT_TRUE(d.changes[0].regression);  // lost is not bounded
+
+    new_lab.accounting["lost"] = 0;
+    const DigestDiff bounded_only = diff_digests(run_of({old_lab}), run_of({new_lab}));
+    ASSERT_EQ(bounded_only.changes.size(), 1u);
+    EXPECT_FALSE(bounded_only.changes[0].regression);
+    EXPECT_EQ(bounded_only.regressions, 0);
+
+    // The bound is the new run's: a lab that has dropped it is judged by the rule again.
+    new_lab.bounded.clear();
+    EXPECT_EQ(diff_digests(run_of({old_lab}), run_of({new_lab})).regressions, 1);
+    // And it survives the digest file.
+    EXPECT_EQ(digest_from_json(digest_to_json(run_of({old_lab}))).labs.at(0).bounded, old_lab.bounded);
+}
+
 TEST(DiffTest, broken_to_held_and_skipped_and_ran_are_listed_not_regressions) {
     LabDigest skipped = lab("08c-delex", "skipped", 0, 0);
     skipped.skip_reason = "needs Redis 8.4 (DELEX)";

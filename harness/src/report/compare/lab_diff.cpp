@@ -74,8 +74,10 @@ LabChange compare(const LabDigest& o, const LabDigest& n) {
             const int before = oi == o.accounting.end() ? 0 : oi->second;
             const int after = ni == n.accounting.end() ? 0 : ni->second;
             if (before == 0 && after > 0) {
-                c.what.push_back(fmt::format("new accounting anomaly: {} 0 → {}", cls, after));
-                c.regression = true;
+                const bool bounded = std::find(n.bounded.begin(), n.bounded.end(), cls) != n.bounded.end();
+                c.what.push_back(fmt::format("new accounting anomaly: {} 0 → {}{}", cls, after,
+                                             bounded ? " (within the lab's own bound)" : ""));
+                if (!bounded) c.regression = true;
             }
         }
     }

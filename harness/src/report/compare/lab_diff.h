@@ -5,7 +5,8 @@
 // The rules, per lab (keyed by id, mutant and backend):
 //   - held → broken                                  regression
 //   - a new accounting anomaly: lost, duplicated, redelivered or unexpected 0 → more than 0
-//                                                    regression
+//                                                    regression, unless NEW's expectation bounds
+//                                                    that class (its verdict judges it): changed
 //   - the wrong rate left OLD's 95% interval (a deterministic lab, whose expectation says wrong = all,
 //     none or exactly N: any change of the rate)   changed; a regression too unless NEW still holds
 //   - broken → held, skipped ↔ ran, the expectation's text changed    changed

@@ -80,6 +80,8 @@ LabDigest digest_lab(const LabResult& lab) {
     d.ci_low = lab.wrong_rate_low;
     d.ci_high = lab.wrong_rate_high;
     if (is_stream_lab(lab) && !lab.trials.empty()) d.accounting = accounting_counts(accounting_total(lab));
+    for (const AccountingFigure& f : accounting_figures())
+        if (f.flag == AccountingFlag::anomaly && s.expect.every_trial.band(f.name)) d.bounded.emplace_back(f.name);
     if (!lab.failures.empty() && verdict_of(lab) == Verdict::broken) d.failure = lab.failures.front();
     d.skip_reason = lab.skip_reason;
     return d;
@@ -116,6 +118,7 @@ json lab_json(const LabDigest& l) {
               {"deterministic", l.deterministic},
               {"expectation", l.expectation}};
     if (!l.accounting.empty()) j["accounting"] = l.accounting;
+    if (!l.bounded.empty()) j["bounded"] = l.bounded;
     if (!l.failure.empty()) j["failure"] = l.failure;
     if (!l.skip_reason.empty()) j["skip_reason"] = l.skip_reason;
     return j;
@@ -204,6 +207,14 @@ RunDigest digest_from_json(const json& j) {
                 const std::optional<int> count = v.is_number_integer() ? json_number_as<int>(v) : std::nullopt;
                 if (!count) bad(where + "/accounting/" + k, "expected a count");
                 l.accounting[k] = *count;
+            }
+        }
+        const auto bounded = o.find("bounded");
+        if (bounded != o.end() && !bounded->is_null()) {
+            if (!bounded->is_array()) bad(where + "/bounded", "expected an array of accounting classes");
+            for (const auto& v : *bounded) {
+                if (!v.is_string()) bad(where + "/bounded", "expected an array of accounting classes");
+                l.bounded.push_back(v.get<std::string>());
             }
         }
         l.failure = str_field(o, where, "failure", false);
