@@ -885,10 +885,30 @@ void check_term_needs(const Reader& r, const Scenario& s, const std::string& exp
     }
 }
 
+// "may_appear": {"class": "why", ...}: anomalies the mechanism may show in any number. A class the
+// expectation bounds in every trial is judged by its band already, so naming it twice is refused.
+void read_may_appear(const Object& o, Expectation& e) {
+    const Reader& r = o.reader();
+    const json& v = o.at("may_appear");
+    if (!v.is_object() || v.empty())
+        r.expected(o.path("may_appear"), "an object naming accounting classes with the reason each may appear", v);
+    const auto classes = anomaly_classes();
+    for (const auto& [name, why] : v.items()) {
+        const std::string path = child(o.path("may_appear"), name);
+        if (std::find(classes.begin(), classes.end(), name) == classes.end())
+            r.fail(path, fmt::format("not an accounting anomaly; name one of {}", fmt::join(classes, ", ")));
+        if (!why.is_string() || why.get<std::string>().empty())
+            r.expected(path, "the reason the lab's mechanism may show it, in a sentence", why);
+        if (e.every_trial.band(name))
+            r.fail(path, "the expectation already bounds it in every trial; drop one of the two");
+        e.may_appear.emplace(name, why.get<std::string>());
+    }
+}
+
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
                         const std::string& trials_name) {
-    const Object o(r, v, path, expect_fields({"wrong", "every_wrong_trial", "until_wrong", "throughput_ratio"}, true));
+    const Object o(r, v, path, expect_fields({"wrong", "every_wrong_trial", "until_wrong", "throughput_ratio", "may_appear"}, true));
     Expectation e;
     const json& wrong = o.at("wrong");
     const std::string wrong_path = o.path("wrong");
@@ -919,6 +939,7 @@ Expectation read_expect(const Reader& r, const json& v, const std::string& path,
         r.expected(wrong_path, "\"all\", \"none\" or {\"at_least\": N, \"at_most\": M} or {\"exactly\": N}", wrong);
     }
     read_terms(o, kind, true, e.every_trial);
+    if (o.has("may_appear")) read_may_appear(o, e);
     if (o.has("every_wrong_trial")) {
         if (e.wrong == Expectation::Count::none)
             r.fail(o.path("every_wrong_trial"), "\"wrong\": \"none\" leaves no wrong trial to explain");

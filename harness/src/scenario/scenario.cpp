@@ -88,6 +88,11 @@ std::string Expectation::describe() const {
         text += fmt::format("; throughput >= {} x the arrangement's beside", *throughput_ratio_at_least);
     if (!every_trial.empty()) text += "; every trial: " + every_trial.describe();
     if (!every_wrong_trial.empty()) text += "; every wrong trial: " + every_wrong_trial.describe();
+    if (!may_appear.empty()) {
+        std::vector<std::string> names;
+        for (const auto& [name, why] : may_appear) names.push_back(name);
+        text += fmt::format("; may appear in any number: {}", fmt::join(names, ", "));
+    }
     return text;
 }
 

@@ -429,6 +429,10 @@ struct Expectation {
     // The lab's median throughput over that of the arrangement run beside it (Scenario::beside) must
     // be at least this: what a strategy buys in pace, measured in the same run on the same machine.
     std::optional<double> throughput_ratio_at_least;
+    // Accounting anomalies the lab's mechanism may show in any number, each with the reason ("may_appear":
+    // {"redelivered": "why"}): no trial is judged on them, and relab diff does not call their first
+    // appearance a regression.
+    std::map<std::string, std::string, std::less<>> may_appear;
     // The trials an upper bound was written for (the file's runs): a run of another size (--runs,
     // --trials) keeps the bound's rate, e.g. at most 54 of 60 is at most 1800 of 2000. 0: as written.
     int of_runs = 0;

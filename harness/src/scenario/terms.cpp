@@ -54,6 +54,12 @@ constexpr TermRow k_terms[] = {
 
 std::span<const TermRow> term_rows() { return k_terms; }
 
+std::span<const std::string_view> anomaly_classes() {
+    static constexpr std::string_view classes[] = {"duplicated", "lost",    "trimmed_undelivered", "trimmed_pending",
+                                                   "redelivered", "unexpected", "pending",          "never_delivered"};
+    return classes;
+}
+
 const std::vector<std::string>& figure_names(FigureTable table) {
     static const std::vector<std::string> idem_counts = {"sends",     "orders",     "duplicates", "created",
                                                          "replays",   "conflicts",  "mismatches", "layer4",

@@ -51,6 +51,9 @@ struct TermRow {
 std::span<const TermRow> term_rows();
 // The figures a term of shape `figures` may bound in `table`.
 const std::vector<std::string>& figure_names(FigureTable table);
+// The accounting classes that flag an anomaly (check/accounting.h's AccountingFlag::anomaly; a unit
+// test keeps the two equal): what an expectation's "may_appear" may name.
+std::span<const std::string_view> anomaly_classes();
 // What a lab lacks when the term's needs are not met, and how to give it: the loader's refusal.
 std::string_view needs_text(TermNeeds needs);
 

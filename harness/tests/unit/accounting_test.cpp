@@ -7,6 +7,7 @@
 
 #include "check/accounting.h"
 #include "check/outcome.h"
+#include "scenario/terms.h"
 
 namespace relab {
 namespace accounting_test {
@@ -45,6 +46,16 @@ HistoryRecord old_write(int64_t t, const std::string& actor, json ev, int64_t af
 
 HistoryRecord ack(int64_t t, const std::string& actor, const std::string& entry) {
     return rec(t, actor, Op::ack, {{"entry", entry}});
+}
+
+// The loader knows the anomaly classes without the check layer ("may_appear" names them): both lists
+// say the same.
+TEST(AccountingTest, the_classes_may_appear_takes_are_the_anomalies_the_accounting_flags) {
+    std::vector<std::string_view> flagged;
+    for (const AccountingFigure& f : accounting_figures())
+        if (f.flag == AccountingFlag::anomaly) flagged.push_back(f.name);
+    const auto classes = anomaly_classes();
+    EXPECT_EQ(flagged, std::vector<std::string_view>(classes.begin(), classes.end()));
 }
 
 TEST(AccountingTest, a_clean_run_processes_every_published_entry_once) {

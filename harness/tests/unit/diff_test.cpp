@@ -156,6 +156,22 @@ TEST(DiffTest, a_new_anomaly_the_lab_bounds_is_listed_but_its_verdict_judges_it)
     EXPECT_EQ(digest_from_json(digest_to_json(run_of({old_lab}))).labs.at(0).bounded, old_lab.bounded);
 }
 
+TEST(DiffTest, a_new_anomaly_the_lab_says_may_appear_is_listed_and_no_regression) {
+    // A failover at load redelivers the few entries in flight when the replica stopped, 0 to 4 a run:
+    // the lab says so ("may_appear") rather than bound a count its mechanism does not fix.
+    LabDigest old_lab = lab("load-failover-s3-s5", "held", 1, 1);
+    LabDigest new_lab = old_lab;
+    new_lab.accounting["redelivered"] = 3;
+    EXPECT_EQ(diff_digests(run_of({old_lab}), run_of({new_lab})).regressions, 1);
+    new_lab.may_appear = {"redelivered"};
+    const DigestDiff d = diff_digests(run_of({old_lab}), run_of({new_lab}));
+    ASSERT_EQ(d.changes.size(), 1u);
+    EXPECT_EQ(d.changes[0].what,
+              (std::vector<std::string>{"new accounting anomaly: redelivered 0 → 3 (the lab says it may appear)"}));
+    EXPECT_EQ(d.regressions, 0);
+    EXPECT_EQ(digest_from_json(digest_to_json(run_of({new_lab}))).labs.at(0).may_appear, new_lab.may_appear);
+}
+
 TEST(DiffTest, broken_to_held_and_skipped_and_ran_are_listed_not_regressions) {
     LabDigest skipped = lab("08c-delex", "skipped", 0, 0);
     skipped.skip_reason = "needs Redis 8.4 (DELEX)";

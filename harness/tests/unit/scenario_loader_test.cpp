@@ -205,6 +205,26 @@ TEST(ScenarioLoaderTest, the_write_isolation_takes_a_level_and_refuses_what_its_
     }
 }
 
+// "may_appear" names accounting anomalies with a reason each; it is no band, so the expectation's text
+// lists it apart, and a class the expectation bounds already, a class that is no anomaly, or a missing
+// reason is refused at its key.
+TEST(ScenarioLoaderTest, may_appear_names_anomalies_with_a_reason_and_refuses_what_a_band_already_judges) {
+    json doc = workload_doc();
+    doc["expect"]["lost"] = 0;
+    doc["expect"]["may_appear"] = {{"redelivered", "in flight when the replica stopped"}, {"duplicated", "the same"}};
+    const Scenario s = parse(doc);
+    EXPECT_EQ(s.expect.may_appear.at("redelivered"), "in flight when the replica stopped");
+    EXPECT_EQ(s.expect.describe(), "wrong = none; every trial: lost = 0; may appear in any number: duplicated, redelivered");
+    doc["expect"]["may_appear"] = {{"lost", "why"}};
+    expect_error(doc, "/expect/may_appear/lost", "already bounds it");
+    doc["expect"]["may_appear"] = {{"processed_once", "why"}};
+    expect_error(doc, "/expect/may_appear/processed_once", "not an accounting anomaly; name one of duplicated, lost");
+    doc["expect"]["may_appear"] = {{"pending", ""}};
+    expect_error(doc, "/expect/may_appear/pending", "the reason");
+    doc["expect"]["may_appear"] = json::object();
+    expect_error(doc, "/expect/may_appear", "an object naming accounting classes");
+}
+
 TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     Scenario s = load_scenario(k_scenarios + "/08a-baseline.json");
     EXPECT_EQ(s.file, k_scenarios + "/08a-baseline.json");

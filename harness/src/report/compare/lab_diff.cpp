@@ -74,10 +74,14 @@ LabChange compare(const LabDigest& o, const LabDigest& n) {
             const int before = oi == o.accounting.end() ? 0 : oi->second;
             const int after = ni == n.accounting.end() ? 0 : ni->second;
             if (before == 0 && after > 0) {
-                const bool bounded = std::find(n.bounded.begin(), n.bounded.end(), cls) != n.bounded.end();
+                auto names = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), cls) != v.end(); };
+                const bool bounded = names(n.bounded);
+                const bool allowed = names(n.may_appear);
                 c.what.push_back(fmt::format("new accounting anomaly: {} 0 → {}{}", cls, after,
-                                             bounded ? " (within the lab's own bound)" : ""));
-                if (!bounded) c.regression = true;
+                                             bounded   ? " (within the lab's own bound)"
+                                             : allowed ? " (the lab says it may appear)"
+                                                       : ""));
+                if (!bounded && !allowed) c.regression = true;
             }
         }
     }

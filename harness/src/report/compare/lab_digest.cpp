@@ -54,6 +54,19 @@ T num_field(const json& o, const std::string& where, const char* key, bool requi
     return *x;
 }
 
+// An optional array of accounting class names ("bounded", "may_appear").
+std::vector<std::string> class_list(const json& o, const std::string& where, const char* key) {
+    std::vector<std::string> out;
+    const auto it = o.find(key);
+    if (it == o.end() || it->is_null()) return out;
+    if (!it->is_array()) bad(where + "/" + key, "expected an array of accounting classes");
+    for (const auto& v : *it) {
+        if (!v.is_string()) bad(where + "/" + key, "expected an array of accounting classes");
+        out.push_back(v.get<std::string>());
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string LabDigest::name() const {
@@ -82,6 +95,7 @@ LabDigest digest_lab(const LabResult& lab) {
     if (is_stream_lab(lab) && !lab.trials.empty()) d.accounting = accounting_counts(accounting_total(lab));
     for (const AccountingFigure& f : accounting_figures())
         if (f.flag == AccountingFlag::anomaly && s.expect.every_trial.band(f.name)) d.bounded.emplace_back(f.name);
+    for (const auto& [name, why] : s.expect.may_appear) d.may_appear.push_back(name);
     if (!lab.failures.empty() && verdict_of(lab) == Verdict::broken) d.failure = lab.failures.front();
     d.skip_reason = lab.skip_reason;
     return d;
@@ -119,6 +133,7 @@ json lab_json(const LabDigest& l) {
               {"expectation", l.expectation}};
     if (!l.accounting.empty()) j["accounting"] = l.accounting;
     if (!l.bounded.empty()) j["bounded"] = l.bounded;
+    if (!l.may_appear.empty()) j["may_appear"] = l.may_appear;
     if (!l.failure.empty()) j["failure"] = l.failure;
     if (!l.skip_reason.empty()) j["skip_reason"] = l.skip_reason;
     return j;
@@ -209,14 +224,8 @@ RunDigest digest_from_json(const json& j) {
                 l.accounting[k] = *count;
             }
         }
-        const auto bounded = o.find("bounded");
-        if (bounded != o.end() && !bounded->is_null()) {
-            if (!bounded->is_array()) bad(where + "/bounded", "expected an array of accounting classes");
-            for (const auto& v : *bounded) {
-                if (!v.is_string()) bad(where + "/bounded", "expected an array of accounting classes");
-                l.bounded.push_back(v.get<std::string>());
-            }
-        }
+        l.bounded = class_list(o, where, "bounded");
+        l.may_appear = class_list(o, where, "may_appear");
         l.failure = str_field(o, where, "failure", false);
         l.skip_reason = str_field(o, where, "skip_reason", false);
         d.labs.push_back(std::move(l));

@@ -37,6 +37,9 @@ struct LabDigest {
     // The accounting anomalies the expectation bounds in every trial ("duplicated": {"at_most": 10}):
     // the lab's own verdict judges them, so their first appearance is not a regression by itself.
     std::vector<std::string> bounded;
+    // The accounting anomalies the expectation says may appear in any number ("may_appear"): their
+    // first appearance is not a regression either.
+    std::vector<std::string> may_appear;
     std::string failure;                    // the first reason a broken lab broke
     std::string skip_reason;
 
