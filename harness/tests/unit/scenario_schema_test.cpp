@@ -20,6 +20,7 @@
 #include "fault/fault_spec.h"
 #include "ports/history_op.h"
 #include "scenario/scenario.h"
+#include "scenario/terms.h"
 
 namespace relab {
 namespace scenario_schema_test {
@@ -88,6 +89,14 @@ TEST(ScenarioSchemaTest, SchemaNamesTheLoadersVocabulary) {
     }
     EXPECT_EQ(property_names("/$defs/recovery"), top);
     EXPECT_EQ(property_names("/$defs/recovery/properties/autoclaim"), autoclaim);
+}
+
+// expect.may_appear's keys are the anomaly classes the loader takes, no more, no fewer.
+TEST(ScenarioSchemaTest, may_appear_takes_the_anomaly_classes) {
+    const json& pattern = at("/$defs/expect/properties/may_appear/patternProperties");
+    ASSERT_EQ(pattern.size(), 1u);
+    const auto classes = anomaly_classes();
+    EXPECT_EQ(pattern.items().begin().key(), fmt::format("^({})$", fmt::join(classes, "|")));
 }
 
 // write.mode and the other write.* enums are their tables' names, and the rules that allow only
@@ -227,7 +236,8 @@ const std::vector<Place>& places() {
 // history fields) and the mutants' and the arrangement beside's JSON Patch.
 const std::regex k_not_objects_of_the_loader(
     "/job_cost_ms|/servers/(redis|postgres|cache)|.*/fields(/.*)?|"
-    "/mutants/[0-9]+/patch(/.*)?|/beside/patch(/.*)?|.*/env");  // env: a program's variables, not fields
+    "/mutants/[0-9]+/patch(/.*)?|/beside/patch(/.*)?|.*/env|"  // env: a program's variables, not fields
+    "/expect/may_appear");  // class → reason: its keys are checked below (anomaly_classes)
 // A record match's "bands": a map of field name to a band, which is the loader's object; "final":
 // a map of order id to a final state, an object where it states the amount.
 const std::regex k_map_of_objects(".*/bands|/expect(/every_wrong_trial)?/final");
