@@ -28,6 +28,7 @@ std::string count_text(const Expectation& e) {
     count_only.every_trial = {};
     count_only.every_wrong_trial = {};
     count_only.until_wrong_max_runs = 0;
+    count_only.may_appear = {};
     return count_only.describe();
 }
 

@@ -251,6 +251,14 @@ TEST(CheckerTest, SummarizeWorkloadForEachCountKind) {
     }
 }
 
+// The count's failure names the count alone: what the lab lets appear is no part of it.
+TEST(CheckerTest, the_count_failure_leaves_out_what_may_appear) {
+    LabResult lab = workload_lab(Expectation::Count::all, 0, 1, 0);
+    lab.scenario.expect.may_appear = {{"redelivered", "in flight when the replica stopped"}};
+    summarize(lab);
+    EXPECT_EQ(lab.failures, std::vector<std::string>{"expected wrong = all, measured 0/1"});
+}
+
 TEST(CheckerTest, SummarizeFailsOnUnmetMatchesEvenWhenCountHolds) {
     LabResult lab = workload_lab(Expectation::Count::none, 0, 3, 0);
     lab.scenario.expect.every_trial.has = {RecordMatch{Op::lock_release, {{"result", 0}}}};
