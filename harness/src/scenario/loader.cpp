@@ -908,7 +908,8 @@ void read_may_appear(const Object& o, Expectation& e) {
 // `trials` is how many trials (workload) or cases (sessions) the count is over.
 Expectation read_expect(const Reader& r, const json& v, const std::string& path, LabKind kind, int trials,
                         const std::string& trials_name) {
-    const Object o(r, v, path, expect_fields({"wrong", "every_wrong_trial", "until_wrong", "throughput_ratio", "may_appear"}, true));
+    const Object o(r, v, path,
+                   expect_fields({"wrong", "every_wrong_trial", "until_wrong", "throughput_ratio", "may_appear"}, true));
     Expectation e;
     const json& wrong = o.at("wrong");
     const std::string wrong_path = o.path("wrong");

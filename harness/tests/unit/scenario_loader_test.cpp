@@ -214,7 +214,8 @@ TEST(ScenarioLoaderTest, may_appear_names_anomalies_with_a_reason_and_refuses_wh
     doc["expect"]["may_appear"] = {{"redelivered", "in flight when the replica stopped"}, {"duplicated", "the same"}};
     const Scenario s = parse(doc);
     EXPECT_EQ(s.expect.may_appear.at("redelivered"), "in flight when the replica stopped");
-    EXPECT_EQ(s.expect.describe(), "wrong = none; every trial: lost = 0; may appear in any number: duplicated, redelivered");
+    EXPECT_EQ(s.expect.describe(),
+              "wrong = none; every trial: lost = 0; may appear in any number: duplicated, redelivered");
     doc["expect"]["may_appear"] = {{"lost", "why"}};
     expect_error(doc, "/expect/may_appear/lost", "already bounds it");
     doc["expect"]["may_appear"] = {{"processed_once", "why"}};

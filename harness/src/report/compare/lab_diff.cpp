@@ -30,6 +30,11 @@ bool wrong_moved(const LabDigest& o, const LabDigest& n) {
     return rate < o.ci_low - eps || rate > o.ci_high + eps;
 }
 
+// Whether a digest's list of accounting classes ("bounded", "may_appear") names `cls`.
+bool names(const std::vector<std::string>& classes, const std::string& cls) {
+    return std::find(classes.begin(), classes.end(), cls) != classes.end();
+}
+
 std::string shortened(const std::string& text, size_t max = 160) {
     if (text.size() <= max) return text;
     size_t cut = max;
@@ -74,9 +79,8 @@ LabChange compare(const LabDigest& o, const LabDigest& n) {
             const int before = oi == o.accounting.end() ? 0 : oi->second;
             const int after = ni == n.accounting.end() ? 0 : ni->second;
             if (before == 0 && after > 0) {
-                auto names = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), cls) != v.end(); };
-                const bool bounded = names(n.bounded);
-                const bool allowed = names(n.may_appear);
+                const bool bounded = names(n.bounded, cls);
+                const bool allowed = names(n.may_appear, cls);
                 c.what.push_back(fmt::format("new accounting anomaly: {} 0 → {}{}", cls, after,
                                              bounded   ? " (within the lab's own bound)"
                                              : allowed ? " (the lab says it may appear)"
