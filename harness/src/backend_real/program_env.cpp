@@ -80,7 +80,7 @@ void add_stream(Env& env, const Scenario& s, const RoleConfig& c) {
     }
     if (s.recovery.pending_first) env["RELAB_PENDING_FIRST"] = "1";
     const auto& claim = s.recovery.autoclaim;
-    if (claim.enabled && !claim.in_reaper) {  // each consumer claims in its loop; else relab's reaper does
+    if (claim.enabled && !claim.in_reaper()) {  // each consumer claims in its loop; else relab's reaper does
         env["RELAB_AUTOCLAIM_MIN_IDLE_MS"] = std::to_string(claim.min_idle_ms);
         env["RELAB_AUTOCLAIM_EVERY_MS"] = std::to_string(claim.every_ms);
         env["RELAB_AUTOCLAIM_COUNT"] = std::to_string(claim.count);
@@ -143,7 +143,7 @@ std::vector<std::string> program_env_names(const std::string& role) {
     s.lock.enabled = true;
     s.recovery.pending_first = true;
     s.recovery.autoclaim.enabled = true;
-    s.recovery.autoclaim.in_reaper = false;
+    s.recovery.autoclaim.in = RecoverySpec::Autoclaim::In::consumers;
     IdemClient client;
     client.name = "A";
     s.idem.clients.push_back(client);

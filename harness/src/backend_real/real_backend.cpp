@@ -136,9 +136,9 @@ private:
 // S2's cluster as the lab's "shard" describes it: masters for its shards, replicas, node timeout.
 RedisClusterOptions shard_cluster_options(const ShardSpec& shard) {
     RedisClusterOptions o;
-    o.replicas = shard.cluster_replicas;
-    o.node_timeout = std::chrono::milliseconds(shard.cluster_node_timeout_ms);
-    if (!shard.cluster_full_coverage) o.config["cluster-require-full-coverage"] = "no";
+    o.replicas = shard.cluster.replicas;
+    o.node_timeout = std::chrono::milliseconds(shard.cluster.node_timeout_ms);
+    if (!shard.cluster.require_full_coverage) o.config["cluster-require-full-coverage"] = "no";
     return o;
 }
 

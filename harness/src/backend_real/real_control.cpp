@@ -623,7 +623,7 @@ nlohmann::json RealControl::shard_promote(const Target& master, Nanos killed_at)
     const auto killed = m->killed_masters.find(master.shard);
     if (!m->env.cluster_servers || killed == m->killed_masters.end())
         throw std::logic_error("shard_promote: no master of this shard was killed");
-    const int64_t timeout_ms = m->env.s.shard.cluster_node_timeout_ms * 10 + timeouts::kFailover.count();
+    const int64_t timeout_ms = m->env.s.shard.cluster.node_timeout_ms * 10 + timeouts::kFailover.count();
     const int slot = m->shard_slot(master.shard);
     std::optional<RedisEndpoint> promoted;
     const bool done = wait_until(
@@ -638,7 +638,7 @@ nlohmann::json RealControl::shard_promote(const Target& master, Nanos killed_at)
                                              "{} ms of the kill",
                                              killed->second.display(), master.shard, slot, timeout_ms));
     m->cluster_client.reset();  // its map names the dead master; the next use reads the new one
-    const int64_t node_timeout = m->env.s.shard.cluster_node_timeout_ms;
+    const int64_t node_timeout = m->env.s.shard.cluster.node_timeout_ms;
     return {{"election", "cluster"},
             {"node_timeout_ms", node_timeout},
             {"slot", slot},

@@ -80,7 +80,7 @@ void judge_final_rows(const Scenario& s, TrialOutcome& t) {
     for (const auto& order : s.orders) {
         const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(),
                                       [&](const OrderRow& r) { return r.id == order.id; });
-        const FinalState want = order.expected_state();
+        const FinalState want = order.expected_final;
         if (row == t.final_rows.end())
             t.wrong_orders.push_back(fmt::format("#{}=(no row) (expected {})", order.id, want.describe()));
         else if (!want.matches(*row))

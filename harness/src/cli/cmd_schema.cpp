@@ -1,5 +1,6 @@
-// `relab schema --format markdown`: the scenario file reference (docs/scenarios.md) from the
-// scenarios folder's schema.json, the one source of what each field means.
+// `relab schema`: the scenario files' JSON Schema (scenarios/schema.json) with every described
+// struct's part generated from its description (scenario/schema_defs.h), and the scenario file
+// reference (docs/scenarios.md) rendered from it.
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -9,27 +10,33 @@
 #include "cli/commands.h"
 #include "report/schema_doc.h"
 #include "scenario/scenario.h"
+#include "scenario/schema_defs.h"
 
 namespace relab {
 
 void setup_schema(CLI::App& app, SchemaOptions& o) {
     app.add_option("--scenarios", o.scenarios_dir, "folder of scenario files whose schema.json is documented");
-    app.add_option("--format", o.format, "markdown (the only format): docs/scenarios.md")
-        ->check(CLI::IsMember({"markdown"}));
+    app.add_option("--format", o.format, "json: scenarios/schema.json; markdown: docs/scenarios.md")
+        ->check(CLI::IsMember({"json", "markdown"}));
 }
 
-std::string schema_reference_markdown(const std::string& scenarios_dir) {
+std::string scenario_schema_json(const std::string& scenarios_dir) {
     const std::string path = scenarios_dir + "/" + k_schema_file;
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path + ": give --scenarios DIR, the folder with schema.json");
     std::ostringstream text;
     text << in.rdbuf();
-    return schema_markdown(text.str(), "relab schema --format markdown > docs/scenarios.md");
+    return schema_with_descriptions(text.str());
+}
+
+std::string schema_reference_markdown(const std::string& scenarios_dir) {
+    return schema_markdown(scenario_schema_json(scenarios_dir), "relab schema --format markdown > docs/scenarios.md");
 }
 
 int run_schema(const SchemaOptions& o) {
     try {
-        std::cout << schema_reference_markdown(o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir);
+        const std::string dir = o.scenarios_dir.empty() ? default_scenarios_dir() : o.scenarios_dir;
+        std::cout << (o.format == "json" ? scenario_schema_json(dir) : schema_reference_markdown(dir));
         return 0;
     } catch (const std::exception& e) {
         std::cerr << "relab schema: " << e.what() << "\n";

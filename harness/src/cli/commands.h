@@ -38,6 +38,8 @@ int run_schema(const SchemaOptions& o);
 // The scenario file reference (`relab schema --format markdown`, docs/scenarios.md) from
 // <scenarios_dir>/schema.json. Throws std::runtime_error for a schema it cannot read or document.
 std::string schema_reference_markdown(const std::string& scenarios_dir);
+// scenarios/schema.json as the descriptions give it (`relab schema --format json`).
+std::string scenario_schema_json(const std::string& scenarios_dir);
 
 struct RunOptions {
     std::vector<std::string> labs;  // ids, parts or files; empty = all

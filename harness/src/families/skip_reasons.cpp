@@ -90,7 +90,7 @@ std::optional<std::string> stream_sim_skip_reason(const Scenario& s) {
     if (auto reason = programs_skip_reason(s)) return reason;
     if (auto reason = servers_skip_reason(s)) return reason;
     if (auto reason = faults_skip_reason(s)) return reason;
-    if (s.producer.wait_replicas > 0)
+    if (s.producer.wait)
         return "the producer's WAIT counts replicas acknowledging its XADD; the simulator's replica is a snapshot, "
                "with no replication offsets to acknowledge (the real backend runs it)";
     if (s.write.isolation != WriteIsolation::none)

@@ -6,9 +6,9 @@
 // fault/faults.cpp gives it its row (name, the targets it may act on, whose errors the roles then
 // see, whether the simulator injects it) and its composition of the Control port's primitives
 // (ports/control.h), which both backends implement. Adding a consumer recovery mode touches two
-// files: its field in RecoverySpec and its row in recovery_fields() below (the loader, the role
-// settings sent to a role process and scenarios/schema.json's test all walk that table), and what
-// the consumer does with it, roles/consumer.cpp.
+// files: its member in RecoverySpec and its line in RecoverySpec's description below (the loader,
+// the role settings sent to a role process and scenarios/schema.json all walk it), and what the
+// consumer does with it, roles/consumer.cpp.
 #pragma once
 
 #include <cstddef>
@@ -20,9 +20,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "describe/describe.h"
 #include "ports/history_op.h"
 #include "ports/link_mode.h"
 #include "ports/target.h"
+#include "util/enum_names.h"
 
 namespace relab {
 
@@ -126,98 +128,84 @@ struct RecoverySpec {
     // group again (XGROUP CREATE ... 0 MKSTREAM) instead of retrying its read forever.
     bool recreate_group = false;
     struct Autoclaim {
+        // Who claims: a separate "reaper" role, or every consumer in its loop.
+        enum class In { reaper, consumers };
         bool enabled = false;
         int64_t min_idle_ms = 1000;  // XAUTOCLAIM ... min-idle-time
         int64_t every_ms = 100;      // how often the claimer scans
         int count = 10;              // XAUTOCLAIM ... COUNT
-        bool in_reaper = true;       // a separate "reaper" role claims; false: every consumer in its loop
+        In in = In::reaper;
+        bool in_reaper() const { return in == In::reaper; }
         bool operator==(const Autoclaim&) const = default;
     } autoclaim;
+    // The name a consumer reads under in the group: its actor, or (per_process) its actor and an ID
+    // drawn at its start ("C1~4821"), as a pod-named consumer does: a restart (a redeploy) is a new
+    // consumer of the group.
+    enum class ConsumerName { actor, per_process };
+    ConsumerName consumer_name = ConsumerName::actor;
     // A delivery-count cap: a job that fails on its max_deliveries-th delivery (or later) is
     // XADDed to the dead-letter stream (the lab's stream key + ":dead") and acknowledged, instead of
     // being left pending for the next claim. 0: no cap.
     int64_t max_deliveries = 0;
-    // Each consumer process reads under its actor and an ID drawn at its start ("C1~4821"), as a
-    // pod-named consumer does: a restart (a redeploy) is a new consumer of the group.
-    bool name_per_process = false;
+    bool name_per_process() const { return consumer_name == ConsumerName::per_process; }
     bool any() const { return pending_first || autoclaim.enabled; }
     bool operator==(const RecoverySpec&) const = default;
 };
+inline constexpr EnumName<RecoverySpec::Autoclaim::In> k_autoclaim_ins[] = {
+    {RecoverySpec::Autoclaim::In::reaper, "reaper"}, {RecoverySpec::Autoclaim::In::consumers, "consumers"}};
+constexpr const auto& enum_names(RecoverySpec::Autoclaim::In) { return k_autoclaim_ins; }
+inline constexpr EnumName<RecoverySpec::ConsumerName> k_consumer_names[] = {
+    {RecoverySpec::ConsumerName::actor, "actor"}, {RecoverySpec::ConsumerName::per_process, "per_process"}};
+constexpr const auto& enum_names(RecoverySpec::ConsumerName) { return k_consumer_names; }
 
-// One setting of "recovery" as the loader reads it (scenario/fault_loader.cpp walks this table):
-// its key, its type and bounds, what it means, and where its value goes.
-struct RecoveryField {
-    enum class Type {
-        flag,     // true or false
-        number,   // an integer in [min, max]
-        choice,   // one of `choices`; set_choice gets its index
-        section,  // an object of further fields ("name.key" rows); null or absent: off
+namespace desc {
+
+template <>
+struct Described<RecoverySpec::Autoclaim> {
+    static constexpr std::string_view doc =
+        "XAUTOCLAIM entries idle for min_idle_ms, every every_ms, count at a time, in a reaper or the consumers. null "
+        "or absent: off; {} on with the defaults.";
+    static constexpr auto presence = &RecoverySpec::Autoclaim::enabled;
+    static constexpr auto fields = std::tuple{
+        field("min_idle_ms", &RecoverySpec::Autoclaim::min_idle_ms, "XAUTOCLAIM's min-idle-time, in milliseconds.")
+            .at_least(0)
+            .of(Unit::ms),
+        field("every_ms", &RecoverySpec::Autoclaim::every_ms, "How often the claimer scans, in milliseconds.")
+            .at_least(1)
+            .of(Unit::ms),
+        field("count", &RecoverySpec::Autoclaim::count, "XAUTOCLAIM's COUNT.").in(1, 10000),
+        field("in", &RecoverySpec::Autoclaim::in,
+              "Who claims: a separate \"reaper\" role (the default) or every consumer in its loop (\"consumers\")."),
     };
-    const char* name;  // a key of "recovery", or "section.key" for a key of a section's object
-    Type type;
-    const char* meaning;
-    // A flag's or a section's value (a section: true when it is there), a number's, a choice's
-    // index: set by the loader, read back to send the settings to a role process.
-    void (*set_flag)(RecoverySpec&, bool) = nullptr;
-    bool (*flag)(const RecoverySpec&) = nullptr;
-    void (*set_number)(RecoverySpec&, int64_t) = nullptr;
-    int64_t (*number)(const RecoverySpec&) = nullptr;
-    int64_t min = 0;
-    int64_t max = std::numeric_limits<int64_t>::max();
-    std::vector<std::string> choices = {};
-    void (*set_choice)(RecoverySpec&, size_t) = nullptr;
-    size_t (*choice)(const RecoverySpec&) = nullptr;
 };
 
-// Every recovery setting. A new mode is a field of RecoverySpec and a row here.
-inline const std::vector<RecoveryField>& recovery_fields() {
-    using T = RecoveryField::Type;
-    static const std::vector<RecoveryField> fields = {
-        {.name = "pending_first", .type = T::flag,
-         .meaning = "on start, a consumer first reads its own pending entries (XREADGROUP ... 0), then new ones",
-         .set_flag = [](RecoverySpec& r, bool v) { r.pending_first = v; },
-         .flag = [](const RecoverySpec& r) { return r.pending_first; }},
-        {.name = "recreate_group", .type = T::flag,
-         .meaning = "a consumer that meets NOGROUP creates the group again from the stream's start",
-         .set_flag = [](RecoverySpec& r, bool v) { r.recreate_group = v; },
-         .flag = [](const RecoverySpec& r) { return r.recreate_group; }},
-        {.name = "autoclaim", .type = T::section,
-         .meaning = "XAUTOCLAIM entries idle for min_idle_ms, every every_ms, count at a time, in a reaper or the consumers",
-         .set_flag = [](RecoverySpec& r, bool v) { r.autoclaim.enabled = v; },
-         .flag = [](const RecoverySpec& r) { return r.autoclaim.enabled; }},
-        {.name = "autoclaim.min_idle_ms", .type = T::number, .meaning = "XAUTOCLAIM's min-idle-time",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.min_idle_ms = v; },
-         .number = [](const RecoverySpec& r) { return r.autoclaim.min_idle_ms; }, .min = 0},
-        {.name = "autoclaim.every_ms", .type = T::number, .meaning = "how often the claimer scans",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.every_ms = v; },
-         .number = [](const RecoverySpec& r) { return r.autoclaim.every_ms; }, .min = 1},
-        {.name = "autoclaim.count", .type = T::number, .meaning = "XAUTOCLAIM's COUNT",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.autoclaim.count = static_cast<int>(v); },
-         .number = [](const RecoverySpec& r) { return static_cast<int64_t>(r.autoclaim.count); }, .min = 1,
-         .max = 10000},
-        {.name = "autoclaim.in", .type = T::choice,
-         .meaning = "who claims: a separate \"reaper\" role, or every consumer in its loop",
-         .choices = {"reaper", "consumers"},
-         .set_choice = [](RecoverySpec& r, size_t i) { r.autoclaim.in_reaper = i == 0; },
-         .choice = [](const RecoverySpec& r) { return r.autoclaim.in_reaper ? size_t{0} : size_t{1}; }},
-        {.name = "max_deliveries", .type = T::number,
-         .meaning = "a job that fails on this delivery or a later one goes to the dead-letter stream (<stream key>:dead) "
-                    "and is acknowledged; 0: no cap, the entry stays pending",
-         .set_number = [](RecoverySpec& r, int64_t v) { r.max_deliveries = v; },
-         .number = [](const RecoverySpec& r) { return r.max_deliveries; }, .min = 0, .max = 1000},
-        {.name = "consumer_name", .type = T::choice,
-         .meaning = "the name a consumer reads under in the group: its actor (\"C1\"), or its actor and an ID drawn "
-                    "when its process starts (\"C1~4821\"), so that a restart is a new consumer",
-         .choices = {"actor", "per_process"},
-         .set_choice = [](RecoverySpec& r, size_t i) { r.name_per_process = i == 1; },
-         .choice = [](const RecoverySpec& r) { return r.name_per_process ? size_t{1} : size_t{0}; }},
+template <>
+struct Described<RecoverySpec> {
+    static constexpr std::string_view def = "recovery";
+    static constexpr std::string_view doc =
+        "How consumers get back entries a crashed or stalled consumer left pending. Stream labs only.";
+    static constexpr auto fields = std::tuple{
+        field("pending_first", &RecoverySpec::pending_first,
+              "On start, a consumer first reads its own pending entries (XREADGROUP … 0), then new ones."),
+        field("recreate_group", &RecoverySpec::recreate_group,
+              "A consumer that meets NOGROUP creates the group again from the stream's start (XGROUP CREATE … 0 "
+              "MKSTREAM)."),
+        field("autoclaim", &RecoverySpec::autoclaim,
+              "XAUTOCLAIM entries idle for min_idle_ms, every every_ms, count at a time, in a reaper or the consumers. "
+              "null or absent: off; {} on with the defaults."),
+        field("consumer_name", &RecoverySpec::consumer_name,
+              "The name a consumer reads under in the group: \"actor\" (default, \"C1\"), or \"per_process\": its "
+              "actor and an ID drawn when its process starts (\"C1~4821\"), as a pod-named consumer's is, so that a "
+              "restart (a redeploy) is a new consumer and the old name's pending entries are orphaned until a claim."),
+        field("max_deliveries", &RecoverySpec::max_deliveries,
+              "A delivery-count cap: a job that fails on this delivery or a later one is XADDed to the dead-letter "
+              "stream (the lab's stream key + \":dead\") and acknowledged, and counted dead_lettered. 0 (default): no "
+              "cap, the entry stays pending.")
+            .in(0, 1000),
     };
-    return fields;
-}
-// A RecoverySpec as the scenario's "recovery" object, every row of recovery_fields() written (a
-// section that is off: null), and back; how the settings reach a role process.
-nlohmann::json recovery_to_json(const RecoverySpec& r);
-RecoverySpec recovery_from_json(const nlohmann::json& j);
+};
+
+}  // namespace desc
 
 std::string to_string(FaultAction a);
 // The action named `name`, or nullopt.

@@ -548,61 +548,6 @@ bool faults_cause(const std::vector<FaultSpec>& faults, FaultOutage outage) {
     return false;
 }
 
-namespace {
-
-// Where recovery_fields() row `name` lives in the "recovery" object: its section's object (the
-// top level, or null when the section is off) and its key there.
-std::pair<const nlohmann::json*, std::string> recovery_slot(const nlohmann::json& j, const std::string& name) {
-    const auto dot = name.find('.');
-    if (dot == std::string::npos) return {&j, name};
-    const auto section = j.find(name.substr(0, dot));
-    return {section == j.end() || !section->is_object() ? nullptr : &*section, name.substr(dot + 1)};
-}
-
-}  // namespace
-
-nlohmann::json recovery_to_json(const RecoverySpec& r) {
-    nlohmann::json out = nlohmann::json::object();
-    for (const auto& f : recovery_fields()) {
-        const std::string name = f.name;
-        const auto dot = name.find('.');
-        nlohmann::json& at = dot == std::string::npos ? out : out[name.substr(0, dot)];
-        if (!at.is_object()) continue;  // the section is off: its fields stay at their defaults
-        const std::string key = dot == std::string::npos ? name : name.substr(dot + 1);
-        switch (f.type) {
-            case RecoveryField::Type::flag: at[key] = f.flag(r); break;
-            case RecoveryField::Type::number: at[key] = f.number(r); break;
-            case RecoveryField::Type::choice: at[key] = f.choices.at(f.choice(r)); break;
-            case RecoveryField::Type::section:
-                at[key] = f.flag(r) ? nlohmann::json::object() : nlohmann::json(nullptr);
-                break;
-        }
-    }
-    return out;
-}
-
-RecoverySpec recovery_from_json(const nlohmann::json& j) {
-    RecoverySpec r;
-    if (!j.is_object()) return r;
-    for (const auto& f : recovery_fields()) {
-        const auto [at, key] = recovery_slot(j, f.name);
-        if (!at || !at->contains(key)) continue;
-        const nlohmann::json& v = at->at(key);
-        switch (f.type) {
-            case RecoveryField::Type::flag: f.set_flag(r, v.get<bool>()); break;
-            case RecoveryField::Type::number: f.set_number(r, v.get<int64_t>()); break;
-            case RecoveryField::Type::choice: {
-                const auto it = std::find(f.choices.begin(), f.choices.end(), v.get<std::string>());
-                if (it == f.choices.end()) throw std::invalid_argument("recovery." + std::string(f.name) + ": " + v.dump());
-                f.set_choice(r, static_cast<size_t>(it - f.choices.begin()));
-                break;
-            }
-            case RecoveryField::Type::section: f.set_flag(r, v.is_object()); break;
-        }
-    }
-    return r;
-}
-
 bool disrupts(FaultAction a) { return row_of(a).disrupts; }
 
 bool acts_on_link(FaultAction a) { return row_of(a).link; }

@@ -67,6 +67,7 @@ inline constexpr std::array k_write_modes = {
     WriteModeInfo{WriteMode::cas_state, "cas_state", WriteStatement::update, true, VersionGuard::below,
                   AmountWrite::set},
 };
+constexpr const auto& enum_names(WriteMode) { return k_write_modes; }
 
 // A row for every mode, in the enum's order: write_mode_info() indexes the table by the value.
 inline constexpr bool write_modes_in_order() {
@@ -133,6 +134,7 @@ inline constexpr WriteIsolationInfo k_write_isolations[] = {
     {WriteIsolation::serializable, "serializable", "SERIALIZABLE"},
 };
 
+constexpr const auto& enum_names(WriteIsolation) { return k_write_isolations; }
 inline std::string to_string(WriteIsolation i) { return std::string(name_in(k_write_isolations, i)); }
 // The level as BEGIN ISOLATION LEVEL names it ("REPEATABLE READ"); empty for none.
 inline std::string_view isolation_sql(WriteIsolation i) {

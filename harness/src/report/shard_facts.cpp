@@ -135,7 +135,7 @@ ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
                                                   int_field(m, "slot", -1), text_field(m, "node", "?")));
     }
     std::map<int64_t, std::string> expected;
-    for (const auto& o : s.orders) expected[o.id] = o.expected_final;
+    for (const auto& o : s.orders) expected[o.id] = o.expected_final.status;
     for (const auto& row : t.final_rows) {
         const auto it = expected.find(row.id);
         if (it != expected.end() && row.status != it->second) f.wrong_orders.push_back(row.id);

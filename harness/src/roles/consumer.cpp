@@ -93,7 +93,7 @@ public:
     // nothing it holds is left (held by the reorder buffer, or on the fanout's FIFOs).
     void read_loop() {
         const RecoverySpec& rec = m_s.recovery;
-        const bool claims = rec.autoclaim.enabled && !rec.autoclaim.in_reaper;
+        const bool claims = rec.autoclaim.enabled && !rec.autoclaim.in_reaper();
         Millis block{m_s.stream.block_ms};
         if (claims) block = std::min(block, Millis{rec.autoclaim.every_ms});
         Nanos next_claim = m_p.clock.now() + Millis{rec.autoclaim.every_ms};
@@ -492,8 +492,8 @@ private:
     std::optional<HeldLock> acquire_lock(const StreamEntry& entry, const Event& ev) {
         if (!m_s.lock.enabled) return std::nullopt;
         HeldLock held{m_actor + ":" + entry.id, lock_key_for(m_s.lock, ev.order), 0};
-        if (m_s.lock.skew_max_ms > 0)
-            m_p.clock.sleep_for(Millis{m_p.rng.uniform(m_s.lock.skew_min_ms, m_s.lock.skew_max_ms)});
+        if (m_s.lock.skew_ms.max > 0)
+            m_p.clock.sleep_for(Millis{m_p.rng.uniform(m_s.lock.skew_ms.min, m_s.lock.skew_ms.max)});
         int attempts = 1;
         while (!m_p.kv.set_nx_px(held.key, held.token, Millis{m_s.lock.ttl_ms})) {
             m_p.clock.sleep_for(Millis{m_s.lock.retry_ms});
@@ -726,7 +726,7 @@ private:
 
 void run_consumer(const RoleSettings& s, const std::string& actor, RolePorts& ports) {
     Consumer c(s, actor, ports);
-    if (s.recovery.name_per_process) c.name_per_process();
+    if (s.recovery.name_per_process()) c.name_per_process();
     c.run();
 }
 

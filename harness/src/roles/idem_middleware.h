@@ -8,6 +8,8 @@
 // The decisions are pure functions, tested without a server; IdemMiddleware strings them together.
 #pragma once
 
+#include "util/enum_names.h"
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -84,6 +86,9 @@ using BusinessLogic = std::function<IdemHttpResponse()>;
 // (redis_faults_scheduled: a restart, a failover, a paused replica). Only then can a lost
 // connection or a timeout be the lab's result.
 enum class StoreOutages { none_scheduled, scheduled };
+inline constexpr EnumName<StoreOutages> k_store_outages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
+                                                             {StoreOutages::scheduled, "scheduled"}};
+constexpr const auto& enum_names(StoreOutages) { return k_store_outages; }
 
 // Whether a failed store call is the lab's result (answered, recorded) or a harness failure: an
 // error reply is the server's own answer; no answer is a result only while a server fault is

@@ -68,7 +68,7 @@ public:
             queue_.pop_back();
             const Nanos wait = next.due - p_.clock.now();
             if (wait.count() > 0) p_.clock.sleep_for(wait);
-            if (shard.enabled && shard.reshard_to > 0 && !resharded_ && routed_ >= shard.reshard_after_events)
+            if (shard.enabled && shard.reshard && !resharded_ && routed_ >= shard.reshard->after_events)
                 reshard();
             publish(next);
         }
@@ -99,7 +99,7 @@ private:
             return fail(a, "reply lost: the XADD ran on the server, its reply never reached the producer",
                         backoff_due(next));
         }
-        if (s_.producer.wait_replicas > 0 && !replicated(a, ids->at(0)))
+        if (s_.producer.wait && !replicated(a, ids->at(0)))
             return fail(a, a.data.value("reason", std::string()), p_.clock.now() + kRetryAfterRedisError);
         a.data["result"] = "ok";
         a.entry = ids->at(0);
@@ -143,12 +143,12 @@ private:
     // and the time). An entry only the primary has is recorded not_replicated, with its ID, since it
     // may still be read from the primary; the event is sent again.
     bool replicated(Attempt& a, const std::string& entry) {
-        const ProducerSpec& ps = s_.producer;
+        const WaitSpec& ps = *s_.producer.wait;
         const Nanos asked = p_.clock.now();
         int64_t acked = 0;
         std::string error;
         try {
-            acked = p_.kv.wait_replicas(ps.wait_replicas, Millis{ps.wait_timeout_ms});
+            acked = p_.kv.wait_replicas(ps.replicas, Millis{ps.timeout_ms});
         } catch (const KvError& e) {
             // The lab's Redis fault took the primary while WAIT waited: nothing says a replica has it.
             if (e.kind() == KvError::Kind::unexpected || !s_.redis_faults_scheduled) throw;
@@ -156,11 +156,11 @@ private:
         }
         a.data["wait_acked"] = acked;
         a.data["wait_us"] = (p_.clock.now() - asked) / Micros{1};
-        if (acked >= ps.wait_replicas) return true;
+        if (acked >= ps.replicas) return true;
         a.entry = entry;
         a.data["not_replicated"] = true;
-        a.data["reason"] = error.empty() ? fmt::format("not replicated: WAIT {} {} answered {}", ps.wait_replicas,
-                                                       ps.wait_timeout_ms, acked)
+        a.data["reason"] = error.empty() ? fmt::format("not replicated: WAIT {} {} answered {}", ps.replicas,
+                                                       ps.timeout_ms, acked)
                                          : "not replicated: WAIT failed: " + error;
         return false;
     }
@@ -193,20 +193,21 @@ private:
     // has delivered and acknowledged everything it was given.
     void reshard() {
         const ShardSpec& shard = s_.shard;
+        const ShardReshard& to = *shard.reshard;
         const Nanos asked = p_.clock.now();
-        if (shard.drain) wait_until_drained();
+        if (to.drain) wait_until_drained();
         std::set<int64_t> orders, moved;
         for (const auto& e : s_.events) orders.insert(e.order);
         for (int64_t o : orders)
-            if (shard_of(shard, o, 0, shards_) != shard_of(shard, o, 0, shard.reshard_to)) moved.insert(o);
+            if (shard_of(shard, o, 0, shards_) != shard_of(shard, o, 0, to.to)) moved.insert(o);
         p_.history.record(HistoryRecord{0, p_.clock.now().count(), "producer", Op::reshard,
                                         {{"from", shards_},
-                                         {"to", shard.reshard_to},
+                                         {"to", to.to},
                                          {"at_event", routed_ + 1},
-                                         {"drain", shard.drain},
+                                         {"drain", to.drain},
                                          {"waited_ms", (p_.clock.now() - asked).count() / 1'000'000},
                                          {"moved_orders", moved.size()}}});
-        shards_ = shard.reshard_to;
+        shards_ = to.to;
         resharded_ = true;
     }
 
@@ -216,7 +217,7 @@ private:
             for (int i = 0; i < shards_ && all; ++i)
                 all = p_.stream.group_drained(shard_stream_key(s_.shard, i), s_.stream.group);
             if (all) return;
-            p_.clock.sleep_for(Millis{s_.shard.drain_poll_ms});
+            p_.clock.sleep_for(Millis{s_.shard.reshard->drain_poll_ms});
         }
     }
 

@@ -29,12 +29,12 @@ RoleSettings role_settings(const Scenario& s) {
     return r;
 }
 
-namespace {
-
 using json = nlohmann::json;
 
-// Field by field, by hand: these functions are private to this file (no ADL serializers in the
-// relab namespace), and every field is named twice, once each way, next to each other.
+namespace {
+
+// The idempotency clients and middleware, field by field; every other part of the settings is
+// written and read by its description (roles/role_settings.h).
 
 template <class T>
 void read(const json& j, const char* name, T& out) {
@@ -101,217 +101,6 @@ void read_enum(const json& j, const char* name, E& out, const Table& names) {
     if (!value)
         throw std::invalid_argument(std::string("role settings: field '") + name + "': unknown value '" + text + "'");
     out = *value;
-}
-
-const EnumName<DispatchOrder> kDispatchOrders[] = {{DispatchOrder::naive, "naive"}, {DispatchOrder::per_key, "per_key"}};
-const EnumName<DispatchMark> kDispatchMarks[] = {{DispatchMark::row, "row"}, {DispatchMark::round, "round"}};
-const EnumName<DispatchClaim> kDispatchClaims[] = {{DispatchClaim::none, "none"},
-                                                   {DispatchClaim::skip_locked, "skip_locked"}};
-const EnumName<StoreOutages> kStoreOutages[] = {{StoreOutages::none_scheduled, "none_scheduled"},
-                                                {StoreOutages::scheduled, "scheduled"}};
-
-const EnumName<StreamSpec::Ack> kStreamAcks[] = {{StreamSpec::Ack::each, "each"}, {StreamSpec::Ack::batch, "batch"}};
-
-json to(const StreamSpec& s) {
-    return {{"key", s.key},
-            {"group", s.group},
-            {"read_count", s.read_count},
-            {"block_ms", s.block_ms},
-            {"quiet_ms", s.quiet_ms},
-            {"deadline_ms", s.deadline_ms},
-            {"ack", enum_name(s.ack, kStreamAcks)}};
-}
-StreamSpec stream_from(const json& j) {
-    StreamSpec s;
-    read(j, "key", s.key);
-    read(j, "group", s.group);
-    read(j, "read_count", s.read_count);
-    read(j, "block_ms", s.block_ms);
-    read(j, "quiet_ms", s.quiet_ms);
-    read(j, "deadline_ms", s.deadline_ms);
-    read_enum(j, "ack", s.ack, kStreamAcks);
-    return s;
-}
-
-json to(const EventSpec& e) {
-    json j = {{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}, {"cost_us", e.cost_us},
-              {"fails", e.fails}};
-    // P4's events only: the others' settings stay as they were.
-    if (e.delta) j["delta"] = *e.delta;
-    if (e.amount) j["amount"] = *e.amount;
-    return j;
-}
-EventSpec event_from(const json& j) {
-    EventSpec e;
-    read(j, "order", e.order);
-    read(j, "type", e.type);
-    read(j, "version", e.version);
-    read(j, "at_ms", e.at_ms);
-    read(j, "cost_us", e.cost_us);
-    if (j.contains("delta")) read(j, "delta", e.delta.emplace());
-    if (j.contains("amount")) read(j, "amount", e.amount.emplace());
-    read(j, "fails", e.fails);
-    return e;
-}
-
-json to(const WriteSpec& w) {
-    return {{"mode", enum_name(w.mode, k_write_modes)},
-            {"version_source", enum_name(w.version_source, k_version_sources)},
-            {"side_effect", w.side_effect},
-            {"dedupe", enum_name(w.dedupe, k_write_dedupes)},
-            {"commit", enum_name(w.commit, k_write_commits)},
-            {"isolation", enum_name(w.isolation, k_write_isolations)},
-            {"serialization_retries", w.serialization_retries}};
-}
-WriteSpec write_from(const json& j) {
-    WriteSpec w;
-    read_enum(j, "mode", w.mode, k_write_modes);
-    read_enum(j, "version_source", w.version_source, k_version_sources);
-    read(j, "side_effect", w.side_effect);
-    read_enum(j, "dedupe", w.dedupe, k_write_dedupes);
-    read_enum(j, "commit", w.commit, k_write_commits);
-    read_enum(j, "isolation", w.isolation, k_write_isolations);
-    read(j, "serialization_retries", w.serialization_retries);
-    return w;
-}
-
-json to(const LockSpec& l) {
-    return {{"enabled", l.enabled},         {"key", l.key},
-            {"ttl_ms", l.ttl_ms},           {"retry_ms", l.retry_ms},
-            {"skew_min_ms", l.skew_min_ms}, {"skew_max_ms", l.skew_max_ms}};
-}
-LockSpec lock_from(const json& j) {
-    LockSpec l;
-    read(j, "enabled", l.enabled);
-    read(j, "key", l.key);
-    read(j, "ttl_ms", l.ttl_ms);
-    read(j, "retry_ms", l.retry_ms);
-    read(j, "skew_min_ms", l.skew_min_ms);
-    read(j, "skew_max_ms", l.skew_max_ms);
-    return l;
-}
-
-const EnumName<BufferSpec::Late> kBufferLate[] = {{BufferSpec::Late::drop, "drop"}, {BufferSpec::Late::apply, "apply"}};
-
-const EnumName<ShardSpec::By> kShardBy[] = {{ShardSpec::By::order, "order"}, {ShardSpec::By::round_robin, "round_robin"}};
-
-json to(const ShardSpec& s) {
-    return {{"enabled", s.enabled},         {"streams", s.streams},
-            {"key_format", s.key_format},   {"by", enum_name(s.by, kShardBy)},
-            {"reshard_to", s.reshard_to},   {"reshard_after_events", s.reshard_after_events},
-            {"drain", s.drain},             {"drain_poll_ms", s.drain_poll_ms},
-            {"cluster_replicas", s.cluster_replicas}, {"cluster_node_timeout_ms", s.cluster_node_timeout_ms},
-            {"cluster_full_coverage", s.cluster_full_coverage}};
-}
-ShardSpec shard_from(const json& j) {
-    ShardSpec s;
-    read(j, "enabled", s.enabled);
-    read(j, "streams", s.streams);
-    read(j, "key_format", s.key_format);
-    read_enum(j, "by", s.by, kShardBy);
-    read(j, "reshard_to", s.reshard_to);
-    read(j, "reshard_after_events", s.reshard_after_events);
-    read(j, "drain", s.drain);
-    read(j, "drain_poll_ms", s.drain_poll_ms);
-    read(j, "cluster_replicas", s.cluster_replicas);
-    read(j, "cluster_node_timeout_ms", s.cluster_node_timeout_ms);
-    read(j, "cluster_full_coverage", s.cluster_full_coverage);
-    return s;
-}
-
-json to(const BufferSpec& b) {
-    return {{"enabled", b.enabled}, {"gap_timeout_ms", b.gap_timeout_ms}, {"late", enum_name(b.late, kBufferLate)}};
-}
-BufferSpec buffer_from(const json& j) {
-    BufferSpec b;
-    read(j, "enabled", b.enabled);
-    read(j, "gap_timeout_ms", b.gap_timeout_ms);
-    read_enum(j, "late", b.late, kBufferLate);
-    return b;
-}
-
-const EnumName<FanoutSpec::Dispatch> kFanoutDispatch[] = {{FanoutSpec::Dispatch::per_key, "per_key"},
-                                                          {FanoutSpec::Dispatch::any_worker, "any_worker"}};
-
-json to(const FanoutSpec& f) {
-    return {{"enabled", f.enabled},
-            {"workers", f.workers},
-            {"poll_ms", f.poll_ms},
-            {"dispatch", enum_name(f.dispatch, kFanoutDispatch)}};
-}
-FanoutSpec fanout_from(const json& j) {
-    FanoutSpec f;
-    read(j, "enabled", f.enabled);
-    read(j, "workers", f.workers);
-    read(j, "poll_ms", f.poll_ms);
-    read_enum(j, "dispatch", f.dispatch, kFanoutDispatch);
-    return f;
-}
-
-json to(const PublishFailure& f) {
-    return {{"order", f.order}, {"type", f.type}, {"attempts", f.attempts}, {"reply_lost", f.reply_lost}};
-}
-PublishFailure publish_failure_from(const json& j) {
-    PublishFailure f;
-    read(j, "order", f.order);
-    read(j, "type", f.type);
-    read(j, "attempts", f.attempts);
-    read(j, "reply_lost", f.reply_lost);
-    return f;
-}
-
-json to(const ProducerSpec& p) {
-    return {{"backoff_ms", p.backoff_ms},
-            {"backoff_multiplier", p.backoff_multiplier},
-            {"max_attempts", p.max_attempts},
-            {"failures", array_of(p.failures, [](const PublishFailure& f) { return to(f); })},
-            {"idmp", p.idmp},
-            {"wait_replicas", p.wait_replicas},
-            {"wait_timeout_ms", p.wait_timeout_ms}};
-}
-ProducerSpec producer_from(const json& j) {
-    ProducerSpec p;
-    read(j, "backoff_ms", p.backoff_ms);
-    read(j, "backoff_multiplier", p.backoff_multiplier);
-    read(j, "max_attempts", p.max_attempts);
-    read_array(j, "failures", p.failures, publish_failure_from);
-    read(j, "idmp", p.idmp);
-    read(j, "wait_replicas", p.wait_replicas);
-    read(j, "wait_timeout_ms", p.wait_timeout_ms);
-    return p;
-}
-
-json to(const OutboxFailure& f) { return {{"outbox_id", f.outbox_id}, {"attempts", f.attempts}}; }
-OutboxFailure outbox_failure_from(const json& j) {
-    OutboxFailure f;
-    read(j, "outbox_id", f.outbox_id);
-    read(j, "attempts", f.attempts);
-    return f;
-}
-
-json to(const DispatcherSpec& d) {
-    return {{"enabled", d.enabled},
-            {"ordering", enum_name(d.ordering, kDispatchOrders)},
-            {"poll_ms", d.poll_ms},
-            {"max_rounds", d.max_rounds},
-            {"failures", array_of(d.failures, [](const OutboxFailure& f) { return to(f); })},
-            {"mark", enum_name(d.mark, kDispatchMarks)},
-            {"publish_ms", d.publish_ms},
-            {"count", d.count},
-            {"claim", enum_name(d.claim, kDispatchClaims)}};
-}
-DispatcherSpec dispatcher_from(const json& j) {
-    DispatcherSpec d;
-    read(j, "enabled", d.enabled);
-    read_enum(j, "ordering", d.ordering, kDispatchOrders);
-    read(j, "poll_ms", d.poll_ms);
-    read(j, "max_rounds", d.max_rounds);
-    read_array(j, "failures", d.failures, outbox_failure_from);
-    read_enum(j, "mark", d.mark, kDispatchMarks);
-    read(j, "publish_ms", d.publish_ms);
-    read(j, "count", d.count);
-    read_enum(j, "claim", d.claim, kDispatchClaims);
-    return d;
 }
 
 json to(const IdemRequest& q) {
@@ -393,46 +182,28 @@ IdemMiddlewareSpec middleware_from(const json& j) {
 
 }  // namespace
 
-json role_settings_to_json(const RoleSettings& r) {
-    return {{"stream", to(r.stream)},
-            {"events", array_of(r.events, [](const EventSpec& e) { return to(e); })},
-            {"job_cost_ms", r.job_cost_ms},
-            {"consumers", r.consumers},
-            {"write", to(r.write)},
-            {"lock", to(r.lock)},
-            {"buffer", to(r.buffer)},
-            {"fanout", to(r.fanout)},
-            {"producer", to(r.producer)},
-            {"dispatcher", to(r.dispatcher)},
-            {"shard", to(r.shard)},
-            {"recovery", recovery_to_json(r.recovery)},
-            {"redis_faults_scheduled", r.redis_faults_scheduled},
-            {"postgres_faults_scheduled", r.postgres_faults_scheduled},
-            {"idem_clients", array_of(r.idem_clients, [](const IdemClient& c) { return to(c); })},
-            {"idem_middleware", to(r.idem_middleware)},
-            {"idem_store_outages", enum_name(r.idem_store_outages, kStoreOutages)}};
+namespace desc {
+
+// The idempotency clients and middleware as role settings carry them.
+json Codec<IdemClient>::write(const IdemClient& c, Write) { return to(c); }
+IdemClient Codec<IdemClient>::read(const Reader&, const json& v, const std::string&, const Limits&, Read) {
+    return client_from(v);
+}
+json Codec<IdemMiddlewareSpec>::write(const IdemMiddlewareSpec& m, Write) { return to(m); }
+IdemMiddlewareSpec Codec<IdemMiddlewareSpec>::read(const Reader&, const json& v, const std::string&, const Limits&, Read) {
+    return middleware_from(v);
 }
 
+}  // namespace desc
+
+json role_settings_to_json(const RoleSettings& r) { return desc::write_complete(r); }
+
 RoleSettings role_settings_from_json(const json& j) {
-    RoleSettings r;
-    r.stream = stream_from(sub(j, "stream"));
-    read_array(j, "events", r.events, event_from);
-    read(j, "job_cost_ms", r.job_cost_ms);
-    read(j, "consumers", r.consumers);
-    r.write = write_from(sub(j, "write"));
-    r.lock = lock_from(sub(j, "lock"));
-    r.buffer = buffer_from(sub(j, "buffer"));
-    r.fanout = fanout_from(sub(j, "fanout"));
-    r.producer = producer_from(sub(j, "producer"));
-    r.dispatcher = dispatcher_from(sub(j, "dispatcher"));
-    r.shard = shard_from(sub(j, "shard"));
-    r.recovery = recovery_from_json(sub(j, "recovery"));
-    read(j, "redis_faults_scheduled", r.redis_faults_scheduled);
-    read(j, "postgres_faults_scheduled", r.postgres_faults_scheduled);
-    read_array(j, "idem_clients", r.idem_clients, client_from);
-    r.idem_middleware = middleware_from(sub(j, "idem_middleware"));
-    read_enum(j, "idem_store_outages", r.idem_store_outages, kStoreOutages);
-    return r;
+    try {
+        return desc::read_complete<RoleSettings>(j, "role settings");
+    } catch (const ScenarioError& e) {
+        throw std::invalid_argument(e.what());
+    }
 }
 
 }  // namespace relab

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "describe/describe.h"
 #include "fault/fault_spec.h"
 #include "roles/idem_middleware.h"
 #include "scenario/idem/idem_spec.h"
@@ -49,6 +50,47 @@ struct RoleSettings {
 
     bool operator==(const RoleSettings&) const = default;
 };
+
+namespace desc {
+
+// The idempotency parts by hand until their structs are described (roles/role_settings.cpp).
+template <>
+struct Codec<IdemClient> {
+    static IdemClient read(const Reader& r, const json& v, const std::string& path, const Limits&, Read);
+    static json write(const IdemClient& c, Write);
+    static constexpr bool has_default = false;
+};
+template <>
+struct Codec<IdemMiddlewareSpec> {
+    static IdemMiddlewareSpec read(const Reader& r, const json& v, const std::string& path, const Limits&, Read);
+    static json write(const IdemMiddlewareSpec& m, Write);
+    static constexpr bool has_default = false;
+};
+
+template <>
+struct Described<RoleSettings> {
+    static constexpr auto fields = std::tuple{
+        field("stream", &RoleSettings::stream, ""),
+        field("events", &RoleSettings::events, ""),
+        field("job_cost_ms", &RoleSettings::job_cost_ms, "").of(Unit::ms),
+        field("consumers", &RoleSettings::consumers, ""),
+        field("write", &RoleSettings::write, ""),
+        field("lock", &RoleSettings::lock, ""),
+        field("buffer", &RoleSettings::buffer, ""),
+        field("fanout", &RoleSettings::fanout, ""),
+        field("producer", &RoleSettings::producer, ""),
+        field("dispatcher", &RoleSettings::dispatcher, ""),
+        field("shard", &RoleSettings::shard, ""),
+        field("recovery", &RoleSettings::recovery, ""),
+        field("redis_faults_scheduled", &RoleSettings::redis_faults_scheduled, ""),
+        field("postgres_faults_scheduled", &RoleSettings::postgres_faults_scheduled, ""),
+        field("idem_clients", &RoleSettings::idem_clients, ""),
+        field("idem_middleware", &RoleSettings::idem_middleware, ""),
+        field("idem_store_outages", &RoleSettings::idem_store_outages, ""),
+    };
+};
+
+}  // namespace desc
 
 // The settings every role of `s` runs on. Both backends call it.
 RoleSettings role_settings(const Scenario& s);

@@ -20,7 +20,7 @@ std::vector<RoleLaunch> trial_roles(const Scenario& s) {
         case LabKind::idem_cluster: return out;
     }
     for (int i = 1; i <= s.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
-    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) out.push_back({"reaper", "reaper"});
+    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper()) out.push_back({"reaper", "reaper"});
     if (s.dispatcher.enabled) {
         out.push_back({"source", "app"});
         for (const auto& d : dispatcher_actors(s.dispatcher)) out.push_back({"dispatcher", d});

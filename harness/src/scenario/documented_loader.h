@@ -3,7 +3,7 @@
 // which words are the article's.
 #pragma once
 
-#include "scenario/json_reader.h"
+#include "describe/json_reader.h"
 #include "scenario/scenario.h"
 
 namespace relab::scenario_json {

@@ -5,7 +5,7 @@
 
 #include <optional>
 
-#include "scenario/json_reader.h"
+#include "describe/json_reader.h"
 #include "scenario/scenario.h"
 
 namespace relab::scenario_json {

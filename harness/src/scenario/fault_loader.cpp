@@ -11,50 +11,6 @@ using namespace scenario_json;
 
 namespace {
 
-// The recovery_fields() rows whose name is under `section` ("" for the top level), without it.
-std::vector<std::pair<std::string, const RecoveryField*>> fields_under(const std::string& section) {
-    std::vector<std::pair<std::string, const RecoveryField*>> out;
-    for (const auto& f : recovery_fields()) {
-        const std::string name = f.name;
-        const auto dot = name.find('.');
-        if (section.empty() && dot == std::string::npos) out.emplace_back(name, &f);
-        if (!section.empty() && dot == section.size() && name.compare(0, dot, section) == 0)
-            out.emplace_back(name.substr(dot + 1), &f);
-    }
-    return out;
-}
-
-// The object at `path` read by the table: every key a row's, each value by its row's type.
-void read_recovery_fields(const Reader& r, const json& v, const std::string& path, const std::string& section,
-                          RecoverySpec& rec) {
-    const auto fields = fields_under(section);
-    std::vector<std::string> keys;
-    for (const auto& [key, f] : fields) keys.push_back(key);
-    const Object o(r, v, path, keys);
-    for (const auto& [key, f] : fields) {
-        if (!o.has(key)) continue;
-        const json& value = o.at(key);
-        switch (f->type) {
-            case RecoveryField::Type::flag:
-                if (!value.is_boolean()) r.expected(o.path(key), "true or false", value);
-                f->set_flag(rec, value.get<bool>());
-                break;
-            case RecoveryField::Type::number: f->set_number(rec, o.req_int(key, f->min, f->max)); break;
-            case RecoveryField::Type::choice: {
-                const std::string chosen = o.opt_choice(key, "", f->choices);
-                f->set_choice(rec, static_cast<size_t>(std::find(f->choices.begin(), f->choices.end(), chosen) -
-                                                       f->choices.begin()));
-                break;
-            }
-            case RecoveryField::Type::section:
-                if (value.is_null()) break;
-                f->set_flag(rec, true);
-                read_recovery_fields(r, value, o.path(key), f->name, rec);
-                break;
-        }
-    }
-}
-
 // How a lab gets each server it may fault, for the error naming it.
 std::string how_to_get(FaultTarget target) {
     switch (target) {
@@ -246,12 +202,6 @@ void read_fault_target(const Reader& r, const Object& o, const LabTargets& lab, 
 }
 
 }  // namespace
-
-RecoverySpec read_recovery(const Reader& r, const json& v, const std::string& path) {
-    RecoverySpec rec;
-    read_recovery_fields(r, v, path, "", rec);
-    return rec;
-}
 
 std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::string& path,
                                    const std::vector<std::string>& actors) {

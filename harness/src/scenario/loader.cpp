@@ -18,8 +18,9 @@
 #include "scenario/documented_loader.h"
 #include "scenario/exec_loader.h"
 #include "scenario/fault_loader.h"
+#include "scenario/generate.h"
 #include "scenario/idem/idem_loader.h"
-#include "scenario/json_reader.h"
+#include "describe/json_reader.h"
 #include "scenario/scenario.h"
 #include "util/check.h"
 #include "util/json_shape.h"
@@ -41,59 +42,15 @@ const std::vector<std::string> k_workload_fields = {"stream", "orders", "events"
                                                     "beside"};
 const std::vector<std::string> k_sessions_fields = {"cases"};
 
-StreamSpec read_stream(const Object& o) {
-    StreamSpec s;
-    s.key = o.opt_string("key", s.key);
-    s.group = o.opt_string("group", s.group);
-    s.read_count = static_cast<int>(o.opt_int("read_count", s.read_count, 1, k_int_max));
-    s.block_ms = o.opt_int("block_ms", s.block_ms, 1);
-    s.quiet_ms = o.opt_int("quiet_ms", s.quiet_ms, 1, 50'000);
-    s.deadline_ms = o.opt_int("deadline_ms", s.deadline_ms, 0, 60'000);
-    s.ack = o.opt_choice("ack", "each", {"each", "batch"}) == "batch" ? StreamSpec::Ack::batch : StreamSpec::Ack::each;
-    return s;
-}
-
-// true or false at `key`, `fallback` when absent.
-bool opt_true_false(const Object& o, const std::string& key, bool fallback) {
-    if (!o.has(key)) return fallback;
-    const json& v = o.at(key);
-    if (!v.is_boolean()) o.reader().expected(o.path(key), "true or false", v);
-    return v.get<bool>();
-}
-
-// A final state: "paid", or {"status": "paid", "amount": 30} (P4's labs state the amount too).
-FinalState read_final_state(const Reader& r, const json& v, const std::string& path) {
-    if (v.is_string()) return FinalState{r.string(v, path, true), std::nullopt};
-    if (!v.is_object()) r.expected(path, "a status such as \"paid\", or {\"status\": \"paid\", \"amount\": 30}", v);
-    const Object o(r, v, path, {"status", "amount"});
-    FinalState f{o.req_string("status"), std::nullopt};
-    if (o.has("amount")) f.amount = o.req_int("amount", 0);
-    return f;
-}
-
+// The orders as described (stream_spec.h), each id once.
 std::vector<OrderSpec> read_orders(const Reader& r, const json& v, const std::string& path) {
-    r.array(v, path, true);
-    std::vector<OrderSpec> orders;
-    std::map<int64_t, std::string> seen;  // id -> path of its first occurrence
-    for (size_t i = 0; i < v.size(); ++i) {
-        Object o(r, v[i], child(path, i), {"id", "initial_status", "initial_version", "expected_final", "absent"});
-        OrderSpec spec;
-        spec.id = o.req_int("id", 0);
-        spec.absent = opt_true_false(o, "absent", false);
-        for (const char* key : {"initial_status", "initial_version"})
-            if (spec.absent && o.has(key))
-                r.fail(o.path(key), std::string("an absent order has no row before the trial, so no ") + key +
-                                        "; drop it or \"absent\"");
-        spec.initial_status = o.opt_string("initial_status", spec.initial_status);
-        spec.initial_version = o.opt_int("initial_version", spec.initial_version, 0);
-        if (o.has("expected_final")) {
-            const FinalState f = read_final_state(r, o.at("expected_final"), o.path("expected_final"));
-            spec.expected_final = f.status;
-            spec.expected_amount = f.amount;
-        }
-        auto [it, inserted] = seen.emplace(spec.id, o.path("id"));
-        if (!inserted) r.fail(o.path("id"), fmt::format("duplicate order id {} (first at {})", spec.id, it->second));
-        orders.push_back(spec);
+    std::vector<OrderSpec> orders = desc::read_value<std::vector<OrderSpec>>(r, v, path, {.min_items = 1});
+    std::map<int64_t, size_t> seen;  // id -> index of its first occurrence
+    for (size_t i = 0; i < orders.size(); ++i) {
+        auto [it, inserted] = seen.emplace(orders[i].id, i);
+        if (!inserted)
+            r.fail(child(child(path, i), "id"), fmt::format("duplicate order id {} (first at {})", orders[i].id,
+                                                            child(child(path, it->second), "id")));
     }
     return orders;
 }
@@ -126,248 +83,20 @@ void carry_amounts(const Reader& r, const std::string& path, std::vector<EventSp
     }
 }
 
+// The events as described, each of one of the lab's orders, with the amounts P4's deltas carry.
 std::vector<EventSpec> read_events(const Reader& r, const json& v, const std::string& path,
                                    const std::vector<OrderSpec>& orders) {
-    r.array(v, path, true);
+    std::vector<EventSpec> events = desc::read_value<std::vector<EventSpec>>(r, v, path, {.min_items = 1});
     std::vector<std::string> order_ids;
     for (const auto& order : orders) order_ids.push_back(std::to_string(order.id));
-    std::vector<EventSpec> events;
-    for (size_t i = 0; i < v.size(); ++i) {
-        Object o(r, v[i], child(path, i), {"order", "type", "version", "at_ms", "delta", "fails"});
-        EventSpec e;
-        e.order = o.req_int("order", k_int64_min);
-        const bool known_order =
-            std::any_of(orders.begin(), orders.end(), [&](const OrderSpec& s) { return s.id == e.order; });
-        if (!known_order)
-            r.fail(o.path("order"),
-                   fmt::format("expected one of the orders' ids ({}), got {}", joined(order_ids), e.order));
-        e.type = o.req_string("type");
-        e.version = o.req_int("version", 0);
-        e.at_ms = o.opt_int("at_ms", 0, 0);
-        if (o.has("delta")) e.delta = o.req_int("delta", -k_int_max, k_int_max);
-        e.fails = opt_true_false(o, "fails", false);
-        events.push_back(e);
+    for (size_t i = 0; i < events.size(); ++i) {
+        const int64_t order = events[i].order;
+        if (std::none_of(orders.begin(), orders.end(), [&](const OrderSpec& s) { return s.id == order; }))
+            r.fail(child(child(path, i), "order"),
+                   fmt::format("expected one of the orders' ids ({}), got {}", joined(order_ids), order));
     }
     carry_amounts(r, path, events);
     return events;
-}
-
-// A duration in milliseconds, integer or fractional (0.25), as whole microseconds.
-int64_t read_ms_as_us(const Object& o, const std::string& key, double max_ms) {
-    const json& v = o.at(key);
-    if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > max_ms)
-        o.reader().expected(o.path(key), fmt::format("a number of milliseconds in 0..{}", max_ms), v);
-    return std::llround(v.get<double>() * 1000.0);
-}
-
-std::string ms_text(int64_t us) { return fmt::format("{:g} ms", static_cast<double>(us) / 1000.0); }
-
-// A job's cost drawn per event: fixed, uniform in [min, max], or log-normal through its p50 and p99
-// (sigma = ln(p99 / p50) / 2.3263, the standard normal's 99th percentile). Draws come from the lab's
-// seed, so every run of the file has the same costs, and the simulator runs the same jobs.
-struct CostDraw {
-    enum class Dist { fixed, uniform, lognormal } dist = Dist::fixed;
-    int64_t a_us = 0, b_us = 0;  // fixed: a; uniform: [a, b]; lognormal: p50 a, p99 b
-    std::string text;
-    // lognormal: the spread that puts p99 at b, computed once (the same double as per draw).
-    double sigma() const { return std::log(static_cast<double>(b_us) / static_cast<double>(a_us)) / 2.3263478740408408; }
-    int64_t draw(SeededRng& rng, double sigma) const {
-        switch (dist) {
-            case Dist::fixed: return a_us;
-            case Dist::uniform: return rng.uniform(a_us, b_us);
-            case Dist::lognormal: {
-                // Box-Muller over two uniform draws in (0, 1]: the same numbers on every compiler.
-                const double u1 = (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740993.0;
-                const double u2 = static_cast<double>(rng.next() >> 11) / 9007199254740992.0;
-                const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-                return std::llround(static_cast<double>(a_us) * std::exp(sigma * z));
-            }
-        }
-        return a_us;
-    }
-};
-
-CostDraw read_cost_draw(const Object& o) {
-    CostDraw c;
-    const std::string dist = o.opt_choice("dist", "fixed", {"fixed", "uniform", "lognormal"});
-    if (dist == "fixed") {
-        c.a_us = read_ms_as_us(o, "ms", 60000);
-        c.text = "fixed " + ms_text(c.a_us);
-    } else if (dist == "uniform") {
-        c.dist = CostDraw::Dist::uniform;
-        c.a_us = read_ms_as_us(o, "min_ms", 60000);
-        c.b_us = read_ms_as_us(o, "max_ms", 60000);
-        if (c.b_us < c.a_us) o.reader().fail(o.path("max_ms"), "max_ms must be at least min_ms");
-        c.text = fmt::format("uniform {}–{}", ms_text(c.a_us), ms_text(c.b_us));
-    } else {
-        c.dist = CostDraw::Dist::lognormal;
-        c.a_us = read_ms_as_us(o, "p50_ms", 60000);
-        c.b_us = read_ms_as_us(o, "p99_ms", 60000);
-        if (c.a_us <= 0) o.reader().fail(o.path("p50_ms"), "a log-normal cost needs p50_ms > 0");
-        if (c.b_us < c.a_us) o.reader().fail(o.path("p99_ms"), "p99_ms must be at least p50_ms");
-        c.text = fmt::format("log-normal p50 {}, p99 {}", ms_text(c.a_us), ms_text(c.b_us));
-    }
-    return c;
-}
-
-// "generate": many orders with the same events, instead of listing them: orders first..first+count-1,
-// each given every template event; order k (0-based) publishes them every_ms * k later than the
-// template's at_ms, or at k / orders_per_s ("arrival": {"orders_per_s": N}), or all at once
-// ("arrival": "burst"). Events are listed order by order (#1 created, paid, shipped, then #2 ...),
-// so events due at the same time go out in that order. "job_cost" draws each event's cost from the
-// lab's seed; "slow_jobs" gives named events a long job (S1's head-of-line blocking).
-void generate_workload(const Object& o, uint64_t seed, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events,
-                       LoadSpec& load) {
-    const Reader& r = o.reader();
-    const int64_t count = o.req_int("orders", 1, 100000);
-    const int64_t first = o.opt_int("first_id", 1, 0, k_int64_max - 100000);
-    int64_t every_us = o.opt_int("every_ms", 0, 0, 60000) * 1000;
-    load.arrival = every_us > 0 ? fmt::format("an order every {}", ms_text(every_us)) : "burst";
-    if (o.has("arrival")) {
-        if (o.has("every_ms")) r.fail(o.path("arrival"), "give \"arrival\" or \"every_ms\", not both");
-        const json& a = o.at("arrival");
-        if (a.is_string() && a.get<std::string>() == "burst") {
-            every_us = 0;
-            load.arrival = "burst";
-        } else {
-            Object ao(r, a, o.path("arrival"), {"orders_per_s"});
-            const int64_t rate = ao.req_int("orders_per_s", 1, 1000000);
-            every_us = 1000000 / rate;
-            if (every_us * rate != 1000000)
-                r.fail(ao.path("orders_per_s"), "orders_per_s must divide 1,000,000 µs evenly (e.g. 250, 400, 500, 1000)");
-            load.arrival = fmt::format("{} orders/s", rate);
-        }
-    }
-    const std::string final_status = o.opt_string("expected_final", "paid");
-    const json& list = o.at("events");
-    r.array(list, o.path("events"), true);
-    std::vector<EventSpec> templates;
-    for (size_t i = 0; i < list.size(); ++i) {
-        Object e(r, list[i], child(o.path("events"), i), {"type", "version", "at_ms"});
-        EventSpec t;
-        t.type = e.req_string("type");
-        t.version = e.req_int("version", 0);
-        t.at_ms = e.opt_int("at_ms", 0, 0, 3600000);
-        templates.push_back(t);
-    }
-    std::optional<CostDraw> cost;
-    if (o.has("job_cost")) {
-        cost = read_cost_draw(Object(r, o.at("job_cost"), o.path("job_cost"), {"dist", "ms", "min_ms", "max_ms", "p50_ms", "p99_ms"}));
-        load.job_cost = cost->text;
-    }
-    orders.reserve(orders.size() + static_cast<size_t>(count));
-    for (int64_t k = 0; k < count; ++k) {
-        OrderSpec spec;
-        spec.id = first + k;
-        spec.expected_final = final_status;
-        orders.push_back(spec);
-    }
-    SeededRng rng(derive_seed(seed, "job_cost"));
-    const double sigma = cost && cost->dist == CostDraw::Dist::lognormal ? cost->sigma() : 0;
-    events.reserve(events.size() + static_cast<size_t>(count) * templates.size());
-    for (int64_t k = 0; k < count; ++k)
-        for (const auto& t : templates) {
-            EventSpec e = t;
-            e.order = first + k;
-            e.at_ms = t.at_ms + every_us * k / 1000;
-            if (cost) e.cost_us = cost->draw(rng, sigma);
-            events.push_back(std::move(e));
-        }
-    if (o.has("slow_jobs")) {
-        const json& slow = o.at("slow_jobs");
-        r.array(slow, o.path("slow_jobs"), true);
-        for (size_t i = 0; i < slow.size(); ++i) {
-            Object so(r, slow[i], child(o.path("slow_jobs"), i), {"order", "type", "ms"});
-            LoadSpec::SlowJob j{so.req_int("order", first, first + count - 1), so.req_string("type"),
-                                so.req_int("ms", 1, 600000)};
-            auto it = std::find_if(events.begin(), events.end(),
-                                   [&](const EventSpec& e) { return e.order == j.order && e.type == j.type; });
-            if (it == events.end()) r.fail(so.path("type"), "no generated event of order " + std::to_string(j.order) + " has type \"" + j.type + "\"");
-            it->cost_us = j.ms * 1000;
-            load.slow_jobs.push_back(j);
-        }
-    }
-    load.enabled = o.has("arrival") || o.has("job_cost") || o.has("slow_jobs");
-}
-
-// generate_workload, remembering its last result: a lab's mutants are read right after it (to
-// check their patches) and most leave "generate" and the seed as they were, and drawing 30,000 job
-// costs again for each was most of the time `relab` took to read the scenario folder. The same
-// "generate" object and seed give the same orders, events and load, so a repeat copies them.
-void read_generate(const Object& o, uint64_t seed, std::vector<OrderSpec>& orders, std::vector<EventSpec>& events,
-                   LoadSpec& load) {
-    struct Last {
-        std::mutex mutex;
-        bool valid = false;
-        json generate;
-        uint64_t seed = 0;
-        std::vector<OrderSpec> orders;
-        std::vector<EventSpec> events;
-        LoadSpec load;
-    };
-    static Last last;
-    if (!orders.empty() || !events.empty()) return generate_workload(o, seed, orders, events, load);
-    {
-        std::lock_guard<std::mutex> lock(last.mutex);
-        if (last.valid && last.seed == seed && last.generate == o.value()) {
-            orders = last.orders;
-            events = last.events;
-            load = last.load;
-            return;
-        }
-    }
-    generate_workload(o, seed, orders, events, load);  // throws ScenarioError for a bad block: not kept
-    std::lock_guard<std::mutex> lock(last.mutex);
-    last.valid = true;
-    last.generate = o.value();
-    last.seed = seed;
-    last.orders = orders;
-    last.events = events;
-    last.load = load;
-}
-
-ShardSpec read_shard(const Object& o, size_t events) {
-    const Reader& r = o.reader();
-    ShardSpec sh;
-    sh.enabled = true;
-    sh.streams = static_cast<int>(o.opt_int("streams", sh.streams, 1, 16));
-    sh.key_format = o.opt_string("key_format", sh.key_format);
-    sh.by = o.opt_choice("by", "order", {"order", "round_robin"}) == "round_robin" ? ShardSpec::By::round_robin
-                                                                                    : ShardSpec::By::order;
-    if (o.has("reshard") && !o.at("reshard").is_null()) {
-        Object re(r, o.at("reshard"), o.path("reshard"), {"to", "after_events", "drain", "drain_poll_ms"});
-        sh.reshard_to = static_cast<int>(re.req_int("to", 1, 16));
-        if (sh.reshard_to == sh.streams)
-            r.fail(re.path("to"), fmt::format("a reshard changes the number of shards; it is already {}", sh.streams));
-        sh.reshard_after_events = re.req_int("after_events", 1, static_cast<int64_t>(events) - 1 > 0 ? static_cast<int64_t>(events) - 1 : 1);
-        if (static_cast<int64_t>(events) < 2)
-            r.fail(re.path("after_events"), "a reshard needs events on both sides of the switch: the lab has fewer than 2");
-        sh.drain = opt_true_false(re, "drain", false);
-        sh.drain_poll_ms = re.opt_int("drain_poll_ms", sh.drain_poll_ms, 1, 10000);
-    }
-    if (o.has("cluster") && !o.at("cluster").is_null()) {
-        Object cl(r, o.at("cluster"), o.path("cluster"), {"replicas", "node_timeout_ms", "require_full_coverage"});
-        sh.cluster_replicas = static_cast<int>(cl.opt_int("replicas", sh.cluster_replicas, 0, 1));
-        sh.cluster_node_timeout_ms = cl.opt_int("node_timeout_ms", sh.cluster_node_timeout_ms, 100, 60000);
-        sh.cluster_full_coverage = opt_true_false(cl, "require_full_coverage", sh.cluster_full_coverage);
-    }
-    // Every shard its own stream: the format must name the index, and differently for each.
-    std::vector<std::string> keys;
-    for (int i = 0; i < sh.shard_count(); ++i) {
-        std::string key;
-        try {
-            key = shard_stream_key(sh, i);
-        } catch (const std::exception& e) {
-            r.fail(o.path("key_format"), std::string("expected a format with {i} for the shard index (literal braces "
-                                                     "doubled: \"orders:{{{i}}}\" gives orders:{0}), got an error: ") +
-                                             e.what());
-        }
-        if (std::find(keys.begin(), keys.end(), key) != keys.end())
-            r.fail(o.path("key_format"), "every shard needs its own stream: the format gives \"" + key +
-                                             "\" twice (put {i} in it)");
-        keys.push_back(key);
-    }
-    return sh;
 }
 
 std::map<std::string, int64_t> read_job_cost(const Reader& r, const json& v, const std::string& path,
@@ -384,174 +113,6 @@ std::map<std::string, int64_t> read_job_cost(const Reader& r, const json& v, con
         costs[type] = r.integer(cost, child(path, type), 0, k_int64_max);
     }
     return costs;
-}
-
-WriteSpec read_write(const Object& o) {
-    WriteSpec w;
-    w.mode = o.opt_named("mode", w.mode, k_write_modes);
-    w.side_effect = opt_true_false(o, "side_effect", false);
-    w.version_source = o.opt_named("version_source", w.version_source, k_version_sources);
-    w.dedupe = o.opt_named("dedupe", w.dedupe, k_write_dedupes);
-    w.commit = o.opt_named("commit", w.commit, k_write_commits);
-    w.isolation = o.opt_named("isolation", w.isolation, k_write_isolations);
-    w.serialization_retries = static_cast<int>(o.opt_int("serialization_retries", w.serialization_retries, 0, 100));
-    if (o.has("serialization_retries") && w.isolation == WriteIsolation::none)
-        o.reader().fail(o.path("serialization_retries"),
-                        "retries a job's transaction refused with 40001; it needs \"isolation\": \"repeatable_read\", "
-                        "\"serializable\" or \"read_committed\"");
-    if (w.version_source == VersionSource::entry_id && !is_guarded_update(w.mode))
-        o.reader().fail(o.path("version_source"),
-                        "\"entry_id\" is a CAS version and requires \"mode\": \"cas\", got mode \"" +
-                            to_string(w.mode) + "\"");
-    return w;
-}
-
-// [min, max] microseconds, both >= 0, min <= max.
-void read_us_range(const Object& o, const std::string& key, int64_t& lo, int64_t& hi) {
-    if (!o.has(key)) return;
-    const Reader& r = o.reader();
-    const json& v = o.at(key);
-    const std::string path = o.path(key);
-    if (!v.is_array() || v.size() != 2) r.expected(path, "[min, max] in microseconds", v);
-    const int64_t min = r.integer(v[0], child(path, 0), 0, k_int64_max);
-    const int64_t max = r.integer(v[1], child(path, 1), 0, k_int64_max);
-    if (min > max) r.expected(path, "[min, max] with min <= max", v);
-    lo = min;
-    hi = max;
-}
-
-SimSpec read_sim(const Object& o) {
-    SimSpec sim;
-    read_us_range(o, "rtt_us", sim.rtt_min_us, sim.rtt_max_us);
-    read_us_range(o, "wakeup_us", sim.wakeup_min_us, sim.wakeup_max_us);
-    read_us_range(o, "start_us", sim.start_min_us, sim.start_max_us);
-    return sim;
-}
-
-LockSpec read_lock(const Object& o) {
-    const Reader& r = o.reader();
-    LockSpec lock;
-    lock.enabled = true;
-    lock.key = o.opt_string("key", lock.key);
-    lock.ttl_ms = o.opt_int("ttl_ms", lock.ttl_ms, 1);
-    lock.retry_ms = o.opt_int("retry_ms", lock.retry_ms, 1);
-    if (o.has("skew_ms")) {
-        const json& skew = o.at("skew_ms");
-        const std::string path = o.path("skew_ms");
-        if (!skew.is_array() || skew.size() != 2) r.expected(path, "[min, max] in milliseconds", skew);
-        lock.skew_min_ms = r.integer(skew[0], child(path, 0), 0, k_int64_max);
-        lock.skew_max_ms = r.integer(skew[1], child(path, 1), 0, k_int64_max);
-        if (lock.skew_min_ms > lock.skew_max_ms) r.expected(path, "[min, max] with min <= max", skew);
-    }
-    return lock;
-}
-
-BufferSpec read_buffer(const Object& o) {
-    BufferSpec b;
-    b.enabled = true;
-    b.gap_timeout_ms = o.opt_int("gap_timeout_ms", b.gap_timeout_ms, 0);
-    b.late = o.opt_choice("late", "drop", {"drop", "apply"}) == "drop" ? BufferSpec::Late::drop : BufferSpec::Late::apply;
-    return b;
-}
-
-FanoutSpec read_fanout(const Object& o) {
-    FanoutSpec f;
-    f.enabled = true;
-    f.workers = static_cast<int>(o.req_int("workers", 1, 64));
-    f.poll_ms = o.opt_int("poll_ms", f.poll_ms, 1, 1000);
-    f.dispatch = o.opt_choice("dispatch", "per_key", {"per_key", "any_worker"}) == "per_key"
-                     ? FanoutSpec::Dispatch::per_key
-                     : FanoutSpec::Dispatch::any_worker;
-    return f;
-}
-
-// [1, 2, ...]: attempt numbers, each >= 1.
-std::vector<int> read_attempts(const Object& o, const std::string& key = "attempts") {
-    const Reader& r = o.reader();
-    const json& list = r.array(o.at(key), o.path(key), false);
-    std::vector<int> out;
-    for (size_t i = 0; i < list.size(); ++i)
-        out.push_back(static_cast<int>(r.integer(list[i], child(o.path(key), i), 1, k_int_max)));
-    return out;
-}
-
-ProducerSpec read_producer(const Object& o, const std::vector<EventSpec>& events) {
-    const Reader& r = o.reader();
-    ProducerSpec p;
-    p.backoff_ms = o.opt_int("backoff_ms", p.backoff_ms, 1);
-    p.backoff_multiplier = o.opt_int("backoff_multiplier", p.backoff_multiplier, 1, 1000);
-    p.max_attempts = static_cast<int>(o.opt_int("max_attempts", p.max_attempts, 1, 1000));
-    if (o.has("idmp")) {
-        if (!o.at("idmp").is_boolean()) r.expected(o.path("idmp"), "true or false", o.at("idmp"));
-        p.idmp = o.at("idmp").get<bool>();
-    }
-    if (o.has("wait")) {
-        Object w(r, o.at("wait"), o.path("wait"), {"replicas", "timeout_ms"});
-        p.wait_replicas = w.req_int("replicas", 1, 100);
-        p.wait_timeout_ms = w.opt_int("timeout_ms", p.wait_timeout_ms, 1, 60000);
-    }
-    if (o.has("failures")) {
-        const json& list = r.array(o.at("failures"), o.path("failures"), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            Object f(r, list[i], child(o.path("failures"), i), {"order", "type", "attempts", "reply_lost"});
-            PublishFailure pf;
-            pf.order = f.req_int("order", k_int64_min);
-            pf.type = f.req_string("type");
-            if (!f.has("attempts") && !f.has("reply_lost"))
-                r.fail(f.path(), "a failure needs \"attempts\" (the publish fails before Redis) or \"reply_lost\" (the XADD "
-                                 "runs, its reply never comes back)");
-            if (f.has("attempts")) pf.attempts = read_attempts(f);
-            if (f.has("reply_lost")) pf.reply_lost = read_attempts(f, "reply_lost");
-            for (int a : pf.reply_lost)
-                if (std::find(pf.attempts.begin(), pf.attempts.end(), a) != pf.attempts.end())
-                    r.fail(f.path("reply_lost"), fmt::format("attempt {} is also in \"attempts\": it fails before Redis or "
-                                                             "loses its reply, not both", a));
-            const bool known = std::any_of(events.begin(), events.end(), [&](const EventSpec& e) {
-                return e.order == pf.order && e.type == pf.type;
-            });
-            if (!known) r.fail(f.path(), fmt::format("no event of order {} with type \"{}\"", pf.order, pf.type));
-            for (size_t k = 0; k < pf.attempts.size(); ++k)
-                if (pf.attempts[k] > p.max_attempts)
-                    r.fail(child(f.path("attempts"), k),
-                           fmt::format("expected at most max_attempts ({}), got {}", p.max_attempts, pf.attempts[k]));
-            for (size_t k = 0; k < pf.reply_lost.size(); ++k)
-                if (pf.reply_lost[k] > p.max_attempts)
-                    r.fail(child(f.path("reply_lost"), k),
-                           fmt::format("expected at most max_attempts ({}), got {}", p.max_attempts, pf.reply_lost[k]));
-            p.failures.push_back(std::move(pf));
-        }
-    }
-    return p;
-}
-
-DispatcherSpec read_dispatcher(const Object& o, size_t outbox_rows) {
-    const Reader& r = o.reader();
-    DispatcherSpec d;
-    d.enabled = true;
-    d.ordering = o.opt_choice("ordering", "per_key", {"naive", "per_key"}) == "naive" ? DispatchOrder::naive
-                                                                                       : DispatchOrder::per_key;
-    d.poll_ms = o.opt_int("poll_ms", d.poll_ms, 1);
-    d.max_rounds = static_cast<int>(o.opt_int("max_rounds", d.max_rounds, 1, 100000));
-    d.mark = o.opt_choice("mark", "row", {"row", "round"}) == "round" ? DispatchMark::round : DispatchMark::row;
-    d.publish_ms = o.opt_int("publish_ms", d.publish_ms, 0, 60000);
-    d.count = static_cast<int>(o.opt_int("count", d.count, 1, 8));
-    d.claim = o.opt_choice("claim", "none", {"none", "skip_locked"}) == "skip_locked" ? DispatchClaim::skip_locked
-                                                                                      : DispatchClaim::none;
-    if (d.claim == DispatchClaim::skip_locked && d.mark == DispatchMark::round)
-        r.fail(o.path("mark"), "\"skip_locked\" claims each row in its own transaction, held across its XADD and its "
-                               "mark; \"round\" (one transaction per round) does not apply");
-    if (o.has("failures")) {
-        const json& list = r.array(o.at("failures"), o.path("failures"), false);
-        for (size_t i = 0; i < list.size(); ++i) {
-            Object f(r, list[i], child(o.path("failures"), i), {"outbox_id", "attempts"});
-            OutboxFailure of;
-            // Outbox ids are 1..N in the order of the events, one row per event.
-            of.outbox_id = f.req_int("outbox_id", 1, static_cast<int64_t>(outbox_rows));
-            of.attempts = read_attempts(f);
-            d.failures.push_back(std::move(of));
-        }
-    }
-    return d;
 }
 
 bool is_sqlstate(const std::string& s) {
@@ -790,7 +351,7 @@ void read_final(const Object& o, const std::string& key, std::map<int64_t, Final
         } catch (const std::exception&) {
             r.expected(child(o.path(key), order), "an order id as the key, e.g. \"42\"", json(order));
         }
-        out[id] = read_final_state(r, status, child(o.path(key), order));
+        out[id] = desc::read_value<FinalState>(r, status, child(o.path(key), order));
     }
 }
 
@@ -1086,20 +647,25 @@ void read_idem_lab(const Reader& r, const Object& top, Scenario& s) {
         }
 }
 
+// The described section `key` of the top level into `out`, when the file gives it.
+template <class S>
+void read_section(const Object& top, const std::string& key, S& out, const std::vector<std::string>& also = {}) {
+    if (top.has(key)) out = desc::read_file<S>(top.reader(), top.at(key), top.path(key), also);
+}
+
 // The stream, the orders and events (given or generated), the job costs and the consumers.
 void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
-    if (top.has("stream"))
-        s.stream = read_stream(Object(r, top.at("stream"), top.path("stream"),
-                                      {"key", "group", "read_count", "block_ms", "quiet_ms", "deadline_ms", "ack"}));
+    read_section(top, "stream", s.stream);
     if (top.has("generate")) {
         for (const char* key : {"orders", "events"})
             if (top.has(key))
                 r.fail(top.path(key), std::string("\"generate\" makes the lab's orders and events; drop \"") + key +
                                           "\" or \"generate\"");
-        read_generate(Object(r, top.at("generate"), top.path("generate"),
-                             {"orders", "first_id", "every_ms", "arrival", "expected_final", "events", "job_cost",
-                              "slow_jobs"}),
-                      s.seed, s.orders, s.events, s.load);
+        s.generate = desc::read_file<GenerateSpec>(r, top.at("generate"), top.path("generate"));
+        GeneratedWorkload w = expand_generate(*s.generate, s.seed);
+        s.orders = std::move(w.orders);
+        s.events = std::move(w.events);
+        s.load = std::move(w.load);
     } else {
         s.orders = read_orders(r, top.at("orders"), top.path("orders"));
         s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
@@ -1133,9 +699,7 @@ void refuse_isolation_conflicts(const Reader& r, const Object& top, const Scenar
 
 // "write", and the orders and dedupe its mode cannot serve.
 void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
-    if (top.has("write"))
-        s.write = read_write(Object(r, top.at("write"), top.path("write"), {"mode", "version_source", "side_effect", "dedupe", "commit", "isolation",
-                                                        "serialization_retries"}));
+    read_section(top, "write", s.write);
     const bool update_only = writes_update_only(s);
     for (size_t i = 0; i < s.orders.size(); ++i)
         if (s.orders[i].absent && update_only)
@@ -1153,17 +717,16 @@ void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
 
 // The lock around a job, the reorder buffer and the fanout to workers, and what of them excludes the other.
 void read_job_wrappers(const Reader& r, const Object& top, Scenario& s) {
-    if (top.has("lock") && !top.at("lock").is_null())
-        s.lock = read_lock(Object(r, top.at("lock"), top.path("lock"), {"key", "ttl_ms", "retry_ms", "skew_ms"}));
-    if (top.has("buffer") && !top.at("buffer").is_null()) {
-        s.buffer = read_buffer(Object(r, top.at("buffer"), top.path("buffer"), {"gap_timeout_ms", "late"}));
+    read_section(top, "lock", s.lock);
+    read_section(top, "buffer", s.buffer);
+    if (s.buffer.enabled) {
         if (s.consumers != 1)
             r.fail(top.path("buffer"), fmt::format("a reorder buffer orders one consumer's events; with {} consumers "
                                                    "an order's events land in different buffers (use \"consumers\": 1)",
                                                    s.consumers));
     }
-    if (top.has("fanout") && !top.at("fanout").is_null()) {
-        s.fanout = read_fanout(Object(r, top.at("fanout"), top.path("fanout"), {"workers", "poll_ms", "dispatch"}));
+    read_section(top, "fanout", s.fanout);
+    if (s.fanout.enabled) {
         if (s.buffer.enabled)
             r.fail(top.path("fanout"), "the reorder buffer runs in a consumer's own read loop; with \"fanout\" its "
                                        "workers apply the events (use one or the other)");
@@ -1196,26 +759,28 @@ void refuse_batch_commit_conflicts(const Reader& r, const Object& top, const Sce
         refuse("with \"fanout\" the workers apply the events one by one");
 }
 
-// Who publishes: the producer (its retries, its IDMP) or an outbox dispatcher in its place.
-void read_publishers(const Reader& r, const Object& top, Scenario& s) {
-    if (top.has("producer")) {
-        const Object producer(r, top.at("producer"), top.path("producer"),
-                              with_exec_fields({"backoff_ms", "backoff_multiplier", "max_attempts", "failures", "idmp", "wait"}));
-        s.producer = read_producer(producer, s.events);
-        if (auto program = read_exec(producer)) s.exec.by_role["producer"] = std::move(*program);
+// Every producer failure names an event of the lab, and every outbox failure one of its rows.
+void refuse_unknown_failures(const Reader& r, const Object& top, const Scenario& s) {
+    for (size_t i = 0; i < s.producer.failures.size(); ++i) {
+        const PublishFailure& f = s.producer.failures[i];
+        const bool known = std::any_of(s.events.begin(), s.events.end(),
+                                       [&](const EventSpec& e) { return e.order == f.order && e.type == f.type; });
+        if (!known)
+            r.fail(child(child(top.path("producer"), "failures"), i),
+                   fmt::format("no event of order {} with type \"{}\"", f.order, f.type));
     }
-    if (s.producer.idmp &&
-        std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
-        r.fail(child(top.path("producer"), "idmp"),
-               "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
-    if (!top.has("dispatcher") || top.at("dispatcher").is_null()) return;
-    const Object dispatcher(r, top.at("dispatcher"), top.path("dispatcher"),
-                            with_exec_fields({"ordering", "poll_ms", "max_rounds", "failures", "mark", "publish_ms",
-                                              "count", "claim"}));
-    s.dispatcher = read_dispatcher(dispatcher, s.events.size());
+    // Outbox ids are 1..N in the order of the events, one row per event.
+    const auto rows = static_cast<int64_t>(s.events.size());
+    for (size_t i = 0; i < s.dispatcher.failures.size(); ++i)
+        if (s.dispatcher.failures[i].outbox_id > rows)
+            r.expected(child(child(child(top.path("dispatcher"), "failures"), i), "outbox_id"),
+                       integer_range_text(1, rows), s.dispatcher.failures[i].outbox_id);
+}
+
+// The dispatcher replaces the producer: what only the producer has does not apply beside it.
+void refuse_dispatcher_conflicts(const Reader& r, const Object& top, const Scenario& s) {
     if (carries_amounts(s))
         r.fail(top.path("dispatcher"), "the outbox's rows carry no amount: events with a \"delta\" need the producer");
-    if (auto program = read_exec(dispatcher)) s.exec.by_role["dispatcher"] = std::move(*program);
     for (size_t i = 0; i < s.orders.size(); ++i)
         if (s.orders[i].absent)
             r.fail(child(child(top.path("orders"), i), "absent"),
@@ -1227,11 +792,39 @@ void read_publishers(const Reader& r, const Object& top, Scenario& s) {
                "schedule failures under /dispatcher/failures");
 }
 
+// A publishing role's section (its settings, or the user's program in its place).
+template <class S>
+void read_publisher(const Object& top, const std::string& role, S& spec, ExecRoles& exec) {
+    if (!top.has(role)) return;
+    read_section(top, role, spec, exec_field_names());
+    if (top.at(role).is_null()) return;
+    if (auto program = read_exec(Object(top.reader(), top.at(role), top.path(role), with_exec_fields(desc::keys<S>()))))
+        exec.by_role[role] = std::move(*program);
+}
+
+// Who publishes: the producer (its retries, its IDMP) or an outbox dispatcher in its place.
+void read_publishers(const Reader& r, const Object& top, Scenario& s) {
+    read_publisher(top, "producer", s.producer, s.exec);
+    read_publisher(top, "dispatcher", s.dispatcher, s.exec);
+    if (s.producer.idmp &&
+        std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
+        r.fail(child(top.path("producer"), "idmp"),
+               "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
+    refuse_unknown_failures(r, top, s);
+    if (s.dispatcher.enabled) refuse_dispatcher_conflicts(r, top, s);
+}
+
 // "shard": one consumer per shard on a Redis Cluster of the lab's own, and what it cannot run with.
 void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
-    if (!top.has("shard") || top.at("shard").is_null()) return;
-    s.shard = read_shard(Object(r, top.at("shard"), top.path("shard"), {"streams", "key_format", "by", "reshard", "cluster"}),
-                         s.events.size());
+    read_section(top, "shard", s.shard);
+    if (!s.shard.enabled) return;
+    const auto events = static_cast<int64_t>(s.events.size());
+    if (s.shard.reshard && events < 2)
+        r.fail(child(child(top.path("shard"), "reshard"), "after_events"),
+               "a reshard needs events on both sides of the switch: the lab has fewer than 2");
+    if (s.shard.reshard && s.shard.reshard->after_events > events - 1)
+        r.expected(child(child(top.path("shard"), "reshard"), "after_events"), integer_range_text(1, events - 1),
+                   s.shard.reshard->after_events);
     // One consumer per shard: the router decides the stream, the shard's consumer its order.
     if (top.has("consumers") && s.consumers != s.shard.shard_count())
         r.fail(top.path("consumers"),
@@ -1269,18 +862,14 @@ void read_stream_display(const Reader& r, const Object& top, Scenario& s) {
             r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
         s.show_throughput = top.at("show_throughput").get<bool>();
     }
-    if (top.has("soak") && !top.at("soak").is_null()) {
-        const Object soak(r, top.at("soak"), top.path("soak"), {"drain_ms"});
-        s.soak.enabled = true;
-        s.soak.drain_ms = soak.opt_int("drain_ms", s.soak.drain_ms, 1, 3'600'000);
-    }
+    read_section(top, "soak", s.soak);
 }
 
 // The lab's roles, as trial_roles starts them, and its own servers: the targets a fault may name.
 std::vector<std::string> stream_fault_targets(const Scenario& s) {
     std::vector<std::string> actors;
     for (int i = 1; i <= s.consumers; ++i) actors.push_back(fmt::format("C{}", i));
-    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper) actors.push_back("reaper");
+    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper()) actors.push_back("reaper");
     if (s.dispatcher.enabled) {
         actors.push_back("app");
         for (const auto& d : dispatcher_actors(s.dispatcher)) actors.push_back(d);
@@ -1290,7 +879,7 @@ std::vector<std::string> stream_fault_targets(const Scenario& s) {
     if (s.servers.own) actors.push_back("redis");
     if (s.servers.replica) actors.push_back("redis-replica");
     if (s.servers.postgres) actors.push_back("postgres");
-    if (s.shard.enabled && s.shard.cluster_replicas > 0) {
+    if (s.shard.enabled && s.shard.cluster.replicas > 0) {
         actors.push_back("redis-cluster-master");
         actors.push_back("redis-cluster-replica");
     }
@@ -1316,14 +905,12 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
     read_publishers(r, top, s);
     read_stream_shard(r, top, s);
     read_stream_display(r, top, s);
-    if (top.has("sim"))
-        s.sim = read_sim(Object(r, top.at("sim"), top.path("sim"), {"rtt_us", "wakeup_us", "start_us"}));
-    if (top.has("recovery"))
-        s.recovery = read_recovery(r, top.at("recovery"), top.path("recovery"));
+    read_section(top, "sim", s.sim);
+    read_section(top, "recovery", s.recovery);
     refuse_quiet_before_claim(r, top, s);
     if (top.has("servers"))
         s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
-    if (s.producer.wait_replicas > 0 && !s.servers.replica)
+    if (s.producer.wait && !s.servers.replica)
         r.fail(child(child(top.path("producer"), "wait"), "replicas"),
                "WAIT counts replicas and this lab has none: add \"servers\": {\"replica\": true}");
     if (top.has("faults")) s.faults = read_faults(r, top.at("faults"), top.path("faults"), stream_fault_targets(s));

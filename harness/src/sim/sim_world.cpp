@@ -33,8 +33,8 @@ struct SimWorld::BarrierWait {
 
 Latency Latency::from(const SimSpec& s) {
     auto us = [](int64_t v) { return Nanos{v * 1000}; };
-    return Latency{us(s.rtt_min_us),    us(s.rtt_max_us),   us(s.wakeup_min_us),
-                   us(s.wakeup_max_us), us(s.start_min_us), us(s.start_max_us)};
+    return Latency{us(s.rtt_us.min),    us(s.rtt_us.max),   us(s.wakeup_us.min),
+                   us(s.wakeup_us.max), us(s.start_us.min), us(s.start_us.max)};
 }
 
 SimWorld::SimWorld(size_t stack_bytes) : m_sched(stack_bytes) {}

@@ -275,7 +275,7 @@ TEST(DocsCheckSchema, DefaultsAreTheLoaders) {
     EXPECT_EQ(schema_default(d + "stream/properties/ack"), a.stream.ack == StreamSpec::Ack::each ? "each" : "batch");
     EXPECT_EQ(schema_default(d + "order/properties/initial_status"), a.orders[0].initial_status);
     EXPECT_EQ(schema_default(d + "order/properties/initial_version"), a.orders[0].initial_version);
-    EXPECT_EQ(schema_default(d + "order/properties/expected_final"), a.orders[0].expected_final);
+    EXPECT_EQ(schema_default(d + "order/properties/expected_final"), a.orders[0].expected_final.status);
     EXPECT_EQ(schema_default(d + "event/properties/at_ms"), a.events[0].at_ms);
     EXPECT_EQ(schema_default(d + "write/properties/mode"), to_string(a.write.mode));
     EXPECT_EQ(schema_default(d + "write/properties/version_source"), to_string(a.write.version_source));
@@ -286,19 +286,19 @@ TEST(DocsCheckSchema, DefaultsAreTheLoaders) {
     EXPECT_EQ(schema_default(d + "lock/properties/key"), a.lock.key);
     EXPECT_EQ(schema_default(d + "lock/properties/ttl_ms"), a.lock.ttl_ms);
     EXPECT_EQ(schema_default(d + "lock/properties/retry_ms"), a.lock.retry_ms);
-    EXPECT_EQ(schema_default(d + "lock/properties/skew_ms"), nlohmann::json::array({a.lock.skew_min_ms, a.lock.skew_max_ms}));
+    EXPECT_EQ(schema_default(d + "lock/properties/skew_ms"), nlohmann::json::array({a.lock.skew_ms.min, a.lock.skew_ms.max}));
     EXPECT_EQ(schema_default(d + "buffer/properties/gap_timeout_ms"), a.buffer.gap_timeout_ms);
     EXPECT_EQ(schema_default(d + "producer/properties/backoff_ms"), a.producer.backoff_ms);
     EXPECT_EQ(schema_default(d + "producer/properties/backoff_multiplier"), a.producer.backoff_multiplier);
     EXPECT_EQ(schema_default(d + "producer/properties/max_attempts"), a.producer.max_attempts);
-    EXPECT_EQ(schema_default(d + "sim/properties/rtt_us"), nlohmann::json::array({a.sim.rtt_min_us, a.sim.rtt_max_us}));
-    EXPECT_EQ(schema_default(d + "sim/properties/wakeup_us"), nlohmann::json::array({a.sim.wakeup_min_us, a.sim.wakeup_max_us}));
-    EXPECT_EQ(schema_default(d + "sim/properties/start_us"), nlohmann::json::array({a.sim.start_min_us, a.sim.start_max_us}));
+    EXPECT_EQ(schema_default(d + "sim/properties/rtt_us"), nlohmann::json::array({a.sim.rtt_us.min, a.sim.rtt_us.max}));
+    EXPECT_EQ(schema_default(d + "sim/properties/wakeup_us"), nlohmann::json::array({a.sim.wakeup_us.min, a.sim.wakeup_us.max}));
+    EXPECT_EQ(schema_default(d + "sim/properties/start_us"), nlohmann::json::array({a.sim.start_us.min, a.sim.start_us.max}));
     const std::string claim = d + "recovery/properties/autoclaim/properties/";
     EXPECT_EQ(schema_default(claim + "min_idle_ms"), a.recovery.autoclaim.min_idle_ms);
     EXPECT_EQ(schema_default(claim + "every_ms"), a.recovery.autoclaim.every_ms);
     EXPECT_EQ(schema_default(claim + "count"), a.recovery.autoclaim.count);
-    EXPECT_EQ(schema_default(claim + "in"), a.recovery.autoclaim.in_reaper ? "reaper" : "consumers");
+    EXPECT_EQ(schema_default(claim + "in"), a.recovery.autoclaim.in_reaper() ? "reaper" : "consumers");
 
     const Scenario b = parse_scenario(R"({"id": "b", "title": "b", "kind": "workload", "expect": {"wrong": "none"},
         "orders": [{"id": 1}], "events": [{"order": 1, "type": "x", "version": 1}],
@@ -319,13 +319,13 @@ TEST(DocsCheckSchema, DefaultsAreTheLoaders) {
         "generate": {"orders": 2, "events": [{"type": "x", "version": 1}]},
         "shard": {"reshard": {"to": 4, "after_events": 1}}})", "c.json");
     EXPECT_EQ(schema_default(d + "generate/properties/first_id"), c.orders[0].id);
-    EXPECT_EQ(schema_default(d + "generate/properties/expected_final"), c.orders[0].expected_final);
+    EXPECT_EQ(schema_default(d + "generate/properties/expected_final"), c.orders[0].expected_final.status);
     EXPECT_EQ(c.events[1].at_ms, 0) << "every_ms defaults to 0: every order at once";
     EXPECT_EQ(schema_default(d + "shard/properties/streams"), c.shard.streams);
     EXPECT_EQ(schema_default(d + "shard/properties/key_format"), c.shard.key_format);
     EXPECT_EQ(schema_default(d + "shard/properties/by"), to_string(c.shard.by));
-    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain"), c.shard.drain);
-    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain_poll_ms"), c.shard.drain_poll_ms);
+    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain"), c.shard.reshard->drain);
+    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain_poll_ms"), c.shard.reshard->drain_poll_ms);
 }
 
 // Every property name of the real schema, wherever it is defined.

@@ -66,38 +66,24 @@ TEST(RoleSettingsTest, the_write_isolation_and_its_retries_round_trip_through_js
     EXPECT_GE(labs, 2u);
 }
 
-// A recovery mode is a row of recovery_fields(): its value reaches the role process by that row
-// alone (recovery_to_json walks the table), so each row, moved away from its value, must come back.
-TEST(RoleSettingsTest, every_recovery_row_crosses_to_the_role_process_by_the_table) {
-    for (const auto& f : recovery_fields()) {
-        RoleSettings r;
-        for (const auto& g : recovery_fields())  // every section on, so its fields travel
-            if (g.type == RecoveryField::Type::section) g.set_flag(r.recovery, true);
-        switch (f.type) {
-            case RecoveryField::Type::flag:
-            case RecoveryField::Type::section:
-                ASSERT_TRUE(f.set_flag && f.flag) << f.name << ": a flag row needs set_flag and flag";
-                f.set_flag(r.recovery, !f.flag(r.recovery));
-                break;
-            case RecoveryField::Type::number: {
-                ASSERT_TRUE(f.set_number && f.number) << f.name << ": a number row needs set_number and number";
-                const int64_t v = f.number(r.recovery);
-                f.set_number(r.recovery, v < f.max ? v + 1 : f.min);
-                ASSERT_NE(f.number(r.recovery), v) << f.name;
-                break;
-            }
-            case RecoveryField::Type::choice: {
-                ASSERT_TRUE(f.set_choice && f.choice) << f.name << ": a choice row needs set_choice and choice";
-                ASSERT_GE(f.choices.size(), 2u) << f.name;
-                const size_t i = f.choice(r.recovery);
-                f.set_choice(r.recovery, (i + 1) % f.choices.size());
-                ASSERT_NE(f.choice(r.recovery), i) << f.name;
-                break;
-            }
-        }
-        EXPECT_TRUE(through_json(r).recovery == r.recovery) << f.name << " was lost on the way: "
-                                                            << recovery_to_json(r.recovery).dump();
-    }
+// A recovery mode is a line of RecoverySpec's description: its value reaches the role process by
+// that line alone, so every field, moved away from its default, must come back, and each is
+// written under its key.
+TEST(RoleSettingsTest, every_recovery_field_crosses_to_the_role_process_by_its_description) {
+    RoleSettings r;
+    r.recovery = RecoverySpec{.pending_first = true, .recreate_group = true,
+                              .autoclaim = {.enabled = true, .min_idle_ms = 300, .every_ms = 40, .count = 2,
+                                            .in = RecoverySpec::Autoclaim::In::consumers},
+                              .consumer_name = RecoverySpec::ConsumerName::per_process, .max_deliveries = 3};
+    const nlohmann::json j = role_settings_to_json(r).at("recovery");
+    for (const auto& key : desc::keys<RecoverySpec>()) EXPECT_TRUE(j.contains(key)) << key;
+    for (const auto& key : desc::keys<RecoverySpec::Autoclaim>()) EXPECT_TRUE(j.at("autoclaim").contains(key)) << key;
+    EXPECT_TRUE(through_json(r).recovery == r.recovery) << j.dump();
+    RoleSettings each = r;
+    each.recovery.autoclaim.enabled = false;  // a section that is off crosses as null, its fields at their defaults
+    each.recovery.autoclaim = RecoverySpec::Autoclaim{};
+    EXPECT_TRUE(through_json(each).recovery == each.recovery);
+    EXPECT_TRUE(role_settings_to_json(each).at("recovery").at("autoclaim").is_null());
 }
 
 // Every field away from its default, so each one is seen crossing both ways (no shipped lab sets
@@ -109,14 +95,14 @@ TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     r.job_cost_ms = {{"created", 800}, {"shipped", 5}};
     r.consumers = 5;
     r.write = WriteSpec{WriteMode::cas, VersionSource::entry_id, true, WriteDedupe::aggregate_version};
-    r.lock = LockSpec{true, "lk:{order}", 300, 7, 1, 30};
+    r.lock = LockSpec{true, "lk:{order}", 300, 7, {1, 30}};
     r.buffer = BufferSpec{true, 400, BufferSpec::Late::apply};
-    r.producer = ProducerSpec{250, 3, 4, {PublishFailure{7, "created", {1, 2}, {3}}}, true};
+    r.producer = ProducerSpec{250, 3, 4, WaitSpec{2, 70}, {PublishFailure{7, "created", {1, 2}, {3}}}, true};
     r.dispatcher = DispatcherSpec{true, DispatchOrder::naive, 50, 9, {OutboxFailure{2, {1, 3}}}, DispatchMark::round, 7,
                                   3, DispatchClaim::skip_locked};
     r.recovery.pending_first = true;
     r.recovery.recreate_group = true;
-    r.recovery.autoclaim = {true, 300, 40, 2, false};
+    r.recovery.autoclaim = {true, 300, 40, 2, RecoverySpec::Autoclaim::In::consumers};
     r.redis_faults_scheduled = true;
     r.postgres_faults_scheduled = true;
     IdemRequest q;
@@ -153,14 +139,19 @@ TEST(RoleSettingsTest, every_write_mode_crosses_by_its_name) {
 }
 
 TEST(RoleSettingsTest, a_config_missing_a_field_is_refused_naming_it) {
-    nlohmann::json j = role_settings_to_json(RoleSettings{});
+    RoleSettings locked;
+    locked.lock.enabled = true;
+    nlohmann::json j = role_settings_to_json(locked);
     j["lock"].erase("ttl_ms");
     try {
         role_settings_from_json(j);
         FAIL() << "accepted settings without lock.ttl_ms";
     } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("ttl_ms"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("/lock/ttl_ms"), std::string::npos) << e.what();
     }
+    nlohmann::json without = role_settings_to_json(RoleSettings{});
+    without.erase("stream");
+    EXPECT_THROW(role_settings_from_json(without), std::invalid_argument);
     nlohmann::json k = role_settings_to_json(RoleSettings{});
     k["write"]["mode"] = "sometimes";
     EXPECT_THROW(role_settings_from_json(k), std::invalid_argument);

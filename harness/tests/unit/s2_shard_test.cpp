@@ -65,7 +65,7 @@ TEST(S2LoaderTest, generate_expands_orders_and_events_order_by_order_and_shard_s
     ASSERT_EQ(s.orders.size(), 4u);
     EXPECT_EQ(s.orders[0].id, 10);
     EXPECT_EQ(s.orders[3].id, 13);
-    EXPECT_EQ(s.orders[2].expected_final, "paid");
+    EXPECT_EQ(s.orders[2].expected_final.status, "paid");
     ASSERT_EQ(s.events.size(), 8u);
     EXPECT_EQ(s.events[0].order, 10);
     EXPECT_EQ(s.events[0].type, "created");
@@ -81,8 +81,9 @@ TEST(S2LoaderTest, generate_expands_orders_and_events_order_by_order_and_shard_s
     d["shard"]["reshard"] = {{"to", 3}, {"after_events", 4}, {"drain", true}};
     const Scenario r = parse_scenario(d.dump(), "f.json");
     EXPECT_EQ(r.consumers, 3);
-    EXPECT_EQ(r.shard.reshard_to, 3);
-    EXPECT_TRUE(r.shard.drain);
+    ASSERT_TRUE(r.shard.reshard.has_value());
+    EXPECT_EQ(r.shard.reshard->to, 3);
+    EXPECT_TRUE(r.shard.reshard->drain);
     // The role processes get it whole.
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(r))), role_settings(r));
 }
@@ -262,7 +263,7 @@ TEST(S2ShardFailoverTest, outage_records_count_each_shards_waits_writes_losses_a
     ASSERT_EQ(s.faults.size(), 1u);
     EXPECT_EQ(s.faults[0].target.kind, FaultTarget::redis_cluster_master);
     EXPECT_EQ(s.faults[0].target.shard, 0);
-    EXPECT_EQ(s.shard.cluster_node_timeout_ms, 1000);
+    EXPECT_EQ(s.shard.cluster.node_timeout_ms, 1000);
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))), role_settings(s));
     const json ev1 = {{"order", 10}, {"type", "created"}, {"v", 1}};
     const json ev2 = {{"order", 11}, {"type", "created"}, {"v", 1}};

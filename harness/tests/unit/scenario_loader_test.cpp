@@ -120,7 +120,7 @@ TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     EXPECT_EQ(s.write.version_source, VersionSource::event);
     ASSERT_EQ(s.orders.size(), 1u);
     EXPECT_EQ(s.orders[0].initial_status, "new");
-    EXPECT_EQ(s.orders[0].expected_final, "paid");
+    EXPECT_EQ(s.orders[0].expected_final.status, "paid");
     ASSERT_EQ(s.events.size(), 2u);
     EXPECT_EQ(s.events[1].type, "paid");
     EXPECT_EQ(s.events[1].version, 2);
@@ -239,7 +239,7 @@ TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     EXPECT_EQ(s.stream.block_ms, 2000);
     ASSERT_EQ(s.orders.size(), 1u);
     EXPECT_EQ(s.orders[0].id, 42);
-    EXPECT_EQ(s.orders[0].expected_final, "paid");
+    EXPECT_EQ(s.orders[0].expected_final.status, "paid");
     ASSERT_EQ(s.events.size(), 2u);
     EXPECT_EQ(s.events[0].type, "created");
     EXPECT_EQ(s.events[0].version, 1);
@@ -274,8 +274,8 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_EQ(s.lock.key, "lock:order:{order}");
     EXPECT_EQ(s.lock.ttl_ms, 5000);
     EXPECT_EQ(s.lock.retry_ms, 20);
-    EXPECT_EQ(s.lock.skew_min_ms, 0);
-    EXPECT_EQ(s.lock.skew_max_ms, 0);
+    EXPECT_EQ(s.lock.skew_ms.min, 0);
+    EXPECT_EQ(s.lock.skew_ms.max, 0);
     // A band that tells "a lock that does not order" from "no lock" (which wrongs every trial),
     // and the sequential rule: more trials until one went wrong.
     EXPECT_EQ(s.expect.wrong, Expectation::Count::between);
@@ -620,8 +620,8 @@ TEST(ScenarioLoaderTest, LockObjectNullAndSkew) {
     EXPECT_EQ(s.lock.retry_ms, 20);
     doc["lock"] = {{"skew_ms", {10, 30}}, {"ttl_ms", 100}};
     s = parse(doc);
-    EXPECT_EQ(s.lock.skew_min_ms, 10);
-    EXPECT_EQ(s.lock.skew_max_ms, 30);
+    EXPECT_EQ(s.lock.skew_ms.min, 10);
+    EXPECT_EQ(s.lock.skew_ms.max, 30);
     EXPECT_EQ(s.lock.ttl_ms, 100);
 
     doc["lock"] = {{"skew_ms", {30, 10}}};
@@ -1005,7 +1005,7 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
     EXPECT_EQ(s.faults[2].note, "GC");
     EXPECT_TRUE(s.recovery.pending_first);
     EXPECT_TRUE(s.recovery.autoclaim.enabled);
-    EXPECT_TRUE(s.recovery.autoclaim.in_reaper);
+    EXPECT_TRUE(s.recovery.autoclaim.in_reaper());
     EXPECT_EQ(s.recovery.autoclaim.min_idle_ms, 700);
     EXPECT_EQ(s.recovery.autoclaim.every_ms, 20);
     EXPECT_EQ(s.recovery.autoclaim.count, 5);
@@ -1112,14 +1112,11 @@ TEST(FaultScheduleLoaderTest, the_target_table_decides_what_each_action_may_act_
                  "a server of it or its roles' connections (\"clients\")");
 }
 
-// "recovery" is read by its table (recovery_fields()): the known keys, their types and bounds
-// come from the rows, so a new mode is a field and a row.
-TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_field_table) {
-    std::vector<std::string> top;
-    for (const auto& f : recovery_fields())
-        if (std::string(f.name).find('.') == std::string::npos) top.push_back(f.name);
-    EXPECT_EQ(top, (std::vector<std::string>{"pending_first", "recreate_group", "autoclaim", "max_deliveries",
-                                             "consumer_name"}));
+// "recovery" is read by its description (fault/fault_spec.h): the known keys, their types and
+// bounds come from its lines, so a new mode is a member and a line.
+TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_description) {
+    EXPECT_EQ(desc::keys<RecoverySpec>(), (std::vector<std::string>{"pending_first", "recreate_group", "autoclaim",
+                                                                     "consumer_name", "max_deliveries"}));
     expect_error(fault_doc(json::array(), json::parse(R"({"pending_frist": true})")), "/recovery/pending_frist",
                  "known fields are: pending_first, recreate_group, autoclaim");
     expect_error(fault_doc(json::array(), json::parse(R"({"recreate_group": 1})")), "/recovery/recreate_group",
@@ -1132,7 +1129,7 @@ TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_field_table) {
     EXPECT_TRUE(s.recovery.recreate_group);
     EXPECT_FALSE(s.recovery.pending_first);
     EXPECT_TRUE(s.recovery.autoclaim.enabled);
-    EXPECT_FALSE(s.recovery.autoclaim.in_reaper);
+    EXPECT_FALSE(s.recovery.autoclaim.in_reaper());
     EXPECT_EQ(s.recovery.autoclaim.min_idle_ms, RecoverySpec{}.autoclaim.min_idle_ms);  // the struct's default
     EXPECT_FALSE(parse(fault_doc(json::array(), json::parse(R"({"autoclaim": null})"))).recovery.autoclaim.enabled);
 }

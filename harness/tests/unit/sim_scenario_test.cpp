@@ -31,26 +31,26 @@ std::string error_path(const nlohmann::json& doc, std::string* reason = nullptr)
 TEST(SimScenarioTest, without_a_sim_block_the_defaults_apply) {
     const Scenario s = parse_scenario(doc_with_sim(nullptr).dump(), "f.json");
     const SimSpec d;
-    EXPECT_EQ(s.sim.rtt_min_us, d.rtt_min_us);
-    EXPECT_EQ(s.sim.rtt_max_us, d.rtt_max_us);
-    EXPECT_EQ(s.sim.wakeup_min_us, d.wakeup_min_us);
-    EXPECT_EQ(s.sim.wakeup_max_us, d.wakeup_max_us);
-    EXPECT_LT(d.rtt_min_us, d.rtt_max_us);
-    EXPECT_LT(d.wakeup_min_us, d.wakeup_max_us);
+    EXPECT_EQ(s.sim.rtt_us.min, d.rtt_us.min);
+    EXPECT_EQ(s.sim.rtt_us.max, d.rtt_us.max);
+    EXPECT_EQ(s.sim.wakeup_us.min, d.wakeup_us.min);
+    EXPECT_EQ(s.sim.wakeup_us.max, d.wakeup_us.max);
+    EXPECT_LT(d.rtt_us.min, d.rtt_us.max);
+    EXPECT_LT(d.wakeup_us.min, d.wakeup_us.max);
 }
 
 TEST(SimScenarioTest, ranges_are_read_in_microseconds) {
     const Scenario s = parse_scenario(
         doc_with_sim({{"rtt_us", {80, 300}}, {"wakeup_us", {0, 0}}, {"start_us", {10, 20}}}).dump(), "f.json");
-    EXPECT_EQ(s.sim.rtt_min_us, 80);
-    EXPECT_EQ(s.sim.rtt_max_us, 300);
-    EXPECT_EQ(s.sim.wakeup_min_us, 0);
-    EXPECT_EQ(s.sim.wakeup_max_us, 0);
-    EXPECT_EQ(s.sim.start_min_us, 10);
-    EXPECT_EQ(s.sim.start_max_us, 20);
+    EXPECT_EQ(s.sim.rtt_us.min, 80);
+    EXPECT_EQ(s.sim.rtt_us.max, 300);
+    EXPECT_EQ(s.sim.wakeup_us.min, 0);
+    EXPECT_EQ(s.sim.wakeup_us.max, 0);
+    EXPECT_EQ(s.sim.start_us.min, 10);
+    EXPECT_EQ(s.sim.start_us.max, 20);
     // Only the given range changes.
     const Scenario partial = parse_scenario(doc_with_sim({{"rtt_us", {1, 2}}}).dump(), "f.json");
-    EXPECT_EQ(partial.sim.wakeup_max_us, SimSpec{}.wakeup_max_us);
+    EXPECT_EQ(partial.sim.wakeup_us.max, SimSpec{}.wakeup_us.max);
 }
 
 TEST(SimScenarioTest, bad_ranges_name_the_json_path) {

@@ -204,7 +204,7 @@ TEST(VocabularyTest, events_with_a_delta_carry_their_orders_amount_by_version) {
     EXPECT_EQ(s.events[0].amount, 15);
     EXPECT_EQ(s.events[1].amount, 30);
     EXPECT_EQ(s.events[2].amount, 35);
-    EXPECT_EQ(s.orders[0].expected_state(), (FinalState{"removed", 15}));
+    EXPECT_EQ(s.orders[0].expected_final, (FinalState{"removed", 15}));
     EXPECT_TRUE(carries_amounts(s));
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).events.at(0).amount, 15);
 

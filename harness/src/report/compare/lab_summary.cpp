@@ -117,7 +117,7 @@ std::string shard_brief(const LabResult& lab) {
 
 std::string expected_final(const Scenario& s) {
     if (s.kind == LabKind::sessions) return {};
-    return s.orders.empty() ? OrderSpec{}.expected_final : s.orders.front().expected_state().describe();
+    return s.orders.empty() ? OrderSpec{}.expected_final.describe() : s.orders.front().expected_final.describe();
 }
 
 std::string lab_text_report(const LabResult& lab) {

@@ -965,7 +965,7 @@ private:
             }
             for (const auto& order : s.orders) {
                 const OrderRow* row = row_of(t, order.id);
-                const bool wrong = !row || !order.expected_state().matches(*row);
+                const bool wrong = !row || !order.expected_final.matches(*row);
                 if (!text.empty()) text += ' ';
                 text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(s)) : "(no row)",
                                     wrong ? "✕" : "");

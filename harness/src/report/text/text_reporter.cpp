@@ -505,7 +505,7 @@ std::string trial_status_text(const Words& w, const Scenario& s, const TrialOutc
     std::string text;
     for (const auto& order : s.orders) {
         const OrderRow* row = find_row(t, order.id);
-        const bool wrong = !row || !order.expected_state().matches(*row);
+        const bool wrong = !row || !order.expected_final.matches(*row);
         if (!text.empty()) text += ' ';
         text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(s)) : std::string(w.no_row),
                             wrong ? cross : "");
@@ -931,7 +931,7 @@ private:
             const OrderRow* row = find_row(t, order.id);
             const std::string status = row ? row_state_text(*row, carries_amounts(s)) : m_w.no_row;
             out << fmt::format("{}#{}={}{}", &order == &s.orders.front() ? " " : "  ", order.id, status,
-                               row && order.expected_state().matches(*row) ? "" : "✕");
+                               row && order.expected_final.matches(*row) ? "" : "✕");
         }
         out << '\n';
         for (const auto& [order, delay_us] : t.publish_delay_us) {

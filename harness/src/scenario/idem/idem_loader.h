@@ -2,7 +2,7 @@
 // reading as loader.cpp: every failure names the file, the JSON Pointer and what was expected.
 #pragma once
 
-#include "scenario/json_reader.h"
+#include "describe/json_reader.h"
 #include "scenario/scenario.h"
 
 namespace relab::scenario_json {

@@ -1,6 +1,6 @@
-// The checked reading of scenario JSON that every loader shares: each failure is a ScenarioError
-// naming the file, the JSON Pointer of the value and what was expected. Used by loader.cpp and by
-// the loaders of lab families that live in their own files (idem_loader.cpp).
+// The checked reading of JSON that every loader shares: each failure is a ScenarioError naming the
+// file, the JSON Pointer of the value and what was expected. The scenario loaders use it, and the
+// described structs' generic reader (describe/describe.h) reads every field through it.
 #pragma once
 
 #include <algorithm>
@@ -13,7 +13,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "scenario/scenario.h"
+#include "describe/json_error.h"
+#include "ports/history_op.h"
 
 namespace relab::scenario_json {
 

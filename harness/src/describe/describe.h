@@ -1,0 +1,473 @@
+// Structs described once, and everything walked from that description: a struct specialises
+// Described<S> with its fields (describe/field.h), and these templates read it from a scenario file
+// (checked, every failure naming its JSON Pointer), read it back from relab's own JSON (every
+// field present), write it (whole, or as a scenario file would hold it: what differs from the
+// defaults) and give its JSON Schema. Nothing here names a struct: the descriptions live beside
+// the structs they describe.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "describe/field.h"
+#include "describe/json_reader.h"
+#include "util/enum_names.h"
+
+namespace relab::desc {
+
+using nlohmann::json;
+using ordered_json = nlohmann::ordered_json;
+using scenario_json::Object;
+using scenario_json::Reader;
+
+// A struct's description, specialised beside the struct:
+//   static constexpr std::string_view def;   its key in the schema's $defs (without it: inlined)
+//   static constexpr std::string_view doc;   what it is
+//   static constexpr auto fields = std::tuple{field(...), ...};
+// and, where they apply:
+//   static constexpr bool S::*presence;      the flag the object's presence sets ("lock": {...});
+//                                            absent or null leaves it false
+//   static constexpr bool nullable = true;   null stands for the defaults (no presence flag)
+//   static void check(const Object&, S&);     rules across its fields, after a file's read
+//   static constexpr std::string_view rules;  JSON text of the schema's rules across its fields
+//                                            (an "allOf" array), merged into its $defs entry
+template <class S>
+struct Described;
+
+template <class S>
+concept IsDescribed = requires { Described<S>::fields; };
+
+// Which reading: a scenario file (defaults apply, derived fields refused), or relab's own JSON
+// written whole (every field present, derived ones too: role settings, reports).
+enum class Read { file, complete };
+// Which writing: every field (relab's own JSON), or as a file holds it (the fields a file may
+// give whose value differs from the default; a disabled section left out).
+enum class Write { complete, file };
+
+// A [min, max] pair: a range a value is drawn from uniformly.
+struct Range {
+    int64_t min = 0;
+    int64_t max = 0;
+    bool operator==(const Range&) const = default;
+};
+
+std::string unit_words(Unit u);  // "milliseconds", "microseconds", ...; "" for none
+
+// JSON as relab's generated files hold it: two-space indents, UTF-8 as it is, an array of scalars
+// on one line when it fits in 120 columns.
+std::string pretty_json(const nlohmann::ordered_json& v);
+
+template <class T>
+struct Codec;
+
+template <class S, class F>
+void for_each_field(F&& f) {
+    std::apply([&](const auto&... field) { (f(field), ...); }, Described<S>::fields);
+}
+
+template <class S>
+constexpr bool has_presence() {
+    return requires { Described<S>::presence; };
+}
+
+// The keys an object of S may hold in `mode`, in the description's order.
+template <class S>
+std::vector<std::string> keys(Read mode = Read::file) {
+    std::vector<std::string> out;
+    for_each_field<S>([&](const auto& f) {
+        if (mode == Read::complete || f.origin == Origin::file) out.emplace_back(f.key);
+    });
+    return out;
+}
+
+// Whether null stands for the struct's defaults (a section with a presence flag: off).
+template <class S>
+constexpr bool takes_null() {
+    return has_presence<S>() || requires { Described<S>::nullable; };
+}
+
+// `also`: keys of the same object that another reader takes (an exec role's program beside the
+// producer's settings), accepted here and listed among the known fields.
+template <class S>
+S read_struct(const Reader& r, const json& v, const std::string& path, Read mode,
+              const std::vector<std::string>& also = {}) {
+    S s{};
+    if constexpr (takes_null<S>()) {
+        if (v.is_null()) return s;
+    }
+    if constexpr (has_presence<S>()) s.*Described<S>::presence = true;
+    std::vector<std::string> known = keys<S>(mode);
+    known.insert(known.end(), also.begin(), also.end());
+    const Object o(r, v, path, known);
+    for_each_field<S>([&](const auto& f) {
+        using M = typename std::decay_t<decltype(f)>::Member;
+        if (mode == Read::file && f.origin == Origin::derived) return;
+        const std::string key(f.key);
+        if (!o.has(key)) {
+            if (f.required || mode == Read::complete) r.fail(o.path(key), "required field is missing");
+            return;
+        }
+        s.*f.member = Codec<M>::read(r, o.at(key), o.path(key), f.limits, mode);
+    });
+    if constexpr (requires { Described<S>::check(o, s); })
+        if (mode == Read::file) Described<S>::check(o, s);
+    return s;
+}
+
+// A value of the member type's default: what a file may leave out.
+template <class S, class M>
+bool is_default(const S& s, M S::*member) {
+    if constexpr (std::equality_comparable<M>) {
+        static const S defaults{};
+        return s.*member == defaults.*member;
+    } else {
+        return false;
+    }
+}
+
+template <class S>
+json write_struct(const S& s, Write mode) {
+    if constexpr (has_presence<S>()) {
+        if (!(s.*Described<S>::presence)) return nullptr;
+    }
+    json out = json::object();
+    for_each_field<S>([&](const auto& f) {
+        using M = typename std::decay_t<decltype(f)>::Member;
+        if (mode == Write::file && (f.origin == Origin::derived || is_default(s, f.member))) return;
+        json v = Codec<M>::write(s.*f.member, mode);
+        if (mode == Write::file && v.is_null()) return;  // a disabled section or an absent option
+        out[std::string(f.key)] = std::move(v);
+    });
+    return out;
+}
+
+template <class S>
+ordered_json schema_object();
+
+// --- scalars ---
+
+template <>
+struct Codec<bool> {
+    static bool read(const Reader& r, const json& v, const std::string& path, const Limits&, Read) {
+        if (!v.is_boolean()) r.expected(path, "true or false", v);
+        return v.get<bool>();
+    }
+    static json write(bool b, Write) { return b; }
+    static void schema(ordered_json& p, const Limits&) { p["type"] = "boolean"; }
+    static constexpr bool has_default = true;
+};
+
+template <class T>
+    requires(std::is_integral_v<T> && std::is_signed_v<T> && !std::is_same_v<T, bool>)
+struct Codec<T> {
+    // The bounds the field states, within what T can hold (an int in a list bounded only below).
+    static int64_t lo(const Limits& l) { return std::max<int64_t>(l.lo, std::numeric_limits<T>::min()); }
+    static int64_t hi(const Limits& l) { return std::min<int64_t>(l.hi, std::numeric_limits<T>::max()); }
+    static T read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read) {
+        return static_cast<T>(r.integer(v, path, lo(l), hi(l)));
+    }
+    static json write(T x, Write) { return static_cast<int64_t>(x); }
+    static void schema(ordered_json& p, const Limits& l) {
+        p["type"] = "integer";
+        if (lo(l) != std::numeric_limits<T>::min()) p["minimum"] = lo(l);
+        if (hi(l) != std::numeric_limits<int64_t>::max()) p["maximum"] = hi(l);
+    }
+    static constexpr bool has_default = true;
+};
+
+template <>
+struct Codec<uint64_t> {
+    static uint64_t read(const Reader& r, const json& v, const std::string& path, const Limits&, Read) {
+        return r.unsigned_integer(v, path);
+    }
+    static json write(uint64_t x, Write) { return x; }
+    static void schema(ordered_json& p, const Limits&) {
+        p["type"] = "integer";
+        p["minimum"] = 0;
+    }
+    static constexpr bool has_default = true;
+};
+
+template <>
+struct Codec<double> {
+    static double read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read) {
+        const bool from = l.lo != std::numeric_limits<int64_t>::min(), to = l.hi != std::numeric_limits<int64_t>::max();
+        const std::string what = from && to ? fmt::format("a number in {}..{}", l.lo, l.hi)
+                                 : from     ? fmt::format("a number >= {}", l.lo)
+                                            : "a number";
+        if (!v.is_number() || v.get<double>() < static_cast<double>(l.lo) || v.get<double>() > static_cast<double>(l.hi))
+            r.expected(path, what, v);
+        return v.get<double>();
+    }
+    static json write(double x, Write) { return x; }
+    static void schema(ordered_json& p, const Limits& l) {
+        p["type"] = "number";
+        if (l.lo != std::numeric_limits<int64_t>::min()) p["minimum"] = l.lo;
+        if (l.hi != std::numeric_limits<int64_t>::max()) p["maximum"] = l.hi;
+    }
+    static constexpr bool has_default = true;
+};
+
+template <>
+struct Codec<std::string> {
+    static std::string read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read) {
+        return r.string(v, path, !l.allow_empty);
+    }
+    static json write(const std::string& s, Write) { return s; }
+    static void schema(ordered_json& p, const Limits& l) {
+        p["type"] = "string";
+        if (!l.allow_empty) p["minLength"] = 1;
+    }
+    static constexpr bool has_default = true;
+};
+
+// An enum by the names of its table: enum_names(E{}), found by argument-dependent lookup beside
+// the enum, returns its rows of {value, name} (util/enum_names.h).
+template <class E>
+    requires std::is_enum_v<E>
+struct Codec<E> {
+    static const auto& table() { return enum_names(E{}); }
+    static E read(const Reader& r, const json& v, const std::string& path, const Limits&, Read) {
+        const auto value = v.is_string() ? value_named(table(), v.get<std::string>()) : std::nullopt;
+        if (!value) r.expected(path, "one of " + scenario_json::quoted_list(names_in(table())), v);
+        return *value;
+    }
+    static json write(E e, Write) { return std::string(name_in(table(), e)); }
+    static void schema(ordered_json& p, const Limits&) {
+        p["type"] = "string";
+        p["enum"] = names_in(table());
+    }
+    static constexpr bool has_default = true;
+};
+
+template <>
+struct Codec<Range> {
+    static Range read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read) {
+        const std::string what = "[min, max]" + (l.unit == Unit::none ? "" : " in " + unit_words(l.unit));
+        if (!v.is_array() || v.size() != 2) r.expected(path, what, v);
+        Range out{r.integer(v[0], scenario_json::child(path, 0), l.lo, l.hi),
+                  r.integer(v[1], scenario_json::child(path, 1), l.lo, l.hi)};
+        if (out.min > out.max) r.expected(path, "[min, max] with min <= max", v);
+        return out;
+    }
+    static json write(const Range& x, Write) { return json::array({x.min, x.max}); }
+    static void schema(ordered_json& p, const Limits& l) {
+        const std::string unit = l.unit == Unit::none ? "" : ", " + unit_words(l.unit);
+        p["type"] = "array";
+        ordered_json items = ordered_json::array();
+        for (const std::string& which : {"min" + unit, "max" + unit + " (>= min)"}) {
+            ordered_json item = ordered_json::object();
+            item["type"] = "integer";
+            item["minimum"] = l.lo;
+            item["description"] = which;
+            items.push_back(std::move(item));
+        }
+        p["prefixItems"] = std::move(items);
+        p["items"] = false;
+        p["minItems"] = 2;
+    }
+    static constexpr bool has_default = true;
+};
+
+// --- containers ---
+
+// An option: absent is none, and so is null where relab wrote it (complete) or for a section.
+template <class T>
+struct Codec<std::optional<T>> {
+    static std::optional<T> read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
+        if (v.is_null() && (IsDescribed<T> || m == Read::complete)) return std::nullopt;
+        return Codec<T>::read(r, v, path, l, m);
+    }
+    static json write(const std::optional<T>& x, Write m) { return x ? Codec<T>::write(*x, m) : json(nullptr); }
+    static void schema(ordered_json& p, const Limits& l) {
+        Codec<T>::schema(p, l);
+        if constexpr (IsDescribed<T>)
+            if (p.contains("type") && p.at("type") == "object") p["type"] = ordered_json::array({"object", "null"});
+    }
+    static constexpr bool has_default = false;
+};
+
+template <class T>
+struct Codec<std::vector<T>> {
+    static std::vector<T> read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
+        if (!v.is_array() || v.size() < l.min_items)
+            r.expected(path, l.min_items > 0 ? "a non-empty array" : "an array", v);
+        std::vector<T> out;
+        out.reserve(v.size());
+        for (size_t i = 0; i < v.size(); ++i) out.push_back(Codec<T>::read(r, v[i], scenario_json::child(path, i), l, m));
+        return out;
+    }
+    static json write(const std::vector<T>& xs, Write m) {
+        json out = json::array();
+        for (const auto& x : xs) out.push_back(Codec<T>::write(x, m));
+        return out;
+    }
+    static void schema(ordered_json& p, const Limits& l) {
+        ordered_json item;
+        Codec<T>::schema(item, l);
+        p["type"] = "array";
+        p["items"] = std::move(item);
+        if (l.min_items > 0) p["minItems"] = l.min_items;
+    }
+    static constexpr bool has_default = false;
+};
+
+template <class T>
+struct Codec<std::map<std::string, T>> {
+    static std::map<std::string, T> read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
+        if (!v.is_object()) r.expected(path, "an object", v);
+        std::map<std::string, T> out;
+        for (const auto& [key, value] : v.items()) out[key] = Codec<T>::read(r, value, scenario_json::child(path, key), l, m);
+        return out;
+    }
+    static json write(const std::map<std::string, T>& xs, Write m) {
+        json out = json::object();
+        for (const auto& [key, value] : xs) out[key] = Codec<T>::write(value, m);
+        return out;
+    }
+    static void schema(ordered_json& p, const Limits& l) {
+        ordered_json value;
+        Codec<T>::schema(value, l);
+        p["type"] = "object";
+        p["additionalProperties"] = std::move(value);
+    }
+    static constexpr bool has_default = false;
+};
+
+template <class S>
+    requires IsDescribed<S>
+struct Codec<S> {
+    static S read(const Reader& r, const json& v, const std::string& path, const Limits&, Read m) {
+        return read_struct<S>(r, v, path, m);
+    }
+    static json write(const S& s, Write m) { return write_struct(s, m); }
+    static void schema(ordered_json& p, const Limits&) {
+        if constexpr (requires { Described<S>::def; })
+            p["$ref"] = "#/$defs/" + std::string(Described<S>::def);
+        else
+            p.update(schema_object<S>());
+    }
+    static constexpr bool has_default = false;
+};
+
+// --- the schema ---
+
+template <class S, class M>
+ordered_json field_schema(const Field<S, M>& f) {
+    ordered_json p = ordered_json::object();
+    if (!f.doc.empty()) p["description"] = f.doc;
+    if (!f.examples.empty()) p["examples"] = ordered_json::parse(f.examples);
+    if constexpr (Codec<M>::has_default) {
+        static const S defaults{};
+        if (!f.required) p["default"] = ordered_json::parse(Codec<M>::write(defaults.*f.member, Write::complete).dump());
+    }
+    Codec<M>::schema(p, f.limits);
+    return p;
+}
+
+// S's schema: {"description", "type", "additionalProperties": false, "properties", "required",
+// and its rules}. A struct with a presence flag may also be null.
+template <class S>
+ordered_json schema_object() {
+    ordered_json out = ordered_json::object();
+    if constexpr (requires { Described<S>::doc; }) out["description"] = Described<S>::doc;
+    if constexpr (takes_null<S>())
+        out["type"] = ordered_json::array({"object", "null"});
+    else
+        out["type"] = "object";
+    out["additionalProperties"] = false;
+    ordered_json properties = ordered_json::object();
+    ordered_json required = ordered_json::array();
+    for_each_field<S>([&](const auto& f) {
+        if (f.origin == Origin::derived) return;
+        properties[std::string(f.key)] = field_schema(f);
+        if (f.required) required.push_back(f.key);
+    });
+    out["properties"] = std::move(properties);
+    if (!required.empty()) out["required"] = std::move(required);
+    if constexpr (requires { Described<S>::rules; }) {
+        const ordered_json rules = ordered_json::parse(Described<S>::rules);
+        for (const auto& [key, value] : rules.items()) out[key] = value;
+    }
+    return out;
+}
+
+// --- the $defs a struct's schema refers to ---
+
+// Adds to `defs` the $defs entry of every described struct with a `def` that T is or holds.
+template <class T>
+struct Defs {
+    static void add(ordered_json&) {}
+};
+template <class T>
+struct Defs<std::optional<T>> {
+    static void add(ordered_json& defs) { Defs<T>::add(defs); }
+};
+template <class T>
+struct Defs<std::vector<T>> {
+    static void add(ordered_json& defs) { Defs<T>::add(defs); }
+};
+template <class T>
+struct Defs<std::map<std::string, T>> {
+    static void add(ordered_json& defs) { Defs<T>::add(defs); }
+};
+template <class S>
+    requires IsDescribed<S>
+struct Defs<S> {
+    static void add(ordered_json& defs) {
+        if constexpr (requires { Described<S>::def; }) {
+            const std::string name(Described<S>::def);
+            if (defs.contains(name)) return;
+            defs[name] = schema_object<S>();
+        }
+        for_each_field<S>([&](const auto& f) {
+            using M = typename std::decay_t<decltype(f)>::Member;
+            if (f.origin == Origin::file) Defs<M>::add(defs);
+        });
+    }
+};
+
+// --- the entry points ---
+
+// S from a scenario file's object at `path`: unknown fields refused, defaults for what it leaves out.
+template <class S>
+S read_file(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& also = {}) {
+    return read_struct<S>(r, v, path, Read::file, also);
+}
+
+// A value of any described shape (a list of described structs, a map) from a scenario file.
+template <class T>
+T read_value(const Reader& r, const json& v, const std::string& path, const Limits& limits = {}) {
+    return Codec<T>::read(r, v, path, limits, Read::file);
+}
+
+// S from relab's own JSON written by write_complete: every field must be there. `what` names the
+// JSON in errors ("role settings").
+template <class S>
+S read_complete(const json& v, const std::string& what) {
+    return read_struct<S>(Reader(what), v, "", Read::complete);
+}
+
+template <class S>
+json write_complete(const S& s) {
+    return write_struct(s, Write::complete);
+}
+
+// S as a scenario file would give it: what differs from the defaults.
+template <class S>
+json write_file(const S& s) {
+    return write_struct(s, Write::file);
+}
+
+}  // namespace relab::desc

@@ -1,0 +1,103 @@
+// One field of a described struct: its JSON key, the member it fills, what it means, its unit, its
+// bounds and where its value comes from. A struct lists its fields once (describe/describe.h's
+// Described<S>); the loader, relab's own JSON (role settings, reports), the schema and the docs
+// are all walked from that list, so a field is written down in one place.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <type_traits>
+
+namespace relab::desc {
+
+inline constexpr int64_t k_int_max = std::numeric_limits<int>::max();
+inline constexpr int64_t k_int64_max = std::numeric_limits<int64_t>::max();
+
+// What a number counts, for the reports and docs that print it.
+enum class Unit { none, ms, us, bytes, per_s, percent };
+
+// Where a field's value comes from.
+enum class Origin {
+    file,     // a scenario file gives it, or its default applies
+    derived,  // the loader computes it (an event's drawn cost): relab's own JSON carries it, a file may not
+};
+
+// What a value counts, and the bounds it must keep: integers in [lo, hi], strings non-empty unless allowed, arrays of
+// at least min_items.
+struct Limits {
+    Unit unit = Unit::none;
+    int64_t lo = std::numeric_limits<int64_t>::min();
+    int64_t hi = std::numeric_limits<int64_t>::max();
+    bool allow_empty = false;
+    size_t min_items = 0;
+};
+
+// The bounds a member's storage type sets by itself: an int's range, an int64_t's.
+template <class M>
+constexpr Limits storage_limits() {
+    Limits l;
+    if constexpr (std::is_integral_v<M> && !std::is_same_v<M, bool> && sizeof(M) < sizeof(int64_t)) {
+        l.lo = std::numeric_limits<M>::min();
+        l.hi = std::numeric_limits<M>::max();
+    }
+    return l;
+}
+
+template <class S, class M>
+struct Field {
+    using Struct = S;
+    using Member = M;
+    std::string_view key;
+    M S::*member;
+    std::string_view doc;
+    Limits limits = storage_limits<M>();
+    bool required = false;
+    Origin origin = Origin::file;
+    std::string_view examples{};  // JSON text of the schema's "examples", when the doc alone is unclear
+
+    constexpr Field in(int64_t lo, int64_t hi) const {
+        Field f = *this;
+        f.limits.lo = lo;
+        f.limits.hi = hi;
+        return f;
+    }
+    constexpr Field at_least(int64_t lo) const { return in(lo, limits.hi); }
+    constexpr Field of(Unit u) const {
+        Field f = *this;
+        f.limits.unit = u;
+        return f;
+    }
+    constexpr Field must() const {
+        Field f = *this;
+        f.required = true;
+        return f;
+    }
+    constexpr Field derived() const {
+        Field f = *this;
+        f.origin = Origin::derived;
+        return f;
+    }
+    constexpr Field may_be_empty() const {
+        Field f = *this;
+        f.limits.allow_empty = true;
+        return f;
+    }
+    constexpr Field at_least_items(size_t n) const {
+        Field f = *this;
+        f.limits.min_items = n;
+        return f;
+    }
+    constexpr Field example(std::string_view json_text) const {
+        Field f = *this;
+        f.examples = json_text;
+        return f;
+    }
+};
+
+template <class S, class M>
+constexpr Field<S, M> field(std::string_view key, M S::*member, std::string_view doc) {
+    return Field<S, M>{key, member, doc};
+}
+
+}  // namespace relab::desc
