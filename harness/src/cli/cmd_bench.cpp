@@ -32,7 +32,7 @@
 #include "ports/ports.h"  // HarnessError
 #include "util/interrupt.h"
 #include "process/reaper.h"
-#include "servers/servers.h"  // EnvironmentError
+#include "util/environment_error.h"
 #include "relab_commit.h"
 
 namespace relab {

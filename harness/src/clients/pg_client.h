@@ -12,7 +12,7 @@
 
 #include "ports/ports.h"
 #include "roles/order_write.h"
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 
 namespace relab {
 
