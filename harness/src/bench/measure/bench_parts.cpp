@@ -15,7 +15,7 @@
 #include "bench/measure/bench_machine.h"
 #include "bench/measure/bench_redis.h"
 #include "bench/measure/bench_sim.h"
-#include "bench/measure/redis_benchmark_tool.h"
+#include "process/redis_benchmark_tool.h"
 #include "backend_sim/sim_backend.h"
 #include "process/tool_run.h"
 #include "process/child_process.h"
