@@ -20,6 +20,7 @@
 #include "util/interrupt.h"
 #include "servers/lab_redis.h"
 #include "clients/pg_client.h"
+#include "process/pg_schema_guard.h"
 #include "process/reaper.h"
 #include "clients/redis_client.h"
 #include "process/temp_dir.h"

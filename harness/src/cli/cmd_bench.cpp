@@ -27,12 +27,16 @@
 #include "bench/bench_compare.h"
 #include "bench/bench_json.h"
 #include "bench/bench_text.h"
+#include "backend_real/real_backend.h"
 #include "bench/measure/bench_parts.h"
 #include "cli/commands.h"
+#include "engine/seeds.h"
+#include "process/child_process.h"
+#include "servers/servers.h"
 #include "ports/ports.h"  // HarnessError
 #include "util/interrupt.h"
 #include "process/reaper.h"
-#include "servers/servers.h"  // EnvironmentError
+#include "util/environment_error.h"
 #include "relab_commit.h"
 
 namespace relab {
@@ -97,6 +101,27 @@ std::string command_line(const BenchOptions& o, int jobs) {
     return s;
 }
 
+// The labs `relab run` would pick for these names in the bench's scenarios folder.
+LabPicker lab_picker(const BenchOptions& o) {
+    return [dir = o.scenarios_dir](const std::vector<std::string>& labs) {
+        RunOptions ro;
+        ro.scenarios_dir = dir;
+        ro.labs = labs;
+        return select_labs(ro);
+    };
+}
+
+// `relab bench scale`: load-s2 and load-s3 varied, on a real backend over servers of its own.
+std::vector<BenchFigure> measure_scale(const BenchOptions& o) {
+    const std::vector<Scenario> templates = lab_picker(o)({"load-s2", "load-s3"});
+    ServerSet servers = start_servers("", "");
+    BackendOptions bo;
+    bo.relab_exe = self_executable();
+    bo.run_id = new_run_id();
+    RealBackend backend(servers, bo);
+    return measure_scale_part(templates, o, [&backend](const Scenario& lab) { return backend.run(lab); });
+}
+
 }  // namespace
 
 void setup_bench(CLI::App& app, BenchOptions& o) {
@@ -149,12 +174,12 @@ int run_bench(const BenchOptions& o) {
         const bool scale = o.backend == "scale";
         const bool sim = !scale && o.backend != "redis", redis = !scale && o.backend != "sim";
         if (redis) check_redis_tools();  // a missing tool fails before the simulator's minutes
-        if (redis) figures = measure_redis_part(o, context);
+        if (redis) figures = measure_redis_part(o, context, lab_picker(o));
         for (auto& f : measure_machine_part()) figures.push_back(std::move(f));
         if (sim)
-            for (auto& f : measure_sim_part(o, jobs)) figures.push_back(std::move(f));
+            for (auto& f : measure_sim_part(o, jobs, lab_picker(o))) figures.push_back(std::move(f));
         if (scale)
-            for (auto& f : measure_scale_part(o)) figures.push_back(std::move(f));
+            for (auto& f : measure_scale(o)) figures.push_back(std::move(f));
 
         const std::string table = bench_table(figures);
         std::cout << "\n" << table;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_options.h"
 
 // CLI11 costs every file that includes it seconds of compile time; only the files that build the
 // command line (cmd_*.cpp, main.cpp) include <CLI/CLI.hpp>, not the tests that include this.
@@ -99,24 +100,6 @@ struct DiffOptions {
 void setup_diff(CLI::App& app, DiffOptions& o);
 int run_diff(const DiffOptions& o);
 
-struct BenchOptions {
-    std::string backend = "all";    // all | sim | redis | scale: which figures to measure (all: sim and redis)
-    std::vector<std::string> labs;  // sim: ids, parts or files; empty = 08a-baseline and 08c-s4a
-    std::string scenarios_dir;
-    int trials = 50000;             // sim: trials per lab and per --jobs setting (half a second or
-                                    // more each, so thread start and warm-up do not move the figure)
-    std::optional<int> jobs;        // sim: threads; none = every core (hardware_concurrency)
-    int requests = 20000;           // redis: sequential round trips per command and per tool
-    int samples = 2000;             // redis: XADD → blocked consumer receipts
-    int repetitions = 3;            // redis: alternating relab / redis-benchmark runs; the median is kept
-    int pipeline = 1;               // redis: XADDs per write in the load figure (redis-benchmark -P)
-    int scale_orders = 2000;        // scale: orders per run (3 events each)
-    std::string json_path;          // google/benchmark-style JSON
-    std::string out_dir;            // writes bench.json and bench.txt there
-    std::string compare_path;       // OLD.json: old against new for each name in both
-    std::string against_path;       // NEW.json: compare two files, measure nothing
-    bool fail_on_miss = false;      // exit 1 when a figure misses its target
-};
 void setup_bench(CLI::App& app, BenchOptions& o);
 int run_bench(const BenchOptions& o);
 

@@ -40,36 +40,6 @@ std::optional<Redirect> parse_redirect(const std::string& msg) {
     }
 }
 
-// CLUSTER SLOTS as the nodes it names (host, port), in its order, and each slot's owner among them.
-struct SlotMap {
-    std::vector<std::pair<std::string, int>> order;
-    std::vector<uint16_t> owner;  // per slot: an index into order
-};
-
-SlotMap read_slot_map(const RedisReply& map, const RedisEndpoint& from) {
-    constexpr uint16_t kNone = 0xffff;
-    SlotMap m;
-    m.owner.assign(kClusterSlots, kNone);
-    for (const RedisReply& range : map.elements) {
-        if (range.elements.size() < 3 || range.elements[2].elements.size() < 2)
-            throw RedisError("CLUSTER SLOTS", "", "unexpected reply: " + map.to_string(), KvError::Kind::unexpected);
-        const std::pair<std::string, int> at{range.elements[2].elements[0].str,
-                                             static_cast<int>(range.elements[2].elements[1].integer)};
-        const auto it = std::find(m.order.begin(), m.order.end(), at);
-        const auto index = static_cast<uint16_t>(it - m.order.begin());
-        if (it == m.order.end()) m.order.push_back(at);
-        for (auto s = range.elements[0].integer; s <= range.elements[1].integer && s < kClusterSlots; ++s)
-            m.owner[static_cast<size_t>(s)] = index;
-    }
-    const auto unserved = std::find(m.owner.begin(), m.owner.end(), kNone);
-    if (unserved != m.owner.end())
-        throw RedisError("CLUSTER SLOTS", "",
-                         fmt::format("slot {} is served by no node ({}): the cluster is not fully formed",
-                                     unserved - m.owner.begin(), from.display()),
-                         KvError::Kind::unexpected);
-    return m;
-}
-
 }  // namespace
 
 bool is_redirect(const RedisReply& reply) {
@@ -120,9 +90,14 @@ void ClusterClient::refresh() {
             why += fmt::format("\n  {}: {}", ep.display(), e.what());
             continue;
         }
-        SlotMap map = read_slot_map(reply, ep);
+        SlotMap map = read_slot_map(reply);
+        if (const std::optional<int> unserved = map.unserved_slot())
+            throw RedisError("CLUSTER SLOTS", "",
+                             fmt::format("slot {} is served by no node ({}): the cluster is not fully formed",
+                                         *unserved, ep.display()),
+                             KvError::Kind::unexpected);
         std::vector<Node*> order;
-        for (const auto& [host, port] : map.order) order.push_back(&node_at(host, port));
+        for (const auto& [host, port] : map.masters) order.push_back(&node_at(host, port));
         m_owner = std::move(map.owner);
         m_order = std::move(order);
         return;

@@ -1,9 +1,12 @@
 #include "clients/cluster_slot.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "clients/redis_client.h"
 
 namespace relab {
 
@@ -47,6 +50,33 @@ std::vector<SlotRange> split_slots(int masters) {
         cursor += per_node;
     }
     return out;
+}
+
+std::optional<std::pair<std::string, int>> SlotMap::master_of(int slot) const {
+    if (slot < 0 || slot >= kClusterSlots || owner[static_cast<size_t>(slot)] == kNoMaster) return std::nullopt;
+    return masters.at(owner[static_cast<size_t>(slot)]);
+}
+
+std::optional<int> SlotMap::unserved_slot() const {
+    const auto it = std::find(owner.begin(), owner.end(), kNoMaster);
+    if (it == owner.end()) return std::nullopt;
+    return static_cast<int>(it - owner.begin());
+}
+
+SlotMap read_slot_map(const RedisReply& reply) {
+    SlotMap m;
+    for (const RedisReply& range : reply.elements) {
+        if (range.elements.size() < 3 || range.elements[2].elements.size() < 2)
+            throw RedisError("CLUSTER SLOTS", "", "unexpected reply: " + reply.to_string(), KvError::Kind::unexpected);
+        const std::pair<std::string, int> at{range.elements[2].elements[0].str,
+                                             static_cast<int>(range.elements[2].elements[1].integer)};
+        const auto it = std::find(m.masters.begin(), m.masters.end(), at);
+        const auto index = static_cast<uint16_t>(it - m.masters.begin());
+        if (it == m.masters.end()) m.masters.push_back(at);
+        for (auto s = std::max(0LL, range.elements[0].integer); s <= range.elements[1].integer && s < kClusterSlots; ++s)
+            m.owner[static_cast<size_t>(s)] = index;
+    }
+    return m;
 }
 
 }  // namespace relab

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 
 namespace relab {
 

@@ -1,5 +1,4 @@
 #include "clients/pg_client.h"
-#include "process/reaper.h"
 
 #include <poll.h>
 
@@ -290,42 +289,16 @@ std::string PgSession::server_version() {
     return v.substr(0, v.find(' '));
 }
 
+void create_schema(const PgEndpoint& ep, const std::string& name) {
+    PgSession s(ep, "");
+    s.exec("CREATE SCHEMA " + quote_ident(name));
+}
+
 void drop_schema(const PgEndpoint& ep, const std::string& name) {
     PgSession s(ep, "");
     // A session left inside a transaction holds locks in the schema; do not wait forever on it.
     s.exec("SET lock_timeout = '10s'");
     s.exec("DROP SCHEMA IF EXISTS " + quote_ident(name) + " CASCADE");
-}
-
-PgSchemaGuard::PgSchemaGuard(const PgEndpoint& ep, std::string name) : m_ep(ep), m_name(std::move(name)) {
-    // Registered first: a kill between CREATE and the registration would leave the schema behind.
-    reaper::watch_pg_schema(m_ep, m_name);
-    try {
-        PgSession s(m_ep, "");
-        s.exec("CREATE SCHEMA " + quote_ident(m_name));
-    } catch (...) {
-        reaper::forget_pg_schema(m_ep, m_name);
-        throw;
-    }
-}
-
-PgSchemaGuard::~PgSchemaGuard() { drop(); }
-
-void PgSchemaGuard::drop() noexcept {
-    if (m_dropped) return;
-    m_dropped = true;
-    try {
-        drop_schema(m_ep, m_name);
-        reaper::forget_pg_schema(m_ep, m_name);
-    } catch (const PgError& e) {
-        // A server that is gone took the schema with it; anything else leaves it behind (and the
-        // reaper tries again when relab ends).
-        if (e.sqlstate().compare(0, 2, "08") != 0)
-            std::fprintf(stderr, "relab: schema %s was not dropped: %s\n", m_name.c_str(), e.what());
-        else
-            reaper::forget_pg_schema(m_ep, m_name);
-    } catch (...) {
-    }
 }
 
 bool is_connection_failure(const PgError& e) {

@@ -12,7 +12,7 @@
 
 #include "ports/ports.h"
 #include "roles/order_write.h"
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 
 namespace relab {
 
@@ -87,25 +87,10 @@ private:
     std::unique_ptr<Impl> m_impl;
 };
 
+// CREATE SCHEMA name. Throws PgError (also when it exists).
+void create_schema(const PgEndpoint& ep, const std::string& name);
 // DROP SCHEMA IF EXISTS name CASCADE, waiting at most 10 s for a lock. Throws PgError.
 void drop_schema(const PgEndpoint& ep, const std::string& name);
-
-// Creates schema `name` (CREATE SCHEMA) on construction; DROP SCHEMA ... CASCADE on destruction.
-// Registered with the reaper in between, so a SIGKILLed relab's schema is dropped too.
-class PgSchemaGuard {
-public:
-    PgSchemaGuard(const PgEndpoint& ep, std::string name);
-    ~PgSchemaGuard();
-    PgSchemaGuard(const PgSchemaGuard&) = delete;
-    PgSchemaGuard& operator=(const PgSchemaGuard&) = delete;
-    const std::string& name() const { return m_name; }
-    void drop() noexcept;  // idempotent
-
-private:
-    PgEndpoint m_ep;
-    std::string m_name;
-    bool m_dropped = false;
-};
 
 // The server is away: the connection was refused or lost (class 08), or the server is shutting
 // down or still starting (57P01-57P03): what a killed or restarting PostgreSQL answers.

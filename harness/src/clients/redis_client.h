@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ports/ports.h"
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 
 namespace relab {
 

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -13,7 +12,8 @@
 #include "clients/pg_client.h"
 #include "clients/redis_client.h"
 #include "process/tool_run.h"
-#include "bench/measure/redis_benchmark_tool.h"
+#include "process/redis_benchmark_tool.h"
+#include "tool_output/pgbench_output.h"
 
 namespace relab {
 
@@ -268,13 +268,6 @@ private:
 };
 
 }  // namespace
-
-std::optional<double> parse_pgbench_tps(const std::string& out) {
-    static const std::regex tps{R"(tps = ([0-9.]+))"};
-    std::smatch m;
-    if (std::regex_search(out, m, tps)) return std::stod(m[1].str());
-    return std::nullopt;
-}
 
 TrialOutcome run_idem_benchmark(const Scenario& s, const ProbeEnv& ctx, std::vector<Measurement>& m) {
     return BenchTrial(s, ctx).run(m);

@@ -1,7 +1,7 @@
 // The benchmark lab of article 002 (section 3.1): the claim operation with one client, on Redis
 // (SET k v NX GET EX 60) and on PostgreSQL (INSERT INTO idempotency_keys ... ON CONFLICT DO
 // NOTHING, with fsync per commit and with synchronous_commit=off), measured by relab itself and
-// by redis-benchmark (bench/measure/redis_benchmark_tool.h) and pgbench on the same servers in the
+// by redis-benchmark (process/redis_benchmark_tool.h) and pgbench on the same servers in the
 // same run.
 #pragma once
 
@@ -18,8 +18,5 @@ namespace relab {
 // redis-benchmark or pgbench throws EnvironmentError naming what to install; a tool that fails or
 // prints no figure throws HarnessError: both end the run with exit status 2, never a held lab.
 TrialOutcome run_idem_benchmark(const Scenario& s, const ProbeEnv& env, std::vector<Measurement>& measurements);
-
-// The tps figure from pgbench's summary ("tps = 1234.5 (without initial connection time)").
-std::optional<double> parse_pgbench_tps(const std::string& out);
 
 }  // namespace relab

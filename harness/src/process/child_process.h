@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "servers/servers.h"  // EnvironmentError
+#include "util/environment_error.h"
 
 namespace relab {
 

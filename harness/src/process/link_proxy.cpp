@@ -22,7 +22,7 @@
 
 #include <fmt/format.h>
 
-#include "servers/servers.h"
+#include "util/environment_error.h"
 #include "util/check.h"
 
 namespace relab {

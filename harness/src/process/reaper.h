@@ -11,7 +11,7 @@
 #include <string>
 #include <sys/types.h>
 
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 
 namespace relab::reaper {
 

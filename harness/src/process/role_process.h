@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 #include "roles/role_settings.h"
 #include "process/role_spawner.h"
 

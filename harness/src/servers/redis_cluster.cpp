@@ -139,19 +139,17 @@ std::optional<RedisEndpoint> EmbeddedRedisCluster::serving_master(int slot) cons
     for (size_t i = 0; i < m_nodes.size(); ++i) {
         if (is_paused(i)) continue;  // a stopped node would only time out
         const auto& n = m_nodes[i];
-        RedisReply map;
+        SlotMap map;
         try {
-            map = RedisClient(n->endpoint(), milliseconds(500)).call({"CLUSTER", "SLOTS"});
+            map = read_slot_map(RedisClient(n->endpoint(), milliseconds(500)).call({"CLUSTER", "SLOTS"}));
         } catch (const RedisError&) {
             continue;  // a dead node (the killed master)
         }
         std::optional<RedisEndpoint> here;
-        for (const auto& range : map.elements) {
-            if (range.elements.size() < 3 || slot < range.elements[0].integer || slot > range.elements[1].integer)
-                continue;
+        if (const auto master = map.master_of(slot)) {
             here = n->endpoint();
-            here->host = range.elements[2].elements.at(0).str;
-            here->port = static_cast<int>(range.elements[2].elements.at(1).integer);
+            here->host = master->first;
+            here->port = master->second;
         }
         // Every live node names the same master, so a client reading any one's map is sent there.
         if (!here || (named && named->port != here->port)) return std::nullopt;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "clients/pg_client.h"
+#include "process/pg_schema_guard.h"
 #include "servers/servers.h"
 
 namespace relab {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "clients/pg_client.h"
+#include "process/pg_schema_guard.h"
 #include "process/proc_stat.h"
 #include "servers/servers.h"
 #include "roles/order_sql.h"

@@ -1,8 +1,10 @@
 // Redis Cluster's key → slot function, checked against the cluster specification's reference
-// values and the hash-tag rules, without a server.
+// values and the hash-tag rules, and the reader of CLUSTER SLOTS on replies built by hand, without
+// a server.
 #include <gtest/gtest.h>
 
 #include "clients/cluster_slot.h"
+#include "clients/redis_client.h"
 
 namespace relab {
 namespace cluster_slot_test {
@@ -72,6 +74,64 @@ TEST(ClusterSlotTest, every_split_covers_every_slot_once_in_order) {
     }
     EXPECT_THROW(split_slots(0), std::invalid_argument);
     EXPECT_THROW(split_slots(kClusterSlots + 1), std::invalid_argument);
+}
+
+RedisReply integer(long long v) {
+    RedisReply r;
+    r.type = RedisReply::Type::integer;
+    r.integer = v;
+    return r;
+}
+
+RedisReply text(const std::string& v) {
+    RedisReply r;
+    r.type = RedisReply::Type::string;
+    r.str = v;
+    return r;
+}
+
+RedisReply array(std::vector<RedisReply> elements) {
+    RedisReply r;
+    r.type = RedisReply::Type::array;
+    r.elements = std::move(elements);
+    return r;
+}
+
+// One range of CLUSTER SLOTS: first, last, the master (host, port, id) and one replica.
+RedisReply range(int first, int last, int master_port) {
+    return array({integer(first), integer(last), array({text("127.0.0.1"), integer(master_port), text("id")}),
+                  array({text("127.0.0.1"), integer(master_port + 1), text("replica")})});
+}
+
+TEST(ClusterSlotTest, the_slot_map_names_each_master_once_in_its_order_and_each_slot_its_master) {
+    const SlotMap m = read_slot_map(array({range(5461, 10922, 7002), range(0, 5460, 7000), range(10923, 16383, 7002)}));
+    ASSERT_EQ(m.masters.size(), 2u);
+    EXPECT_EQ(m.masters[0], std::make_pair(std::string("127.0.0.1"), 7002));
+    EXPECT_EQ(m.masters[1], std::make_pair(std::string("127.0.0.1"), 7000));
+    EXPECT_EQ(m.master_of(0)->second, 7000);
+    EXPECT_EQ(m.master_of(5461)->second, 7002);
+    EXPECT_EQ(m.master_of(16383)->second, 7002);
+    EXPECT_FALSE(m.master_of(kClusterSlots).has_value());
+    EXPECT_FALSE(m.unserved_slot().has_value());
+}
+
+TEST(ClusterSlotTest, a_slot_no_range_names_has_no_master_and_a_later_range_wins) {
+    const SlotMap m = read_slot_map(array({range(0, 100, 7000), range(50, 60, 7004)}));
+    EXPECT_EQ(m.master_of(55)->second, 7004);
+    EXPECT_EQ(m.master_of(61)->second, 7000);
+    EXPECT_FALSE(m.master_of(101).has_value());
+    EXPECT_EQ(m.unserved_slot(), 101);
+    EXPECT_EQ(read_slot_map(array({})).unserved_slot(), 0);  // a node not in a cluster yet
+}
+
+TEST(ClusterSlotTest, a_range_of_another_shape_is_refused_with_the_reply) {
+    EXPECT_THROW(read_slot_map(array({array({integer(0), integer(5)})})), RedisError);
+    try {
+        read_slot_map(array({array({integer(0), integer(5), array({text("127.0.0.1")})})}));
+        FAIL() << "a master without a port was read";
+    } catch (const RedisError& e) {
+        EXPECT_NE(std::string(e.what()).find("unexpected reply"), std::string::npos) << e.what();
+    }
 }
 
 }  // namespace cluster_slot_test

@@ -6,7 +6,6 @@
 
 #include "check/idem_check.h"
 #include "report/text/idem_text.h"
-#include "families/idem_benchmark.h"
 #include "families/skip_reasons.h"
 #include "families/redis_session.h"
 #include "scenario/scenario.h"
@@ -254,12 +253,6 @@ TEST(IdemSkipTest, labs_that_claim_with_set_nx_get_are_skipped_before_redis_7_wi
     EXPECT_TRUE(nx_get_skip_reason(middleware, "6.2.14").has_value());
     EXPECT_FALSE(nx_get_skip_reason(lua, "6.2.14").has_value());
     EXPECT_FALSE(nx_get_skip_reason(eviction, "6.2.14").has_value());
-}
-
-TEST(IdemBenchmarkTest, pgbench_output_is_parsed) {
-    EXPECT_DOUBLE_EQ(*parse_pgbench_tps("latency average = 5.5 ms\ntps = 181.234567 (without initial connection time)\n"),
-                     181.234567);
-    EXPECT_FALSE(parse_pgbench_tps("connection refused").has_value());
 }
 
 TEST(IdemTextTest, a_redis_case_prints_like_redis_cli_with_the_articles_reply_and_projection) {

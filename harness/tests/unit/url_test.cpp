@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "servers/servers.h"
+#include "clients/endpoint.h"
 
 namespace relab {
 namespace url_test {

@@ -15,7 +15,7 @@
 #include "bench/measure/bench_machine.h"
 #include "bench/measure/bench_redis.h"
 #include "bench/measure/bench_sim.h"
-#include "bench/measure/redis_benchmark_tool.h"
+#include "process/redis_benchmark_tool.h"
 #include "backend_sim/sim_backend.h"
 #include "process/tool_run.h"
 #include "process/child_process.h"
@@ -61,11 +61,8 @@ BenchFigure sim_figure(const Scenario& s, const SimBenchResult& r, const SimBenc
 
 }  // namespace
 
-std::vector<BenchFigure> measure_sim_part(const BenchOptions& o, int jobs) {
-    RunOptions ro;
-    ro.scenarios_dir = o.scenarios_dir;
-    ro.labs = o.labs.empty() ? std::vector<std::string>{"08a-baseline", "08c-s4a"} : o.labs;
-    const std::vector<Scenario> labs = select_labs(ro);
+std::vector<BenchFigure> measure_sim_part(const BenchOptions& o, int jobs, const LabPicker& pick) {
+    const std::vector<Scenario> labs = pick(o.labs.empty() ? std::vector<std::string>{"08a-baseline", "08c-s4a"} : o.labs);
     std::vector<BenchFigure> out;
     std::cerr << fmt::format("relab bench sim: {} trials per lab, 1 thread{}\n", o.trials,
                              jobs > 1 ? fmt::format(" and {} threads", jobs) : "");
@@ -129,9 +126,10 @@ void check_redis_tools() {
     find_redis_benchmark(kBenchWho, "run `relab bench sim` alone");
 }
 
-std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work);
+std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work,
+                                            const LabPicker& pick);
 
-std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext& context) {
+std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext& context, const LabPicker& pick) {
     check_redis_tools();  // before any server starts: nothing to clean up when one is missing
     TempDir work("relab-bench-");
     EmbeddedRedis server;  // its own loopback port; stopped and its folder removed on the way out
@@ -155,7 +153,7 @@ std::vector<BenchFigure> measure_redis_part(const BenchOptions& o, BenchContext&
     std::cerr << "  PING and receipt done\n";
     for (auto& f : bench_load(server.endpoint(), tool, ro)) out.push_back(std::move(f));
     std::cerr << "  load done\n";
-    for (auto& f : bench_noop_load_lab(o, tool, work.path())) out.push_back(std::move(f));
+    for (auto& f : bench_noop_load_lab(o, tool, work.path(), pick)) out.push_back(std::move(f));
     return out;
 }
 
@@ -215,12 +213,9 @@ struct NoopConsumer {
 };
 
 // The scenario of load-s1; nullopt, said on stderr, when it cannot be read.
-std::optional<Scenario> load_s1(const BenchOptions& o) {
-    RunOptions ro;
-    ro.scenarios_dir = o.scenarios_dir;
-    ro.labs = {"load-s1"};
+std::optional<Scenario> load_s1(const LabPicker& pick) {
     try {
-        return std::move(select_labs(ro).front());
+        return std::move(pick({"load-s1"}).front());
     } catch (const std::exception& e) {
         std::cerr << "  load/noop_jobs skipped: " << e.what() << "\n";
         return std::nullopt;
@@ -295,8 +290,9 @@ BenchFigure noop_figure(std::string name, const NoopRun& r, const NoopConsumer& 
 
 }  // namespace
 
-std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work) {
-    const std::optional<Scenario> lab = load_s1(o);
+std::vector<BenchFigure> bench_noop_load_lab(const BenchOptions& o, RedisBenchmarkTool& tool, const std::string& work,
+                                            const LabPicker& pick) {
+    const std::optional<Scenario> lab = load_s1(pick);
     if (!lab) return {};
     const int orders = std::max(1, o.requests / 6);  // 3 events per order: half the requests in events
     const NoopConsumer consumers[3] = {{kBatch, "batch", "batch"}, {kBatch, "batch", "each"}, shipped_consumer(*lab)};

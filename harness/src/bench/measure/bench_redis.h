@@ -8,7 +8,7 @@
 
 #include "bench/figure.h"
 #include "servers/servers.h"
-#include "bench/measure/redis_benchmark_tool.h"
+#include "process/redis_benchmark_tool.h"
 
 namespace relab {
 

@@ -1,14 +1,14 @@
 // `relab bench scale`: how S2 and S3 scale with consumers on this machine. The load labs load-s2 and
 // load-s3 are the templates; each runs here with 1, 2 and 4 consumers (S2: shards, one consumer
 // each; S3: workers behind the one reader) under a backlog of fixed-cost jobs, so the consumers,
-// not the arrival rate, set the pace. One run of each, on the servers relab starts itself.
+// not the arrival rate, set the pace. One run of each, on the servers relab starts itself (the
+// command line opens the real backend and passes its run in).
 #include <iostream>
 
 #include <fmt/format.h>
 
-#include "backend_real/real_backend.h"
 #include "bench/measure/bench_parts.h"
-#include "process/child_process.h"
+#include "ports/ports.h"  // HarnessError
 #include "util/interrupt.h"
 
 namespace relab {
@@ -61,23 +61,15 @@ BenchFigure scale_figure(const std::string& strategy, int consumers, const LabRe
 
 }  // namespace
 
-std::vector<BenchFigure> measure_scale_part(const BenchOptions& o) {
-    RunOptions ro;
-    ro.scenarios_dir = o.scenarios_dir;
-    ro.labs = {"load-s2", "load-s3"};
-    const std::vector<Scenario> bases = select_labs(ro);
-    ServerSet servers = start_servers("", "");
-    BackendOptions bo;
-    bo.relab_exe = self_executable();
-    bo.run_id = new_run_id();
-    RealBackend backend(servers, bo);
+std::vector<BenchFigure> measure_scale_part(const std::vector<Scenario>& templates, const BenchOptions& o,
+                                            const LabRunner& run) {
     std::vector<BenchFigure> out;
-    for (const auto& base : bases) {
+    for (const auto& base : templates) {
         const std::string strategy = base.id == "load-s2" ? "s2" : "s3";
         double one = 0;
         for (int consumers : kConsumers) {
             throw_if_interrupted();
-            const LabResult lab = backend.run(variant(base, strategy, consumers, o.scale_orders));
+            const LabResult lab = run(variant(base, strategy, consumers, o.scale_orders));
             if (lab.trials.empty()) throw HarnessError(fmt::format("scale-{}-{}: no trial ran", strategy, consumers));
             if (consumers == 1) one = lab.trials[0].load.events_per_s;
             out.push_back(scale_figure(strategy, consumers, lab, one));

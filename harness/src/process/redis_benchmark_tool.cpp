@@ -1,4 +1,4 @@
-#include "bench/measure/redis_benchmark_tool.h"
+#include "process/redis_benchmark_tool.h"
 
 #include <algorithm>
 

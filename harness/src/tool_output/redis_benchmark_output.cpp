@@ -1,4 +1,4 @@
-#include "bench/redis_benchmark_output.h"
+#include "tool_output/redis_benchmark_output.h"
 
 #include <algorithm>
 #include <regex>

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "bench/redis_benchmark_output.h"
-#include "servers/servers.h"
+#include "tool_output/redis_benchmark_output.h"
+#include "clients/endpoint.h"
 
 namespace relab {
 

@@ -1,10 +1,12 @@
-// Reading redis-benchmark's output: the figures relab's client is compared with.
+// Reading the outside tools' output: redis-benchmark's figures (relab's client is compared with
+// them) and pgbench's tps (the idem-bench lab's).
 #include <gtest/gtest.h>
 
-#include "bench/redis_benchmark_output.h"
+#include "tool_output/pgbench_output.h"
+#include "tool_output/redis_benchmark_output.h"
 
 namespace relab {
-namespace bench_output_test {
+namespace tool_output_test {
 
 // Redis 7's header row: the test name, then the rate and six latencies.
 const std::string kRedis7Header =
@@ -77,5 +79,11 @@ TEST(RedisBenchmarkOutputTest, reads_the_version_line) {
     EXPECT_FALSE(parse_redis_benchmark_version("command not found").has_value());
 }
 
-}  // namespace bench_output_test
+TEST(PgbenchOutputTest, reads_the_tps_of_the_summary) {
+    EXPECT_DOUBLE_EQ(*parse_pgbench_tps("latency average = 5.5 ms\ntps = 181.234567 (without initial connection time)\n"),
+                     181.234567);
+    EXPECT_FALSE(parse_pgbench_tps("connection refused").has_value());
+}
+
+}  // namespace tool_output_test
 }  // namespace relab
