@@ -30,7 +30,9 @@ std::vector<std::string> IdemKeys::present(const std::vector<std::string>& keys)
     return out;
 }
 
-int64_t IdemKeys::pttl_ms(const std::string& key) { return m_connections.admin().call({"PTTL", m_ns.key(key)}).integer; }
+int64_t IdemKeys::pttl_ms(const std::string& key) {
+    return m_connections.admin().call({"PTTL", m_ns.key(key)}).integer;
+}
 
 void IdemKeys::prepare_flags() {
     for (const auto& f : m_env.s.faults)

@@ -31,9 +31,10 @@ RedisClient& LabConnections::for_commands(bool cache, int64_t db) {
 
 ClusterClient& LabConnections::cluster() {
     if (m_env.cluster.empty()) throw std::logic_error("this lab has no Redis Cluster");
-    if (!m_cluster)
-        m_cluster = std::make_unique<ClusterClient>(m_env.cluster,
-                                                    ClusterClientOptions::following(RedisNamespace{m_env.prefix}, m_env.prefix));
+    if (!m_cluster) {
+        const auto options = ClusterClientOptions::following(RedisNamespace{m_env.prefix}, m_env.prefix);
+        m_cluster = std::make_unique<ClusterClient>(m_env.cluster, options);
+    }
     return *m_cluster;
 }
 

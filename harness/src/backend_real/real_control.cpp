@@ -134,7 +134,8 @@ nlohmann::json RealControl::shard_promote(const Target& master, Nanos killed_at)
 
 std::vector<nlohmann::json> RealControl::commands(const Target& server, int64_t db, const std::vector<Command>& batch) {
     throw_if_interrupted();
-    if (server.kind != FaultTarget::redis && server.kind != FaultTarget::redis_cache) primitive_not_for("commands", server);
+    if (server.kind != FaultTarget::redis && server.kind != FaultTarget::redis_cache)
+        primitive_not_for("commands", server);
     const bool cache = server.kind == FaultTarget::redis_cache;
     const std::vector<RedisReply> replies = m->connections.for_commands(cache, db).pipeline(batch);
     std::vector<nlohmann::json> out;

@@ -42,7 +42,9 @@ EmbeddedPostgres& ServerFaults::postgres() {
     return *m_env.own_pg;
 }
 
-int ServerFaults::shard_slot(int shard) const { return key_slot(m_env.prefix + shard_stream_key(m_env.s.shard, shard)); }
+int ServerFaults::shard_slot(int shard) const {
+    return key_slot(m_env.prefix + shard_stream_key(m_env.s.shard, shard));
+}
 
 bool ServerFaults::finished(const Target& t) {
     switch (t.kind) {

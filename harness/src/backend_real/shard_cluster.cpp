@@ -70,7 +70,8 @@ void ShardCluster::remove_keys(const std::string& prefix) const noexcept {
         }
 }
 
-HistoryRecord ShardCluster::shard_note(const Scenario& s, ClusterClient& c, int trial, const std::string& prefix) const {
+HistoryRecord ShardCluster::shard_note(const Scenario& s, ClusterClient& c, int trial,
+                                       const std::string& prefix) const {
     nlohmann::json shard_map = nlohmann::json::array();
     std::string text;
     for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
