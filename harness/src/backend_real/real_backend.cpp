@@ -15,12 +15,10 @@
 #include "ports/seeded_rng.h"
 #include "process/child_process.h"
 #include "clients/cluster_client.h"
-#include "clients/cluster_slot.h"
 #include "servers/redis_cluster.h"
 #include "util/interrupt.h"
 #include "servers/lab_redis.h"
 #include "clients/pg_client.h"
-#include "process/pg_schema_guard.h"
 #include "process/reaper.h"
 #include "clients/redis_client.h"
 #include "process/temp_dir.h"
@@ -36,6 +34,8 @@
 #include "clients/order_table.h"
 #include "backend_real/program_roles.h"
 #include "backend_real/real_control.h"
+#include "backend_real/shard_cluster.h"
+#include "process/pg_schema_guard.h"
 #include "process/role_process.h"
 #include "engine/supervisor.h"
 #include "engine/timeouts.h"
@@ -134,13 +134,22 @@ private:
     bool m_placed = false;  // the idempotency labs' orders table, dropped with the store
 };
 
-// S2's cluster as the lab's "shard" describes it: masters for its shards, replicas, node timeout.
-RedisClusterOptions shard_cluster_options(const ShardSpec& shard) {
-    RedisClusterOptions o;
-    o.replicas = shard.cluster.replicas;
-    o.node_timeout = std::chrono::milliseconds(shard.cluster.node_timeout_ms);
-    if (!shard.cluster.require_full_coverage) o.config["cluster-require-full-coverage"] = "no";
-    return o;
+// Each role prints "peak_rss_kb=N" to its <actor>.out as it ends (a crashed one does not).
+std::map<std::string, int64_t> role_peak_rss_kb(const std::string& dir) {
+    std::map<std::string, int64_t> out;
+    std::error_code ec;
+    for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
+        if (f.path().extension() != ".out") continue;
+        std::ifstream in(f.path());
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind("peak_rss_kb=", 0) == 0) try {
+                    auto& kb = out[f.path().stem().string()];
+                    kb = std::max<int64_t>(kb, std::stoll(line.substr(12)));
+                } catch (const std::exception&) {
+                }
+    }
+    return out;
 }
 
 }  // namespace
@@ -203,12 +212,8 @@ struct RealBackend::Impl {
     // server is never faulted.
     std::unique_ptr<EmbeddedPostgres> own_pg;
     // S2's sharded labs: a 3-master Redis Cluster of the lab's own, formed once for all its trials
-    // (forming takes over 2 s); every trial's keys are under its own prefix and removed after it.
-    std::unique_ptr<EmbeddedRedisCluster> cluster;
-    bool cluster_used = false;  // a trial ran on it (one that kills a master leaves it changed)
-    // The masters of the lab's cluster while it runs, in slot order: its own cluster's, or those of
-    // the user's (redis+cluster://), read from its slot map.
-    std::vector<RedisEndpoint> cluster_masters;
+    // (forming takes over 2 s), or the user's.
+    ShardCluster shard{servers, clusters, run_prefix()};
     // The failover lab on the user's primary, replica and sentinels (redis+sentinel://) rather than
     // servers of its own: a stream lab whose own servers are a primary with a replica.
     bool on_user_sentinel(const Scenario& s) const {
@@ -219,7 +224,6 @@ struct RealBackend::Impl {
         return on_user_sentinel(s) ? std::nullopt : own_redis_of(s);
     }
     bool user_cluster() const { return !servers.cluster_seeds.empty(); }
-    bool on_cluster() const { return !cluster_masters.empty(); }
     PgEndpoint lab_pg() const { return own_pg ? own_pg->endpoint() : servers.pg; }
 
     void start_own_postgres(const Scenario& s) {
@@ -248,7 +252,7 @@ struct RealBackend::Impl {
             c.redis_sentinels = own_redis->sentinels()->endpoints();
             c.redis_master_name = own_redis->sentinels()->master_name();
         }
-        if (on_cluster()) c.redis_cluster = cluster_masters;
+        if (shard.on()) c.redis_cluster = shard.masters();
         c.pg = lab_pg();
         c.schema = schema;
         c.key_prefix = prefix;
@@ -277,46 +281,34 @@ struct RealBackend::Impl {
             own_redis = on_user_sentinel(s) ? std::make_unique<LabRedis>(
                                                   UserSentinels{servers.sentinels, servers.sentinel_master}, servers.redis, prefix)
                                             : own_redis_ahead.take(s.servers);
-        if (cluster && cluster_faulted(s)) {
-            if (cluster_used) take_cluster(s);  // the last trial killed one of its masters
-            cluster_used = true;
-        }
+        shard.before_trial(s);
         if (s.servers.postgres) start_own_postgres(s);
 
         const std::vector<RoleLaunch> roles = family.roles(s);
         // Before the control, so that it runs after the control's end has stopped the roles: a role
         // still running would write a key again once it is deleted.
-        ClusterKeysGone cluster_keys_gone{*this, prefix};
+        struct ClusterKeysGone {
+            const ShardCluster& shard;
+            std::string prefix;
+            ~ClusterKeysGone() { shard.remove_keys(prefix); }
+        } cluster_keys_gone{shard, prefix};
         RealControl control(RealControl::Env{s, prefix, dir, opts.relab_exe, own_redis.get(), servers.redis, own_pg.get(),
-                                             cluster_masters, &spawner, cluster.get()});
+                                             shard.masters(), &spawner, shard.own()});
         RealTrialStore store([this]() -> PgSession& { return trial_pg(); }, own_pg != nullptr, control,
-                             [this] { return lab_redis(); }, prefix, on_cluster());
+                             [this] { return lab_redis(); }, prefix, shard.on());
         family.prepare(s, store);
         spawn_roles(s, roles, control, trial, seed, prefix, dir);
         std::vector<HistoryRecord> history = supervise(family, s, roles, control, trial);
-        if (on_cluster()) history.push_back(shard_note(s, control, trial, prefix));
+        if (shard.on()) history.push_back(shard.shard_note(s, control.cluster(), trial, prefix));
         for (auto& r : shard_outage_records(s, history)) history.push_back(std::move(r));
         restore_own_postgres();  // the final rows are what the lab's PostgreSQL committed
         TrialOutcome out = family.finish(s, trial, seed, std::move(history), store);
-        if (!on_cluster() && (!own_redis || own_redis->user())) delete_keys_with_prefix(control.admin(), prefix);
+        if (!shard.on() && (!own_redis || own_redis->user())) delete_keys_with_prefix(control.admin(), prefix);
         if (own_redis && own_redis->user()) own_redis->restore_user_primary(servers.redis);
         out.role_peak_rss_kb = role_peak_rss_kb(dir);
         std::filesystem::remove_all(dir);
         return out;
     }
-
-    // S2: whatever happens in a trial, its keys go from every node of the cluster.
-    struct ClusterKeysGone {
-        Impl& impl;
-        std::string prefix;
-        ~ClusterKeysGone() {
-            for (const auto& ep : impl.cluster_masters) try {
-                    RedisClient c(ep);
-                    delete_keys_with_prefix(c, prefix);
-                } catch (...) {
-                }
-        }
-    };
 
     // The trial's database session: the run's, or one on the lab's own PostgreSQL.
     std::unique_ptr<PgSession> own_session;
@@ -377,40 +369,6 @@ struct RealBackend::Impl {
         return history;
     }
 
-    // Where each shard's stream lives: its hash tag's slot and the master that owns it.
-    HistoryRecord shard_note(const Scenario& s, RealControl& control, int trial, const std::string& prefix) const {
-        nlohmann::json shard_map = nlohmann::json::array();
-        std::string text;
-        for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
-            const std::string real = prefix + key;
-            const std::string node = control.cluster().owner_address(real);
-            shard_map.push_back({{"stream", key}, {"slot", key_slot(real)}, {"node", node}});
-            text += fmt::format("{}{} → slot {} on {}", text.empty() ? "" : ", ", key, key_slot(real), node);
-        }
-        return HistoryRecord{trial, 0, "relab", Op::observe,
-                             {{"text", "shards on the Redis Cluster: " + text},
-                              {"masters", cluster_masters.size()},
-                              {"streams", shard_map}}};
-    }
-
-
-    // Each role prints "peak_rss_kb=N" to its <actor>.out as it ends (a crashed one does not).
-    static std::map<std::string, int64_t> role_peak_rss_kb(const std::string& dir) {
-        std::map<std::string, int64_t> out;
-        std::error_code ec;
-        for (const auto& f : std::filesystem::directory_iterator(dir, ec)) {
-            if (f.path().extension() != ".out") continue;
-            std::ifstream in(f.path());
-            std::string line;
-            while (std::getline(in, line))
-                if (line.rfind("peak_rss_kb=", 0) == 0) try {
-                        auto& kb = out[f.path().stem().string()];
-                        kb = std::max<int64_t>(kb, std::stoll(line.substr(12)));
-                    } catch (const std::exception&) {
-                    }
-        }
-        return out;
-    }
 
     // Every trial of a lab through the engine's loop: a role family's on processes, a probe's
     // through the lab it opened.
@@ -426,15 +384,10 @@ struct RealBackend::Impl {
         if (!shard_has_trials(s, plan)) return lab;  // this shard has none of its trials
         // The lab's cluster goes when the lab ends, however it ends.
         struct ClusterGone {
-            Impl& impl;
-            ~ClusterGone() {
-                for (const auto& ep : impl.cluster_masters)
-                    if (!impl.cluster) reaper::forget_redis_prefix(ep, impl.run_prefix());
-                impl.cluster_masters.clear();
-                impl.cluster.reset();
-            }
-        } cluster_gone{*this};
-        if (s.kind == LabKind::stream && s.shard.enabled) take_cluster(s);
+            ShardCluster& shard;
+            ~ClusterGone() { shard.release(); }
+        } cluster_gone{shard};
+        if (s.kind == LabKind::stream && s.shard.enabled) shard.take(s);
         if (s.lock.enabled) {
             RealKv kv(admin, RedisNamespace{run_prefix()}, features.delex);
             lab.lock_release_method = kv.delete_if_equals_method();
@@ -467,40 +420,6 @@ struct RealBackend::Impl {
         return std::nullopt;
     }
 
-    // A lab that kills a shard's master (or pauses its replica) leaves a cluster changed for good:
-    // each trial forms its own.
-    static bool cluster_faulted(const Scenario& s) {
-        return std::any_of(s.faults.begin(), s.faults.end(),
-                           [](const FaultSpec& f) { return f.target.shard >= 0; });
-    }
-
-    void take_cluster(const Scenario& s) {
-        if (!servers.cluster_seeds.empty()) return take_user_cluster(s);
-        try {
-            cluster.reset();
-            cluster_used = false;
-            cluster = clusters.take(shard_cluster_options(s.shard));
-            cluster_masters = cluster->endpoints();
-        } catch (const EnvironmentError& e) {
-            throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
-                                               "not be formed: {}",
-                                               s.id, e.what()));
-        }
-    }
-
-    // redis+cluster://: the lab routes by the user's slot map (its masters as CLUSTER SLOTS names
-    // them); the reaper removes the run's keys from each should relab be killed.
-    void take_user_cluster(const Scenario& s) {
-        try {
-            ClusterClient map(servers.cluster_seeds, ClusterClientOptions::refusing());
-            for (size_t i = 0; i < map.size(); ++i) cluster_masters.push_back(map.endpoint(i));
-        } catch (const RedisError& e) {
-            throw EnvironmentError(fmt::format("{} shards its stream over your Redis Cluster {}, whose slot map could "
-                                               "not be read: {}",
-                                               s.id, servers.redis_url_display, e.what()));
-        }
-        for (const auto& ep : cluster_masters) reaper::watch_redis_prefix(ep, run_prefix());
-    }
 };
 
 RealBackend::RealBackend(const ServerSet& servers, BackendOptions opts)
@@ -579,7 +498,7 @@ LabResult RealBackend::run_one(const Scenario& s) {
                               "redis+sentinel URL to let "
                               "relab start servers of its own",
                               m_impl->servers.redis_url_display);
-    if (!missing && m_impl->user_cluster() && Impl::cluster_faulted(s))
+    if (!missing && m_impl->user_cluster() && ShardCluster::faulted(s))
         missing = fmt::format("kills a master of its cluster or pauses a replica, which relab does only to a cluster it "
                               "forms for the trial, never to yours ({}); drop the redis+cluster URL to run it",
                               m_impl->servers.redis_url_display);

@@ -1,7 +1,9 @@
 // The Control port on real servers, for every lab kind: roles are `relab role` processes (signals
-// for kill, pause, resume; a new process under the same name for a restart), servers are the
-// lab's own redis-server, replica and sentinels (servers/lab_redis.h), the history is the roles'
-// files. The supervisors (engine/supervisor.cpp) drive it; the simulator implements the same port.
+// for kill, pause, resume; a new process under the same name for a restart: role_processes.h),
+// servers are the lab's own redis-server, replica and sentinels (servers/lab_redis.h), PostgreSQL
+// and cluster (server_faults.h), a role's links go through proxies of relab's (role_link_proxies.h),
+// the history is the roles' files (role_history_files.h). The supervisors (engine/supervisor.cpp)
+// drive it; the simulator implements the same port.
 #pragma once
 
 #include <memory>
@@ -93,9 +95,6 @@ public:
     int64_t activity() override;
 
 private:
-    // CLIENT UNBLOCK every connection on `a` whose name starts with prefix.
-    static void unblock_named(RedisClient& a, const std::string& prefix);
-    struct Role;
     struct Impl;
     std::unique_ptr<Impl> m;
 };

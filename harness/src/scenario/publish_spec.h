@@ -111,11 +111,11 @@ struct ShardReshard {
 
 // The lab's Redis Cluster: a replica per master or none, cluster-node-timeout, and
 // cluster-require-full-coverage (no: the other masters keep serving while one shard is down).
-struct ShardCluster {
+struct ShardClusterSpec {
     int replicas = 0;
     int64_t node_timeout_ms = 5000;
     bool require_full_coverage = true;
-    bool operator==(const ShardCluster&) const = default;
+    bool operator==(const ShardClusterSpec&) const = default;
 };
 
 // S2, sharding by key: the producer is a router that puts each event into stream
@@ -131,7 +131,7 @@ struct ShardSpec {
     enum class By { order, round_robin };
     By by = By::order;
     std::optional<ShardReshard> reshard;
-    ShardCluster cluster;
+    ShardClusterSpec cluster;
     int shard_count() const { return reshard && reshard->to > streams ? reshard->to : streams; }  // consumers
     bool operator==(const ShardSpec&) const = default;
 };
@@ -280,17 +280,17 @@ struct Described<ShardReshard> {
 };
 
 template <>
-struct Described<ShardCluster> {
+struct Described<ShardClusterSpec> {
     static constexpr std::string_view doc =
         "The lab's Redis Cluster. null or absent: 3 masters, no replica, cluster-node-timeout 5000 ms.";
     static constexpr bool nullable = true;
     static constexpr auto fields = std::tuple{
-        field("replicas", &ShardCluster::replicas,
+        field("replicas", &ShardClusterSpec::replicas,
               "Replicas per master (0 or 1); 1 lets a fault kill a shard's master (shard_failover).").in(0, 1),
-        field("node_timeout_ms", &ShardCluster::node_timeout_ms,
+        field("node_timeout_ms", &ShardClusterSpec::node_timeout_ms,
               "cluster-node-timeout: how long a node is unreachable before it is flagged failing and its replica may "
               "take over.").in(100, 60000).of(Unit::ms),
-        field("require_full_coverage", &ShardCluster::require_full_coverage,
+        field("require_full_coverage", &ShardClusterSpec::require_full_coverage,
               "cluster-require-full-coverage: true (Redis's default) makes every node refuse queries while a slot has "
               "no live master; false lets the other shards go on."),
     };
