@@ -33,13 +33,14 @@ std::string default_reference_dir(const std::string& scenarios_dir);
 struct SchemaOptions {
     std::string scenarios_dir;
     std::string format = "markdown";
+    bool write = false;  // json only: rewrite <scenarios_dir>/schema.json in place
 };
 void setup_schema(CLI::App& app, SchemaOptions& o);
 int run_schema(const SchemaOptions& o);
 // The scenario file reference (`relab schema --format markdown`, docs/scenarios.md) from
 // <scenarios_dir>/schema.json. Throws std::runtime_error for a schema it cannot read or document.
 std::string schema_reference_markdown(const std::string& scenarios_dir);
-// scenarios/schema.json as the descriptions give it (`relab schema --format json`).
+// scenarios/schema.json as the descriptions give it (`relab schema --format json --write`).
 std::string scenario_schema_json(const std::string& scenarios_dir);
 
 struct RunOptions {

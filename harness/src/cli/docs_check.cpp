@@ -493,7 +493,7 @@ DocsFacts repo_docs_facts(const std::string& root) {
     f.generated.push_back({"docs/labs.md", labs_markdown(scenarios, default_reference_dir(scenarios)),
                            "./build/relab list --format markdown > docs/labs.md"});
     f.generated.push_back({"scenarios/schema.json", scenario_schema_json(scenarios),
-                           "./build/relab schema --format json > scenarios/schema.json"});
+                           "./build/relab schema --format json --write"});
     f.generated.push_back({"docs/scenarios.md", schema_reference_markdown(scenarios),
                            "./build/relab schema --format markdown > docs/scenarios.md"});
     return f;

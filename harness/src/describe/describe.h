@@ -81,20 +81,71 @@ constexpr bool has_presence() {
     return requires { Described<S>::presence; };
 }
 
-// The keys an object of S may hold in `mode`, in the description's order.
-template <class S>
-std::vector<std::string> keys(Read mode = Read::file) {
-    std::vector<std::string> out;
-    for_each_field<S>([&](const auto& f) {
-        if (mode == Read::complete || f.origin == Origin::file) out.emplace_back(f.key);
-    });
-    return out;
-}
-
 // Whether null stands for the struct's defaults (a section with a presence flag: off).
 template <class S>
 constexpr bool takes_null() {
     return has_presence<S>() || requires { Described<S>::nullable; };
+}
+
+template <class S>
+std::vector<std::string> keys(Read mode = Read::file);
+
+// --- each kind of field: its keys, its read, its write ---
+
+template <class S, class M>
+void add_keys(const Field<S, M>& f, Read mode, std::vector<std::string>& out) {
+    if (mode == Read::complete || f.origin == Origin::file) out.emplace_back(f.key);
+}
+template <class S, class M>
+void add_keys(const FlatField<S, M>&, Read mode, std::vector<std::string>& out) {
+    for (auto& k : keys<M>(mode)) out.push_back(std::move(k));
+}
+template <class S, class J>
+void add_keys(const CustomField<S, J>& f, Read, std::vector<std::string>& out) {
+    out.emplace_back(f.key);
+}
+
+template <class S>
+void read_fields(const Object& o, S& s, Read mode);
+
+template <class S, class M>
+void read_one(const Object& o, const Field<S, M>& f, S& s, Read mode) {
+    if (mode == Read::file && f.origin == Origin::derived) return;
+    const std::string key(f.key);
+    if (!o.has(key)) {
+        if (f.required || mode == Read::complete) o.reader().fail(o.path(key), "required field is missing");
+        return;
+    }
+    s.*f.member = Codec<M>::read(o.reader(), o.at(key), o.path(key), f.limits, mode);
+}
+template <class S, class M>
+void read_one(const Object& o, const FlatField<S, M>& f, S& s, Read mode) {
+    read_fields(o, s.*f.member, mode);
+}
+template <class S, class J>
+void read_one(const Object& o, const CustomField<S, J>& f, S& s, Read mode) {
+    const std::string key(f.key);
+    if (o.has(key))
+        f.read(o.reader(), o.at(key), o.path(key), s);
+    else if (f.required)
+        o.reader().fail(o.path(key), "required field is missing");
+    (void)mode;
+}
+
+// Every field of S from the object `o` (its flat members' too), then S's rules across them.
+template <class S>
+void read_fields(const Object& o, S& s, Read mode) {
+    for_each_field<S>([&](const auto& f) { read_one(o, f, s, mode); });
+    if constexpr (requires { Described<S>::check(o, s); })
+        if (mode == Read::file) Described<S>::check(o, s);
+}
+
+// The keys an object of S may hold in `mode`, in the description's order.
+template <class S>
+std::vector<std::string> keys(Read mode) {
+    std::vector<std::string> out;
+    for_each_field<S>([&](const auto& f) { add_keys(f, mode, out); });
+    return out;
 }
 
 // `also`: keys of the same object that another reader takes (an exec role's program beside the
@@ -110,18 +161,7 @@ S read_struct(const Reader& r, const json& v, const std::string& path, Read mode
     std::vector<std::string> known = keys<S>(mode);
     known.insert(known.end(), also.begin(), also.end());
     const Object o(r, v, path, known);
-    for_each_field<S>([&](const auto& f) {
-        using M = typename std::decay_t<decltype(f)>::Member;
-        if (mode == Read::file && f.origin == Origin::derived) return;
-        const std::string key(f.key);
-        if (!o.has(key)) {
-            if (f.required || mode == Read::complete) r.fail(o.path(key), "required field is missing");
-            return;
-        }
-        s.*f.member = Codec<M>::read(r, o.at(key), o.path(key), f.limits, mode);
-    });
-    if constexpr (requires { Described<S>::check(o, s); })
-        if (mode == Read::file) Described<S>::check(o, s);
+    read_fields(o, s, mode);
     return s;
 }
 
@@ -137,18 +177,37 @@ bool is_default(const S& s, M S::*member) {
 }
 
 template <class S>
+void write_fields(const S& s, Write mode, json& out);
+
+template <class S, class M>
+void write_one(const Field<S, M>& f, const S& s, Write mode, json& out) {
+    if (mode == Write::file && (f.origin == Origin::derived || is_default(s, f.member))) return;
+    json v = Codec<M>::write(s.*f.member, mode);
+    if (mode == Write::file && v.is_null()) return;  // a disabled section or an absent option
+    out[std::string(f.key)] = std::move(v);
+}
+template <class S, class M>
+void write_one(const FlatField<S, M>& f, const S& s, Write mode, json& out) {
+    write_fields(s.*f.member, mode, out);
+}
+template <class S, class J>
+void write_one(const CustomField<S, J>& f, const S& s, Write, json& out) {
+    json v = f.write(s);
+    if (!v.is_null()) out[std::string(f.key)] = std::move(v);
+}
+
+template <class S>
+void write_fields(const S& s, Write mode, json& out) {
+    for_each_field<S>([&](const auto& f) { write_one(f, s, mode, out); });
+}
+
+template <class S>
 json write_struct(const S& s, Write mode) {
     if constexpr (has_presence<S>()) {
         if (!(s.*Described<S>::presence)) return nullptr;
     }
     json out = json::object();
-    for_each_field<S>([&](const auto& f) {
-        using M = typename std::decay_t<decltype(f)>::Member;
-        if (mode == Write::file && (f.origin == Origin::derived || is_default(s, f.member))) return;
-        json v = Codec<M>::write(s.*f.member, mode);
-        if (mode == Write::file && v.is_null()) return;  // a disabled section or an absent option
-        out[std::string(f.key)] = std::move(v);
-    });
+    write_fields(s, mode, out);
     return out;
 }
 
@@ -376,6 +435,34 @@ ordered_json field_schema(const Field<S, M>& f) {
     return p;
 }
 
+template <class S>
+void schema_fields(ordered_json& properties, ordered_json& required);
+
+template <class S, class M>
+void schema_one(const Field<S, M>& f, ordered_json& properties, ordered_json& required) {
+    if (f.origin == Origin::derived) return;
+    properties[std::string(f.key)] = field_schema(f);
+    if (f.required) required.push_back(f.key);
+}
+template <class S, class M>
+void schema_one(const FlatField<S, M>&, ordered_json& properties, ordered_json& required) {
+    schema_fields<M>(properties, required);
+}
+template <class S, class J>
+void schema_one(const CustomField<S, J>& f, ordered_json& properties, ordered_json& required) {
+    ordered_json p = ordered_json::object();
+    if (!f.doc.empty()) p["description"] = f.doc;
+    const ordered_json rest = ordered_json::parse(f.schema);
+    for (const auto& [key, value] : rest.items()) p[key] = value;
+    properties[std::string(f.key)] = std::move(p);
+    if (f.required) required.push_back(f.key);
+}
+
+template <class S>
+void schema_fields(ordered_json& properties, ordered_json& required) {
+    for_each_field<S>([&](const auto& f) { schema_one(f, properties, required); });
+}
+
 // S's schema: {"description", "type", "additionalProperties": false, "properties", "required",
 // and its rules}. A struct with a presence flag may also be null.
 template <class S>
@@ -389,11 +476,7 @@ ordered_json schema_object() {
     out["additionalProperties"] = false;
     ordered_json properties = ordered_json::object();
     ordered_json required = ordered_json::array();
-    for_each_field<S>([&](const auto& f) {
-        if (f.origin == Origin::derived) return;
-        properties[std::string(f.key)] = field_schema(f);
-        if (f.required) required.push_back(f.key);
-    });
+    schema_fields<S>(properties, required);
     out["properties"] = std::move(properties);
     if (!required.empty()) out["required"] = std::move(required);
     if constexpr (requires { Described<S>::rules; }) {
@@ -422,6 +505,18 @@ template <class T>
 struct Defs<std::map<std::string, T>> {
     static void add(ordered_json& defs) { Defs<T>::add(defs); }
 };
+
+template <class S, class M>
+void add_defs(const Field<S, M>& f, ordered_json& defs) {
+    if (f.origin == Origin::file) Defs<M>::add(defs);
+}
+template <class S, class M>
+void add_defs(const FlatField<S, M>&, ordered_json& defs) {
+    Defs<M>::add(defs);
+}
+template <class S, class J>
+void add_defs(const CustomField<S, J>&, ordered_json&) {}
+
 template <class S>
     requires IsDescribed<S>
 struct Defs<S> {
@@ -431,10 +526,7 @@ struct Defs<S> {
             if (defs.contains(name)) return;
             defs[name] = schema_object<S>();
         }
-        for_each_field<S>([&](const auto& f) {
-            using M = typename std::decay_t<decltype(f)>::Member;
-            if (f.origin == Origin::file) Defs<M>::add(defs);
-        });
+        for_each_field<S>([&](const auto& f) { add_defs(f, defs); });
     }
 };
 

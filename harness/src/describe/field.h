@@ -9,7 +9,11 @@
 #include <string_view>
 #include <type_traits>
 
+#include "describe/json_reader.h"
+
 namespace relab::desc {
+
+using scenario_json::Reader;
 
 inline constexpr int64_t k_int_max = std::numeric_limits<int>::max();
 inline constexpr int64_t k_int64_max = std::numeric_limits<int64_t>::max();
@@ -99,5 +103,33 @@ template <class S, class M>
 constexpr Field<S, M> field(std::string_view key, M S::*member, std::string_view doc) {
     return Field<S, M>{key, member, doc};
 }
+
+// A member whose own fields sit in the parent's object rather than under a key of their own (a
+// fault's trigger: "at_ms", "every_ms", ... beside "action").
+template <class S, class M>
+struct FlatField {
+    using Struct = S;
+    using Member = M;
+    M S::*member;
+};
+
+template <class S, class M>
+constexpr FlatField<S, M> flat(M S::*member) {
+    return FlatField<S, M>{member};
+}
+
+// A key whose value does not map onto one member as it stands (a fault's "target", which names a
+// role, a server or "matched"): read and written by functions of its own, with its schema as JSON
+// text. `write` returns null to leave the key out.
+template <class S, class J>
+struct CustomField {
+    using Struct = S;
+    std::string_view key;
+    std::string_view doc;
+    void (*read)(const Reader&, const J&, const std::string& path, S&);
+    J (*write)(const S&);
+    std::string_view schema;  // the property's schema without its description
+    bool required = false;
+};
 
 }  // namespace relab::desc

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "describe/describe.h"
+#include "describe/ports_codecs.h"
 #include "ports/history_op.h"
 #include "ports/link_mode.h"
 #include "ports/target.h"
@@ -78,12 +79,14 @@ struct FaultTrigger {
         Op op = Op::start;
         std::string actor;
         nlohmann::json fields = nlohmann::json::object();
+        bool operator==(const After&) const = default;
     };
     std::optional<After> after;
     int64_t delay_ms = 0;
     int64_t every_ms = 0;
     int count = 1;
     bool until_published = false;  // "until": "published"
+    bool operator==(const FaultTrigger&) const = default;
 };
 
 // A repeated fault's count when "until": "published" bounds it and the file gives none.
@@ -118,7 +121,133 @@ struct FaultSpec {
     std::string group = "order-processor";
     // What the article documented for this fault, shown beside the figure relab measures.
     std::string documented;
+    bool operator==(const FaultSpec&) const = default;
 };
+
+namespace desc {
+
+// The long words of a fault's action and target, kept apart from the field list they belong to.
+inline constexpr std::string_view k_action_doc =
+    "kill (SIGKILL), pause (SIGSTOP), resume (SIGCONT), restart (kill if running, start again under the "
+    "same name; a server keeps what its persistence kept), failover (\"redis\": SIGKILL the primary, "
+    "Sentinel promotes the replica; needs \"servers\": {\"replica\": true}), drop_link "
+    "(\"redis-replica\": the primary drops the replication link; \"redis-cluster-replica\": shard k's "
+    "master drops its replica's; \"clients\" or a role: its Redis connections are closed), flood "
+    "(\"redis\" or \"redis-cache\": writes `bytes` of cache keys), snapshot (\"redis\": BGSAVE, waited "
+    "for), observe (\"redis\": changes nothing, records what the lab's keys look like), delay (a role's "
+    "link to \"link\": every reply arrives \"ms\" later), blackhole (a role's link to \"link\" hangs: "
+    "its bytes are taken, neither forwarded nor answered, and its calls wait), heal (a role's link "
+    "carries again: what a blackhole held flows on, in order), shard_failover (\"redis-cluster-master\" "
+    "with \"shard\": k: SIGKILL the master serving shard k; the cluster's own failover promotes its "
+    "replica, waited for).";
+inline constexpr std::string_view k_target_doc =
+    "A role of the lab (\"C1\"…\"Cn\", \"reaper\", \"producer\", \"app\", \"dispatcher\", an idempotency "
+    "client's name), a server of the lab (\"redis\", \"redis-replica\", \"redis-cache\", \"postgres\": "
+    "each needs its \"servers\" entry; \"redis-cluster-master\" with \"shard\": a sharded lab's master "
+    "of that shard, with shard.cluster.replicas 1; \"redis-cluster-replica\" with \"shard\": that "
+    "master's replica, for pause, resume and drop_link), \"clients\" (every Redis connection of the "
+    "trial's roles), or \"matched\" (the actor of the record the \"after\" trigger matched).";
+
+// An action by its name in fault/faults.cpp's table.
+template <>
+struct Codec<FaultAction> {
+    static FaultAction read(const Reader& r, const json& v, const std::string& path, const Limits&, Read);
+    static json write(FaultAction a, Write);
+    static void schema(ordered_json& p, const Limits&);
+    static constexpr bool has_default = false;
+};
+
+template <>
+struct Described<FaultTrigger::After> {
+    static void after_fields_read(const Reader& r, const json& v, const std::string& path, FaultTrigger::After& a);
+    static json after_fields_write(const FaultTrigger::After& a) { return a.fields.empty() ? json() : a.fields; }
+    static constexpr auto fields = std::tuple{
+        field("op", &FaultTrigger::After::op, "").must(),
+        field("actor", &FaultTrigger::After::actor,
+              "The record's actor (\"C1\", \"producer\", \"relab\", a client's name…). Default: any."),
+        CustomField<FaultTrigger::After, json>{
+            "fields",
+            "Fields the record's data must hold, matched subset-wise (objects recursively), e.g. {\"event\": {\"type\": "
+            "\"created\"}}; only fields the op carries.",
+            after_fields_read, after_fields_write, R"({"examples": [{"event": {"type": "created"}}], "type": "object"})"},
+    };
+    static constexpr std::string_view rules = R"({"$ref": "#/$defs/opFields"})";
+};
+
+template <>
+struct Described<FaultTrigger> {
+    static void until_read(const Reader& r, const json& v, const std::string& path, FaultTrigger& t);
+    static json until_write(const FaultTrigger& t) { return t.until_published ? json("published") : json(); }
+    static constexpr auto fields = std::tuple{
+        field("at_ms", &FaultTrigger::at_ms, "Fire at this time, in milliseconds from the trial origin.").at_least(0).of(Unit::ms),
+        field("after", &FaultTrigger::after,
+              "Fire delay_ms after the first history record that matches (the nemesis's own records included).")
+            .example(R"([{"op": "receive", "actor": "C1", "fields": {"event": {"type": "created"}}}])"),
+        field("delay_ms", &FaultTrigger::delay_ms, "With \"after\": the delay after the matched record, in milliseconds.")
+            .at_least(0)
+            .of(Unit::ms),
+        field("every_ms", &FaultTrigger::every_ms,
+              "Repeat every this many milliseconds (needs \"count\" or \"until\"; one trigger only).").at_least(1).of(Unit::ms),
+        field("count", &FaultTrigger::count,
+              "How many times it fires (with \"until\": up to this many, 100000 when not given); more than 1 needs "
+              "\"every_ms\".").in(1, k_fault_count_until_published),
+        CustomField<FaultTrigger, json>{
+            "until",
+            "\"published\": a repeated fault (with \"every_ms\") fires until the lab's publishing roles are done; "
+            "\"count\" then only caps it. Stream labs only.",
+            until_read, until_write, R"({"enum": ["published"]})"},
+    };
+    static void check(const Object& o, FaultTrigger& t);
+};
+
+template <>
+struct Described<FaultSpec> {
+    static constexpr std::string_view def = "fault";
+    static constexpr std::string_view doc =
+        "One fault of the nemesis's schedule. A trigger (\"at_ms\", \"after\" or both: whichever comes later) and "
+        "exactly one of \"target\" or \"target_of\".";
+    static void target_read(const Reader& r, const json& v, const std::string& path, FaultSpec& f);
+    static json target_write(const FaultSpec& f);
+    static void shard_read(const Reader& r, const json& v, const std::string& path, FaultSpec& f);
+    static json shard_write(const FaultSpec& f) { return f.target.shard >= 0 ? json(f.target.shard) : json(); }
+    static void db_read(const Reader& r, const json& v, const std::string& path, FaultSpec& f);
+    static json db_write(const FaultSpec& f) { return f.db >= 0 ? json(f.db) : json(); }
+    static constexpr auto fields = std::tuple{
+        field("action", &FaultSpec::action, k_action_doc).must(),
+        CustomField<FaultSpec, json>{"target", k_target_doc, target_read, target_write, R"({"type": "string", "minLength": 1})"},
+        CustomField<FaultSpec, json>{"shard",
+                                     "shard_failover on \"redis-cluster-master\": the shard (0-based) whose master is "
+                                     "killed; pause, resume or drop_link on \"redis-cluster-replica\": the shard whose "
+                                     "master's replica it is (required on both, refused elsewhere).",
+                                     shard_read, shard_write, R"({"type": "integer", "minimum": 0, "maximum": 15})"},
+        field("target_of", &FaultSpec::target_of,
+              "1-based index of an earlier fault whose target this one acts on (resume what fault 1 paused).").at_least(1),
+        flat(&FaultSpec::trigger),
+        field("note", &FaultSpec::note, "Why, in words, printed beside the fault."),
+        field("note_vi", &FaultSpec::note_vi, "The note in Vietnamese. Default: note."),
+        field("name", &FaultSpec::name, "A name (unique in the lab) that an idempotency client's resend_after_fault waits for."),
+        field("bytes", &FaultSpec::bytes, "flood: how many bytes of cache keys to write (required for a flood).")
+            .at_least(1)
+            .of(Unit::bytes),
+        field("value_bytes", &FaultSpec::value_bytes, "flood: each value's size, in bytes.").in(1, 1 << 24).of(Unit::bytes),
+        CustomField<FaultSpec, json>{"db", "flood: the database the cache keys go to (SELECT). Default: the lab's own.",
+                                     db_read, db_write, R"({"type": "integer", "minimum": 0, "maximum": 15})"},
+        field("link", &FaultSpec::link,
+              "delay, blackhole, heal: which of the role's links, the one to the lab's Redis or to its PostgreSQL (on "
+              "the real backend a TCP proxy relab puts in front of each server for every role of the lab)."),
+        field("ms", &FaultSpec::ms, "delay: how many milliseconds later each reply reaches the role (required for a delay).")
+            .in(1, 600000)
+            .of(Unit::ms),
+        field("maxlen", &FaultSpec::maxlen, "trim: XTRIM … MAXLEN maxlen, exact (required for a trim).").at_least(0),
+        field("documented", &FaultSpec::documented,
+              "What the article documented for this fault, shown beside the figure relab measures."),
+        field("stream", &FaultSpec::stream, "The lab's stream (delete_consumer, trim), from its \"stream\".").derived(),
+        field("group", &FaultSpec::group, "The lab's consumer group, from its \"stream\".").derived(),
+    };
+    static void check(const Object& o, FaultSpec& f);
+};
+
+}  // namespace desc
 
 // How consumers get back entries a crashed or stalled consumer left pending.
 struct RecoverySpec {

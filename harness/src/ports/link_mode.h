@@ -6,11 +6,14 @@
 #include <string>
 
 #include "ports/ports.h"
+#include "util/enum_names.h"
 
 namespace relab {
 
 // Which of a role's links: to the lab's Redis, or to its PostgreSQL.
 enum class LinkServer { redis, postgres };
+inline constexpr EnumName<LinkServer> k_link_servers[] = {{LinkServer::redis, "redis"}, {LinkServer::postgres, "postgres"}};
+constexpr const auto& enum_names(LinkServer) { return k_link_servers; }
 
 inline std::string to_string(LinkServer s) { return s == LinkServer::redis ? "redis" : "postgres"; }
 

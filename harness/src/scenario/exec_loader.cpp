@@ -7,24 +7,6 @@
 
 namespace relab::scenario_json {
 
-namespace {
-
-// An environment variable's name as a shell takes it: what a program can read back.
-bool env_name_ok(const std::string& name) {
-    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
-    return std::all_of(name.begin(), name.end(),
-                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
-}
-
-std::vector<std::string> read_argv(const Object& o, const std::string& key) {
-    const Reader& r = o.reader();
-    const json& v = o.at(key);
-    if (!v.is_array() || v.empty()) r.expected(o.path(key), "a non-empty array of strings: the program and its arguments", v);
-    return r.strings(v, o.path(key));
-}
-
-}  // namespace
-
 std::vector<std::string> with_exec_fields(std::vector<std::string> known) {
     for (const auto& f : exec_field_names()) known.push_back(f);
     return known;
@@ -38,28 +20,11 @@ std::optional<ExecSpec> read_exec(const Object& o) {
                 r.fail(o.path(f), "applies to a program: add \"exec\": [\"program\", \"argument\", ...] beside it");
         return std::nullopt;
     }
-    ExecSpec e;
-    e.argv = read_argv(o, "exec");
-    if (e.argv[0].empty()) r.expected(child(o.path("exec"), 0), "the program's name or path", o.at("exec")[0]);
-    if (o.has("env")) {
-        const json& env = o.at("env");
-        if (!env.is_object()) r.expected(o.path("env"), "an object of environment variables (name: text)", env);
-        for (const auto& [name, value] : env.items()) {
-            if (!env_name_ok(name))
-                r.fail(child(o.path("env"), name), "expected a variable name of letters, digits and _");
-            if (name.rfind("RELAB_", 0) == 0)
-                r.fail(child(o.path("env"), name), "RELAB_* variables are relab's own (docs/your-code.md): rename it");
-            e.env[name] = r.string(value, child(o.path("env"), name), false);
-        }
-    }
-    if (o.has("trace")) {
-        if (!o.at("trace").is_boolean()) r.expected(o.path("trace"), "true or false", o.at("trace"));
-        e.trace = o.at("trace").get<bool>();
-    }
-    e.dir = o.opt_string("dir", "");
-    if (o.has("check")) e.check = read_argv(o, "check");
-    e.install = o.opt_string("install", "");
-    return e;
+    // The program's keys of the role object, read by ExecSpec's description where they stand.
+    json program = json::object();
+    for (const auto& f : exec_field_names())
+        if (o.has(f)) program[f] = o.at(f);
+    return desc::read_file<ExecSpec>(r, program, o.path());
 }
 
 ExecSpec read_program(const Object& o) {

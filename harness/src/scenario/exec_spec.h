@@ -7,7 +7,10 @@
 
 #include <map>
 #include <string>
+#include <tuple>
 #include <vector>
+
+#include "describe/describe.h"
 
 namespace relab {
 
@@ -31,6 +34,36 @@ struct ExecSpec {
     bool operator==(const ExecSpec&) const = default;
 };
 
+namespace desc {
+
+template <>
+struct Described<ExecSpec> {
+    static constexpr std::string_view doc = "A role given as your own program (docs/your-code.md).";
+    static constexpr auto fields = std::tuple{
+        field("exec", &ExecSpec::argv,
+              "The role as your own program instead of relab's (docs/your-code.md): the program and its arguments, the "
+              "first looked up on PATH.")
+            .must()
+            .at_least_items(1),
+        field("env", &ExecSpec::env, "Variables added to the program's environment (not RELAB_*, which are relab's).")
+            .may_be_empty(),
+        field("trace", &ExecSpec::trace,
+              "relab passes a descriptor for the program's JSON-lines trace (RELAB_TRACE_FD); false: observed from the "
+              "servers only."),
+        field("dir", &ExecSpec::dir,
+              "Where the program runs, relative to the scenario file; default: the folder holding the top scenarios "
+              "folder."),
+        field("check", &ExecSpec::check,
+              "Run once before the lab: exit 0 means the program can run here; else the lab is skipped.")
+            .at_least_items(1),
+        field("install", &ExecSpec::install,
+              "What to install when the program or its check is missing: the skip reason names it."),
+    };
+    static void check(const Object& o, ExecSpec& e);
+};
+
+}  // namespace desc
+
 // The programs of a lab, by the role they replace ("consumer", "producer", "dispatcher",
 // "idem_client"); a role not listed is relab's own.
 struct ExecRoles {
@@ -45,7 +78,7 @@ struct ExecRoles {
 
 // The JSON fields every role object may carry to be a program, as the loader reads them.
 inline const std::vector<std::string>& exec_field_names() {
-    static const std::vector<std::string> names = {"exec", "env", "trace", "dir", "check", "install"};
+    static const std::vector<std::string> names = desc::keys<ExecSpec>();
     return names;
 }
 

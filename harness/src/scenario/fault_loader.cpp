@@ -53,22 +53,10 @@ struct LabTargets {
     }
 };
 
-// "target": resolved once, here, into a typed target ("matched": known when the fault fires).
-void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultSpec& f) {
+// A target the fault names ("matched" aside) must be one of the lab's roles or servers.
+void check_target(const Reader& r, const Object& o, const LabTargets& lab, const FaultSpec& f) {
+    if (f.matched) return;
     const std::string name = o.req_string("target");
-    if (name == "matched") {
-        if (!f.trigger.after)
-            r.fail(o.path("target"), "\"matched\" needs an \"after\" trigger: it is the actor of the record that "
-                                     "trigger matched");
-        f.matched = true;
-        return;
-    }
-    f.target = fault_target_named(name);
-    if (f.target.kind == FaultTarget::redis_cluster_master || f.target.kind == FaultTarget::redis_cluster_replica)
-        f.target.shard = static_cast<int>(o.req_int("shard", 0, 15));
-    else if (o.has("shard"))
-        r.fail(o.path("shard"), "names the shard whose master \"redis-cluster-master\" (or its replica, "
-                                "\"redis-cluster-replica\") is; this fault's target is neither");
     // Reads only: the run's server will do when the lab has none of its own.
     const bool reads_only = f.action == FaultAction::observe && f.target.kind == FaultTarget::redis;
     if (reads_only || lab.has(name)) return;
@@ -79,97 +67,10 @@ void read_target(const Reader& r, const Object& o, const LabTargets& lab, FaultS
                o.at("target"));
 }
 
-// A link fault's link ("redis" or "postgres") and a delay's ms.
-void read_link(const Reader& r, const Object& o, FaultSpec& f) {
-    if (!acts_on_link(f.action)) {
-        if (o.has("link")) r.fail(o.path("link"), "applies to a link fault only (delay, blackhole, heal)");
-    } else {
-        f.link = o.opt_choice("link", "redis", {"redis", "postgres"}) == "redis" ? LinkServer::redis : LinkServer::postgres;
-    }
-    if (f.action == FaultAction::delay)
-        f.ms = o.req_int("ms", 1, 600000);
-    else if (o.has("ms"))
-        r.fail(o.path("ms"), "applies to a delay only (how much later each reply arrives)");
-}
-
-// The action, its notes and name (unique among the earlier faults), and a flood's sizes.
-FaultSpec read_fault_action(const Reader& r, const Object& o, const std::vector<FaultSpec>& earlier) {
-    FaultSpec f;
-    const json& action = o.at("action");
-    const auto named = action.is_string() ? fault_action_named(action.get<std::string>()) : std::nullopt;
-    if (!named) r.expected(o.path("action"), "one of " + quoted_list(fault_action_names()), action);
-    f.action = *named;
-    f.note = o.opt_string("note", "");
-    f.note_vi = o.opt_string("note_vi", f.note);
-    f.documented = o.opt_string("documented", "");
-    f.name = o.opt_string("name", "");
-    if (!f.name.empty())
-        for (const auto& e : earlier)
-            if (e.name == f.name) r.fail(o.path("name"), "another fault is named \"" + f.name + "\"");
-    if (f.action == FaultAction::flood) {
-        f.bytes = o.req_int("bytes", 1);
-        f.value_bytes = o.opt_int("value_bytes", f.value_bytes, 1, 1 << 24);
-        f.db = o.opt_int("db", -1, 0, 15);
-    } else {
-        for (const char* key : {"bytes", "value_bytes", "db"})
-            if (o.has(key)) r.fail(o.path(key), "applies to a flood only");
-    }
-    read_link(r, o, f);
-    if (f.action == FaultAction::trim)
-        f.maxlen = o.req_int("maxlen", 0);
-    else if (o.has("maxlen"))
-        r.fail(o.path("maxlen"), "applies to a trim only");
-    return f;
-}
-
-// "after": the history record whose arrival fires the fault.
-FaultTrigger::After read_after(const Reader& r, const Object& o) {
-    const Object a(r, o.at("after"), o.path("after"), {"op", "actor", "fields"});
-    FaultTrigger::After after;
-    after.op = read_op(a, "op");
-    after.actor = a.opt_string("actor", "");
-    if (a.has("fields")) {
-        if (!a.at("fields").is_object()) r.expected(a.path("fields"), "an object", a.at("fields"));
-        check_op_fields(r, after.op, a.at("fields"), a.path("fields"));
-        after.fields = a.at("fields");
-    }
-    return after;
-}
-
-// When the fault fires (at_ms, after, or both), and how often it repeats.
-FaultTrigger read_trigger(const Reader& r, const Object& o) {
-    FaultTrigger t;
-    if (!o.has("at_ms") && !o.has("after"))
-        r.fail(o.path(), "a fault needs a trigger: \"at_ms\" (from the trial origin), \"after\" (a history "
-                         "record, e.g. {\"op\": \"receive\", \"fields\": {\"event\": {\"type\": \"created\"}}}) "
-                         "or both (whichever comes later)");
-    t.at_ms = o.maybe_int("at_ms", 0);
-    if (o.has("after")) t.after = read_after(r, o);
-    t.delay_ms = o.opt_int("delay_ms", 0, 0);
-    if (o.has("delay_ms") && !t.after)
-        r.fail(o.path("delay_ms"), "delay_ms counts from an \"after\" trigger's record; with at_ms, add it to at_ms");
-    if (o.has("every_ms") && t.at_ms && t.after)
-        r.fail(o.path("every_ms"), "a repeated fault has one trigger: \"at_ms\" or \"after\"");
-    t.until_published = o.has("until");
-    if (t.until_published) {
-        o.opt_choice("until", "", {"published"});
-        if (!o.has("every_ms"))
-            r.fail(o.path("until"), "\"until\" ends a repeated fault's repeats: give \"every_ms\" as well");
-    }
-    t.count = static_cast<int>(
-        o.opt_int("count", t.until_published ? k_fault_count_until_published : 1, 1, k_fault_count_until_published));
-    t.every_ms = o.opt_int("every_ms", 0, 1);
-    if (t.count > 1 && t.every_ms == 0) r.fail(o.path("count"), "a repeated fault (count > 1) needs \"every_ms\"");
-    if (t.every_ms > 0 && !o.has("count") && !t.until_published)
-        r.fail(o.path("every_ms"), "a repeated fault needs \"count\" (how many times it fires) or \"until\": "
-                                   "\"published\" (while the workload is published)");
-    return t;
-}
-
 // The fault's target ("target", or "target_of" an earlier fault, the i-th being this one), and
 // whether its action may act on it in this lab.
-void read_fault_target(const Reader& r, const Object& o, const LabTargets& lab, const std::vector<FaultSpec>& earlier,
-                       size_t i, FaultSpec& f) {
+void check_fault_target(const Reader& r, const Object& o, const LabTargets& lab, const std::vector<FaultSpec>& earlier,
+                        size_t i, const FaultSpec& f) {
     if (o.has("target") == o.has("target_of"))
         r.fail(o.path(), fmt::format("a fault needs exactly one of \"target\" (a role or server: {}; or \"matched\", the "
                                      "actor whose record the after trigger matched) or \"target_of\" (the "
@@ -177,9 +78,10 @@ void read_fault_target(const Reader& r, const Object& o, const LabTargets& lab, 
                                      quoted_list(lab.all)));
     if (o.has("target_of")) {
         if (i == 0) r.fail(o.path("target_of"), "names an earlier fault (1-based); this is the first fault");
-        f.target_of = static_cast<int>(o.req_int("target_of", 1, static_cast<int64_t>(i)));
+        if (f.target_of > static_cast<int>(i))
+            r.expected(o.path("target_of"), integer_range_text(1, static_cast<int64_t>(i)), o.at("target_of"));
     } else {
-        read_target(r, o, lab, f);
+        check_target(r, o, lab, f);
     }
     // What each action may act on is fault/faults.cpp's table.
     std::vector<FaultSpec> with_this = earlier;
@@ -205,16 +107,16 @@ void read_fault_target(const Reader& r, const Object& o, const LabTargets& lab, 
 
 std::vector<FaultSpec> read_faults(const Reader& r, const json& v, const std::string& path,
                                    const std::vector<std::string>& actors) {
-    std::vector<FaultSpec> out;
     r.array(v, path, false);
     const LabTargets lab(actors);
+    std::vector<FaultSpec> out;
     for (size_t i = 0; i < v.size(); ++i) {
-        const Object o(r, v[i], child(path, i),
-                       {"action", "target", "target_of", "at_ms", "after", "delay_ms", "every_ms", "count", "until",
-                        "note", "note_vi", "name", "bytes", "value_bytes", "db", "link", "ms", "maxlen", "documented", "shard"});
-        FaultSpec f = read_fault_action(r, o, out);
-        f.trigger = read_trigger(r, o);
-        read_fault_target(r, o, lab, out, i, f);
+        const Object o(r, v[i], child(path, i), desc::keys<FaultSpec>());
+        FaultSpec f = desc::read_file<FaultSpec>(r, v[i], child(path, i));
+        if (!f.name.empty())
+            for (const auto& e : out)
+                if (e.name == f.name) r.fail(o.path("name"), "another fault is named \"" + f.name + "\"");
+        check_fault_target(r, o, lab, out, i, f);
         out.push_back(std::move(f));
     }
     return out;

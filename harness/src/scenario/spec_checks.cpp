@@ -2,6 +2,7 @@
 // Described<S>::check). Rules that need the rest of the lab (an event's order among the lab's
 // orders, an outbox row among its events) are the lab loader's (scenario/loader.cpp).
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include <fmt/format.h>
@@ -136,6 +137,31 @@ void Described<GenerateSpec>::check(const Object& o, GenerateSpec& g) {
         if (!has_type)
             r.fail(child(at, "type"),
                    "no generated event of order " + std::to_string(j.order) + " has type \"" + j.type + "\"");
+    }
+}
+
+}  // namespace relab::desc
+
+namespace relab::desc {
+
+namespace {
+
+// An environment variable's name as a shell takes it: what a program can read back.
+bool env_name_ok(const std::string& name) {
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+    return std::all_of(name.begin(), name.end(),
+                       [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+}  // namespace
+
+void Described<ExecSpec>::check(const Object& o, ExecSpec& e) {
+    const Reader& r = o.reader();
+    if (e.argv[0].empty()) r.expected(child(o.path("exec"), 0), "the program's name or path", o.at("exec")[0]);
+    for (const auto& [name, value] : e.env) {
+        if (!env_name_ok(name)) r.fail(child(o.path("env"), name), "expected a variable name of letters, digits and _");
+        if (name.rfind("RELAB_", 0) == 0)
+            r.fail(child(o.path("env"), name), "RELAB_* variables are relab's own (docs/your-code.md): rename it");
     }
 }
 
