@@ -226,7 +226,6 @@ const std::set<std::string> k_known_oversized = {
     "class harness/src/report/html/html_reporter.cpp: SvgTimeline",
     "class harness/src/report/html/html_reporter.cpp: HtmlReporter",
     "class harness/src/report/text/text_reporter.cpp: TextReporter",
-    "class harness/src/roles/consumer.cpp: Consumer",
     "class harness/src/sim/scheduler.h: Scheduler",
     "class harness/src/sim/sim_world.h: SimWorld",
     "folder harness/src/scenario",
