@@ -27,7 +27,7 @@ namespace relab {
 
 namespace {
 
-class Consumer final : private DeliverySink {
+class Consumer final : private DeliverySink, private JobRunner {
 public:
     // `costs`: as ConsumerJob's.
     Consumer(const RoleSettings& s, const std::string& actor, RolePorts& p,
@@ -38,7 +38,7 @@ public:
           m_lock(m_c),
           m_write(m_c, m_job, m_acks),
           m_dead(m_c, m_acks),
-          m_buffer(m_c, m_acks, [this](const StreamEntry& entry, const Event& ev) { return run_job(entry, ev); }),
+          m_buffer(m_c, m_acks, *this),
           m_fanout(m_c),
           m_delivery(m_c, m_acks, *this) {}
 
@@ -60,13 +60,12 @@ public:
 
 private:
     void run_worker(FanoutQueues& queues) {
-        FanoutWorker(m_c, queues, [this](const StreamEntry& entry, const Event& ev) { return run_job(entry, ev); })
-            .run();
+        FanoutWorker(m_c, queues, *this).run();
     }
 
     // The job for one event: [lock], the job and its write, [release], XACK. Returns false when the
     // job failed and its entry stays pending (a poison entry under the cap, or without one).
-    bool run_job(const StreamEntry& entry, const Event& ev) {
+    bool run_job(const StreamEntry& entry, const Event& ev) override {
         const std::optional<ConsumerLock::Held> held = m_lock.acquire(entry, ev);
         switch (m_write.run(entry, ev)) {
             case ConsumerWrite::Result::failed:

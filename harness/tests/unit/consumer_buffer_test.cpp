@@ -20,20 +20,31 @@ struct Step {
     Event ev;
 };
 
+// A job that notes which version it ran, and fails for the versions in `failing`.
+class NotingJobs : public JobRunner {
+public:
+    explicit NotingJobs(const std::vector<int64_t>& failing) : m_failing(failing) {}
+    bool run_job(const StreamEntry&, const Event& ev) override {
+        ran.push_back(ev.v);
+        return std::find(m_failing.begin(), m_failing.end(), ev.v) == m_failing.end();
+    }
+    std::vector<int64_t> ran;
+
+private:
+    const std::vector<int64_t>& m_failing;
+};
+
 // One buffer on order 42 taking the steps at their times, then, for `after`, calling
 // release_timed_out (and block(1000 ms)) every 10 ms. The versions its job ran, in order; the
 // job fails for the versions in `failing`. `blocks` gets what block() answered.
 std::vector<int64_t> buffer(SimRoleWorld& w, const RoleSettings& s, const std::vector<Step>& steps,
                             const std::vector<int64_t>& failing = {}, Millis after = Millis{0},
                             std::vector<Millis>* blocks = nullptr) {
-    std::vector<int64_t> ran;
+    NotingJobs jobs(failing);
     w.spawn("C1", [&](RolePorts& p) {
         const ConsumerContext c(s, "C1", p);
         StreamAcks acks(c);
-        ReorderBuffer b(c, acks, [&](const StreamEntry&, const Event& ev) {
-            ran.push_back(ev.v);
-            return std::find(failing.begin(), failing.end(), ev.v) == failing.end();
-        });
+        ReorderBuffer b(c, acks, jobs);
         for (const Step& step : steps) {
             if (const Nanos wait = step.at - p.clock.now(); wait > Nanos{0}) p.clock.sleep_for(wait);
             b.take(StreamEntry{std::to_string(step.ev.v) + "-0", event_fields(step.ev)}, step.ev);
@@ -45,7 +56,7 @@ std::vector<int64_t> buffer(SimRoleWorld& w, const RoleSettings& s, const std::v
         }
     });
     w.run();
-    return ran;
+    return jobs.ran;
 }
 
 Event v(int64_t version) { return Event{42, "paid", version}; }

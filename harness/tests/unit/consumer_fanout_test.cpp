@@ -33,6 +33,25 @@ RoleSettings fanout(FanoutSpec::Dispatch dispatch) {
 
 const std::vector<Event> k_events = {{1, "paid", 1}, {1, "paid", 2}, {1, "paid", 3}, {2, "paid", 1}, {2, "paid", 2}};
 
+// A worker's job: a 10 ms sleep on the worker's clock, noted in `ran` when it ends.
+class SleepingJobs : public JobRunner {
+public:
+    SleepingJobs(const std::string& worker, Clock& clock, std::vector<Ran>& ran)
+        : m_worker(worker), m_clock(clock), m_ran(ran) {}
+    bool run_job(const StreamEntry&, const Event& ev) override {
+        Ran r{m_worker, ev.order, ev.v, m_clock.now()};
+        m_clock.sleep_for(Millis{10});
+        r.end = m_clock.now();
+        m_ran.push_back(r);
+        return true;
+    }
+
+private:
+    std::string m_worker;
+    Clock& m_clock;
+    std::vector<Ran>& m_ran;
+};
+
 // Reader C1 dispatches k_events at once and stops; the jobs its workers ran, in the order they
 // ended. `jobs_at_end`: how many had ended when the reader's run returned.
 std::vector<Ran> fan_out(SimRoleWorld& w, const RoleSettings& s, size_t* jobs_at_end = nullptr) {
@@ -42,13 +61,8 @@ std::vector<Ran> fan_out(SimRoleWorld& w, const RoleSettings& s, size_t* jobs_at
         FanoutReader reader(c);
         FanoutReader::Worker worker = [&](const std::string& actor, RolePorts& ports, FanoutQueues& queues) {
             const ConsumerContext wc(s, actor, ports);
-            FanoutWorker(wc, queues, [&](const StreamEntry&, const Event& ev) {
-                Ran r{actor, ev.order, ev.v, ports.clock.now()};
-                ports.clock.sleep_for(Millis{10});
-                r.end = ports.clock.now();
-                ran.push_back(r);
-                return true;
-            }).run();
+            SleepingJobs jobs(actor, ports.clock, ran);
+            FanoutWorker(wc, queues, jobs).run();
         };
         reader.run(worker, [&] {
             int n = 0;

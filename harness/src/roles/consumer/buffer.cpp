@@ -11,7 +11,7 @@ void ReorderBuffer::take(const StreamEntry& entry, const Event& ev) {
     int64_t& last = m_last_applied[ev.order];
     if (ev.v == last + 1) {
         // A failed job leaves the order's gap open: its later versions stay held (the key is blocked).
-        if (!m_run_job(entry, ev)) return;
+        if (!m_jobs.run_job(entry, ev)) return;
         last = ev.v;
         release_in_order(ev.order);
     } else if (ev.v > last + 1) {
@@ -23,7 +23,7 @@ void ReorderBuffer::take(const StreamEntry& entry, const Event& ev) {
         if (drop) {
             m_acks.acknowledge(entry.id);
         } else {
-            m_run_job(entry, ev);
+            m_jobs.run_job(entry, ev);
         }
     }
 }
@@ -38,7 +38,7 @@ void ReorderBuffer::release_in_order(int64_t order) {
         held->second.erase(held->second.begin());
         const int64_t held_ms = (clock.now() - h.since).count() / 1'000'000;
         m_c.record(Op::buffer_release, json_object("reason", "in_order", "held_ms", held_ms), h.entry.id, &h.ev);
-        if (!m_run_job(h.entry, h.ev)) return;  // held versions are not poison, but a failed one blocks the rest
+        if (!m_jobs.run_job(h.entry, h.ev)) return;  // held versions are not poison, but a failed one blocks the rest
         last = h.ev.v;
     }
     if (held != m_held.end() && held->second.empty()) m_held.erase(held);
@@ -60,7 +60,7 @@ void ReorderBuffer::release_gaps_due() {
         m_c.record(Op::buffer_release,
                    json_object("reason", "gap_timeout", "held_ms", held_ms, "skipped", std::move(skipped)), h.entry.id,
                    &h.ev);
-        m_run_job(h.entry, h.ev);
+        m_jobs.run_job(h.entry, h.ev);
         last = h.ev.v;
         release_in_order(order);
     }

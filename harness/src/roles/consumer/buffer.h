@@ -14,8 +14,7 @@ namespace relab {
 
 class ReorderBuffer {
 public:
-    ReorderBuffer(const ConsumerContext& c, StreamAcks& acks, RunJob run_job)
-        : m_c(c), m_acks(acks), m_run_job(std::move(run_job)) {}
+    ReorderBuffer(const ConsumerContext& c, StreamAcks& acks, JobRunner& jobs) : m_c(c), m_acks(acks), m_jobs(jobs) {}
 
     // An event received: run now, held, or late.
     void take(const StreamEntry& entry, const Event& ev);
@@ -43,7 +42,7 @@ private:
 
     const ConsumerContext& m_c;
     StreamAcks& m_acks;
-    RunJob m_run_job;
+    JobRunner& m_jobs;
     std::map<int64_t, int64_t> m_last_applied;              // per order: the last version applied
     std::map<int64_t, std::map<int64_t, Held>> m_held;      // per order: the events held back, by version
 };

@@ -4,7 +4,6 @@
 // parts into the consumer and the reaper.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 
@@ -16,9 +15,13 @@
 namespace relab {
 
 // A consumer's whole job for an entry ([lock], the job and its write, [dead-lettering], XACK), as
-// the consumer composes it for the parts that hand entries on (the reorder buffer, S3's workers):
-// false when the job failed and the entry stays pending.
-using RunJob = std::function<bool(const StreamEntry& entry, const Event& ev)>;
+// the consumer composes it for the parts that hand entries on (the reorder buffer, S3's workers).
+class JobRunner {
+public:
+    virtual ~JobRunner() = default;
+    // False when the job failed and the entry stays pending.
+    virtual bool run_job(const StreamEntry& entry, const Event& ev) = 0;
+};
 
 class ConsumerContext {
 public:

@@ -105,7 +105,7 @@ void FanoutWorker::work() {
         m_c.record(Op::take, json_object("waited_ms", (p.clock.now() - j.queued_at).count() / 1'000'000), j.entry.id,
                    &j.ev);
         try {
-            m_run_job(j.entry, j.ev);
+            m_jobs.run_job(j.entry, j.ev);
         } catch (const KvError& e) {
             m_c.ride_out(e);  // the XACK (or the lock) failed in a lab that faults Redis: the entry stays pending
         }

@@ -70,8 +70,7 @@ private:
 // poll_ms; ends when the reader stopped and nothing is left, or at once when a task failed.
 class FanoutWorker {
 public:
-    FanoutWorker(const ConsumerContext& c, FanoutQueues& q, RunJob run_job)
-        : m_c(c), m_q(q), m_run_job(std::move(run_job)) {}
+    FanoutWorker(const ConsumerContext& c, FanoutQueues& q, JobRunner& jobs) : m_c(c), m_q(q), m_jobs(jobs) {}
 
     void run();
 
@@ -86,7 +85,7 @@ private:
 
     const ConsumerContext& m_c;
     FanoutQueues& m_q;
-    RunJob m_run_job;
+    JobRunner& m_jobs;
 };
 
 }  // namespace relab
