@@ -8,7 +8,7 @@
 // (ports/control.h), which both backends implement. Adding a consumer recovery mode touches two
 // files: its member in RecoverySpec and its line in RecoverySpec's description below (the loader,
 // the role settings sent to a role process and scenarios/schema.json all walk it), and what the
-// consumer does with it, roles/consumer.cpp.
+// consumer does with it, roles/consumer/ (delivery.cpp, consumer.cpp).
 #pragma once
 
 #include <cstddef>

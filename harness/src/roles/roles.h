@@ -36,8 +36,6 @@ void run_source_app(const RoleSettings& s, RolePorts& ports, Millis barrier_time
 // several dispatchers (actor: dispatcher1..N) never publish the same row.
 void run_dispatcher(const RoleSettings& s, const std::string& actor, RolePorts& ports, Millis barrier_timeout);
 
-std::string lock_key_for(const LockSpec& lock, int64_t order);
-
 // The lab schedules a fault on its Redis server or on the roles' Redis connections (the fault
 // table's outage, fault/faults.cpp): roles then ride out its errors as workers do (record them,
 // wait, retry on a new connection). In any other lab a Redis error is the harness's failure and

@@ -84,13 +84,6 @@ TEST(EventTest, an_event_survives_a_round_trip_through_stream_fields) {
     EXPECT_THROW(event_from_entry(StreamEntry{"1-0", {{"x", "y"}}}), std::runtime_error);
 }
 
-TEST(LockKeyTest, order_placeholder_is_replaced) {
-    LockSpec l;
-    EXPECT_EQ(lock_key_for(l, 42), "lock:order:42");
-    l.key = "lk:{order}:{order}";
-    EXPECT_EQ(lock_key_for(l, 7), "lk:7:7");
-}
-
 TEST(SeededRngTest, same_seed_same_draws_and_draws_stay_in_range) {
     SeededRng a(123), b(123), c(124);
     bool differs = false;
