@@ -10,12 +10,13 @@
 #include <fmt/format.h>
 
 #include "ports/seed_text.h"
-#include "report/text/comparison_table.h"
+#include "report/comparison_table.h"
 #include "report/article_words.h"
 #include "report/idem_facts.h"
 #include "report/text/idem_text.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/text/load_table.h"
+#include "report/text/redis_transcript.h"
 #include "report/shard_facts.h"
 #include "report/reporter.h"
 #include "report/text/timeline.h"
