@@ -22,7 +22,7 @@
 
 #include "report/compare/lab_diff.h"
 #include "report/compare/lab_digest.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
 #include "report/compare/verdict_recheck.h"

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "report/article_words.h"
-#include "report/lab_catalogue.h"
+#include "report/compare/lab_catalogue.h"
 #include "report/compare/lab_diff.h"
 #include "scenario/scenario.h"
 

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
 

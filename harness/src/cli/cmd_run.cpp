@@ -26,7 +26,7 @@
 #include "process/reaper.h"
 #include "clients/redis_client.h"
 #include "clients/pg_client.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/text/load_table.h"
 #include "report/text/soak_table.h"
 #include "report/reporter.h"

@@ -15,8 +15,8 @@
 
 #include <fmt/format.h>
 
-#include "report/compare/lab_summary.h"
-#include "report/text/comparison_table.h"
+#include "report/lab_summary.h"
+#include "report/comparison_table.h"
 #include "report/text/load_table.h"
 #include "report/text/soak_table.h"
 

@@ -1,15 +1,14 @@
 #include "report/idem_facts.h"
+#include "report/kind_facts.h"
 
 #include <map>
 #include <regex>
 
 #include <fmt/format.h>
 
-#include "report/text/idem_text.h"
-
 namespace relab {
 
-bool is_idem_workload(const LabResult& lab) { return !lab.skipped && lab.scenario.kind == LabKind::idem_clients; }
+bool is_idem_workload(const LabResult& lab) { return !lab.skipped && sends_requests(lab.scenario.kind); }
 
 IdemCounts idem_total(const LabResult& lab) {
     IdemCounts total;
@@ -77,6 +76,16 @@ std::string expected_reply_text(const SessionStep& step) {
                             step.expect_wait_max_ms ? std::to_string(*step.expect_wait_max_ms) : std::string("…"));
     }
     return text;
+}
+
+std::string decimal_bytes(double bytes) {
+    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+    int u = 0;
+    while (bytes >= 1000 && u < 4) {
+        bytes /= 1000;
+        ++u;
+    }
+    return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
 }
 
 std::optional<std::string> projected_total(const StepOutcome& step, const MemoryProjection& p) {

@@ -38,6 +38,8 @@ std::string reply_text(const StepOutcome& step);
 // What the scenario expected of a step: "(nil)", "(error) WRONGTYPE…", "(integer) 100…400",
 // "UPDATE 1", "ERROR 40001"; "" when it expected nothing in particular.
 std::string expected_reply_text(const SessionStep& step);
+// "1.9 MB", "2.0 GB": decimal units, as the article counts.
+std::string decimal_bytes(double bytes);
 // An integer reply times the projection's keys, in decimal units ("2.0 MB"); nullopt when the reply
 // is not an integer.
 std::optional<std::string> projected_total(const StepOutcome& step, const MemoryProjection& p);

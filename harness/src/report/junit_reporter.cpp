@@ -4,7 +4,7 @@
 // lab is <skipped> with its reason.
 #include <fmt/format.h>
 
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 
 namespace relab {

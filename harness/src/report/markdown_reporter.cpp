@@ -6,10 +6,10 @@
 #include <fmt/format.h>
 
 #include "ports/seed_text.h"
-#include "report/text/comparison_table.h"
+#include "report/comparison_table.h"
 #include "report/article_words.h"
 #include "report/idem_facts.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 
 namespace relab {

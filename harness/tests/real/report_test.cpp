@@ -24,7 +24,7 @@
 #include "png_image.h"
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report/text/timeline.h"
 

@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "report/text/comparison_table.h"
+#include "report/comparison_table.h"
 #include "scenario/scenario.h"
 
 namespace relab::comparison_table_test {

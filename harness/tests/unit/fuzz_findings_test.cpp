@@ -14,7 +14,7 @@
 #include "check/record_fields.h"
 #include "process/temp_dir.h"
 #include "report/compare/lab_diff.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
 #include "scenario/scenario.h"

@@ -5,7 +5,9 @@
 #include <sstream>
 
 #include "check/idem_check.h"
+#include "report/idem_facts.h"
 #include "report/text/idem_text.h"
+#include "report/text/redis_transcript.h"
 #include "families/skip_reasons.h"
 #include "families/redis_session.h"
 #include "scenario/scenario.h"

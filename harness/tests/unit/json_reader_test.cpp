@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report/compare/verdict_recheck.h"
 #include "report_fixture.h"

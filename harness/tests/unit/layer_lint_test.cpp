@@ -56,11 +56,6 @@ struct KnownInclude {
 // elsewhere: this list must shrink to empty, and only those two trees may have entries. An entry
 // whose include is gone, or no longer runs against the table, fails the test, so it cannot go stale.
 const std::vector<KnownInclude> k_known_includes = {
-    {"report/idem_facts.cpp", "report/text/idem_text.h"},
-    {"report/junit_reporter.cpp", "report/compare/lab_summary.h"},
-    {"report/lab_catalogue.h", "report/compare/lab_digest.h"},
-    {"report/markdown_reporter.cpp", "report/compare/lab_summary.h"},
-    {"report/markdown_reporter.cpp", "report/text/comparison_table.h"},
     {"scenario/loader.cpp", "scenario/idem/idem_loader.h"},
     {"scenario/scenario.h", "scenario/idem/idem_spec.h"},
 };

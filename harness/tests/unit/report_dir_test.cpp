@@ -8,7 +8,7 @@
 
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
-#include "report/text/comparison_table.h"
+#include "report/comparison_table.h"
 #include "report_fixture.h"
 
 namespace relab {

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "util/json_number.h"
 
 namespace relab {

@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "report/compare/lab_digest.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/reporter.h"
 #include "report/compare/verdict_recheck.h"
 

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "report/compare/lab_summary.h"
+#include "report/kind_facts.h"
+#include "report/lab_summary.h"
 #include "scenario/scenario.h"
 
 namespace relab {
@@ -38,7 +39,7 @@ std::string recheck_verdict(LabResult& lab) {
     summarize(lab);
     const Verdict recomputed = verdict_of(lab);
     if (recomputed == stored) return {};
-    const std::string what = lab.scenario.kind == LabKind::sessions ? "cases" : "trials";
+    const std::string what = counts_cases(lab.scenario.kind) ? "cases" : "trials";
     std::string why = lab.failures.empty() ? fmt::format("expectation {} held", lab.scenario.expect.describe())
                                            : lab.failures.front();
     lab.verdict_note = fmt::format("the file says {}, but its {} {} say {} ({}); showing {}", verdict_text(stored),

@@ -4,7 +4,7 @@
 
 #include "ports/seed_text.h"
 #include "report/json/idem_json.h"
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/shard_facts.h"
 
 namespace relab {

@@ -8,6 +8,9 @@
 #include "check/record_fields.h"
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
+#include "report/kind_facts.h"
+#include "report/text/text_sections.h"
+#include "report/text/text_words.h"
 #include "report/text/timeline.h"
 #include "util/json_number.h"
 
@@ -15,34 +18,8 @@ namespace relab {
 
 namespace {
 
-struct IdemWords {
-    const char* article;        // "article:"
-    const char* why;            // "why:"
-    const char* projection;     // "× {keys} ({label}) = {bytes}"
-    const char* trial;
-    const char* counts;         // per trial / total
-    const char* total;
-    const char* measured_title;
-    const char* scaling;
-    const char* no_answer;
-    const char* more_trials;
-};
-
 // A simulated lab may have thousands of trials: the counts of its first few are printed one by one.
 constexpr size_t k_trial_counts_shown = 20;
-
-constexpr IdemWords k_idem_en{"article:", "why:", "× {} ({}) = {}", "trial",
-                              "orders {} (duplicates {}) | 201: {} | replays: {} | 409: {} | 422: {} | layer 4 caught: {} | "
-                              "5xx: {} | leaks: {} | sends: {}",
-                              "all trials", "measured on this machine, beside the article:", "time scale:",
-                              "(no answer: the client process was killed)", "… ({} more trials, counted in the total)"};
-constexpr IdemWords k_idem_vi{"bài viết:", "vì sao:", "× {} ({}) = {}", "lần",
-                              "đơn {} (trùng {}) | 201: {} | replay: {} | 409: {} | 422: {} | tầng 4 chặn: {} | "
-                              "5xx: {} | lộ dữ liệu: {} | số request: {}",
-                              "mọi lần", "đo trên máy này, bên cạnh số của bài viết:", "tỉ lệ thời gian:",
-                              "(không có phản hồi: process client bị kill)", "… (thêm {} lần, đã cộng vào tổng)"};
-
-const IdemWords& words(Lang lang) { return lang == Lang::vi ? k_idem_vi : k_idem_en; }
 
 std::string text_of(const nlohmann::json& d, const char* key) {
     if (!d.is_object() || !d.contains(key) || d.at(key).is_null()) return "";
@@ -149,7 +126,7 @@ std::string counts_text(const IdemWords& w, const IdemCounts& c) {
 
 void print_measurements(const LabResult& lab, Lang lang, std::ostream& out) {
     if (lab.measurements.empty()) return;
-    const IdemWords& w = words(lang);
+    const IdemWords& w = idem_words(lang);
     out << "  " << w.measured_title << '\n';
     for (const auto& m : lab.measurements) {
         out << "    " << pick(lang, m.label, m.label_vi) << ": " << m.measured;
@@ -164,53 +141,8 @@ void print_measurements(const LabResult& lab, Lang lang, std::ostream& out) {
 
 std::string idem_record_text(const HistoryRecord& r) { return describe(r); }
 
-std::string decimal_bytes(double bytes) {
-    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-    int u = 0;
-    while (bytes >= 1000 && u < 4) {
-        bytes /= 1000;
-        ++u;
-    }
-    return u == 0 ? fmt::format("{:.0f} B", bytes) : fmt::format("{:.1f} {}", bytes, units[u]);
-}
-
-bool is_redis_case(const SessionCase& spec) {
-    return std::any_of(spec.sessions.begin(), spec.sessions.end(),
-                       [](const SessionSpec& s) { return s.client == "redis"; });
-}
-
-void print_redis_case(const CaseOutcome& c, const SessionCase& spec, Lang lang, std::ostream& out) {
-    const IdemWords& w = words(lang);
-    out << "--- " << pick(lang, c.title, c.title_vi) << '\n';
-    const std::vector<const SessionStep*> specs = step_specs(c, spec);
-    for (size_t k = 0; k < c.steps.size(); ++k) {
-        const StepOutcome& step = c.steps[k];
-        const SessionStep* step_spec = specs[k];
-        if (!step.redis) {
-            out << step.session << "=# " << step.sql << '\n' << (step.error.empty() ? step.tag : "ERROR:  " + step.error) << '\n';
-            continue;
-        }
-        out << step.session << "> " << step.sql << '\n';
-        out << reply_text(step);
-        const RedisStep* rs = step_spec && step_spec->redis ? &*step_spec->redis : nullptr;
-        if (rs && !rs->documented.empty()) out << "      ← " << w.article << ' ' << rs->documented;
-        out << '\n';
-        if (rs && rs->project) {
-            if (const auto total = projected_total(step, *rs->project)) {
-                out << "  "
-                    << fmt::format(fmt::runtime(w.projection), with_thousands(rs->project->keys),
-                                   pick(lang, rs->project->label, rs->project->label_vi), *total);
-                if (!rs->project->documented.empty()) out << "      ← " << w.article << ' ' << rs->project->documented;
-                out << '\n';
-            }
-        }
-        if (rs && !pick(lang, rs->note, rs->note_vi).empty()) out << "  " << w.why << ' ' << pick(lang, rs->note, rs->note_vi) << '\n';
-        if (!step.ok) out << "  ✕ " << step.failure << '\n';
-    }
-}
-
 void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection timelines, std::ostream& out) {
-    const IdemWords& w = words(lang);
+    const IdemWords& w = idem_words(lang);
     const IdemSpec& idem = lab.scenario.idem;
     const std::string& scaling = pick(lang, idem.scaling, idem.scaling_vi);
     if (!scaling.empty()) out << "  " << w.scaling << ' ' << scaling << '\n';
@@ -226,7 +158,7 @@ void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection time
         for (const auto& leak : t->idem.leak_examples) out << "  ✕ " << leak << '\n';
     }
     // A lab without clients (the benchmark, the cluster lab) sends no request: no counts to show.
-    if (lab.scenario.kind != LabKind::idem_clients) {
+    if (!sends_requests(lab.scenario.kind)) {
         print_measurements(lab, lang, out);
         return;
     }
@@ -245,6 +177,13 @@ void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection time
     if (!lab.trials.empty())
         out << "  " << (lab.trials.size() > 1 ? std::string(w.total) + ": " : "") << counts_text(w, total) << '\n';
     print_measurements(lab, lang, out);
+}
+
+// Idempotency labs: requests, answers and orders (or the figures) instead of a stream.
+void write_idem_text(const TextContext& tc, const LabResult& lab, std::ostream& out) {
+    print_idem_workload(lab, tc.opts.lang, tc.opts.timelines, out);
+    if (lab.backend == "sim") write_wrong_rate_text(tc, lab, out);
+    write_verdict_text(tc, lab, out);
 }
 
 }  // namespace relab

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 
 namespace relab {
 

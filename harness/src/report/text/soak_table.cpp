@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "util/numbers.h"
 
 namespace relab {

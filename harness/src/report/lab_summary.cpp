@@ -1,4 +1,4 @@
-#include "report/compare/lab_summary.h"
+#include "report/lab_summary.h"
 #include "report/shard_facts.h"
 
 #include <sstream>
@@ -7,6 +7,7 @@
 
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
+#include "report/kind_facts.h"
 #include "report/reporter.h"
 
 namespace relab {
@@ -25,7 +26,7 @@ const char* verdict_text(Verdict v) {
     return "?";
 }
 
-bool is_stream_lab(const LabResult& lab) { return lab.scenario.kind == LabKind::stream; }
+bool is_stream_lab(const LabResult& lab) { return has_stream(lab.scenario.kind); }
 
 Accounting accounting_total(const LabResult& lab) {
     Accounting total;
@@ -60,7 +61,7 @@ std::string documented_text(const Documented& d) {
 
 std::string measured_text(const LabResult& lab) {
     if (lab.skipped) return {};
-    if (lab.scenario.kind == LabKind::sessions) return fmt::format("{}/{} cases", lab.wrong, lab.total);
+    if (counts_cases(lab.scenario.kind)) return fmt::format("{}/{} cases", lab.wrong, lab.total);
     return fmt::format("{}/{}", lab.wrong, lab.total);
 }
 
@@ -90,6 +91,12 @@ const TrialOutcome* trial_of_seed(const LabResult& lab, uint64_t seed) {
     return nullptr;
 }
 
+const OrderRow* final_row(const TrialOutcome& t, int64_t order_id) {
+    for (const auto& row : t.final_rows)
+        if (row.id == order_id) return &row;
+    return nullptr;
+}
+
 std::string measured_cell_text(const LabResult& lab) {
     std::string text = measured_text(lab);
     if (text.empty()) return text;
@@ -116,7 +123,7 @@ std::string shard_brief(const LabResult& lab) {
 }
 
 std::string expected_final(const Scenario& s) {
-    if (s.kind == LabKind::sessions) return {};
+    if (counts_cases(s.kind)) return {};
     return s.orders.empty() ? OrderSpec{}.expected_final.describe() : s.orders.front().expected_final.describe();
 }
 

@@ -46,6 +46,8 @@ std::string wrong_rate_text(const LabResult& lab);
 std::string replay_command(const LabResult& lab, uint64_t seed);
 // The trial of the lab that ran with this seed, or nullptr.
 const TrialOutcome* trial_of_seed(const LabResult& lab, uint64_t seed);
+// The order's row at the trial's end, or nullptr when the trial left none.
+const OrderRow* final_row(const TrialOutcome& t, int64_t order_id);
 // The measured cell of a summary table: measured_text, then for a simulated lab its wrong rate and
 // for an idempotency workload its orders and duplicates: "474/2000 (23.7%, 95% CI 21.9–25.6%)",
 // "1/1: 150 orders, 50 duplicates".

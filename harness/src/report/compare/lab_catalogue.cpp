@@ -1,13 +1,15 @@
-#include "report/lab_catalogue.h"
+#include "report/compare/lab_catalogue.h"
 
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include <fmt/format.h>
 
 #include "report/article_words.h"
+#include "report/kind_facts.h"
 #include "report/markdown_text.h"
 
 namespace relab {
@@ -26,7 +28,8 @@ std::string percent(double x) { return fmt::format("{:.0f}%", x * 100.0); }
 std::string catalogue_measured_text(const LabDigest* d) {
     if (!d) return "no reference entry (the reference run did not run this lab)";
     if (d->verdict == "skipped") return "skipped in the reference run: " + md_escape(d->skip_reason);
-    const std::string unit = d->kind == "sessions" ? "cases" : "trials";
+    const std::optional<LabKind> kind = lab_kind_named(d->kind);
+    const std::string unit = kind && counts_cases(*kind) ? "cases" : "trials";
     std::string text = fmt::format("{}: {}/{} {} wrong", d->verdict, d->wrong, d->trials, unit);
     if (!d->deterministic && d->trials > 0)
         text += fmt::format(" ({}, 95% interval {}–{})", percent(d->wrong_rate), percent(d->ci_low), percent(d->ci_high));
@@ -147,8 +150,8 @@ void write_lab(const CatalogueInput& in, const CatalogueFolder& f, const Scenari
     out << "### " << s.id << "\n\n";
     out << "**" << md_escape(s.title) << "**\n\n";
     const std::string file = std::filesystem::path(s.file).filename().string();
-    const size_t n = s.kind == LabKind::sessions ? s.cases.size() : static_cast<size_t>(s.runs);
-    const std::string unit = s.kind == LabKind::sessions ? (n == 1 ? "case" : "cases") : (n == 1 ? "run" : "runs");
+    const size_t n = counts_cases(s.kind) ? s.cases.size() : static_cast<size_t>(s.runs);
+    const std::string unit = counts_cases(s.kind) ? (n == 1 ? "case" : "cases") : (n == 1 ? "run" : "runs");
     out << fmt::format("- file: {} · part {} · group {} · output {} · kind {} · {} {}\n", md_code(f.label + file),
                        md_code(s.part), code_or_dash(s.group), md_code(s.output), to_string(s.kind), n, unit);
     out << "- checks: " << md_escape(s.expect.describe()) << "\n";

@@ -1,4 +1,4 @@
-#include "report/text/comparison_table.h"
+#include "report/comparison_table.h"
 
 #include <algorithm>
 #include <cassert>
