@@ -49,6 +49,8 @@ enum class FaultAction {
     blackhole,  // a role's link to `link` hangs: its bytes are taken and neither forwarded nor answered;
                 // the role keeps running, its call waits (a TCP link that stops carrying, not a reset)
     heal,       // a role's link to `link` carries again at once: what a blackhole held flows, in order
+    reset_peer,  // a role's link to `link`: each connection is reset (TCP RST) in place of the server's
+                 // next reply, so the role cannot tell whether its last statement ran; until a heal
     delete_consumer,  // a role: XGROUP DELCONSUMER of its consumer name (a scale-down); its pending
                       // entries leave the group's PEL with it, and no claim finds them any more
     trim,       // "redis": XTRIM the lab's stream to `maxlen` entries (MAXLEN, exact), whatever the
@@ -62,7 +64,8 @@ bool disrupts(FaultAction a);
 
 // Whose errors the lab's roles ride out when a fault is scheduled (an `error` record, a wait, a
 // retry on a new connection); in any other lab such an error is the harness's failure (exit 2).
-enum class FaultOutage { none, redis, postgres };
+// `link`: the server of the fault's own link (a link fault that cuts the connection).
+enum class FaultOutage { none, redis, postgres, link };
 
 // When a fault fires. The first firing is due at `at_ms` after the trial origin (a stream lab's
 // publishing role's start; an idempotency lab's go signal) or, with `after`, `delay_ms` after the
@@ -112,7 +115,7 @@ struct FaultSpec {
     int64_t bytes = 0;
     int64_t value_bytes = 1024;
     int64_t db = -1;  // flood: the database the cache keys go to (SELECT); -1: the lab's own
-    // delay, blackhole, heal: which of the role's links (to the lab's Redis or its PostgreSQL).
+    // delay, blackhole, reset_peer, heal: which of the role's links (to the lab's Redis or its PostgreSQL).
     LinkServer link = LinkServer::redis;
     int64_t ms = 0;  // delay: how much later each reply arrives
     int64_t maxlen = 0;  // trim: XTRIM ... MAXLEN maxlen
@@ -137,7 +140,8 @@ inline constexpr std::string_view k_action_doc =
     "for), observe (\"redis\": changes nothing, records what the lab's keys look like), delay (a role's "
     "link to \"link\": every reply arrives \"ms\" later), blackhole (a role's link to \"link\" hangs: "
     "its bytes are taken, neither forwarded nor answered, and its calls wait), heal (a role's link "
-    "carries again: what a blackhole held flows on, in order), shard_failover (\"redis-cluster-master\" "
+    "carries again: what a blackhole held flows on, in order), reset_peer (a role's link to \"link\": "
+    "each connection is reset with a TCP RST in place of the server's next reply, until a heal), shard_failover (\"redis-cluster-master\" "
     "with \"shard\": k: SIGKILL the master serving shard k; the cluster's own failover promotes its "
     "replica, waited for).";
 inline constexpr std::string_view k_target_doc =
@@ -233,7 +237,7 @@ struct Described<FaultSpec> {
         CustomField<FaultSpec, json>{"db", "flood: the database the cache keys go to (SELECT). Default: the lab's own.",
                                      db_read, db_write, R"({"type": "integer", "minimum": 0, "maximum": 15})"},
         field("link", &FaultSpec::link,
-              "delay, blackhole, heal: which of the role's links, the one to the lab's Redis or to its PostgreSQL (on "
+              "delay, blackhole, reset_peer, heal: which of the role's links, the one to the lab's Redis or to its PostgreSQL (on "
               "the real backend a TCP proxy relab puts in front of each server for every role of the lab)."),
         field("ms", &FaultSpec::ms, "delay: how many milliseconds later each reply reaches the role (required for a delay).")
             .in(1, 600000)

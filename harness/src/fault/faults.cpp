@@ -292,6 +292,10 @@ json link_change(const FaultSpec& f, const Target& t, Control& c) {
             mode.blackhole = true;
             what = "blackhole: its bytes are taken and neither forwarded nor answered; its calls hang";
             break;
+        case FaultAction::reset_peer:
+            mode.reset = f.link;
+            what = "reset_peer: each connection is reset (TCP RST) in place of the server's next reply";
+            break;
         case FaultAction::heal: what = "heal: the link carries again"; break;
         default: throw std::logic_error("link_change for " + to_string(f.action));
     }
@@ -435,6 +439,7 @@ const ActionRow k_actions[] = {
     {FaultAction::delay, "delay", false, {{T::role, O::redis}}, link_change, std::nullopt, true},
     {FaultAction::blackhole, "blackhole", true, {{T::role, O::redis}}, link_change, std::nullopt, true},
     {FaultAction::heal, "heal", false, {{T::role}}, link_change, std::nullopt, true},
+    {FaultAction::reset_peer, "reset_peer", true, {{T::role, O::link}}, link_change, std::nullopt, true},
     {FaultAction::delete_consumer, "delete_consumer", false, {{T::role, O::none, kSimNoServerCommands}}, delete_consumer},
     {FaultAction::trim, "trim", false, {{T::redis, O::none, kSimNoServerCommands}}, trim_stream},
     {FaultAction::shard_failover, "shard_failover", true, {{T::redis_cluster_master, O::redis, kSimNoCluster}},
@@ -543,8 +548,11 @@ FaultTarget fault_target_of(const std::vector<FaultSpec>& faults, size_t index) 
 }
 
 bool faults_cause(const std::vector<FaultSpec>& faults, FaultOutage outage) {
-    for (size_t i = 0; i < faults.size(); ++i)
-        if (fault_outage(faults[i].action, fault_target_of(faults, i)) == outage) return true;
+    for (size_t i = 0; i < faults.size(); ++i) {
+        FaultOutage o = fault_outage(faults[i].action, fault_target_of(faults, i));
+        if (o == FaultOutage::link) o = faults[i].link == LinkServer::redis ? FaultOutage::redis : FaultOutage::postgres;
+        if (o == outage) return true;
+    }
     return false;
 }
 

@@ -1,8 +1,9 @@
-// A role's link to one of the lab's servers, as a link fault (delay, blackhole, heal) leaves it:
+// A role's link to one of the lab's servers, as a link fault (delay, blackhole, reset_peer, heal) leaves it:
 // the real backend's TCP proxy (process/link_proxy.h) and the simulator's connection model
 // (sim/sim_world.h) both carry a role's calls this way.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ports/ports.h"
@@ -25,6 +26,10 @@ struct LinkMode {
     // Each reply (server to role) reaches the role this long after the server sent it: every
     // round trip costs this much more (toxiproxy's `latency` toxic on the downstream).
     Millis delay{0};
+    // Set to the link's server: each connection is closed with a TCP RST in place of the server's
+    // next reply, so a statement the server has run is never answered (toxiproxy's `reset_peer`
+    // toxic; it lasts, as the toxic does, until a heal). The role sees that server's lost connection.
+    std::optional<LinkServer> reset{};
     bool operator==(const LinkMode&) const = default;
 };
 

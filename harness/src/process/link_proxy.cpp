@@ -57,6 +57,7 @@ struct ProxyPair {
     ProxyWay up;    // role to server: never delayed
     ProxyWay down;  // server to role: the replies a delay holds back
     bool dead = false;
+    bool reset = false;  // a reply met reset_peer: both sockets are closed with an RST, not a FIN
 };
 
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -64,6 +65,13 @@ void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NON
 void no_delay(int fd) {
     const int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+// A linger of 0 makes close() send an RST and drop what is unsent: "connection reset by peer".
+void close_with_reset(int fd) {
+    const linger abort{1, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof abort);
+    ::close(fd);
 }
 
 }  // namespace link_proxy_detail
@@ -164,6 +172,10 @@ struct LinkProxy::Impl {
                 if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) p.dead = true;
                 return;
             }
+            if (reply && mode.reset) {  // the reply goes nowhere: the pair is reset in its place
+                p.reset = true;
+                return;
+            }
             ProxyChunk c;
             c.due = ProxyClock::now() + (reply ? mode.delay : Millis{0});
             if (!w.queue.empty()) c.due = std::max(c.due, w.queue.back().due);  // bytes keep their order
@@ -208,6 +220,11 @@ int LinkProxy::Impl::poll_timeout_ms(ProxyClock::time_point now) const {
 // A pair ends when a side has closed and everything it sent has gone through (or on an error).
 void LinkProxy::Impl::close_finished() {
     std::erase_if(pairs, [](const std::unique_ptr<ProxyPair>& p) {
+        if (p->reset) {
+            link_proxy_detail::close_with_reset(p->up.from);
+            link_proxy_detail::close_with_reset(p->up.to);
+            return true;
+        }
         const bool done = p->dead || (p->up.eof && p->up.queue.empty()) || (p->down.eof && p->down.queue.empty());
         if (done) {
             ::close(p->up.from);

@@ -71,6 +71,13 @@ void SimWorld::link_request(SimConnection* conn) {
 void SimWorld::link_reply(SimConnection* conn) {
     if (!conn) return;
     link_request(conn);  // a reply that meets a blackhole is held as a request is
+    if (conn->link.reset) {
+        // The statement ran at the server; the role gets the RST in place of its reply, and its
+        // next call opens a new connection (through the same link).
+        conn->open = false;
+        if (*conn->link.reset == LinkServer::postgres) throw relab::StoreUnavailable("Connection reset by peer");
+        throw relab::KvError(relab::KvError::Kind::unavailable, "Connection reset by peer");
+    }
     if (conn->link.delay.count() > 0) m_sched.sleep_for(conn->link.delay);
 }
 

@@ -265,7 +265,8 @@ TEST_F(CrossCheckTest, fault_labs_end_the_same_on_both_backends) {
     const std::vector<std::string> ids = {"08h-claim-plain", "08h-claim-cas",      "08h-restart-pel",     "08h-pause-claim",
                                           "08h-pause-claim-cas", "08i-restart-volatile", "08i-restart-aof",
                                           "08i-failover",        "08j-outbox-pg-restart", "08k-drop-clients",
-                                          "beyond-link-hang",    "beyond-link-hang-cas"};
+                                          "beyond-link-hang",    "beyond-link-hang-cas", "beyond-link-reset",
+                                          "beyond-link-reset-cas-state"};
     const auto [real, sim] = run_both(ids, "--runs 1 --seed 7");
     expect_same_outcomes(real, sim, ids);
     auto story = [](const json& report, const std::string& id) {

@@ -64,7 +64,8 @@ TEST_F(FaultsTest, fault_labs_hold_on_real_servers_and_leave_no_process_or_temp_
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     for (const char* id : {"08h-claim-plain", "08h-claim-cas", "08h-restart-pel", "08h-pause-claim", "08h-pause-claim-cas",
                            "08i-restart-volatile", "08i-restart-aof", "08i-failover", "08j-outbox-pg-restart",
-                           "08k-drop-clients", "beyond-link-hang", "beyond-link-hang-cas"}) {
+                           "08k-drop-clients", "beyond-link-hang", "beyond-link-hang-cas", "beyond-link-reset",
+                           "beyond-link-reset-cas-state"}) {
         SCOPED_TRACE(id);
         EXPECT_EQ(lab_of(r, id).at("summary").at("held"), true);
     }

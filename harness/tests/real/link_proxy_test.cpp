@@ -1,6 +1,6 @@
 // The link proxy (process/link_proxy.h) in front of a real redis-server: a delay adds its time to
 // every round trip, a blackhole takes the bytes and answers nothing until the heal lets them
-// through, and nothing of the proxy is left once it is gone.
+// through, a reset answers with an RST, and nothing of the proxy is left once it is gone.
 #include <gtest/gtest.h>
 
 #include <sys/socket.h>
@@ -110,6 +110,29 @@ TEST(LinkProxyTest, ACallerWithASocketTimeoutGetsItsTimeoutErrorFromABlackhole) 
         EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
     }
     EXPECT_GE(ms_since(t0), 290.0);
+}
+
+// reset_peer: the command reaches the server and runs, and the caller gets "connection reset" in
+// place of its reply; every connection is reset so until the heal, after which a new one carries.
+TEST(LinkProxyTest, AResetRunsTheCommandAndResetsTheConnectionInPlaceOfItsReplyUntilTheHeal) {
+    EmbeddedRedis redis;
+    RedisClient admin(redis.endpoint());
+    LinkProxy proxy(redis.endpoint().host, redis.endpoint().port);
+    RedisClient c(through(proxy), milliseconds(2000));
+    EXPECT_EQ(c.call({"PING"}).str, "PONG");
+    proxy.set(LinkMode{.reset = LinkServer::redis});
+    try {
+        c.call({"INCR", "link-proxy-test:n"});
+        ADD_FAILURE() << "an INCR through a reset link was answered";
+    } catch (const RedisError& e) {
+        EXPECT_NE(std::string(e.what()).find("reset"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(admin.call({"GET", "link-proxy-test:n"}).str, "1");  // it ran: only its reply was lost
+    EXPECT_THROW(RedisClient(through(proxy), milliseconds(2000)).call({"PING"}), RedisError);
+    EXPECT_EQ(proxy.set(LinkMode{}), 0);
+    RedisClient again(through(proxy), milliseconds(2000));
+    EXPECT_EQ(again.call({"INCR", "link-proxy-test:n"}).integer, 2);
+    EXPECT_EQ(proxy.queued_bytes(), 0);
 }
 
 TEST(LinkProxyTest, NothingListensOnceTheProxyIsGoneAndAServerThatIsDownClosesTheRolesConnection) {
