@@ -66,14 +66,36 @@ struct CostDraw {
 };
 
 std::string arrival_text(const GenerateSpec& g) {
+    if (g.arrival && g.arrival->process == ArrivalSpec::Process::poisson)
+        return fmt::format("{} orders/s, Poisson", g.arrival->orders_per_s);
     if (g.arrival && g.arrival->orders_per_s > 0) return fmt::format("{} orders/s", g.arrival->orders_per_s);
     if (g.every_ms > 0) return fmt::format("an order every {}", ms_text(g.every_ms * 1000));
     return "burst";
 }
 
+// When each order arrives, in µs from the first: k intervals, or a Poisson process's exponential
+// gaps of the same mean (inverse transform of a uniform in (0, 1], the same numbers on every compiler).
+std::vector<int64_t> arrivals_us(const GenerateSpec& g, uint64_t seed) {
+    const int64_t every_us = arrival_interval_us(g);
+    std::vector<int64_t> at(static_cast<size_t>(g.orders));
+    if (!g.arrival || g.arrival->process == ArrivalSpec::Process::steady) {
+        for (int64_t k = 0; k < g.orders; ++k) at[static_cast<size_t>(k)] = every_us * k;
+        return at;
+    }
+    SeededRng rng(derive_seed(seed, "arrival"));
+    double t = 0;
+    for (int64_t k = 0; k < g.orders; ++k) {
+        at[static_cast<size_t>(k)] = std::llround(t);
+        const double u = (static_cast<double>(rng.next() >> 11) + 1.0) / 9007199254740993.0;
+        t += -std::log(u) * static_cast<double>(every_us);
+    }
+    RELAB_CHECK(std::is_sorted(at.begin(), at.end()), "Poisson arrivals out of order");
+    return at;
+}
+
 GeneratedWorkload expand(const GenerateSpec& g, uint64_t seed) {
     GeneratedWorkload w;
-    const int64_t every_us = arrival_interval_us(g);
+    const std::vector<int64_t> arrival = arrivals_us(g, seed);
     w.orders.reserve(static_cast<size_t>(g.orders));
     for (int64_t k = 0; k < g.orders; ++k) w.orders.push_back(OrderSpec{.id = g.first_id + k, .expected_final = {g.expected_final}});
     std::optional<CostDraw> cost;
@@ -82,7 +104,7 @@ GeneratedWorkload expand(const GenerateSpec& g, uint64_t seed) {
     w.events.reserve(static_cast<size_t>(g.orders) * g.events.size());
     for (int64_t k = 0; k < g.orders; ++k)
         for (const auto& t : g.events) {
-            EventSpec e{.order = g.first_id + k, .type = t.type, .version = t.version, .at_ms = t.at_ms + every_us * k / 1000};
+            EventSpec e{.order = g.first_id + k, .type = t.type, .version = t.version, .at_ms = t.at_ms + arrival[static_cast<size_t>(k)] / 1000};
             if (cost) e.cost_us = cost->draw(rng);
             w.events.push_back(std::move(e));
         }

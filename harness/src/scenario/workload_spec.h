@@ -25,9 +25,16 @@ struct GeneratedEvent {
 
 // How generated orders arrive: all at once ("burst": orders_per_s 0), or at a steady rate.
 struct ArrivalSpec {
+    // steady: order k arrives k / orders_per_s after the first; poisson: the gaps are exponential
+    // with that mean, drawn from the lab's seed (a Poisson process: bursts and lulls at the same rate).
+    enum class Process { steady, poisson };
     int64_t orders_per_s = 0;
+    Process process = Process::steady;
     bool operator==(const ArrivalSpec&) const = default;
 };
+inline constexpr EnumName<ArrivalSpec::Process> k_arrival_processes[] = {{ArrivalSpec::Process::steady, "steady"},
+                                                                         {ArrivalSpec::Process::poisson, "poisson"}};
+constexpr const auto& enum_names(ArrivalSpec::Process) { return k_arrival_processes; }
 
 // Each generated event's job cost, drawn from the lab's seed: fixed, uniform in [min, max], or
 // log-normal through its p50 and p99. Milliseconds, fractions kept to the microsecond.
@@ -113,13 +120,16 @@ struct Described<GeneratedEvent> {
 
 template <>
 struct Described<ArrivalSpec> {
-    static constexpr std::string_view doc = "A steady rate.";
+    static constexpr std::string_view doc = "A rate, steady or as a Poisson process.";
     static constexpr auto fields = std::tuple{
         field("orders_per_s", &ArrivalSpec::orders_per_s,
               "Orders per second (required); it must divide 1,000,000 µs evenly (e.g. 250, 400, 500, 1000).")
             .in(1, 1'000'000)
             .of(Unit::per_s)
             .must(),
+        field("process", &ArrivalSpec::process,
+              "steady: an order every 1/orders_per_s; poisson: exponential gaps with that mean, drawn from the "
+              "lab's seed, so orders come in bursts and lulls at the same rate."),
     };
     static void check(const Object& o, ArrivalSpec& a);
 };

@@ -2,6 +2,7 @@
 // figures from a history built by hand, their expectation bands, the per-strategy table and plots,
 // and the shipped load labs run on the simulator at a small size.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -68,6 +69,33 @@ TEST(GeneratedWorkloadTest, an_arrival_rate_spaces_the_orders_and_every_event_of
     const Scenario burst = parse(load_lab({{"orders", 3}, {"arrival", "burst"}, {"events", three_events()}}));
     EXPECT_TRUE(std::all_of(burst.events.begin(), burst.events.end(), [](const EventSpec& e) { return e.at_ms == 0; }));
     EXPECT_EQ(burst.load.arrival, "burst");
+}
+
+// A Poisson process at 100 orders/s: exponential gaps of mean 10 ms, so their mean is near 10 ms
+// and their standard deviation near their mean (a steady rate's is 0); the same seed, the same times.
+TEST(GeneratedWorkloadTest, poisson_arrivals_have_exponential_gaps_at_the_rate_drawn_from_the_seed) {
+    const json poisson = load_lab({{"orders", 4000}, {"arrival", {{"orders_per_s", 100}, {"process", "poisson"}}},
+                                   {"events", json::array({{{"type", "created"}, {"version", 1}}})}});
+    const Scenario s = parse(poisson);
+    ASSERT_EQ(s.events.size(), 4000u);
+    EXPECT_EQ(s.load.arrival, "100 orders/s, Poisson");
+    std::vector<double> gaps;
+    for (size_t i = 1; i < s.events.size(); ++i) {
+        ASSERT_GE(s.events[i].at_ms, s.events[i - 1].at_ms);
+        gaps.push_back(static_cast<double>(s.events[i].at_ms - s.events[i - 1].at_ms));
+    }
+    double mean = 0, var = 0;
+    for (double g : gaps) mean += g / static_cast<double>(gaps.size());
+    for (double g : gaps) var += (g - mean) * (g - mean) / static_cast<double>(gaps.size());
+    EXPECT_NEAR(mean, 10.0, 0.6);
+    EXPECT_NEAR(std::sqrt(var), 10.0, 1.0);
+    EXPECT_EQ(parse(poisson).events[1234].at_ms, s.events[1234].at_ms);
+    json other = poisson;
+    other["seed"] = 78;
+    EXPECT_NE(parse(other).events[1234].at_ms, s.events[1234].at_ms);
+    const json steady = load_lab({{"orders", 3}, {"arrival", {{"orders_per_s", 100}, {"process", "steady"}}},
+                                  {"events", three_events()}});
+    EXPECT_EQ(parse(steady).events[8].at_ms, 20);
 }
 
 TEST(GeneratedWorkloadTest, job_costs_are_drawn_from_the_labs_seed_and_follow_their_distribution) {
@@ -339,7 +367,7 @@ TEST(LoadLabsTest, the_shipped_load_labs_hold_on_the_simulator_at_a_small_size) 
         EXPECT_TRUE(sim_skip_reason(s).has_value()) << s.id;
         return true;
     });
-    ASSERT_EQ(labs.size(), 8u);
+    ASSERT_EQ(labs.size(), 9u);
     std::map<std::string, LoadStats> by_id;
     for (const auto& s : labs) {
         ASSERT_FALSE(sim_skip_reason(s).has_value()) << s.id << ": " << *sim_skip_reason(s);
@@ -353,6 +381,7 @@ TEST(LoadLabsTest, the_shipped_load_labs_hold_on_the_simulator_at_a_small_size) 
     EXPECT_GE(by_id["load-s1"].hol_ms, 600);
     EXPECT_LE(by_id["load-s3"].hol_ms, 200);
     EXPECT_GT(by_id["load-s3"].events_per_s, by_id["load-s1"].events_per_s);
+    EXPECT_EQ(by_id["load-s5-cas-poisson"].wrong_orders, 0);
 }
 
 // Every load lab's mutant breaks its verdict (the real backend's run of them is in the real tests).
