@@ -5,8 +5,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "util/check.h"
-
 namespace relab {
 
 namespace {
@@ -137,28 +135,9 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
     return out;
 }
 
-int64_t hol_blocked_pct(const LoadStats& l) {
-    RELAB_CHECK(l.hol_blocked >= 0 && l.hol_blocked <= l.hol_events, "more events blocked than waited");
-    return l.hol_events > 0 ? (100 * l.hol_blocked + l.hol_events / 2) / l.hol_events : 0;
-}
-
 bool wants_load_stats(const Scenario& s) {
     return s.kind == LabKind::stream &&
            (s.load.enabled || !s.expect.every_trial.load.empty() || !s.expect.every_wrong_trial.load.empty());
-}
-
-std::optional<int64_t> load_figure(const LoadStats& l, const std::string& name) {
-    if (name == "events") return l.events;
-    if (name == "events_per_s") return std::llround(l.events_per_s);
-    if (name == "latency_p50_ms") return l.latency_p50_us / 1000;
-    if (name == "latency_p99_ms") return l.latency_p99_us / 1000;
-    if (name == "latency_max_ms") return l.latency_max_us / 1000;
-    if (name == "utilisation_pct") return std::llround(l.utilisation_pct);
-    if (name == "hol_ms") return l.hol_ms;
-    if (name == "hol_events") return l.hol_events;
-    if (name == "hol_blocked_pct") return hol_blocked_pct(l);
-    if (name == "wrong_orders") return l.wrong_orders;
-    return std::nullopt;
 }
 
 }  // namespace relab

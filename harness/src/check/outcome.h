@@ -60,6 +60,7 @@ struct StepOutcome {
     // A Redis step: `sql` holds the command as redis-cli would echo it (logical key names) and
     // `tag` the reply in redis-cli's form; `error` the error reply.
     bool redis = false;
+    bool operator==(const StepOutcome&) const = default;
 };
 
 struct CaseOutcome {
@@ -71,12 +72,14 @@ struct CaseOutcome {
     std::vector<std::vector<std::string>> final_rows;
     bool wrong = false;              // final rows differ from expect_rows
     std::vector<std::string> failures;
+    bool operator==(const CaseOutcome&) const = default;
 };
 
 struct LatencyStats {
     int samples = 0;
     int64_t p50_us = 0;
     int64_t max_us = 0;
+    bool operator==(const LatencyStats&) const = default;
 };
 
 // A stream lab's pace: per trial, the jobs its consumers wrote (write records, a dedupe's skips
@@ -89,6 +92,7 @@ struct ThroughputStats {
     double per_s = 0;      // median jobs / (last write's time)
     double per_s_min = 0;
     double per_s_max = 0;
+    bool operator==(const ThroughputStats&) const = default;
 };
 
 // The pace of one trial: jobs written and when the last one was; nullopt without a write. A trial
@@ -141,7 +145,84 @@ struct ServerInfo {
     bool pg_external = false;
     bool delex = false;
     bool xadd_idmp = false;
+    bool operator==(const ServerInfo&) const = default;
 };
+
+// The results' plain parts as the JSON report writes and reads them (report/json), described once.
+namespace desc {
+
+template <>
+struct Described<StepOutcome> {
+    // `redis` is the idempotency labs' part of the report (report/json/idem_json.cpp): written
+    // only on a Redis step.
+    static constexpr auto fields = std::tuple{
+        field("session", &StepOutcome::session, "The session that ran the step."),
+        field("sql", &StepOutcome::sql, "Its statement; a Redis step's command as redis-cli would echo it."),
+        field("start_us", &StepOutcome::start_us, "When it started, from the case's origin.").of(Unit::us),
+        field("duration_us", &StepOutcome::duration_us, "How long it ran.").of(Unit::us),
+        field("tag", &StepOutcome::tag, "Its command tag (\"UPDATE 1\", \"BEGIN\"), or a Redis reply; empty on error."),
+        field("sqlstate", &StepOutcome::sqlstate, "The SQLSTATE of its error."),
+        field("error", &StepOutcome::error, "The server's message on error."),
+        field("columns", &StepOutcome::columns, "The columns of a SELECT's result."),
+        field("rows", &StepOutcome::rows, "The rows of a SELECT's result."),
+        field("ok", &StepOutcome::ok, "Every expectation of the step held."),
+        field("failure", &StepOutcome::failure, "Why not."),
+    };
+};
+
+template <>
+struct Described<CaseOutcome> {
+    static constexpr auto fields = std::tuple{
+        field("trial", &CaseOutcome::trial, "The case's place in its lab, 1-based."),
+        field("title", &CaseOutcome::title, "The case's title."),
+        field("title_vi", &CaseOutcome::title_vi, "Its title in Vietnamese."),
+        field("wrong", &CaseOutcome::wrong, "Its final rows differ from the rows it expects."),
+        field("failures", &CaseOutcome::failures, "Why it went wrong, one line each."),
+        field("columns", &CaseOutcome::columns, "The columns of its final rows."),
+        field("final_rows", &CaseOutcome::final_rows, "The rows its final query returned."),
+        field("steps", &CaseOutcome::steps, "Its steps, in start order."),
+    };
+};
+
+template <>
+struct Described<LatencyStats> {
+    static constexpr auto fields = std::tuple{
+        field("samples", &LatencyStats::samples,
+              "Entries received by a consumer that was blocked in XREADGROUP when they were added."),
+        field("p50", &LatencyStats::p50_us, "XADD to receipt, the median.").of(Unit::us),
+        field("max", &LatencyStats::max_us, "XADD to receipt, the longest.").of(Unit::us),
+    };
+};
+
+template <>
+struct Described<ThroughputStats> {
+    static constexpr auto fields = std::tuple{
+        field("trials", &ThroughputStats::trials, "Trials with at least one write."),
+        field("jobs", &ThroughputStats::jobs, "Jobs written per trial, the median."),
+        field("last_write_ms", &ThroughputStats::span_ms,
+              "When a trial's last write came, from its origin: the median.")
+            .of(Unit::ms),
+        field("jobs_per_s", &ThroughputStats::per_s, "Jobs over the time of the trial's last write: the median.")
+            .of(Unit::per_s),
+        field("jobs_per_s_min", &ThroughputStats::per_s_min, "The same rate's lowest.").of(Unit::per_s),
+        field("jobs_per_s_max", &ThroughputStats::per_s_max, "The same rate's highest.").of(Unit::per_s),
+    };
+};
+
+template <>
+struct Described<ServerInfo> {
+    static constexpr auto fields = std::tuple{
+        field("redis_version", &ServerInfo::redis_version, "The Redis server's version."),
+        field("pg_version", &ServerInfo::pg_version, "The PostgreSQL server's version."),
+        field("redis_external", &ServerInfo::redis_external, "Redis was given (--redis-url), not started by relab."),
+        field("pg_external", &ServerInfo::pg_external, "PostgreSQL was given (--pg-url), not started by relab."),
+        field("delex", &ServerInfo::delex,
+              "The Redis server has DELEX IFEQ: a lock's compare-and-delete in one command."),
+        field("xadd_idmp", &ServerInfo::xadd_idmp, "The Redis server has XADD's IDMP option."),
+    };
+};
+
+}  // namespace desc
 
 struct RunReport {
     RunShard shard;  // --shard K/N: this report holds the shard's share of each lab's trials

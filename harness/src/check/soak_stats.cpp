@@ -42,7 +42,7 @@ SoakStats soak_stats(const std::vector<HistoryRecord>& history) {
                 if (e.received && !e.acked && !e.recovered) {
                     e.recovered = true;
                     ++out.recovered;
-                    if (out.recovered_examples.size() < k_accounting_examples) out.recovered_examples.push_back(key);
+                    if (out.examples.recovered.size() < k_accounting_examples) out.examples.recovered.push_back(key);
                 }
                 e.received = true;
                 e.acked = false;
@@ -84,17 +84,6 @@ SoakStats soak_stats(const std::vector<HistoryRecord>& history) {
         }
     }
     return out;
-}
-
-std::optional<int64_t> soak_figure(const SoakStats& s, const std::string& name) {
-    if (name == "kills") return s.kills;
-    if (name == "restarts") return s.restarts;
-    if (name == "fault_failures") return s.fault_failures;
-    if (name == "recovered") return s.recovered;
-    if (name == "pending") return s.pending >= 0 ? std::optional<int64_t>(s.pending) : std::nullopt;
-    if (name == "undelivered") return s.undelivered >= 0 ? std::optional<int64_t>(s.undelivered) : std::nullopt;
-    if (name == "deadline_passed") return s.deadline_passed ? 1 : 0;
-    return std::nullopt;
 }
 
 }  // namespace relab

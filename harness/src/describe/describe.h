@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <concepts>
 #include <cstdint>
 #include <map>
@@ -22,7 +23,9 @@
 
 #include "describe/field.h"
 #include "describe/json_reader.h"
+#include "util/check.h"
 #include "util/enum_names.h"
+#include "util/json_number.h"
 
 namespace relab::desc {
 
@@ -48,9 +51,11 @@ struct Described;
 template <class S>
 concept IsDescribed = requires { Described<S>::fields; };
 
-// Which reading: a scenario file (defaults apply, derived fields refused), or relab's own JSON
-// written whole (every field present, derived ones too: role settings, reports).
-enum class Read { file, complete };
+// Which reading: a scenario file (defaults apply, derived fields refused), relab's own JSON
+// written whole (every field present, derived ones too: role settings), or relab's own JSON as any
+// relab wrote it (reports: a field an older relab did not write, or wrote null, keeps its default,
+// a field this relab no longer knows is ignored, and a string may be empty).
+enum class Read { file, complete, lenient };
 // Which writing: every field (relab's own JSON), or as a file holds it (the fields a file may
 // give whose value differs from the default; a disabled section left out).
 enum class Write { complete, file };
@@ -90,6 +95,14 @@ constexpr bool takes_null() {
 template <class S>
 std::vector<std::string> keys(Read mode = Read::file);
 
+// The keys `v` holds, when it is an object: what a lenient read ignores beside its own fields.
+inline std::vector<std::string> keys_of(const json& v) {
+    std::vector<std::string> out;
+    if (v.is_object())
+        for (const auto& [key, value] : v.items()) out.push_back(key);
+    return out;
+}
+
 // --- each kind of field: its keys, its read, its write ---
 
 template <class S, class M>
@@ -112,8 +125,9 @@ template <class S, class M>
 void read_one(const Object& o, const Field<S, M>& f, S& s, Read mode) {
     if (mode == Read::file && f.origin == Origin::derived) return;
     const std::string key(f.key);
-    if (!o.has(key)) {
-        if (f.required || mode == Read::complete) o.reader().fail(o.path(key), "required field is missing");
+    if (!o.has(key) || (mode == Read::lenient && o.at(key).is_null())) {
+        if ((f.required && mode != Read::lenient) || mode == Read::complete)
+            o.reader().fail(o.path(key), "required field is missing");
         return;
     }
     s.*f.member = Codec<M>::read(o.reader(), o.at(key), o.path(key), f.limits, mode);
@@ -154,13 +168,13 @@ template <class S>
 S read_struct(const Reader& r, const json& v, const std::string& path, Read mode,
               const std::vector<std::string>& also = {}) {
     S s{};
-    if constexpr (takes_null<S>()) {
+    if (takes_null<S>() || mode == Read::lenient) {
         if (v.is_null()) return s;
     }
     if constexpr (has_presence<S>()) s.*Described<S>::presence = true;
     std::vector<std::string> known = keys<S>(mode);
     known.insert(known.end(), also.begin(), also.end());
-    const Object o(r, v, path, known);
+    const Object o(r, v, path, known, mode == Read::lenient ? keys_of(v) : std::vector<std::string>{});
     read_fields(o, s, mode);
     return s;
 }
@@ -233,7 +247,11 @@ struct Codec<T> {
     // The bounds the field states, within what T can hold (an int in a list bounded only below).
     static int64_t lo(const Limits& l) { return std::max<int64_t>(l.lo, std::numeric_limits<T>::min()); }
     static int64_t hi(const Limits& l) { return std::min<int64_t>(l.hi, std::numeric_limits<T>::max()); }
-    static T read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read) {
+    static T read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
+        // A report may hold an integer as a number with a fraction (JSON has one kind of number):
+        // its integer part, as the report readers always took it.
+        if (m == Read::lenient && v.is_number_float())
+            if (const auto x = json_number_as<T>(v)) return *x;
         return static_cast<T>(r.integer(v, path, lo(l), hi(l)));
     }
     static json write(T x, Write) { return static_cast<int64_t>(x); }
@@ -280,8 +298,8 @@ struct Codec<double> {
 
 template <>
 struct Codec<std::string> {
-    static std::string read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read) {
-        return r.string(v, path, !l.allow_empty);
+    static std::string read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
+        return r.string(v, path, !l.allow_empty && m != Read::lenient);
     }
     static json write(const std::string& s, Write) { return s; }
     static void schema(ordered_json& p, const Limits& l) {
@@ -345,7 +363,7 @@ struct Codec<Range> {
 template <class T>
 struct Codec<std::optional<T>> {
     static std::optional<T> read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
-        if (v.is_null() && (IsDescribed<T> || m == Read::complete)) return std::nullopt;
+        if (v.is_null() && (IsDescribed<T> || m != Read::file)) return std::nullopt;
         return Codec<T>::read(r, v, path, l, m);
     }
     static json write(const std::optional<T>& x, Write m) { return x ? Codec<T>::write(*x, m) : json(nullptr); }
@@ -551,15 +569,90 @@ S read_complete(const json& v, const std::string& what) {
     return read_struct<S>(Reader(what), v, "", Read::complete);
 }
 
+// S from relab's own JSON as any relab wrote it (a report): absent or null fields keep their
+// defaults, unknown ones are ignored; a value of the wrong type is a ScenarioError naming `what`
+// and its JSON Pointer, `path` being where `v` is in that JSON.
+template <class S>
+S read_lenient(const json& v, const std::string& what, const std::string& path) {
+    return read_struct<S>(Reader(what), v, path, Read::lenient);
+}
+
 template <class S>
 json write_complete(const S& s) {
     return write_struct(s, Write::complete);
+}
+
+// The fields of S marked tabled(), as write_complete writes them: a row of a table that sets
+// structs side by side, which leaves out what only the full record needs.
+template <class S>
+json write_table_row(const S& s) {
+    json out = json::object();
+    for_each_field<S>([&](const auto& f) {
+        if constexpr (requires { f.in_table; })  // a flat or custom field is no column
+            if (f.in_table) write_one(f, s, Write::complete, out);
+    });
+    return out;
 }
 
 // S as a scenario file would give it: what differs from the defaults.
 template <class S>
 json write_file(const S& s) {
     return write_struct(s, Write::file);
+}
+
+// --- the figures an expectation may bound ---
+
+// `x` counted in `from` as counted in `to`: microseconds as milliseconds (an integer truncated),
+// and back; a unit as itself.
+template <class T>
+T in_unit(T x, Unit from, Unit to) {
+    if (from == to) return x;
+    if (from == Unit::us && to == Unit::ms) return x / 1000;
+    RELAB_CHECK(from == Unit::ms && to == Unit::us, "a figure converted between units other than ms and us");
+    return x * 1000;
+}
+
+// The figures of S an expectation may bound (fields marked bound_as), in the description's order.
+template <class S>
+std::vector<std::string> figure_names() {
+    std::vector<std::string> out;
+    for_each_field<S>([&](const auto& f) {
+        if constexpr (requires { f.figure; })  // a flat or custom field is no figure
+            if (!f.figure.name.empty()) out.emplace_back(f.figure.name);
+    });
+    return out;
+}
+
+// The figure one field gives, as an integer: its value in the figure's unit (a number with a
+// fraction rounded, a bool 0 or 1), or what the figure computes; nullopt when not measured.
+template <class S, class M>
+std::optional<int64_t> figure_value(const S& s, const Field<S, M>& f) {
+    if (f.figure.of) return f.figure.of(s);
+    const Unit to = f.figure.unit == Unit::none ? f.limits.unit : f.figure.unit;
+    const M& v = s.*f.member;
+    if constexpr (std::is_same_v<M, bool>) {
+        return v ? 1 : 0;
+    } else if constexpr (std::is_floating_point_v<M>) {
+        return std::llround(in_unit(static_cast<double>(v), f.limits.unit, to));
+    } else if constexpr (std::is_integral_v<M>) {
+        if (f.figure.negative_unmeasured && v < 0) return std::nullopt;
+        return in_unit(static_cast<int64_t>(v), f.limits.unit, to);
+    } else {
+        RELAB_CHECK(f.figure.name.empty(), "a figure that is not a number must be computed by `of`");
+        return std::nullopt;
+    }
+}
+
+// The figure of `s` named `name`; nullopt for a name that is none of figure_names<S>(), or a
+// figure not measured.
+template <class S>
+std::optional<int64_t> figure(const S& s, std::string_view name) {
+    std::optional<int64_t> out;
+    for_each_field<S>([&](const auto& f) {
+        if constexpr (requires { f.figure; })
+            if (!f.figure.name.empty() && f.figure.name == name) out = figure_value(s, f);
+    });
+    return out;
 }
 
 }  // namespace relab::desc

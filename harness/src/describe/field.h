@@ -1,7 +1,8 @@
 // One field of a described struct: its JSON key, the member it fills, what it means, its unit, its
 // bounds and where its value comes from. A struct lists its fields once (describe/describe.h's
-// Described<S>); the loader, relab's own JSON (role settings, reports), the schema and the docs
-// are all walked from that list, so a field is written down in one place.
+// Described<S>); the loader, relab's own JSON (role settings, reports), the schema, the docs and
+// the figures an expectation may bound are all walked from that list, so a field is written down
+// in one place.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,18 @@ enum class Unit { none, ms, us, bytes, per_s, percent };
 enum class Origin {
     file,     // a scenario file gives it, or its default applies
     derived,  // the loader computes it (an event's drawn cost): relab's own JSON carries it, a file may not
+};
+
+// A figure of a result struct that an expectation may bound ("load": {"latency_p99_ms": {...}}): its
+// name there, the unit it counts in, and how it comes from the struct. Most figures are their
+// field's value in another unit (the field's microseconds as milliseconds, a rate rounded); a few
+// are computed from several fields (a share of two counts).
+template <class S>
+struct Figure {
+    std::string_view name;              // empty: the field is no figure
+    Unit unit = Unit::none;             // what the figure counts; none: its field's unit
+    int64_t (*of)(const S&) = nullptr;  // computed from the struct, instead of the field's value
+    bool negative_unmeasured = false;   // a negative field value means "not measured": no figure
 };
 
 // What a value counts, and the bounds it must keep: integers in [lo, hi], strings non-empty unless allowed, arrays of
@@ -59,6 +72,8 @@ struct Field {
     bool required = false;
     Origin origin = Origin::file;
     std::string_view examples{};  // JSON text of the schema's "examples", when the doc alone is unclear
+    Figure<S> figure{};           // the figure an expectation may bound, if the field is one
+    bool in_table = false;        // a column of the struct's table (write_table_row)
 
     constexpr Field in(int64_t lo, int64_t hi) const {
         Field f = *this;
@@ -95,6 +110,30 @@ struct Field {
     constexpr Field example(std::string_view json_text) const {
         Field f = *this;
         f.examples = json_text;
+        return f;
+    }
+    // The field is a figure an expectation may bound by `name`: its value in `unit` (none: as it
+    // is), or what `of` computes from the struct.
+    constexpr Field bound_as(std::string_view name, Unit unit = Unit::none, int64_t (*of)(const S&) = nullptr) const {
+        Field f = *this;
+        f.figure.name = name;
+        f.figure.unit = unit;
+        f.figure.of = of;
+        return f;
+    }
+    // The field is a figure an expectation may bound by its own key, as it is.
+    constexpr Field bound() const { return bound_as(key); }
+    // The field is a column of the struct's side-by-side table (the load and soak tables' JSON),
+    // not only a field of the full record.
+    constexpr Field tabled() const {
+        Field f = *this;
+        f.in_table = true;
+        return f;
+    }
+    // Below zero the field was not measured (a consumer group that was not read): no figure then.
+    constexpr Field unmeasured_below_zero() const {
+        Field f = *this;
+        f.figure.negative_unmeasured = true;
         return f;
     }
 };

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "scenario/trial_figures.h"
+
 namespace relab {
 
 bool Band::contains(int64_t x) const { return (!at_least || x >= *at_least) && (!at_most || x <= *at_most); }
@@ -35,16 +37,12 @@ std::string RecordMatch::describe() const {
 std::string StaleOverwrite::describe() const { return fmt::format("{} overwrote {} (#{})", by, over, order); }
 
 const std::vector<std::string>& load_figure_names() {
-    static const std::vector<std::string> names = {"events",         "events_per_s",   "latency_p50_ms",
-                                                   "latency_p99_ms", "latency_max_ms", "utilisation_pct",
-                                                   "hol_ms",         "hol_events",     "hol_blocked_pct",
-                                                   "wrong_orders"};
+    static const std::vector<std::string> names = desc::figure_names<LoadStats>();
     return names;
 }
 
 const std::vector<std::string>& soak_figure_names() {
-    static const std::vector<std::string> names = {"kills",   "restarts",    "fault_failures",  "recovered",
-                                                   "pending", "undelivered", "deadline_passed"};
+    static const std::vector<std::string> names = desc::figure_names<SoakStats>();
     return names;
 }
 

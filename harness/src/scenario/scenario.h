@@ -130,11 +130,11 @@ struct TrialTerms {
     std::string describe() const;
 };
 
-// The load figures an expectation may bound ("load": {"hol_ms": {...}}); check/load_stats.cpp's
-// load_figure() reads each of them.
+// The load figures an expectation may bound ("load": {"hol_ms": {...}}), from LoadStats'
+// description (scenario/trial_figures.h), whose load_figure() reads each of them.
 const std::vector<std::string>& load_figure_names();
-// The soak figures an expectation may bound ("soak": {"kills": {...}}); check/soak_stats.cpp's
-// soak_figure() reads each of them.
+// The soak figures an expectation may bound ("soak": {"kills": {...}}), from SoakStats'
+// description, whose soak_figure() reads each of them.
 const std::vector<std::string>& soak_figure_names();
 
 struct Expectation {

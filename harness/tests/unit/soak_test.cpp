@@ -61,7 +61,7 @@ TEST(SoakStatsTest, counts_the_schedules_kills_the_entries_given_back_and_reads_
     EXPECT_EQ(k.restarts, 2);
     EXPECT_EQ(k.fault_failures, 1);
     EXPECT_EQ(k.recovered, 1);
-    EXPECT_EQ(k.recovered_examples, (std::vector<std::string>{"2-0"}));
+    EXPECT_EQ(k.examples.recovered, (std::vector<std::string>{"2-0"}));
     EXPECT_EQ(k.pending, 2);
     EXPECT_EQ(k.undelivered, 5);
     EXPECT_TRUE(k.deadline_passed);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "describe/describe.h"
 #include "util/json_number.h"
 
 namespace relab::report_json {
@@ -105,6 +106,27 @@ inline std::vector<std::string> strings_at(const json& obj, const std::string& p
         out.push_back(list[i].get<std::string>());
     }
     return out;
+}
+
+// A described struct (describe/describe.h) at `path`, read as any relab wrote it: absent or null
+// fields keep their defaults, unknown ones are ignored; a value of the wrong type is the readers'
+// own std::runtime_error, naming its JSON Pointer.
+template <class S>
+S read_described(const json& v, const std::string& path) {
+    try {
+        return desc::read_lenient<S>(v, "JSON report", path);
+    } catch (const ScenarioError& e) {
+        throw std::runtime_error(e.what());
+    }
+}
+
+// The described struct in the field `key` of the object `obj` (at `path`); its defaults when the
+// field is absent or null.
+template <class S>
+S described_field(const json& obj, const std::string& path, const char* key) {
+    object_at(obj, path);
+    const auto it = obj.find(key);
+    return it == obj.end() ? S{} : read_described<S>(*it, path + "/" + key);
 }
 
 }  // namespace relab::report_json

@@ -22,11 +22,13 @@ using nlohmann::json;
 // The field readers every part of the report shares (json_fields.h); their names are this file's,
 // unique in the report layer's unity batches as its own would have to be.
 using report_json::array_at;
+using report_json::described_field;
 using report_json::get;
 using report_json::index_path;
 using report_json::number_at;
 using report_json::object_at;
 using report_json::object_field;
+using report_json::read_described;
 using report_json::strings_at;
 using report_json::wrong_type;
 
@@ -36,22 +38,6 @@ uint64_t seed_from_text(const std::string& text, const std::string& path) {
     } catch (const std::exception& e) {
         throw std::runtime_error(fmt::format("JSON report: at {}: {}", path, e.what()));
     }
-}
-
-std::vector<std::vector<std::string>> table_at(const json& obj, const std::string& path, const char* key) {
-    std::vector<std::vector<std::string>> out;
-    const json& rows = array_at(obj, path, key);
-    for (size_t i = 0; i < rows.size(); ++i) {
-        const std::string row_path = index_path(path, key, i);
-        if (!rows[i].is_array()) wrong_type(row_path, "an array", rows[i]);
-        std::vector<std::string> row;
-        for (size_t c = 0; c < rows[i].size(); ++c) {
-            if (!rows[i][c].is_string()) wrong_type(fmt::format("{}/{}", row_path, c), "a string", rows[i][c]);
-            row.push_back(rows[i][c].get<std::string>());
-        }
-        out.push_back(std::move(row));
-    }
-    return out;
 }
 
 // A trial's "accounting" object (json_reporter's accounting_json). A figure a report lacks (one
@@ -122,55 +108,6 @@ HistoryRecord record_from_json(const json& r, const std::string& p) {
     return history_record_from_json(r);
 }
 
-// A stream lab's pace ("throughput", or the arrangement beside it).
-ThroughputStats throughput_from_json(const json& tp, const std::string& p) {
-    ThroughputStats s;
-    s.trials = get<int>(tp, p, "trials", 0);
-    s.jobs = get<int64_t>(tp, p, "jobs", 0);
-    s.span_ms = get<double>(tp, p, "last_write_ms", 0.0);
-    s.per_s = get<double>(tp, p, "jobs_per_s", 0.0);
-    s.per_s_min = get<double>(tp, p, "jobs_per_s_min", 0.0);
-    s.per_s_max = get<double>(tp, p, "jobs_per_s_max", 0.0);
-    return s;
-}
-
-// A load lab's figures ("load"); absent: none measured.
-LoadStats load_from_json(const json& l, const std::string& p) {
-    LoadStats load;
-    load.events = get<int64_t>(l, p, "events", 0);
-    load.events_per_s = get<double>(l, p, "events_per_s", 0);
-    load.latency_p50_us = get<int64_t>(l, p, "latency_p50_us", 0);
-    load.latency_p99_us = get<int64_t>(l, p, "latency_p99_us", 0);
-    load.latency_max_us = get<int64_t>(l, p, "latency_max_us", 0);
-    load.slots = get<int>(l, p, "slots", 0);
-    load.utilisation_pct = get<double>(l, p, "utilisation_pct", 0);
-    load.hol_ms = get<int64_t>(l, p, "hol_ms", -1);
-    load.hol_events = get<int64_t>(l, p, "hol_events", 0);
-    load.hol_blocked = get<int64_t>(l, p, "hol_blocked", 0);
-    load.wrong_orders = get<int64_t>(l, p, "wrong_orders", 0);
-    load.span_us = get<int64_t>(l, p, "span_us", 0);
-    return load;
-}
-
-// A soak lab's figures ("soak").
-SoakStats soak_from_json(const json& k, const std::string& p) {
-    SoakStats soak;
-    soak.measured = true;
-    soak.kills = get<int64_t>(k, p, "kills", 0);
-    soak.restarts = get<int64_t>(k, p, "restarts", 0);
-    soak.fault_failures = get<int64_t>(k, p, "fault_failures", 0);
-    soak.recovered = get<int64_t>(k, p, "recovered", 0);
-    soak.pending = get<int64_t>(k, p, "pending", -1);
-    soak.undelivered = get<int64_t>(k, p, "undelivered", -1);
-    soak.deadline_passed = get<bool>(k, p, "deadline_passed", false);
-    soak.deadline_ms = get<int64_t>(k, p, "deadline_ms", 0);
-    soak.end_ms = get<int64_t>(k, p, "end_ms", 0);
-    if (k.contains("examples") && k.at("examples").is_object() && k.at("examples").contains("recovered"))
-        for (const auto& e : k.at("examples").at("recovered"))
-            if (e.is_string()) soak.recovered_examples.push_back(e.get<std::string>());
-    return soak;
-}
-
 TrialOutcome trial_from_json(const json& j, const std::string& path) {
     TrialOutcome t;
     t.trial = get<int>(j, path, "trial", 0);
@@ -193,43 +130,19 @@ TrialOutcome trial_from_json(const json& j, const std::string& path) {
         t.accounting = accounting_from_json(object_field(j, path, "accounting"), path + "/accounting");
     else
         t.accounting = account(t.history);  // a report written before relab kept an accounting
-    if (j.contains("load") && j.at("load").is_object()) t.load = load_from_json(j.at("load"), path + "/load");
-    if (j.contains("soak") && j.at("soak").is_object()) t.soak = soak_from_json(j.at("soak"), path + "/soak");
+    // A load lab's figures ("load"; absent: none measured) and a soak lab's ("soak": its presence is
+    // what says they were measured).
+    if (j.contains("load") && j.at("load").is_object())
+        t.load = read_described<LoadStats>(j.at("load"), path + "/load");
+    if (j.contains("soak") && j.at("soak").is_object()) {
+        t.soak = read_described<SoakStats>(j.at("soak"), path + "/soak");
+        t.soak.measured = true;
+    }
     if (j.contains("role_peak_rss_kb") && j.at("role_peak_rss_kb").is_object())
         for (const auto& [actor, kb] : j.at("role_peak_rss_kb").items())
             if (const auto x = kb.is_number_integer() ? json_number_as<int64_t>(kb) : std::nullopt)
                 t.role_peak_rss_kb[actor] = *x;
     return t;
-}
-
-StepOutcome step_from_json(const json& j, const std::string& path) {
-    StepOutcome s;
-    s.session = get<std::string>(j, path, "session", "");
-    s.sql = get<std::string>(j, path, "sql", "");
-    s.start_us = get<int64_t>(j, path, "start_us", 0);
-    s.duration_us = get<int64_t>(j, path, "duration_us", 0);
-    s.tag = get<std::string>(j, path, "tag", "");
-    s.sqlstate = get<std::string>(j, path, "sqlstate", "");
-    s.error = get<std::string>(j, path, "error", "");
-    s.columns = strings_at(j, path, "columns");
-    s.rows = table_at(j, path, "rows");
-    s.ok = get<bool>(j, path, "ok", true);
-    s.failure = get<std::string>(j, path, "failure", "");
-    return s;
-}
-
-CaseOutcome case_from_json(const json& j, const std::string& path) {
-    CaseOutcome c;
-    c.trial = get<int>(j, path, "trial", 0);
-    c.title = get<std::string>(j, path, "title", "");
-    c.title_vi = get<std::string>(j, path, "title_vi", "");
-    c.wrong = get<bool>(j, path, "wrong", false);
-    c.failures = strings_at(j, path, "failures");
-    c.columns = strings_at(j, path, "columns");
-    c.final_rows = table_at(j, path, "final_rows");
-    const json& steps = array_at(j, path, "steps");
-    for (size_t i = 0; i < steps.size(); ++i) c.steps.push_back(step_from_json(steps[i], index_path(path, "steps", i)));
-    return c;
 }
 
 // The count part of Expectation::describe() ("wrong = all", "wrong >= 1", ...), for a scenario
@@ -379,16 +292,12 @@ void read_lab_summary(const json& summary, const std::string& summary_path, LabR
     // A skipped lab never held (older reports wrote held: true for it).
     lab.held = get<bool>(summary, summary_path, "held", false) && !lab.skipped;
     lab.failures = strings_at(summary, summary_path, "failures");
-    const std::string lat_path = summary_path + "/delivery_latency_us";
-    const json& lat = object_field(summary, summary_path, "delivery_latency_us");
-    lab.delivery = LatencyStats{get<int>(lat, lat_path, "samples", 0), get<int64_t>(lat, lat_path, "p50", 0),
-                                get<int64_t>(lat, lat_path, "max", 0)};
-    lab.throughput = throughput_from_json(object_field(summary, summary_path, "throughput"), summary_path + "/throughput");
+    lab.delivery = described_field<LatencyStats>(summary, summary_path, "delivery_latency_us");
+    lab.throughput = described_field<ThroughputStats>(summary, summary_path, "throughput");
     if (summary.contains("beside")) {
-        const std::string b_path = summary_path + "/beside";
-        const json& b = object_field(summary, summary_path, "beside");
-        lab.beside_throughput = throughput_from_json(b, b_path);
-        lab.beside_name = get<std::string>(b, b_path, "name", "");
+        lab.beside_throughput = described_field<ThroughputStats>(summary, summary_path, "beside");
+        const json& beside = object_field(summary, summary_path, "beside");
+        lab.beside_name = get<std::string>(beside, summary_path + "/beside", "name", "");
     }
     lab.lock_release_method = get<std::string>(summary, summary_path, "lock_release_method", "");
     lab.elapsed_s = get<double>(summary, summary_path, "elapsed_s", 0.0);
@@ -423,7 +332,7 @@ LabResult lab_from_json(const json& j, const std::string& path) {
     for (size_t i = 0; i < trials.size(); ++i) lab.trials.push_back(trial_from_json(trials[i], index_path(path, "trials", i)));
     const json& cases = array_at(j, path, "cases");
     for (size_t i = 0; i < cases.size(); ++i) {
-        lab.cases.push_back(case_from_json(cases[i], index_path(path, "cases", i)));
+        lab.cases.push_back(read_described<CaseOutcome>(cases[i], index_path(path, "cases", i)));
         if (!cases[i].contains("trial")) lab.cases.back().trial = static_cast<int>(i) + 1;  // reports before numbers
     }
     read_lab_summary(summary, summary_path, lab);
@@ -446,13 +355,7 @@ RunReport run_from_json(const json& j) {
     run.seed = get<uint64_t>(j, "", "seed", 0);
     run.started_at = get<std::string>(j, "", "started_at", "");
     run.started_at_us = get<int64_t>(j, "", "started_at_us", 0);
-    const json& sv = object_field(j, "", "servers");
-    run.servers.redis_version = get<std::string>(sv, "/servers", "redis_version", "");
-    run.servers.pg_version = get<std::string>(sv, "/servers", "pg_version", "");
-    run.servers.redis_external = get<bool>(sv, "/servers", "redis_external", false);
-    run.servers.pg_external = get<bool>(sv, "/servers", "pg_external", false);
-    run.servers.delex = get<bool>(sv, "/servers", "delex", false);
-    run.servers.xadd_idmp = get<bool>(sv, "/servers", "xadd_idmp", false);
+    run.servers = described_field<ServerInfo>(j, "", "servers");
     run.wall_s = get<double>(j, "", "wall_s", 0.0);
     run.inherent_s = get<double>(j, "", "inherent_s", 0.0);
     run.jobs = get<int>(j, "", "jobs", 0);

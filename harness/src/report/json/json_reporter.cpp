@@ -50,34 +50,6 @@ nlohmann::json accounting_json(const Accounting& a) {
     return j;
 }
 
-nlohmann::json load_stats_json(const LoadStats& l) {
-    return {{"events", l.events},
-            {"events_per_s", l.events_per_s},
-            {"latency_p50_us", l.latency_p50_us},
-            {"latency_p99_us", l.latency_p99_us},
-            {"latency_max_us", l.latency_max_us},
-            {"slots", l.slots},
-            {"utilisation_pct", l.utilisation_pct},
-            {"hol_ms", l.hol_ms},
-            {"hol_events", l.hol_events},
-            {"hol_blocked", l.hol_blocked},
-            {"wrong_orders", l.wrong_orders},
-            {"span_us", l.span_us}};
-}
-
-nlohmann::json soak_stats_json(const SoakStats& k) {
-    return {{"kills", k.kills},
-            {"restarts", k.restarts},
-            {"fault_failures", k.fault_failures},
-            {"recovered", k.recovered},
-            {"pending", k.pending},
-            {"undelivered", k.undelivered},
-            {"deadline_passed", k.deadline_passed},
-            {"deadline_ms", k.deadline_ms},
-            {"end_ms", k.end_ms},
-            {"examples", {{"recovered", k.recovered_examples}}}};
-}
-
 nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
     nlohmann::json history = nlohmann::json::array();
     for (const auto& r : t.history) history.push_back(to_json(r));
@@ -94,36 +66,14 @@ nlohmann::json trial_json(const TrialOutcome& t, bool stream_lab) {
                         {"history", std::move(history)}};
     if (stream_lab) {
         j["accounting"] = accounting_json(t.accounting);
-        j["load"] = load_stats_json(t.load);
-        if (t.soak.measured) j["soak"] = soak_stats_json(t.soak);
+        j["load"] = desc::write_complete(t.load);
+        if (t.soak.measured) j["soak"] = desc::write_complete(t.soak);
         if (!t.role_peak_rss_kb.empty()) j["role_peak_rss_kb"] = t.role_peak_rss_kb;
     }
     return j;
 }
 
-nlohmann::json step_json(const StepOutcome& s) {
-    return {{"session", s.session},   {"sql", s.sql},         {"start_us", s.start_us},
-            {"duration_us", s.duration_us}, {"tag", s.tag},   {"sqlstate", s.sqlstate},
-            {"error", s.error},       {"columns", s.columns}, {"rows", s.rows},
-            {"ok", s.ok},             {"failure", s.failure}};
-}
-
-nlohmann::json case_json(const CaseOutcome& c) {
-    nlohmann::json steps = nlohmann::json::array();
-    for (const auto& s : c.steps) steps.push_back(step_json(s));
-    return {{"trial", c.trial},       {"title", c.title},           {"title_vi", c.title_vi},     {"wrong", c.wrong},
-            {"failures", c.failures}, {"columns", c.columns},       {"final_rows", c.final_rows},
-            {"steps", std::move(steps)}};
-}
-
 // As the text report prints them and --replay reads them: "0x..." (JSON numbers lose 64-bit seeds).
-// A stream lab's pace, as json_reader's throughput_from_json reads it back.
-nlohmann::json throughput_json(const ThroughputStats& s) {
-    return {{"trials", s.trials},          {"jobs", s.jobs},
-            {"last_write_ms", s.span_ms},  {"jobs_per_s", s.per_s},
-            {"jobs_per_s_min", s.per_s_min}, {"jobs_per_s_max", s.per_s_max}};
-}
-
 nlohmann::json seeds_json(const std::vector<uint64_t>& seeds) {
     nlohmann::json out = nlohmann::json::array();
     for (uint64_t seed : seeds) out.push_back(seed_text(seed));
@@ -163,7 +113,7 @@ nlohmann::json lab_json(const LabResult& lab) {
     nlohmann::json trials = nlohmann::json::array();
     for (const auto& t : lab.trials) trials.push_back(trial_json(t, is_stream_lab(lab)));
     nlohmann::json cases = nlohmann::json::array();
-    for (const auto& c : lab.cases) cases.push_back(case_json(c));
+    for (const auto& c : lab.cases) cases.push_back(desc::write_complete(c));
     nlohmann::json summary = {
         {"id", s.id},
         {"trials", lab.total},
@@ -175,9 +125,8 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"skipped", lab.skipped},
         {"verdict", verdict_text(verdict_of(lab))},
         {"failures", lab.failures},
-        {"delivery_latency_us",
-         {{"samples", lab.delivery.samples}, {"p50", lab.delivery.p50_us}, {"max", lab.delivery.max_us}}},
-        {"throughput", throughput_json(lab.throughput)},
+        {"delivery_latency_us", desc::write_complete(lab.delivery)},
+        {"throughput", desc::write_complete(lab.throughput)},
         {"lock_release_method", lab.lock_release_method},
         {"elapsed_s", lab.elapsed_s},
         {"backend", lab.backend},
@@ -185,9 +134,10 @@ nlohmann::json lab_json(const LabResult& lab) {
         {"ci95", {lab.wrong_rate_low, lab.wrong_rate_high}},
         {"failing_seeds", seeds_json(lab.failing_seeds)},
         {"replay_seed", lab.replay_seed ? nlohmann::json(seed_text(*lab.replay_seed)) : nlohmann::json(nullptr)}};
-    if (lab.beside_throughput)
-        summary["beside"] = throughput_json(*lab.beside_throughput);
-    if (lab.beside_throughput) summary["beside"]["name"] = lab.beside_name;
+    if (lab.beside_throughput) {
+        summary["beside"] = desc::write_complete(*lab.beside_throughput);
+        summary["beside"]["name"] = lab.beside_name;
+    }
     if (is_stream_lab(lab) && !lab.trials.empty()) {
         summary["accounting"] = accounting_counts_json(accounting_total(lab));
     }
@@ -234,18 +184,11 @@ nlohmann::json run_to_json(const RunReport& run) {
         labs.push_back(std::move(j));
     }
     const LabCounts n = count_labs(run);
-    const auto& sv = run.servers;
     nlohmann::json out = {{"relab_commit", run.relab_commit},
             {"seed", run.seed},
             {"started_at", run.started_at},
             {"started_at_us", run.started_at_us},
-            {"servers",
-             {{"redis_version", sv.redis_version},
-              {"pg_version", sv.pg_version},
-              {"redis_external", sv.redis_external},
-              {"pg_external", sv.pg_external},
-              {"delex", sv.delex},
-              {"xadd_idmp", sv.xadd_idmp}}},
+            {"servers", desc::write_complete(run.servers)},
             {"wall_s", run.wall_s},
             {"inherent_s", run.inherent_s},
             {"jobs", run.jobs},
