@@ -103,7 +103,7 @@ void add_idem(Env& env, const Scenario& s, const RoleConfig& c) {
     for (const auto& client : s.idem.clients) {
         if (client.name != c.actor) continue;
         nlohmann::json requests = nlohmann::json::array();
-        for (const auto& q : client.requests)
+        for (const auto& q : idem_client_requests(client))
             requests.push_back({{"user_id", q.user_id},
                                 {"client_key", q.client_key},
                                 {"payload", q.payload},

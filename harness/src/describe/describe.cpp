@@ -1,6 +1,7 @@
 #include "describe/describe.h"
 
 #include <algorithm>
+#include <regex>
 
 namespace relab::desc {
 
@@ -14,6 +15,10 @@ std::string unit_words(Unit u) {
         case Unit::percent: return "percent";
     }
     return "";
+}
+
+bool contains_match(const std::string& text, std::string_view pattern) {
+    return std::regex_search(text, std::regex(pattern.begin(), pattern.end(), std::regex::ECMAScript));
 }
 
 namespace {

@@ -69,6 +69,9 @@ struct Range {
 
 std::string unit_words(Unit u);  // "milliseconds", "microseconds", ...; "" for none
 
+// Whether `text` contains a match of the ECMAScript regular expression `pattern` (JSON Schema's "pattern").
+bool contains_match(const std::string& text, std::string_view pattern);
+
 // JSON as relab's generated files hold it: two-space indents, UTF-8 as it is, an array of scalars
 // on one line when it fits in 120 columns.
 std::string pretty_json(const nlohmann::ordered_json& v);
@@ -287,7 +290,11 @@ struct Codec<double> {
             r.expected(path, what, v);
         return v.get<double>();
     }
-    static json write(double x, Write) { return x; }
+    // A whole number as an integer: 200, not 200.0.
+    static json write(double x, Write) {
+        const bool whole = x == std::trunc(x) && std::fabs(x) < 9e15;
+        return whole ? json(static_cast<int64_t>(x)) : json(x);
+    }
     static void schema(ordered_json& p, const Limits& l) {
         p["type"] = "number";
         if (l.lo != std::numeric_limits<int64_t>::min()) p["minimum"] = l.lo;
@@ -298,13 +305,22 @@ struct Codec<double> {
 
 template <>
 struct Codec<std::string> {
+    // relab's own JSON holds any string the struct held: an empty one where a file left the field out.
     static std::string read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
-        return r.string(v, path, !l.allow_empty && m != Read::lenient);
+        if (m == Read::complete) return r.string(v, path, false);
+        if (m == Read::lenient) return r.string(v, path, false);
+        if (l.what.empty() && l.pattern.empty()) return r.string(v, path, !l.allow_empty);
+        const std::string what = !l.what.empty() ? std::string(l.what) : fmt::format("a string matching {}", l.pattern);
+        if (!v.is_string() || (!l.allow_empty && v.get<std::string>().empty()) ||
+            (!l.pattern.empty() && !contains_match(v.get<std::string>(), l.pattern)))
+            r.expected(path, what, v);
+        return v.get<std::string>();
     }
     static json write(const std::string& s, Write) { return s; }
     static void schema(ordered_json& p, const Limits& l) {
         p["type"] = "string";
         if (!l.allow_empty) p["minLength"] = 1;
+        if (!l.pattern.empty()) p["pattern"] = l.pattern;
     }
     static constexpr bool has_default = true;
 };
@@ -375,14 +391,28 @@ struct Codec<std::optional<T>> {
     static constexpr bool has_default = false;
 };
 
+// What an array of at least `l.min_items` items is called in an error.
+inline std::string array_words(const Limits& l) {
+    if (!l.what.empty()) return std::string(l.what);
+    if (l.min_items > 1) return fmt::format("an array of at least {} items", l.min_items);
+    return l.min_items == 1 ? "a non-empty array" : "an array";
+}
+
+// The limits an array's items keep: the field's bounds, without the words meant for the whole array.
+inline Limits item_limits(Limits l) {
+    l.what = {};
+    return l;
+}
+
 template <class T>
 struct Codec<std::vector<T>> {
     static std::vector<T> read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
-        if (!v.is_array() || v.size() < l.min_items)
-            r.expected(path, l.min_items > 0 ? "a non-empty array" : "an array", v);
+        // relab's own JSON holds any list the struct held: an empty one where a file left the field out.
+        if (!v.is_array() || (m != Read::complete && v.size() < l.min_items)) r.expected(path, array_words(l), v);
         std::vector<T> out;
         out.reserve(v.size());
-        for (size_t i = 0; i < v.size(); ++i) out.push_back(Codec<T>::read(r, v[i], scenario_json::child(path, i), l, m));
+        for (size_t i = 0; i < v.size(); ++i)
+            out.push_back(Codec<T>::read(r, v[i], scenario_json::child(path, i), item_limits(l), m));
         return out;
     }
     static json write(const std::vector<T>& xs, Write m) {
@@ -397,7 +427,38 @@ struct Codec<std::vector<T>> {
         p["items"] = std::move(item);
         if (l.min_items > 0) p["minItems"] = l.min_items;
     }
-    static constexpr bool has_default = false;
+    // A list's default is shown where it holds something (an empty list is no value to show).
+    static constexpr bool has_default = true;
+};
+
+// One value or a non-empty list of them: "at_ms": 0 or "at_ms": [0, 700]. A list of one is written
+// as the value alone.
+template <class T>
+struct OneOrMany : std::vector<T> {
+    using std::vector<T>::vector;
+    OneOrMany(std::vector<T> v) : std::vector<T>(std::move(v)) {}
+};
+
+template <class T>
+struct Codec<OneOrMany<T>> {
+    static Limits list_limits(Limits l) {
+        l.min_items = std::max<size_t>(l.min_items, 1);
+        return l;
+    }
+    static OneOrMany<T> read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
+        if (v.is_array()) return Codec<std::vector<T>>::read(r, v, path, list_limits(l), m);
+        return OneOrMany<T>{Codec<T>::read(r, v, path, l, m)};
+    }
+    static json write(const OneOrMany<T>& xs, Write m) {
+        return xs.size() == 1 ? Codec<T>::write(xs.front(), m) : Codec<std::vector<T>>::write(xs, m);
+    }
+    static void schema(ordered_json& p, const Limits& l) {
+        ordered_json one = ordered_json::object(), many = ordered_json::object();
+        Codec<T>::schema(one, item_limits(l));
+        Codec<std::vector<T>>::schema(many, list_limits(l));
+        p["oneOf"] = ordered_json::array({std::move(one), std::move(many)});
+    }
+    static constexpr bool has_default = true;
 };
 
 template <class T>
@@ -447,7 +508,10 @@ ordered_json field_schema(const Field<S, M>& f) {
     if (!f.examples.empty()) p["examples"] = ordered_json::parse(f.examples);
     if constexpr (Codec<M>::has_default) {
         static const S defaults{};
-        if (!f.required) p["default"] = ordered_json::parse(Codec<M>::write(defaults.*f.member, Write::complete).dump());
+        // An empty string or list by default stands for none: no value a file would write.
+        const json d = Codec<M>::write(defaults.*f.member, Write::complete);
+        const bool none = (d.is_string() && d.get_ref<const std::string&>().empty()) || (d.is_array() && d.empty());
+        if (!f.required && !none) p["default"] = ordered_json::parse(d.dump());
     }
     Codec<M>::schema(p, f.limits);
     return p;
@@ -517,6 +581,10 @@ struct Defs<std::optional<T>> {
 };
 template <class T>
 struct Defs<std::vector<T>> {
+    static void add(ordered_json& defs) { Defs<T>::add(defs); }
+};
+template <class T>
+struct Defs<OneOrMany<T>> {
     static void add(ordered_json& defs) { Defs<T>::add(defs); }
 };
 template <class T>

@@ -40,14 +40,18 @@ struct Figure {
     bool negative_unmeasured = false;   // a negative field value means "not measured": no figure
 };
 
-// What a value counts, and the bounds it must keep: integers in [lo, hi], strings non-empty unless allowed, arrays of
-// at least min_items.
+// What a value counts, and the bounds it must keep: integers in [lo, hi], strings non-empty unless allowed and
+// matching `pattern` when one is given, arrays of at least min_items.
 struct Limits {
     Unit unit = Unit::none;
     int64_t lo = std::numeric_limits<int64_t>::min();
     int64_t hi = std::numeric_limits<int64_t>::max();
     bool allow_empty = false;
     size_t min_items = 0;
+    std::string_view pattern{};  // an ECMAScript regular expression a string must contain a match of
+    // What an error says the field expects, where its type's own words ("a non-empty array") would not say what
+    // to write ("a key format containing {client_key}"); an array's items keep their own words.
+    std::string_view what{};
 };
 
 // The bounds a member's storage type sets by itself: an int's range, an int64_t's.
@@ -105,6 +109,16 @@ struct Field {
     constexpr Field at_least_items(size_t n) const {
         Field f = *this;
         f.limits.min_items = n;
+        return f;
+    }
+    constexpr Field matching(std::string_view regex) const {
+        Field f = *this;
+        f.limits.pattern = regex;
+        return f;
+    }
+    constexpr Field expecting(std::string_view words) const {
+        Field f = *this;
+        f.limits.what = words;
         return f;
     }
     constexpr Field example(std::string_view json_text) const {

@@ -64,7 +64,7 @@ class ClusterTrial {
 public:
     ClusterTrial(const Scenario& s, ClusterClient& client, int trial, uint64_t seed,
                  SteadyClock::time_point origin, std::vector<Measurement>* measurements)
-        : m_s(s), m_spec(s.idem.cluster), m_client(client), m_trial(trial), m_seed(seed), m_origin(origin),
+        : m_s(s), m_spec(s.idem.cluster.value()), m_client(client), m_trial(trial), m_seed(seed), m_origin(origin),
           m_measurements(measurements) {}
 
     // The record of how the cluster was formed, first in trial 1's history.
@@ -88,14 +88,14 @@ public:
             throw_if_interrupted();
             run_pair(p);
         }
-        if (!m_spec.loads.empty()) {
+        if (m_spec.hot_user) {
             SeededRng rng(derive_seed(m_seed, "client-keys"));
             std::vector<std::string> client_keys;
-            for (int64_t i = 0; i < m_spec.claims; ++i) {
+            for (int64_t i = 0; i < m_spec.hot_user->claims; ++i) {
                 const uint64_t high = rng.next();
                 client_keys.push_back(uuid_v4(high, rng.next()));
             }
-            for (const auto& l : m_spec.loads) run_load(l, client_keys);
+            for (const auto& l : m_spec.hot_user->loads) run_load(l, client_keys);
         }
         return check_idem_trial(m_s, m_trial, m_seed, std::move(m_history), {});
     }
@@ -169,6 +169,7 @@ private:
     // One hot user's claims under the load's key format, pipelined to the owner of each key;
     // what each node received is read from the nodes, before and after.
     void run_load(const ClusterLoad& l, const std::vector<std::string>& client_keys) {
+        const int64_t claims = m_spec.hot_user->claims;
         std::vector<std::string> keys;
         std::set<int> slots;
         for (const auto& ck : client_keys) {
@@ -216,11 +217,11 @@ private:
         if (errors > 0) replies += fmt::format(", {} errors (first: {})", errors, first_error);
         note(fmt::format("hot user, {}: {} claims SET {} '{}' NX GET EX 60 (a fresh client key each) → {} in {:.0f} ms; "
                          "the keys hash to {} {}; keys per node (DBSIZE): {}; SET calls per node (INFO commandstats): {}",
-                         l.name, m_spec.claims, shown_key, kClaimValue, replies, took_ms, slots.size(),
+                         l.name, claims, shown_key, kClaimValue, replies, took_ms, slots.size(),
                          slots.size() == 1 ? "slot" : "slots", per_node_text(keys_per_node), per_node_text(calls_per_node)),
              {{"step", "load"},
               {"load", l.name},
-              {"claims", m_spec.claims},
+              {"claims", claims},
               {"first", first},
               {"errors", errors},
               {"slots", slots.size()},
@@ -229,11 +230,11 @@ private:
               {"nodes_used", nodes_with_any(keys_per_node)},
               {"nodes_called", nodes_with_any(calls_per_node)},
               {"busiest_node_pct", busiest_pct}});
-        measure({fmt::format("hot user, {} claims as {}: keys per node (DBSIZE)", m_spec.claims, shown_key),
+        measure({fmt::format("hot user, {} claims as {}: keys per node (DBSIZE)", claims, shown_key),
                  fmt::format("{}   (busiest: node {}, {}%; {} {})", per_node_text(keys_per_node), busiest_node + 1,
                              busiest_pct, slots.size(), slots.size() == 1 ? "slot" : "slots"),
                  l.documented, l.note, l.note_vi, ""});
-        measure({fmt::format("hot user, {} claims as {}: SET calls per node (INFO commandstats)", m_spec.claims, shown_key),
+        measure({fmt::format("hot user, {} claims as {}: SET calls per node (INFO commandstats)", claims, shown_key),
                  per_node_text(calls_per_node), "", "", "", ""});
     }
 
@@ -272,8 +273,8 @@ std::string uuid_v4(uint64_t high, uint64_t low) {
 
 RedisClusterOptions idem_cluster_options(const Scenario& s) {
     RedisClusterOptions opts;
-    opts.masters = s.idem.cluster.masters;
-    opts.node_timeout = std::chrono::milliseconds(s.idem.cluster.node_timeout_ms);
+    opts.masters = s.idem.cluster.value().masters;
+    opts.node_timeout = std::chrono::milliseconds(s.idem.cluster.value().node_timeout_ms);
     return opts;
 }
 

@@ -80,7 +80,7 @@ std::optional<std::string> idem_sim_skip_reason(const Scenario& s) {
     if (auto reason = programs_skip_reason(s)) return reason;
     if (auto reason = servers_skip_reason(s)) return reason;
     if (auto reason = faults_skip_reason(s)) return reason;
-    if (s.idem.middleware.wait_replicas > 0)
+    if (s.idem.middleware.wait)
         return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
     return std::nullopt;
 }

@@ -21,14 +21,14 @@ class IdemClientRole {
 public:
     IdemClientRole(const RoleSettings& s, const IdemClient& spec, RolePorts& p)
         : m_s(s), m_spec(spec), m_p(p), m_middleware(p.kv, p.clock, p.history, spec.name, s.idem_middleware, s.idem_store_outages),
-          m_attempts(spec.requests.size(), 0) {}
+          m_requests(idem_client_requests(spec)), m_attempts(m_requests.size(), 0) {}
 
     void run(Millis barrier_timeout) {
         const Nanos origin = wait_for_start(barrier_timeout);
         std::vector<ScheduledSend> schedule;
-        for (size_t i = 0; i < m_spec.requests.size(); ++i)
-            for (size_t k = 0; k < m_spec.requests[i].send_at_ms.size(); ++k)
-                schedule.push_back({m_spec.requests[i].send_at_ms[k], i, static_cast<int>(k + 1)});
+        for (size_t i = 0; i < m_requests.size(); ++i)
+            for (size_t k = 0; k < m_requests[i].send_at_ms.size(); ++k)
+                schedule.push_back({m_requests[i].send_at_ms[k], i, static_cast<int>(k + 1)});
         std::stable_sort(schedule.begin(), schedule.end(),
                          [](const ScheduledSend& a, const ScheduledSend& b) { return a.at_ms < b.at_ms; });
         for (const auto& send : schedule) {
@@ -36,7 +36,7 @@ public:
             const Nanos due = origin + Millis{send.at_ms} + jitter;
             const Nanos now = m_p.clock.now();
             if (due > now) m_p.clock.sleep_for(due - now);
-            const std::string& fault = m_spec.requests[send.request].resend_after_fault;
+            const std::string& fault = m_requests[send.request].resend_after_fault;
             if (send.send > 1 && !fault.empty()) wait_for_fault(fault, barrier_timeout * 3);
             send_with_retries(send);
         }
@@ -75,7 +75,7 @@ private:
     }
 
     void send_with_retries(const ScheduledSend& send) {
-        const IdemRequest& q = m_spec.requests[send.request];
+        const IdemRequest& q = m_requests[send.request];
         const std::string label = fmt::format("{}#{}", m_spec.name, send.request + 1);
         const std::string key_format = q.key_format.value_or(m_s.idem_middleware.key_format);
         for (int k = 1;; ++k) {
@@ -128,7 +128,8 @@ private:
     const IdemClient& m_spec;
     RolePorts& m_p;
     IdemMiddleware m_middleware;
-    std::vector<int> m_attempts;  // per request, over all its sends
+    std::vector<IdemRequest> m_requests;  // the client's, its "generate" block made into requests
+    std::vector<int> m_attempts;          // per request, over all its sends
 };
 
 }  // namespace
@@ -136,7 +137,7 @@ private:
 std::vector<std::string> idem_keys_due(const Scenario& s, int64_t at_ms) {
     std::vector<std::string> keys;
     for (const auto& c : s.idem.clients)
-        for (const auto& q : c.requests) {
+        for (const auto& q : idem_client_requests(c)) {
             if (q.send_at_ms.front() > at_ms) continue;
             const std::string key = idem_key_for(q.key_format.value_or(s.idem.middleware.key_format), q.user_id,
                                                  q.client_key, payload_hash(q.payload));
@@ -149,7 +150,7 @@ int64_t idem_activity_budget_ms(const Scenario& s) {
     int64_t budget = 0;
     for (const auto& c : s.idem.clients) {
         int64_t t = 0;
-        for (const auto& q : c.requests) {
+        for (const auto& q : idem_client_requests(c)) {
             t = std::max(t, q.send_at_ms.back());
             const int64_t work = q.work_ms.value_or(s.idem.middleware.work_ms);
             t += static_cast<int64_t>(q.send_at_ms.size()) * c.retry.max_attempts * (c.retry.every_ms + work + 200);

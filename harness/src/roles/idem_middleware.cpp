@@ -177,11 +177,11 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     record(Op::claim, {{"key", key},
                      {"previous", claimed.previous ? nlohmann::json(*claimed.previous) : nlohmann::json(nullptr)},
                      {"decision", to_string(decision)},
-                     {"via", k_idem_claim_names[static_cast<size_t>(m_spec.claim)]},
+                     {"via", std::string(name_in(k_idem_claims, m_spec.claim))},
                      {"ttl_ms", m_spec.claim_ttl_ms}});
     if (decision != ClaimDecision::first) return answer_without_work(decision, previous);
 
-    if (m_spec.wait_replicas > 0 && wait(key, "claim") < m_spec.wait_replicas && m_spec.wait_fail_closed) {
+    if (m_spec.wait && wait(key, "claim") < m_spec.wait->replicas && m_spec.wait->fail_closed) {
         release(key, "claim not replicated");
         return {503, error_body("claim not replicated, retry later"), "not_replicated"};
     }
@@ -199,7 +199,7 @@ IdemHttpResponse IdemMiddleware::handle(const IdemHttpRequest& req, const std::s
     const IdemHttpResponse& response = work.answer;
     if (!store_answer(key, {"done", hash, response.code, response.body, owner}))
         return {500, error_body("internal error"), "store_failed"};
-    if (m_spec.wait_replicas > 0) wait(key, "store");
+    if (m_spec.wait) wait(key, "store");
     return response;
 }
 
@@ -237,9 +237,9 @@ void IdemMiddleware::release(const std::string& key, const std::string& reason) 
 
 int64_t IdemMiddleware::wait(const std::string& key, const char* after) {
     try {
-        const int64_t acked = m_kv.wait_replicas(m_spec.wait_replicas, Millis{m_spec.wait_timeout_ms});
-        record(Op::wait, {{"after", after}, {"acked", acked}, {"wanted", m_spec.wait_replicas},
-                        {"timeout_ms", m_spec.wait_timeout_ms}});
+        const IdemWait& w = *m_spec.wait;
+        const int64_t acked = m_kv.wait_replicas(w.replicas, Millis{w.timeout_ms});
+        record(Op::wait, {{"after", after}, {"acked", acked}, {"wanted", w.replicas}, {"timeout_ms", w.timeout_ms}});
         return acked;
     } catch (const KvError& e) {
         store_error(Op::wait, key, e, {{"after", after}});

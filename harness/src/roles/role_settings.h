@@ -41,9 +41,9 @@ struct RoleSettings {
     // The same for the lab's own PostgreSQL: the source app, dispatcher and consumers ride out its errors.
     bool postgres_faults_scheduled = false;
 
-    // Idempotency clients: every client's requests and retries (a role finds its own by actor), the
-    // middleware, and whether a fault of the store's server is scheduled (a lost connection is
-    // then a lab result).
+    // Idempotency clients: every client as the file gives it, a "generate" block unexpanded (a role
+    // finds its own by actor and makes its requests with idem_client_requests), the middleware, and
+    // whether a fault of the store's server is scheduled (a lost connection is then a lab result).
     std::vector<IdemClient> idem_clients;
     IdemMiddlewareSpec idem_middleware;
     StoreOutages idem_store_outages = StoreOutages::none_scheduled;
@@ -52,20 +52,6 @@ struct RoleSettings {
 };
 
 namespace desc {
-
-// The idempotency parts by hand until their structs are described (roles/role_settings.cpp).
-template <>
-struct Codec<IdemClient> {
-    static IdemClient read(const Reader& r, const json& v, const std::string& path, const Limits&, Read);
-    static json write(const IdemClient& c, Write);
-    static constexpr bool has_default = false;
-};
-template <>
-struct Codec<IdemMiddlewareSpec> {
-    static IdemMiddlewareSpec read(const Reader& r, const json& v, const std::string& path, const Limits&, Read);
-    static json write(const IdemMiddlewareSpec& m, Write);
-    static constexpr bool has_default = false;
-};
 
 template <>
 struct Described<RoleSettings> {

@@ -19,7 +19,8 @@
 #include "scenario/exec_loader.h"
 #include "scenario/fault_loader.h"
 #include "scenario/generate.h"
-#include "scenario/idem/idem_loader.h"
+#include "scenario/idem_loader.h"
+#include "scenario/servers_loader.h"
 #include "describe/json_reader.h"
 #include "scenario/scenario.h"
 #include "util/check.h"
@@ -607,46 +608,6 @@ void read_sessions_lab(const Reader& r, const Object& top, Scenario& s) {
                                             "expect_rows", "transcript_sessions", "exact_keys"})));
 }
 
-// An idempotency lab's faults: its targets are its clients and its own servers, and no repeat may
-// wait for publishing roles it does not have.
-void read_idem_faults(const Reader& r, const Object& top, Scenario& s) {
-    std::vector<std::string> actors;
-    for (const auto& c : s.idem.clients) actors.push_back(c.name);
-    if (s.servers.own) actors.push_back("redis");
-    if (s.servers.replica) actors.push_back("redis-replica");
-    if (s.servers.cache) actors.push_back("redis-cache");
-    s.faults = read_faults(r, top.at("faults"), top.path("faults"), actors);
-    for (size_t i = 0; i < s.faults.size(); ++i)
-        if (s.faults[i].trigger.until_published)
-            r.fail(child(child(top.path("faults"), i), "until"),
-                   "\"until\": \"published\" ends the repeats when a stream lab's publishing roles are done; "
-                   "an idempotency lab's clients publish nothing: give \"count\"");
-}
-
-// Clients and a middleware (or a benchmark, or a cluster) instead of a stream.
-void read_idem_lab(const Reader& r, const Object& top, Scenario& s) {
-    read_idem_workload(top, s);
-    if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
-    if (top.has("soak")) r.fail(top.path("soak"), "applies to stream labs (a workload published into a consumer group)");
-    if (s.kind != LabKind::idem_clients)
-        for (const char* key : {"faults", "servers"})
-            if (top.has(key))
-                r.fail(top.path(key), "applies to stream labs and idempotency labs with clients; a benchmark or "
-                                      "a cluster lab starts its own servers and schedules no fault");
-    if (top.has("servers"))
-        s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "cache"}));
-    if (top.has("faults")) read_idem_faults(r, top, s);
-    const auto& clients = s.idem.clients;
-    for (size_t i = 0; i < clients.size(); ++i)
-        for (size_t k = 0; k < clients[i].requests.size(); ++k) {
-            const std::string& name = clients[i].requests[k].resend_after_fault;
-            if (!name.empty() &&
-                std::none_of(s.faults.begin(), s.faults.end(), [&](const FaultSpec& f) { return f.name == name; }))
-                r.fail(child(child(child(child(top.path("idem"), "clients"), i), "requests"), k),
-                       "resend_after_fault names no fault: add \"name\": \"" + name + "\" to one under /faults");
-        }
-}
-
 // The described section `key` of the top level into `out`, when the file gives it.
 template <class S>
 void read_section(const Object& top, const std::string& key, S& out, const std::vector<std::string>& also = {}) {
@@ -947,7 +908,7 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     refuse_other_kind_fields(r, top, sessions);
 
     // The lab's kind, decided here once for every layer: a workload with "idem" is one of the
-    // idempotency kinds (read_idem_workload tells which from what "idem" holds).
+    // idempotency kinds (idem_kind tells which from what "idem" holds).
     if (sessions)
         read_sessions_lab(r, top, s);
     else if (top.has("idem"))

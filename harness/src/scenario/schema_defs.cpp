@@ -23,7 +23,8 @@ constexpr auto k_sections =
                Section<BufferSpec>{"buffer"},     Section<FanoutSpec>{"fanout"},     Section<ProducerSpec>{"producer"},
                Section<DispatcherSpec>{"dispatcher"}, Section<ShardSpec>{"shard"}, Section<RecoverySpec>{"recovery"},
                Section<GenerateSpec>{"generate"}, Section<SimSpec>{"sim"},         Section<SoakSpec>{"soak"},
-               Section<OrderSpec>{""},            Section<EventSpec>{""},        Section<FaultSpec>{""}};
+               Section<IdemSpec>{"idem"},         Section<OrderSpec>{""},            Section<EventSpec>{""},
+               Section<FaultSpec>{""}};
 
 // `generated` laid over `existing`: the described keys replaced where they stand, new ones added
 // at the end, and what no description gives (another reader's fields, rules across fields) kept.

@@ -1,7 +1,7 @@
 // scenarios/schema.json as the described structs give it: the $defs of every described section
 // and the top-level properties that hold them are generated from the descriptions
 // (describe/describe.h); what no description gives yet (the rules across fields, the expectation,
-// the idempotency and session labs) stays as the file has it. `relab schema --format json`
+// the session labs) stays as the file has it. `relab schema --format json`
 // writes the result, and the docs lint fails while the committed file differs from it.
 #pragma once
 

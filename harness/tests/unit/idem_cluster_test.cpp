@@ -44,7 +44,8 @@ std::string error_of(const json& doc) {
 TEST(IdemClusterLoaderTest, a_cluster_lab_loads_its_pairs_script_and_loads) {
     const Scenario s = parse_scenario(cluster_doc().dump(), "c.json");
     ASSERT_EQ(s.kind, LabKind::idem_cluster);
-    const IdemCluster& c = s.idem.cluster;
+    ASSERT_TRUE(s.idem.cluster.has_value());
+    const IdemCluster& c = *s.idem.cluster;
     EXPECT_EQ(c.masters, 3);
     EXPECT_EQ(c.node_timeout_ms, 2000);
     ASSERT_EQ(c.pairs.size(), 2u);
@@ -53,9 +54,10 @@ TEST(IdemClusterLoaderTest, a_cluster_lab_loads_its_pairs_script_and_loads) {
     EXPECT_EQ(c.pairs[0].note_vi, "why");  // falls back to the English note
     EXPECT_EQ(c.script, "return 1");
     EXPECT_EQ(c.script_args, (std::vector<std::string>{"a", "b"}));
-    EXPECT_EQ(c.claims, 10);
-    ASSERT_EQ(c.loads.size(), 2u);
-    EXPECT_EQ(c.loads[1].key_format, "idem:v1:7:{client_key}");
+    ASSERT_TRUE(c.hot_user.has_value());
+    EXPECT_EQ(c.hot_user->claims, 10);
+    ASSERT_EQ(c.hot_user->loads.size(), 2u);
+    EXPECT_EQ(c.hot_user->loads[1].key_format, "idem:v1:7:{client_key}");
     EXPECT_TRUE(s.idem.clients.empty());
     ASSERT_EQ(s.expect.every_trial.has.size(), 1u);
 }
@@ -66,7 +68,7 @@ TEST(IdemClusterLoaderTest, the_shipped_lab_loads_in_the_idem_group) {
     EXPECT_EQ(s.part, "idem-cluster");
     EXPECT_EQ(s.group, "idem");
     ASSERT_EQ(s.kind, LabKind::idem_cluster);
-    EXPECT_EQ(s.idem.cluster.masters, 3);
+    EXPECT_EQ(s.idem.cluster.value().masters, 3);
     EXPECT_FALSE(s.expect.every_trial.has.empty());
 }
 

@@ -346,8 +346,7 @@ TEST(IdemMiddlewareTest, a_postgresql_error_in_the_business_logic_is_a_harness_e
 
 TEST(IdemMiddlewareTest, wait_fail_closed_releases_an_unreplicated_claim) {
     Fixture f;
-    f.spec.wait_replicas = 1;
-    f.spec.wait_fail_closed = true;
+    f.spec.wait = IdemWait{.replicas = 1, .fail_closed = true};
     f.kv.replicas_acked = 0;
     const auto r = f.send(k_req);
     EXPECT_EQ(r.code, 503);

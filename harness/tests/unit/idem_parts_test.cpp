@@ -50,14 +50,19 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     ASSERT_EQ(s.kind, LabKind::idem_clients);
     EXPECT_TRUE(s.idem.layer4);
     EXPECT_EQ(s.idem.middleware.claim_ttl_ms, 1000);
-    EXPECT_TRUE(s.idem.middleware.wait_fail_closed);
+    ASSERT_TRUE(s.idem.middleware.wait.has_value());
+    EXPECT_TRUE(s.idem.middleware.wait->fail_closed);
     EXPECT_EQ(s.servers.redis_config.at("maxmemory"), "3mb");
     ASSERT_EQ(s.idem.clients.size(), 2u);
     EXPECT_EQ(s.idem.clients[0].requests[0].send_at_ms, (std::vector<int64_t>{0, 500}));
     EXPECT_EQ(s.idem.clients[0].retry.on_codes, (std::vector<int>{409}));
-    ASSERT_EQ(s.idem.clients[1].requests.size(), 3u);
-    EXPECT_EQ(s.idem.clients[1].requests[2].client_key, "G-3");
-    EXPECT_EQ(s.idem.clients[1].requests[2].send_at_ms, (std::vector<int64_t>{20, 120}));
+    // The generated requests stay a "generate" block in the struct, made into requests where they are sent.
+    EXPECT_TRUE(s.idem.clients[1].requests.empty());
+    const std::vector<IdemRequest> generated = idem_client_requests(s.idem.clients[1]);
+    ASSERT_EQ(generated.size(), 3u);
+    EXPECT_EQ(generated[2].client_key, "G-3");
+    EXPECT_EQ(generated[2].user_id, 9);
+    EXPECT_EQ(generated[2].send_at_ms, (std::vector<int64_t>{20, 120}));
     ASSERT_EQ(s.faults.size(), 3u);
     EXPECT_EQ(s.faults[0].action, FaultAction::failover);  // in the file's order: triggers decide when
     EXPECT_EQ(s.faults[1].action, FaultAction::flood);

@@ -116,14 +116,18 @@ TEST(RoleSettingsTest, every_field_set_away_from_its_default_round_trips) {
     q.resend_after_fault = "failover";
     IdemRequest plain;  // key_format and work_ms absent: the middleware's own
     plain.client_key = "k-2";
-    r.idem_clients = {IdemClient{"A", {q, plain}, IdemRetry{{409, 503}, 100, 7}}};
-    r.idem_middleware = IdemMiddlewareSpec{"x:{hash}", 1000, 5000, true, true, false, 20, 1, 250, true};
+    // A "generate" block crosses as the file gives it; the role makes its requests.
+    r.idem_clients = {IdemClient{"A", {q, plain}, IdemGenerate{3, 100, 20, {50}, 9, "{}", "failover"},
+                                 IdemRetry{{409, 503}, 100, 7}, 4000}};
+    r.idem_middleware = IdemMiddlewareSpec{"x:{hash}", 1000, 5000, true,  true, false,
+                                           20,         IdemWait{1, 250, true}, IdemClaim::add_get, 30, true};
     r.idem_store_outages = StoreOutages::scheduled;
 
     const RoleSettings back = through_json(r);
     EXPECT_TRUE(back == r) << role_settings_to_json(back).dump(2);
     EXPECT_FALSE(back.idem_clients.at(0).requests.at(1).key_format.has_value());
     EXPECT_FALSE(back.idem_clients.at(0).requests.at(1).work_ms.has_value());
+    EXPECT_EQ(idem_client_requests(back.idem_clients.at(0)).size(), 5u);
     EXPECT_FALSE(RoleSettings{} == r);  // the comparison sees the fields
 }
 
