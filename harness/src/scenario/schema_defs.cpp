@@ -60,6 +60,23 @@ void put_section(ordered_json& schema, ordered_json& defs, const Section<S>& sec
         at = merged(at, desc::schema_object<S>());
 }
 
+// The rule of the fault's hand-written part that refuses "link" on another action ("if" it is
+// given, "then" the action is one of...) gets its list from the rows of fault/faults.cpp that act
+// on a link, so that a new link fault is not listed by hand a second time.
+void link_actions_from_rows(ordered_json& node) {
+    if (node.is_array())
+        for (auto& item : node) link_actions_from_rows(item);
+    if (!node.is_object()) return;
+    if (node.contains("if") && node["if"].value("required", ordered_json::array()) == ordered_json::array({"link"})) {
+        ordered_json actions = ordered_json::array();
+        for (const std::string& name : fault_action_names())
+            if (acts_on_link(*fault_action_named(name))) actions.push_back(name);
+        node["then"]["properties"]["action"]["enum"] = actions;
+    }
+    for (auto& [key, child] : node.items())
+        if (key != "if" && key != "then") link_actions_from_rows(child);
+}
+
 }  // namespace
 
 std::string schema_with_descriptions(const std::string& schema_text) {
@@ -67,6 +84,7 @@ std::string schema_with_descriptions(const std::string& schema_text) {
     ordered_json defs = ordered_json::object();
     std::apply([&](const auto&... section) { (put_section(schema, defs, section), ...); }, k_sections);
     for (const auto& [name, def] : defs.items()) schema["$defs"][name] = merged(schema["$defs"][name], def);
+    link_actions_from_rows(schema["$defs"]["fault"]);
     return desc::pretty_json(schema) + "\n";
 }
 

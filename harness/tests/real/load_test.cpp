@@ -47,11 +47,12 @@ TEST_F(LoadLabsRealTest, every_strategy_holds_at_300_orders_and_the_figures_tell
         EXPECT_FALSE(t.at("role_peak_rss_kb").empty()) << id;
         by_id[id] = lab;
     }
-    ASSERT_EQ(by_id.size(), 8u);
+    ASSERT_EQ(by_id.size(), 9u);
     EXPECT_GT(trial1_load(by_id["load-baseline"]).at("wrong_orders").get<int>(), 0);
     EXPECT_GT(by_id["load-baseline"].at("trials").at(0).at("accounting").at("stale_overwrites").get<int>(), 0);
     EXPECT_GT(trial1_load(by_id["load-s4-lock"]).at("wrong_orders").get<int>(), 0);
-    for (const char* id : {"load-s1", "load-s2", "load-s3", "load-s5-cas", "load-s3-s5", "load-outbox-per-key"})
+    for (const char* id : {"load-s1", "load-s2", "load-s3", "load-s5-cas", "load-s5-cas-poisson", "load-s3-s5",
+                           "load-outbox-per-key"})
         EXPECT_EQ(trial1_load(by_id[id]).at("wrong_orders"), 0) << id;
     // S1 queues every order behind the 800 ms job; S3's other workers go on beside it (less than
     // half the job's wait, as the labs say: a stall of the machine can hold every worker a while).
