@@ -307,8 +307,7 @@ template <>
 struct Codec<std::string> {
     // relab's own JSON holds any string the struct held: an empty one where a file left the field out.
     static std::string read(const Reader& r, const json& v, const std::string& path, const Limits& l, Read m) {
-        if (m == Read::complete) return r.string(v, path, false);
-        if (m == Read::lenient) return r.string(v, path, false);
+        if (m == Read::complete || m == Read::lenient) return r.string(v, path, false);
         if (l.what.empty() && l.pattern.empty()) return r.string(v, path, !l.allow_empty);
         const std::string what = !l.what.empty() ? std::string(l.what) : fmt::format("a string matching {}", l.pattern);
         if (!v.is_string() || (!l.allow_empty && v.get<std::string>().empty()) ||
