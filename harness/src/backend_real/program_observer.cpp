@@ -334,7 +334,7 @@ void ProgramObserver::watch_trace(const std::string& actor, const std::string& p
 }
 
 void ProgramObserver::poll_stream(RedisClient& redis) {
-    if (m->s.kind == LabKind::stream && m->s.exec.of("consumer")) m->poll(redis);
+    if (has_stream(m->s.kind) && m->s.exec.of("consumer")) m->poll(redis);
 }
 
 void ProgramObserver::new_records(std::vector<HistoryRecord>& out) {
@@ -344,7 +344,7 @@ void ProgramObserver::new_records(std::vector<HistoryRecord>& out) {
 }
 
 std::vector<HistoryRecord> ProgramObserver::records(RedisClient& redis) {
-    if (m->s.kind == LabKind::stream && m->s.exec.of("consumer")) m->poll(redis);
+    if (has_stream(m->s.kind) && m->s.exec.of("consumer")) m->poll(redis);
     m->read_traces();
     m->fresh.clear();
     if (!m->trace_errors.empty()) {
@@ -354,7 +354,7 @@ std::vector<HistoryRecord> ProgramObserver::records(RedisClient& redis) {
                            "one JSON object with an \"op\" of history_op.h (docs/your-code.md):" + list);
     }
     std::vector<HistoryRecord> writes = m->logged_writes();
-    if (m->s.kind == LabKind::stream && m->s.exec.of("producer"))
+    if (has_stream(m->s.kind) && m->s.exec.of("producer"))
         for (auto& r : stream_publishes(redis, m->stream_key(), m->wall_offset_ns)) writes.push_back(std::move(r));
     std::vector<HistoryRecord> out = m->merged(std::move(writes));
     attribute_writes(m->s, out);

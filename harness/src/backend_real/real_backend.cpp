@@ -53,13 +53,13 @@ using SteadyClock = std::chrono::steady_clock;
 // What a lab starts for each of its trials with its own redis-server, if anything: a stream or
 // idempotency-client lab with "servers": {"own": true}.
 std::optional<LabServers> own_redis_of(const Scenario& s) {
-    if ((s.kind == LabKind::stream || s.kind == LabKind::idem_clients) && s.servers.own) return s.servers;
+    if (kind_row(s.kind).runs_roles && s.servers.own) return s.servers;
     return std::nullopt;
 }
 
 // The settings of the PostgreSQL a stream lab starts for each of its trials, if it does.
 std::optional<std::map<std::string, std::string>> own_pg_of(const Scenario& s) {
-    if (s.kind == LabKind::stream && s.servers.postgres) return s.servers.postgres_config;
+    if (has_stream(s.kind) && s.servers.postgres) return s.servers.postgres_config;
     return std::nullopt;
 }
 
@@ -217,7 +217,7 @@ struct RealBackend::Impl {
     // The failover lab on the user's primary, replica and sentinels (redis+sentinel://) rather than
     // servers of its own: a stream lab whose own servers are a primary with a replica.
     bool on_user_sentinel(const Scenario& s) const {
-        return !servers.sentinels.empty() && s.kind == LabKind::stream && s.servers.own && s.servers.replica;
+        return !servers.sentinels.empty() && has_stream(s.kind) && s.servers.own && s.servers.replica;
     }
     // What the lab starts per trial that can be started ahead: nothing on the user's Sentinel.
     std::optional<LabServers> own_redis_ahead_of(const Scenario& s) const {
@@ -387,7 +387,7 @@ struct RealBackend::Impl {
             ShardCluster& shard;
             ~ClusterGone() { shard.release(); }
         } cluster_gone{shard};
-        if (s.kind == LabKind::stream && s.shard.enabled) shard.take(s);
+        if (has_stream(s.kind) && s.shard.enabled) shard.take(s);
         if (s.lock.enabled) {
             RealKv kv(admin, RedisNamespace{run_prefix()}, features.delex);
             lab.lock_release_method = kv.delete_if_equals_method();
@@ -443,9 +443,9 @@ namespace {
 // The Redis Cluster a lab forms for itself, if any.
 // None for a sharded stream lab when the user gave a cluster of theirs (redis+cluster://).
 std::optional<RedisClusterOptions> cluster_of(const Scenario& s, bool user_cluster) {
-    if (s.kind == LabKind::stream && s.shard.enabled)
+    if (has_stream(s.kind) && s.shard.enabled)
         return user_cluster ? std::nullopt : std::optional<RedisClusterOptions>(shard_cluster_options(s.shard));
-    if (s.kind == LabKind::idem_cluster) return idem_cluster_options(s);
+    if (kind_row(s.kind).forms_cluster) return idem_cluster_options(s);
     return std::nullopt;
 }
 

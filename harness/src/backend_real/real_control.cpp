@@ -149,7 +149,7 @@ Control::ServerState RealControl::describe(const Target&) {
     ServerState out;
     out.keys = a.call({"DBSIZE"}).integer;
     out.appendonly = info_field(a, "persistence", "aof_enabled") == "1";
-    if (m->env.s.kind == LabKind::stream) out.last_delivered = m->group.last_delivered();
+    if (has_stream(m->env.s.kind)) out.last_delivered = m->group.last_delivered();
     return out;
 }
 

@@ -83,7 +83,7 @@ void RoleProcesses::spawn(Role& r) {
                                        : fmt::format("{}/{}.{}.err", m_env.dir, r.launch.actor, r.incarnation);
     if (const ExecSpec* e = program_of(r)) {
         const std::string trace = fmt::format("{}/{}.trace", m_env.dir, r.launch.actor);
-        if (r.launch.role == "consumer" && m_env.s.kind == LabKind::stream)
+        if (r.launch.role == "consumer" && has_stream(m_env.s.kind))
             m_observer->install_write_log(r.config.pg, r.config.schema);
         if (e->trace) m_observer->watch_trace(r.launch.actor, trace);
         r.process = start_program_role(m_env.s, launched, *e, m_env.dir, r.stderr_path, trace);
@@ -99,7 +99,7 @@ std::string RoleProcesses::why_not_reading(const std::string& actor) {
 }
 
 void RoleProcesses::program_barrier(std::vector<HistoryRecord>& records) {
-    if (!m_observer || m_env.s.kind != LabKind::stream) return;
+    if (!m_observer || !has_stream(m_env.s.kind)) return;
     const bool program_producer = m_env.s.exec.of("producer") != nullptr;
     if (!m_env.s.exec.of("consumer") && !program_producer) return;
     // relab's own producer waits for the readers itself and publishes at once: once it did, the

@@ -93,15 +93,10 @@ void judge_final_rows(const Scenario& s, TrialOutcome& t) {
 }  // namespace
 
 void recheck_trial(const Scenario& s, TrialOutcome& t) {
-    switch (s.kind) {
-        case LabKind::stream:
-            if (!s.orders.empty()) judge_final_rows(s, t);  // a report's lab whose orders are unknown keeps its verdict
-            break;
-        case LabKind::idem_clients:
-        case LabKind::idem_benchmark:
-        case LabKind::idem_cluster: t.wrong = t.idem.counts.wrong(); break;
-        case LabKind::sessions: break;  // cases, not trials
-    }
+    // A session lab's cases are not trials: they keep their verdict.
+    const KindRow& kind = kind_row(s.kind);
+    if (kind.has_stream && !s.orders.empty()) judge_final_rows(s, t);  // a report's lab whose orders are unknown keeps its verdict
+    if (kind.idem) t.wrong = t.idem.counts.wrong();
     // A trial whose timeline was dropped (a long simulated run) keeps the accounting and the terms
     // checked when it ran; one that kept its history is accounted again from it.
     if (t.history.empty()) return;
@@ -280,7 +275,7 @@ ThroughputStats throughput(const std::vector<TrialOutcome>& trials) {
 void summarize(LabResult& lab) {
     lab.failures.clear();
     lab.delivery = delivery_latency(lab.trials);
-    if (lab.scenario.kind == LabKind::stream) lab.throughput = throughput(lab.trials);
+    if (has_stream(lab.scenario.kind)) lab.throughput = throughput(lab.trials);
     if (lab.skipped) {
         // Neither held nor broken: the lab did not run. The reporters show the skip reason.
         lab.wrong = 0;
@@ -288,7 +283,7 @@ void summarize(LabResult& lab) {
         lab.held = false;
         return;
     }
-    const bool cases = lab.scenario.kind == LabKind::sessions;  // every other kind runs trials
+    const bool cases = counts_cases(lab.scenario.kind);  // every other kind runs trials
     if (cases)
         summarize_sessions(lab);
     else

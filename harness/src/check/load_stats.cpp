@@ -136,7 +136,7 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
 }
 
 bool wants_load_stats(const Scenario& s) {
-    return s.kind == LabKind::stream &&
+    return has_stream(s.kind) &&
            (s.load.enabled || !s.expect.every_trial.load.empty() || !s.expect.every_wrong_trial.load.empty());
 }
 

@@ -47,7 +47,7 @@ constexpr int64_t k_cluster_start_us = 3'000'000;  // S2's Redis Cluster, once p
 }  // namespace
 
 int64_t estimated_lab_us(const Scenario& s, std::optional<int> runs) {
-    if (s.kind == LabKind::sessions) {
+    if (counts_cases(s.kind)) {
         int64_t us = 0;
         for (const auto& c : s.cases) {
             int64_t last = 0;

@@ -4,7 +4,7 @@
 // here; families/families.cpp holds the rows. A new family is a new row, not a new loop.
 //
 // The report layer renders a saved JSON report without the engine, so a family's report section is
-// the report layer's row for the same LabKind (report/family_sections.h), not a hook here.
+// the report layer's row for the same LabKind (each reporter's family_sections.cpp), not a hook here.
 #pragma once
 
 #include <memory>

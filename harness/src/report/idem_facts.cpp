@@ -1,5 +1,5 @@
 #include "report/idem_facts.h"
-#include "report/kind_facts.h"
+#include "scenario/lab_kind.h"
 
 #include <map>
 #include <regex>

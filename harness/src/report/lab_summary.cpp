@@ -7,7 +7,7 @@
 
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
-#include "report/kind_facts.h"
+#include "scenario/lab_kind.h"
 #include "report/reporter.h"
 
 namespace relab {

@@ -6,19 +6,21 @@
 
 #include <fmt/format.h>
 
+#include "util/check.h"
+
 namespace relab {
 
 std::vector<RoleLaunch> trial_roles(const Scenario& s) {
     std::vector<RoleLaunch> out;
-    switch (s.kind) {
-        case LabKind::stream: break;
-        case LabKind::idem_clients:  // one client process per client, no stream
-            for (const auto& c : s.idem.clients) out.push_back({"idem_client", c.name});
-            return out;
-        case LabKind::sessions:        // sessions run no roles: the session runner plays them
-        case LabKind::idem_benchmark:  // the benchmark and the cluster lab send their commands themselves
-        case LabKind::idem_cluster: return out;
+    // Sessions run no roles (the session runner plays them); the benchmark and the cluster lab send
+    // their commands themselves.
+    const KindRow& kind = kind_row(s.kind);
+    if (!kind.runs_roles) return out;
+    if (kind.sends_requests) {  // one client process per client, no stream
+        for (const auto& c : s.idem.clients) out.push_back({"idem_client", c.name});
+        return out;
     }
+    RELAB_CHECK(kind.has_stream, "a kind that runs roles is a stream lab or sends requests");
     for (int i = 1; i <= s.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
     if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper()) out.push_back({"reaper", "reaper"});
     if (s.dispatcher.enabled) {

@@ -104,33 +104,11 @@ bool Expectation::wants_more(int wrong_trials, int trials) const {
     return has_lower && wrong_trials < n;
 }
 
-std::string to_string(LabKind k) {
-    switch (k) {
-        case LabKind::stream: return "stream";
-        case LabKind::sessions: return "sessions";
-        case LabKind::idem_clients: return "idem_clients";
-        case LabKind::idem_benchmark: return "idem_benchmark";
-        case LabKind::idem_cluster: return "idem_cluster";
-    }
-    return "unknown";
-}
+std::string to_string(LabKind k) { return std::string(kind_row(k).name); }
 
-namespace {
-constexpr LabKind k_lab_kinds[] = {LabKind::stream, LabKind::sessions, LabKind::idem_clients, LabKind::idem_benchmark,
-                                   LabKind::idem_cluster};
-}  // namespace
+std::vector<std::string> lab_kind_names() { return names_in(k_kind_rows); }
 
-std::vector<std::string> lab_kind_names() {
-    std::vector<std::string> out;
-    for (LabKind k : k_lab_kinds) out.push_back(to_string(k));
-    return out;
-}
-
-std::optional<LabKind> lab_kind_named(const std::string& name) {
-    for (LabKind k : k_lab_kinds)
-        if (to_string(k) == name) return k;
-    return std::nullopt;
-}
+std::optional<LabKind> lab_kind_named(const std::string& name) { return value_named(k_kind_rows, name); }
 
 std::string to_string(Article a) {
     switch (a) {
@@ -156,17 +134,6 @@ const std::string& article_title(Article a) {
         case Article::idempotency: return idempotency;
     }
     return none;
-}
-
-bool is_idem(LabKind k) {
-    switch (k) {
-        case LabKind::stream:
-        case LabKind::sessions: return false;
-        case LabKind::idem_clients:
-        case LabKind::idem_benchmark:
-        case LabKind::idem_cluster: return true;
-    }
-    return false;
 }
 
 std::string FinalState::describe() const {

@@ -17,6 +17,7 @@
 #include "scenario/exec_spec.h"
 #include "ports/ports.h"
 #include "scenario/idem/idem_spec.h"
+#include "scenario/lab_kind.h"
 #include "scenario/lab_servers.h"
 #include "scenario/publish_spec.h"
 #include "scenario/stream_spec.h"
@@ -26,23 +27,6 @@
 
 namespace relab {
 
-// What a lab is. The loader decides it once, from the file's "kind" and what its "idem" section
-// holds; every layer then switches on it (each backend picks the lab's runner by it, the checker
-// and the reporters their view of its results) instead of deciding again from the lab's fields.
-// A switch over it without `default:` makes the compiler name every layer a new kind must reach.
-enum class LabKind {
-    stream,          // "kind": "workload": a producer (or outbox dispatcher), consumers, a Redis stream
-    sessions,        // "kind": "sessions": scripted psql / redis-cli sessions, case by case
-    idem_clients,    // a workload with "idem": clients send requests through the idempotency middleware
-    idem_benchmark,  // a workload with "idem": {"benchmark"}: the claim's cost, Redis vs PostgreSQL
-    idem_cluster,    // a workload with "idem": {"cluster"}: hash tags and slots on a Redis Cluster
-};
-
-std::string to_string(LabKind k);  // "stream", "sessions", "idem_clients", "idem_benchmark", "idem_cluster"
-std::optional<LabKind> lab_kind_named(const std::string& name);
-std::vector<std::string> lab_kind_names();
-// The idempotency labs (article 002): their trials carry request counts and figures, not a stream.
-bool is_idem(LabKind k);
 
 // Every stream a lab reads: its one stream, or each shard's.
 std::vector<std::string> lab_stream_keys(const StreamSpec& stream, const ShardSpec& shard);
@@ -292,7 +276,7 @@ struct Scenario {
     std::string only_backend_why;
     std::string title;
     std::string title_vi;
-    LabKind kind = LabKind::stream;
+    LabKind kind = k_default_lab_kind;
     int runs = 10;
     uint64_t seed = 1;
 

@@ -1,9 +1,10 @@
-// A lab's kind (scenario.h, LabKind) is decided once, by the loader, and every layer switches on
-// it: the shipped scenarios load as their kind, the JSON report stores it and reads it back (an
+// A lab's kind (scenario/lab_kind.h, LabKind and its row) is decided once, by the loader from the
+// rows' marks, and every layer asks its row: the shipped scenarios load as their kind, the JSON report stores it and reads it back (an
 // older report without it is inferred from what it carries), and the simulator and the roles
 // pick their work by it.
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -42,6 +43,31 @@ TEST(LabKindTest, names_read_back_as_their_kind) {
     EXPECT_FALSE(lab_kind_named("workload").has_value());  // the file's word, not a kind
     EXPECT_TRUE(is_idem(LabKind::idem_benchmark));
     EXPECT_FALSE(is_idem(LabKind::sessions));
+}
+
+TEST(LabKindTest, a_file_marks_its_kind_by_its_kind_field_and_the_deepest_path_it_holds) {
+    auto holding = [](std::set<std::string_view> paths) {
+        return [paths](std::string_view p) { return paths.count(p) > 0; };
+    };
+    EXPECT_EQ(kind_marked("workload", holding({})), LabKind::stream);
+    EXPECT_EQ(kind_marked("sessions", holding({"idem"})), LabKind::sessions);  // a sessions file has no idem kind
+    EXPECT_EQ(kind_marked("workload", holding({"idem"})), LabKind::idem_clients);
+    EXPECT_EQ(kind_marked("workload", holding({"idem", "idem/benchmark"})), LabKind::idem_benchmark);
+    EXPECT_EQ(kind_marked("workload", holding({"idem", "idem/cluster"})), LabKind::idem_cluster);
+    // Both marks: the cluster's row comes later and wins; the loader then refuses the benchmark.
+    EXPECT_EQ(kind_marked("workload", holding({"idem", "idem/benchmark", "idem/cluster"})), LabKind::idem_cluster);
+    EXPECT_FALSE(kind_marked("job", holding({})).has_value());
+}
+
+// Every kind is exactly one of the three families of data: a stream, scripted sessions, or
+// article 002's idempotency labs; and a kind that sends requests runs roles to send them.
+TEST(LabKindTest, each_row_is_one_family_of_data) {
+    for (const KindRow& row : k_kind_rows) {
+        EXPECT_EQ(int(row.has_stream) + int(row.counts_cases) + int(row.idem), 1) << row.name;
+        EXPECT_TRUE(!row.sends_requests || (row.runs_roles && row.idem)) << row.name;
+        EXPECT_TRUE(!row.counts_cases || !(row.repeats || row.runs_roles)) << row.name;
+        EXPECT_EQ(first_kind_where([&](const KindRow& k) { return k.name == row.name; }), row.value);
+    }
 }
 
 TEST(LabKindTest, the_loader_gives_every_shipped_scenario_its_kind) {

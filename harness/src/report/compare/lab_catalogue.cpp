@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "report/article_words.h"
-#include "report/kind_facts.h"
+#include "scenario/lab_kind.h"
 #include "report/markdown_text.h"
 
 namespace relab {

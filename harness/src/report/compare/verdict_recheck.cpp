@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "report/kind_facts.h"
+#include "scenario/lab_kind.h"
 #include "report/lab_summary.h"
 #include "scenario/scenario.h"
 

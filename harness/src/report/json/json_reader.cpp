@@ -179,12 +179,12 @@ Expectation expectation_from_text(const std::string& text) {
 // with clients when a request was sent or an order placed, otherwise one without (the benchmark
 // and the cluster lab read the same in every report); anything else a stream lab.
 LabKind inferred_lab_kind(const json& lab, const std::string& path, const json& summary, const std::string& summary_path) {
-    if (!array_at(lab, path, "cases").empty()) return LabKind::sessions;
-    if (!summary.contains("idem")) return LabKind::stream;
+    if (!array_at(lab, path, "cases").empty()) return first_kind_where([](const KindRow& k) { return k.counts_cases; });
+    if (!summary.contains("idem")) return first_kind_where([](const KindRow& k) { return k.has_stream; });
     const json& idem = object_field(summary, summary_path, "idem");
     const std::string idem_path = summary_path + "/idem";
     const bool clients = get<int64_t>(idem, idem_path, "sends", 0) > 0 || get<int64_t>(idem, idem_path, "orders", 0) > 0;
-    return clients ? LabKind::idem_clients : LabKind::idem_benchmark;
+    return first_kind_where([clients](const KindRow& k) { return k.idem && k.sends_requests == clients; });
 }
 
 // What the JSON itself says about a lab's scenario, when its source is not a scenario this

@@ -8,7 +8,7 @@
 #include "check/record_fields.h"
 #include "ports/seed_text.h"
 #include "report/idem_facts.h"
-#include "report/kind_facts.h"
+#include "scenario/lab_kind.h"
 #include "report/text/text_sections.h"
 #include "report/text/text_words.h"
 #include "report/text/timeline.h"
