@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace relab {
 
@@ -312,6 +313,43 @@ json write_mutants(const std::vector<Mutant>& mutants) {
     return out;
 }
 
+// --- what a patch needs to find ---
+
+// Every section the file may give, whole: where a patch finds a value the file form left out.
+json whole_sections(const Scenario& s) {
+    json full = {{"stream", desc::write_complete(s.stream)},   {"write", desc::write_complete(s.write)},
+                 {"lock", desc::write_complete(s.lock)},       {"buffer", desc::write_complete(s.buffer)},
+                 {"fanout", desc::write_complete(s.fanout)},   {"producer", desc::write_complete(s.producer)},
+                 {"dispatcher", desc::write_complete(s.dispatcher)}, {"shard", desc::write_complete(s.shard)},
+                 {"soak", desc::write_complete(s.soak)},       {"sim", desc::write_complete(s.sim)},
+                 {"recovery", desc::write_complete(s.recovery)}, {"idem", desc::write_complete(s.idem)},
+                 {"runs", s.runs}, {"seed", s.seed}, {"stream_line", s.stream_line}};
+    full["consumers"] = s.exec.of("consumer") ? json{{"count", s.consumers}} : json(s.consumers);
+    if (s.generate) full["generate"] = desc::write_complete(*s.generate);
+    return full;
+}
+
+// A mutant's or beside's patch replaces, removes or tests a value where the lab's file had it: a
+// value the file form leaves out as the default is written after all, so that the patch applies.
+void keep_patched_values(const Scenario& s, json& out) {
+    std::vector<const json*> patches;
+    for (const Mutant& m : s.mutants) patches.push_back(&m.patch);
+    if (s.beside) patches.push_back(&s.beside->patch);
+    json full;
+    for (const json* patch : patches)
+        for (const json& op : *patch) {
+            const std::string kind = op.is_object() ? op.value("op", "") : "";
+            const char* key = kind == "move" || kind == "copy"                        ? "from"
+                              : kind == "replace" || kind == "remove" || kind == "test" ? "path"
+                                                                                        : nullptr;
+            if (!key || !op.contains(key) || !op.at(key).is_string()) continue;
+            const json::json_pointer at(op.at(key).get<std::string>());
+            if (out.contains(at)) continue;
+            if (full.is_null()) full = whole_sections(s);
+            if (full.contains(at)) out[at] = full[at];
+        }
+}
+
 }  // namespace
 
 json write_scenario(const Scenario& s) {
@@ -330,6 +368,7 @@ json write_scenario(const Scenario& s) {
     if (s.compare) out["compare"] = write_comparison(*s.compare);
     put(out, "mutants", write_mutants(s.mutants));
     if (s.beside) out["beside"] = {{"name", s.beside->name}, {"change", s.beside->change}, {"patch", s.beside->patch}};
+    keep_patched_values(s, out);
     return out;
 }
 
