@@ -329,8 +329,9 @@ json whole_sections(const Scenario& s) {
     return full;
 }
 
-// A mutant's or beside's patch replaces, removes or tests a value where the lab's file had it: a
-// value the file form leaves out as the default is written after all, so that the patch applies.
+// A mutant's or beside's patch replaces, removes or tests a value (or adds to an object) where the
+// lab's file had it: what the file form leaves out as the default is written after all, so that the
+// patch applies.
 void keep_patched_values(const Scenario& s, json& out) {
     std::vector<const json*> patches;
     for (const Mutant& m : s.mutants) patches.push_back(&m.patch);
@@ -339,14 +340,15 @@ void keep_patched_values(const Scenario& s, json& out) {
     for (const json* patch : patches)
         for (const json& op : *patch) {
             const std::string kind = op.is_object() ? op.value("op", "") : "";
-            const char* key = kind == "move" || kind == "copy"                        ? "from"
-                              : kind == "replace" || kind == "remove" || kind == "test" ? "path"
-                                                                                        : nullptr;
+            const char* key = kind == "move" || kind == "copy" ? "from" : kind.empty() ? nullptr : "path";
             if (!key || !op.contains(key) || !op.at(key).is_string()) continue;
-            const json::json_pointer at(op.at(key).get<std::string>());
-            if (out.contains(at)) continue;
+            json::json_pointer at(op.at(key).get<std::string>());
+            if (kind == "add") at = at.parent_pointer();  // an add needs the object it adds to
+            if (at.empty() || out.contains(at)) continue;
             if (full.is_null()) full = whole_sections(s);
-            if (full.contains(at)) out[at] = full[at];
+            if (!full.contains(at)) continue;
+            // An object the file form left out holds only defaults: empty, it reads the same.
+            out[at] = kind == "add" && full[at].is_object() ? json::object() : full[at];
         }
 }
 

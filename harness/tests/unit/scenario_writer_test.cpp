@@ -135,7 +135,7 @@ TEST(ScenarioWriterTest, AChangedFieldSurvivesTheRoundTrip) {
     s.stream.quiet_ms = 4321;
     FaultSpec f;
     f.action = FaultAction::kill;
-    f.target = Target::role("C2");
+    f.target = Target::role("C1");
     f.trigger.at_ms = 250;
     s.faults.push_back(f);
     s.expect.every_trial.bands["lost"] = Band{0, 0};
