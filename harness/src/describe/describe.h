@@ -198,7 +198,8 @@ void write_fields(const S& s, Write mode, json& out);
 
 template <class S, class M>
 void write_one(const Field<S, M>& f, const S& s, Write mode, json& out) {
-    if (mode == Write::file && (f.origin == Origin::derived || is_default(s, f.member))) return;
+    // A required field is written even at its default: a file without it would not load.
+    if (mode == Write::file && (f.origin == Origin::derived || (!f.required && is_default(s, f.member)))) return;
     json v = Codec<M>::write(s.*f.member, mode);
     if (mode == Write::file && v.is_null()) return;  // a disabled section or an absent option
     out[std::string(f.key)] = std::move(v);
@@ -665,6 +666,12 @@ json write_table_row(const S& s) {
 template <class S>
 json write_file(const S& s) {
     return write_struct(s, Write::file);
+}
+
+// A value of any described shape (a list of described structs, a map) as a scenario file holds it.
+template <class T>
+json write_value(const T& v) {
+    return Codec<T>::write(v, Write::file);
 }
 
 // --- the figures an expectation may bound ---
