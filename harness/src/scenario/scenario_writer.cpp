@@ -43,7 +43,7 @@ void write_identity(const Scenario& s, json& out) {
     if (!s.only_backend.empty()) out["only_on"] = {{"backend", s.only_backend}, {"why", s.only_backend_why}};
     out["title"] = s.title;
     if (s.title_vi != s.title) out["title_vi"] = s.title_vi;
-    out["kind"] = s.kind == LabKind::sessions ? "sessions" : "workload";
+    out["kind"] = std::string(kind_row(s.kind).file_kind);
     static const Scenario defaults{};
     if (s.runs != defaults.runs) out["runs"] = s.runs;
     if (s.seed != defaults.seed) out["seed"] = s.seed;
@@ -357,7 +357,7 @@ void keep_patched_values(const Scenario& s, json& out) {
 json write_scenario(const Scenario& s) {
     json out = json::object();
     write_identity(s, out);
-    if (s.kind == LabKind::sessions) {
+    if (counts_cases(s.kind)) {
         out["cases"] = json::array();
         for (const SessionCase& c : s.cases) out["cases"].push_back(write_case(c));
     } else if (is_idem(s.kind)) {
