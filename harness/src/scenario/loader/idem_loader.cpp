@@ -1,15 +1,15 @@
 // Loading an idempotency lab: its "idem" section walked from its description (idem/idem_spec.h),
 // then what the lab's kind and the rest of the file decide (which parts apply, the lab's own servers
 // and faults, the faults a resend waits for); and a session's Redis step.
-#include "scenario/idem_loader.h"
+#include "scenario/loader/idem_loader.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "scenario/exec_loader.h"
-#include "scenario/fault_loader.h"
-#include "scenario/servers_loader.h"
+#include "scenario/loader/exec_loader.h"
+#include "scenario/loader/fault_loader.h"
+#include "scenario/loader/servers_loader.h"
 
 namespace relab::scenario_json {
 

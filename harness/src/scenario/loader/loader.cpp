@@ -1,6 +1,8 @@
 // Scenario files -> Scenario. Every check names the JSON Pointer of the offending value and says
 // what was expected and what was found; unknown fields are rejected so a typo never silently
 // falls back to a default.
+#include "scenario/loader/loader.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -15,12 +17,12 @@
 #include <fmt/format.h>
 
 #include "ports/seeded_rng.h"
-#include "scenario/documented_loader.h"
-#include "scenario/exec_loader.h"
-#include "scenario/fault_loader.h"
+#include "scenario/loader/documented_loader.h"
+#include "scenario/loader/exec_loader.h"
+#include "scenario/loader/fault_loader.h"
 #include "scenario/generate.h"
-#include "scenario/idem_loader.h"
-#include "scenario/servers_loader.h"
+#include "scenario/loader/idem_loader.h"
+#include "scenario/loader/servers_loader.h"
 #include "describe/json_reader.h"
 #include "scenario/scenario.h"
 #include "util/check.h"
