@@ -270,12 +270,9 @@ struct Mutant {
     std::string change;  // what the patch turns, in words: "2 consumers instead of 1"
     nlohmann::json patch = nlohmann::json::array();
     // Why its patch touches more than one path, when it does: a mutant turns one knob, and a knob
-    // spelled in several fields says so here (mutant_paths).
+    // spelled in several fields says so here (mutant_paths, loader/loader.h).
     std::string why_several;
 };
-
-// The paths a mutant's patch touches (each op's path, and a move's or copy's from), sorted, once each.
-std::vector<std::string> mutant_paths(const Mutant& m);
 
 struct Scenario {
     std::string file;    // where it was loaded from

@@ -17,6 +17,9 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
 // Every *.json in dir but schema.json, sorted by file name. The first bad file throws.
 std::vector<Scenario> load_scenario_dir(const std::string& dir);
 
+// The paths a mutant's patch touches (each op's path, and a move's or copy's from), sorted, once each.
+std::vector<std::string> mutant_paths(const Mutant& m);
+
 // The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
 // patch does not apply or the result is not a valid scenario.
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
