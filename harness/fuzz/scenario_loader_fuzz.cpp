@@ -11,6 +11,7 @@
 #include <iostream>
 #include <string>
 
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace {

@@ -438,7 +438,7 @@ struct SimBackend::Impl {
             ServerState out;
             out.keys = m_impl.world.redis_up() ? m_impl.world.kv().size(now()) : 0;
             out.appendonly = appendonly();
-            if (m_s.kind == LabKind::stream) out.last_delivered = last_delivered();
+            if (has_stream(m_s.kind)) out.last_delivered = last_delivered();
             return out;
         }
         std::string server_key(const std::string& logical) override { return logical; }

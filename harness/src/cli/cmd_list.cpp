@@ -9,6 +9,7 @@
 #include "report/article_words.h"
 #include "report/compare/lab_catalogue.h"
 #include "report/compare/lab_diff.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

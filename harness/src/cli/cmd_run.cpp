@@ -21,6 +21,7 @@
 #include "relab_commit.h"
 #include "check/inherent_time.h"
 #include "cli/run_jobs.h"
+#include "scenario/loader/loader.h"
 #include "util/interrupt.h"
 #include "process/child_process.h"
 #include "process/reaper.h"

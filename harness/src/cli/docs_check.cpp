@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "report/markdown_text.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -5,6 +5,7 @@
 
 #include "engine/invariants.h"
 #include "engine/seeds.h"
+#include "scenario/loader/loader.h"
 #include "util/interrupt.h"
 
 namespace relab {

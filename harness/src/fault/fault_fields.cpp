@@ -1,7 +1,7 @@
 // A fault's fields as its description reads and writes them (fault/fault_spec.h): the custom keys
 // (an action by name, a target by name, a cluster target's shard, a flood's database, "until") and
 // the rules across one fault's own fields. What needs the rest of the lab (the targets it has, the
-// earlier faults) is the loader's (scenario/fault_loader.cpp).
+// earlier faults) is the loader's (scenario/loader/fault_loader.cpp).
 #include <fmt/format.h>
 
 #include "fault/fault_spec.h"

@@ -254,12 +254,9 @@ struct Mutant {
     std::string change;  // what the patch turns, in words: "2 consumers instead of 1"
     nlohmann::json patch = nlohmann::json::array();
     // Why its patch touches more than one path, when it does: a mutant turns one knob, and a knob
-    // spelled in several fields says so here (mutant_paths).
+    // spelled in several fields says so here (mutant_paths, loader/loader.h).
     std::string why_several;
 };
-
-// The paths a mutant's patch touches (each op's path, and a move's or copy's from), sorted, once each.
-std::vector<std::string> mutant_paths(const Mutant& m);
 
 struct Scenario {
     std::string file;    // where it was loaded from
@@ -326,26 +323,8 @@ struct Scenario {
     nlohmann::json source;  // the file's JSON, embedded in the JSON report
 };
 
-// Parses and validates one file. Throws ScenarioError naming file, JSON path and reason.
-// JSON with // and /* */ comments is accepted.
-Scenario load_scenario(const std::string& path);
-Scenario parse_scenario(const std::string& text, const std::string& file_for_errors);
-
-// Every *.json in dir but schema.json, sorted by file name. The first bad file throws.
-std::vector<Scenario> load_scenario_dir(const std::string& dir);
 // The JSON Schema of the scenario files (scenarios/schema.json): in a scenario folder, not a lab.
 inline constexpr const char* k_schema_file = "schema.json";
-
-// The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
-// patch does not apply or the result is not a valid scenario.
-Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
-// The arrangement beside the lab (s.beside's patch applied, without a beside or a throughput_ratio
-// of its own), validated like a file. Requires s.beside.
-Scenario beside_scenario(const Scenario& s);
-
-// The lab with its generated workload resized to `orders` orders (its "generate"/"orders"); the
-// title says so. Throws ScenarioError when the result is not valid (a slow job beyond the last order).
-Scenario with_generated_orders(const Scenario& s, int orders);
 
 // The rows tmp_orders holds before a trial: every order but the absent ones.
 std::vector<OrderRow> initial_order_rows(const Scenario& s);

@@ -1,6 +1,6 @@
 // The rules across a described struct's own fields, checked right after a file's read (each
 // Described<S>::check). Rules that need the rest of the lab (an event's order among the lab's
-// orders, an outbox row among its events) are the lab loader's (scenario/loader.cpp).
+// orders, an outbox row among its events) are the lab loader's (scenario/loader/).
 #include <algorithm>
 #include <cctype>
 #include <limits>

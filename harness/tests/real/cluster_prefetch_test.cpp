@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "clients/redis_client.h"
+#include "scenario/loader/loader.h"
 #include "servers/redis_cluster.h"
 #include "process/proc_stat.h"
 #include "servers/servers.h"

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "relab_cli.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

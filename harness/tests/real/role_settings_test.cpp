@@ -6,6 +6,7 @@
 #include <string>
 
 #include "backend_real/real_backend.h"
+#include "scenario/loader/loader.h"
 #include "servers/servers.h"
 #include "scenario/scenario.h"
 

@@ -22,6 +22,7 @@
 #include "process/proc_stat.h"
 #include "process/real_clock.h"
 #include "clients/redis_client.h"
+#include "scenario/loader/loader.h"
 #include "servers/servers.h"
 #include "process/temp_dir.h"
 #include "roles/role_settings.h"

@@ -10,6 +10,7 @@
 
 #include "check/accounting.h"
 #include "roles/roles.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim/outbox_model.h"
 #include "sim_fixture.h"

@@ -9,6 +9,7 @@
 #include "check/accounting.h"
 #include "check/outcome.h"
 #include "roles/order_sql.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim/table_model.h"
 #include "sim_fixture.h"

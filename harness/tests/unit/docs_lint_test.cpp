@@ -21,6 +21,7 @@
 #include "cli/docs_check.h"
 #include "report/markdown_text.h"
 #include "report/schema_doc.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

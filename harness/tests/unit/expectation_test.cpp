@@ -9,6 +9,7 @@
 
 #include "check/idem_check.h"
 #include "check/outcome.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

@@ -17,6 +17,7 @@
 #include "report/lab_summary.h"
 #include "report/compare/report_dir.h"
 #include "report/reporter.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "util/json_number.h"
 #include "util/json_shape.h"

@@ -11,6 +11,7 @@
 #include "ports/history_op.h"
 #include "ports/ports.h"
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

@@ -9,6 +9,7 @@
 #include "families/idem_cluster.h"
 #include "families/skip_reasons.h"
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -10,6 +10,7 @@
 #include "report/text/redis_transcript.h"
 #include "families/skip_reasons.h"
 #include "families/redis_session.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -6,6 +6,7 @@
 #include "report/reporter.h"
 #include "report/compare/verdict_recheck.h"
 #include "report_fixture.h"
+#include "scenario/loader/loader.h"
 
 namespace relab {
 namespace json_reader_test {

@@ -13,6 +13,7 @@
 #include "report_fixture.h"
 #include "roles/roles.h"
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

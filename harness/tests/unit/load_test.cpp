@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "check/outcome.h"
 #include "report/text/load_table.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

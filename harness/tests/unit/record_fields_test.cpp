@@ -11,6 +11,7 @@
 #include "ports/seeded_rng.h"
 #include "report/reporter.h"
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "check/outcome.h"
+#include "scenario/loader/loader.h"
 
 namespace relab::test {
 

@@ -10,6 +10,7 @@
 
 #include "roles/role_settings.h"
 #include "process/role_process.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

@@ -10,6 +10,7 @@
 #include "check/outcome.h"
 #include "report/shard_facts.h"
 #include "roles/role_settings.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

@@ -9,6 +9,7 @@
 
 #include "check/outcome.h"
 #include "roles/role_settings.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "process/temp_dir.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

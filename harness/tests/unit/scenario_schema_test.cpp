@@ -19,6 +19,7 @@
 
 #include "fault/fault_spec.h"
 #include "ports/history_op.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "scenario/terms.h"
 

@@ -10,6 +10,7 @@
 #include "check/run_shard.h"
 #include "report/compare/shard_merge.h"
 #include "report/reporter.h"
+#include "scenario/loader/loader.h"
 #include "sim_fixture.h"
 
 namespace relab {

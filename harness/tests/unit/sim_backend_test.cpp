@@ -13,6 +13,7 @@
 #include "roles/roles.h"
 #include "backend_real/real_backend.h"
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim/sim_ports.h"
 #include "sim_fixture.h"

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab::test {

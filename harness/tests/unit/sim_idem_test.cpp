@@ -10,6 +10,7 @@
 #include "ports/seed_text.h"
 #include "backend_real/real_backend.h"
 #include "backend_sim/sim_backend.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim_fixture.h"
 

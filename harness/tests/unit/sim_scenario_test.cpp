@@ -1,6 +1,7 @@
 // The scenario's "sim" block: the simulator's latency ranges, with defaults and validation.
 #include <gtest/gtest.h>
 
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

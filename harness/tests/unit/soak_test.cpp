@@ -13,6 +13,7 @@
 #include "ports/history_op.h"
 #include "report/reporter.h"
 #include "report/text/soak_table.h"
+#include "scenario/loader/loader.h"
 #include "sim_fixture.h"
 
 namespace relab {

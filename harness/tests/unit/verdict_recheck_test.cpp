@@ -15,6 +15,7 @@
 #include "report/reporter.h"
 #include "report/compare/verdict_recheck.h"
 #include "report_fixture.h"
+#include "scenario/loader/loader.h"
 #include "xml_tree.h"
 
 namespace relab {

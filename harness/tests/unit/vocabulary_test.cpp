@@ -16,6 +16,7 @@
 #include "roles/order_sql.h"
 #include "roles/order_write.h"
 #include "roles/role_settings.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 #include "sim/sim_ports.h"
 #include "sim/sim_world.h"

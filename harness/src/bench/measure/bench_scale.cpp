@@ -9,6 +9,7 @@
 
 #include "bench/measure/bench_parts.h"
 #include "ports/ports.h"  // HarnessError
+#include "scenario/loader/loader.h"
 #include "util/interrupt.h"
 
 namespace relab {

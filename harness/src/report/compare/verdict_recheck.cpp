@@ -4,6 +4,7 @@
 
 #include "scenario/lab_kind.h"
 #include "report/lab_summary.h"
+#include "scenario/loader/loader.h"
 #include "scenario/scenario.h"
 
 namespace relab {

@@ -11,6 +11,7 @@
 #include "report/json/idem_json.h"
 #include "report/json/json_fields.h"
 #include "report/reporter.h"
+#include "scenario/loader/loader.h"
 #include "util/json_shape.h"
 
 namespace relab {

@@ -1,7 +1,7 @@
 // The idempotency structs' rules across their own fields, checked right after a file's read (each
 // Described<S>::check), and a client's generated requests. Rules that need the rest of the lab (a
 // resend's fault among the lab's faults, which parts a lab of each kind may hold) are the lab
-// loader's (scenario/loader.cpp).
+// loader's (scenario/loader/).
 #include "scenario/idem/idem_spec.h"
 
 #include <algorithm>

@@ -1,7 +1,7 @@
 // The idempotency-key labs (article 002) as plain data, each struct followed by its description
 // (describe/describe.h): the middleware workload (clients and their requests, the middleware's
 // settings), the claim benchmark, the Redis Cluster lab, and the Redis steps of scripted sessions.
-// The loader (scenario/loader.cpp), the role settings, scenarios/schema.json and a client written
+// The loader (scenario/loader/), the role settings, scenarios/schema.json and a client written
 // back to JSON all walk these descriptions: a new field is a member and its line in its struct's
 // description. The lab's own servers and its faults are the top-level "servers" and "faults" every
 // lab has (scenario/lab_servers.h, scenario/scenario.h), and Scenario holds an IdemSpec.

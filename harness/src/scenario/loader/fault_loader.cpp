@@ -1,4 +1,4 @@
-#include "scenario/fault_loader.h"
+#include "scenario/loader/fault_loader.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "scenario/exec_loader.h"
+#include "scenario/loader/exec_loader.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "scenario/documented_loader.h"
+#include "scenario/loader/documented_loader.h"
 
 #include <algorithm>
 #include <vector>

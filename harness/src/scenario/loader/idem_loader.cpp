@@ -1,15 +1,16 @@
 // Loading an idempotency lab: its "idem" section walked from its description (idem/idem_spec.h),
 // then what the lab's kind and the rest of the file decide (which parts apply, the lab's own servers
 // and faults, the faults a resend waits for); and a session's Redis step.
-#include "scenario/idem_loader.h"
+#include "scenario/loader/idem_loader.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "scenario/exec_loader.h"
-#include "scenario/fault_loader.h"
-#include "scenario/servers_loader.h"
+#include "scenario/loader/exec_loader.h"
+#include "scenario/loader/fault_loader.h"
+#include "scenario/loader/servers_loader.h"
+#include "util/check.h"
 
 namespace relab::scenario_json {
 
@@ -35,16 +36,10 @@ void read_idem_faults(const Reader& r, const Object& top, Scenario& s) {
 // moved to the top level, "program" read by exec_loader.h.
 const std::vector<std::string> k_idem_also_fields = {"servers", "faults", "program"};
 
-// The lab's kind from what its "idem" section holds, decided here alone.
-LabKind idem_kind(const IdemSpec& idem) {
-    if (idem.cluster) return LabKind::idem_cluster;
-    return idem.benchmark ? LabKind::idem_benchmark : LabKind::idem_clients;
-}
-
 // A cluster lab or a benchmark runs no middleware and no clients: their fields would be ignored.
 void refuse_idem_clients_fields(const Reader& r, const Object& o, LabKind kind) {
-    if (kind == LabKind::idem_clients) return;
-    const bool cluster = kind == LabKind::idem_cluster;
+    if (sends_requests(kind)) return;
+    const bool cluster = kind_row(kind).forms_cluster;
     for (const char* key : {"middleware", "layer4", "clients", "servers", "faults", "documented_duplicates",
                             "documented_duplicates_note", "documented_duplicates_note_vi", "program"})
         if (o.has(key))
@@ -78,12 +73,13 @@ void read_idem_section(const Reader& r, const Object& top, Scenario& s) {
         if (top.has(foreign))
             r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
     s.idem = desc::read_file<IdemSpec>(r, top.at("idem"), top.path("idem"), k_idem_also_fields);
-    s.kind = idem_kind(s.idem);
+    // The loader marked the kind from the same section (lab_kind.h): what it holds must agree.
+    RELAB_CHECK(kind_row(s.kind).forms_cluster == s.idem.cluster.has_value(), "an idem lab's kind and its cluster disagree");
     std::vector<std::string> known = desc::keys<IdemSpec>();
     known.insert(known.end(), k_idem_also_fields.begin(), k_idem_also_fields.end());
     const Object o(r, top.at("idem"), top.path("idem"), known);
     refuse_idem_clients_fields(r, o, s.kind);
-    if (s.kind == LabKind::idem_clients) read_idem_clients(r, o, s);
+    if (sends_requests(s.kind)) read_idem_clients(r, o, s);
 }
 
 // Every fault a request's resends wait for is one of the lab's.
@@ -153,7 +149,7 @@ void read_idem_lab(const Reader& r, const Object& top, Scenario& s) {
     read_idem_section(r, top, s);
     if (top.has("recovery")) r.fail(top.path("recovery"), "applies to stream labs (consumers and their pending entries)");
     if (top.has("soak")) r.fail(top.path("soak"), "applies to stream labs (a workload published into a consumer group)");
-    if (s.kind != LabKind::idem_clients)
+    if (!kind_row(s.kind).runs_roles)
         for (const char* key : {"faults", "servers"})
             if (top.has(key))
                 r.fail(top.path(key), "applies to stream labs and idempotency labs with clients; a benchmark or "

@@ -1,4 +1,4 @@
-#include "scenario/servers_loader.h"
+#include "scenario/loader/servers_loader.h"
 
 namespace relab::scenario_json {
 
