@@ -1,6 +1,6 @@
 // A role's link to one of the lab's servers, as a link fault (delay, blackhole, reset_peer, heal) leaves it:
 // the real backend's TCP proxy (process/link_proxy.h) and the simulator's connection model
-// (sim/sim_world.h) both carry a role's calls this way.
+// (sim/sim_network.h) both carry a role's calls this way.
 #pragma once
 
 #include <optional>

@@ -8,23 +8,19 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <memory>
 #include <string>
 #include <vector>
 
 #include "ports/ports.h"
 #include "ports/seeded_rng.h"
-#include "sim/fiber.h"
+#include "sim/event_queue.h"
+#include "sim/fiber_slots.h"
 
 namespace relab::sim {
 
-using FiberId = int;
-inline constexpr FiberId kNoFiber = -1;
-
 class Scheduler {
 public:
-    // An event's work: a plain function and its arguments, so queueing one never allocates.
-    using Action = void (*)(void* ctx, uint64_t arg);
+    using Action = EventQueue::Action;
 
     enum class Stop {
         idle,          // no event left
@@ -49,21 +45,21 @@ public:
     // Runs action(ctx, arg) at time t on the scheduler's own stack. t earlier than now means now.
     void at(Nanos t, Action action, void* ctx, uint64_t arg = 0) {
         const int64_t when = t.count() > m_now ? t.count() : m_now;
-        push(Event{when, m_random_ties ? m_rng.next() : m_seq++, action, ctx, arg});
+        m_queue.push(Event{when, m_random_ties ? m_rng.next() : m_seq++, action, ctx, arg});
     }
     // As at(), after every other event at t and with no draw from the generator: a watchdog that
     // leaves the rest of the schedule exactly as it would be without it.
     void at_last(Nanos t, Action action, void* ctx, uint64_t arg = 0) {
         const int64_t when = t.count() > m_now ? t.count() : m_now;
-        push(Event{when, UINT64_MAX, action, ctx, arg});
+        m_queue.push(Event{when, UINT64_MAX, action, ctx, arg});
     }
 
     // A fiber that starts running `body` at time `start`.
     FiberId spawn(std::string name, std::function<void()> body, Nanos start);
     FiberId current() const { return m_current; }
-    bool finished(FiberId f) const;
-    const std::string& name(FiberId f) const;
-    int fiber_count() const { return m_live_fibers; }
+    bool finished(FiberId f) const { return m_slots[f].fiber->state() == FiberState::finished; }
+    const std::string& name(FiberId f) const { return m_slots[f].fiber->name(); }
+    int fiber_count() const { return m_slots.live(); }
 
     // --- inside a fiber ---
     // Gives up the CPU until wake(current()). Throws FiberCancelled when the fiber is cancelled.
@@ -79,7 +75,7 @@ public:
     bool run_next_here(Action action, void* ctx, uint64_t arg = 0);
     // Schedules a suspended fiber's resumption at t. A fiber is woken at most once per suspend.
     void wake(FiberId f, Nanos t) {
-        Slot& s = slot(f);
+        Slot& s = m_slots[f];
         if (s.wake_pending || s.fiber->state() == FiberState::finished) return;
         s.wake_pending = true;
         at(t, &Scheduler::resume_event, this, static_cast<uint64_t>(f));
@@ -97,7 +93,7 @@ public:
     // SIGSTOP / SIGCONT: a wake-up that comes while the fiber is paused is held until it resumes.
     void pause(FiberId f);
     void unpause(FiberId f);
-    bool paused(FiberId f) const { return slot(f).paused; }
+    bool paused(FiberId f) const { return m_slots[f].paused; }
 
     // Runs events until none is left, the next lies beyond `limit`, or a fiber failed.
     Stop run(Nanos limit);
@@ -108,76 +104,35 @@ public:
     // stack are destroyed. Leaves no events queued.
     void cancel_all();
     // Names of fibers that have not finished, in spawn order.
-    std::vector<std::string> unfinished() const;
+    std::vector<std::string> unfinished() const { return m_slots.unfinished(); }
     uint64_t events_run() const { return m_events_run; }
 
 private:
-    // Ordered by (t, tie). The tie is a draw from the schedule's generator, or the queueing
-    // sequence without random ties. Two draws that collide (one chance in 2^64) are ordered by
-    // where the heap holds them: still the same for the same seed.
-    struct Event {
-        int64_t t;
-        uint64_t tie;
-        Action action;
-        void* ctx;
-        uint64_t arg;
-        bool before(const Event& o) const { return t < o.t || (t == o.t && tie < o.tie); }
-    };
-    struct Slot {
-        std::unique_ptr<Fiber> fiber;
-        std::vector<FiberId> joiners;
-        bool wake_pending = false;
-        bool paused = false;
-        bool held_wake = false;  // woken while paused
-    };
+    using Event = EventQueue::Event;
+    using Slot = FiberSlots::Slot;
 
     static void resume_event(void* ctx, uint64_t fiber);
     void resume(FiberId f);
-    Slot& slot(FiberId f) {
-        if (static_cast<unsigned>(f) >= static_cast<unsigned>(m_fibers)) no_fiber(f);
-        return m_slots[static_cast<size_t>(f)];
-    }
-    const Slot& slot(FiberId f) const {
-        if (static_cast<unsigned>(f) >= static_cast<unsigned>(m_fibers)) no_fiber(f);
-        return m_slots[static_cast<size_t>(f)];
-    }
-    [[noreturn]] static void no_fiber(FiberId f);
-    // The queue: m_next, when there is one, is earlier than every event of the binary min-heap
-    // in m_events. pop() takes the earliest.
-    void push(const Event& e);
-    Event pop();
     // What run() does with the next event before running it: off the queue, the clock to it.
     Event take_next() {
-        const Event e = pop();
+        const Event e = m_queue.pop();
         m_now = e.t;
         ++m_events_run;
         return e;
     }
-    const Event* front() const {
-        if (m_has_next) return &m_next;
-        return m_events.empty() ? nullptr : &m_events.front();
-    }
-    void clear_events();
-    void heap_push(const Event& e);
-    Event heap_pop();
     // The next event is (action, ctx, arg) and due within the running run()'s limit.
     bool next_is(Action action, const void* ctx, uint64_t arg) const {
-        const Event* e = front();
+        const Event* e = m_queue.front();
         return e && e->action == action && e->ctx == ctx && e->arg == arg && e->t <= m_limit;
     }
 
-    size_t m_stack_bytes;
     int64_t m_now = 0;
     int64_t m_limit = INT64_MAX;  // the running run()'s limit
     uint64_t m_seq = 0;
     bool m_random_ties = true;
     SeededRng m_rng{0};
-    std::vector<Event> m_events;  // a binary min-heap under Event::before
-    Event m_next{};               // with m_has_next: earlier than every event in m_events
-    bool m_has_next = false;
-    std::vector<Slot> m_slots;    // kept across resets for their stacks
-    int m_fibers = 0;             // slots in use this run
-    int m_live_fibers = 0;
+    EventQueue m_queue;
+    FiberSlots m_slots;
     FiberId m_current = kNoFiber;
     std::exception_ptr m_failure;
     std::string m_failed_fiber;

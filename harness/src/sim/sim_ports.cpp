@@ -249,7 +249,7 @@ std::optional<OutboxRow> SimOutbox::claim_next(ClaimScope scope, const std::vect
     return statement([&] {
         // Every holder is a role's PostgreSQL connection: its transaction lives as long as it does.
         return m_world.outbox().claim(scope, skip, owner(), [this](const void* holder) {
-            return m_world.postgres_connection_live(*static_cast<const SimConnection*>(holder));
+            return m_world.postgres().connection_live(*static_cast<const SimConnection*>(holder));
         });
     });
 }

@@ -85,7 +85,7 @@ private:
 
 // tmp_orders: its writes follow the one write path (roles/order_write.h), each statement an
 // autocommit one applied to the table model, one round trip. With a connection, the PostgreSQL
-// model's faults reach it (SimWorld::at_postgres).
+// model's faults reach it (SimPostgres::at).
 class SimOrderStore : public OrderStore, private OrderStatements {
 public:
     explicit SimOrderStore(SimWorld& w, SimConnection* conn = nullptr) : m_world(w), m_conn(conn) {}

@@ -78,9 +78,9 @@ Nanos store_call_during_outage(SimRoleWorld& w, const RoleSettings& s) {
     Nanos through{-1};
     w.spawn("nemesis", [&](RolePorts& p) {
         p.clock.sleep_for(Millis{5});
-        w.world.kill_postgres();
+        w.world.postgres().kill();
         p.clock.sleep_for(Millis{195});
-        w.world.start_postgres();
+        w.world.postgres().start();
     });
     w.spawn("C1", [&](RolePorts& p) {
         p.clock.sleep_for(Millis{10});

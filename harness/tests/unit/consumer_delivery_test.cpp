@@ -160,7 +160,7 @@ void kill_and_restart_redis(SimRoleWorld& w, const RoleSettings& s) {
         p.clock.sleep_for(Millis{10});
         w.world.kill_redis();
         p.clock.sleep_for(Millis{20});
-        w.world.start_redis(false);
+        w.world.redis().start(false);
     });
     w.spawn("producer", [&](RolePorts& p) {
         p.clock.sleep_for(Millis{300});

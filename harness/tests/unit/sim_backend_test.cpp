@@ -513,8 +513,8 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
         sim::SimHistory history;
         history.reset(1);
         sim::SimConnection redis, pg;
-        world.open_connection(redis);
-        world.open_postgres_connection(pg);
+        world.redis().open_connection(redis);
+        world.postgres().open_connection(pg);
         sim::SimClock clock(world);
         SeededRng rng(1);
         sim::SimStream stream(world, &redis);
@@ -525,10 +525,10 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
         world.scheduler().spawn("C1", [&] { run_consumer(role_settings(s), "C1", ports); }, Nanos{0});
         world.scheduler().spawn("nemesis", [&] {
             world.scheduler().sleep_for(Millis{5});
-            world.kill_postgres();
+            world.postgres().kill();
             world.xadd(s.stream.key, {{{"order", "42"}, {"type", "paid"}, {"v", "2"}}});
             world.scheduler().sleep_for(Millis{200});
-            world.start_postgres();
+            world.postgres().start();
             world.scheduler().sleep_for(Millis{200});
             world.kv().set(kStopKey, "1", sim::SetOptions{}, world.now());
             world.unblock_all_readers();

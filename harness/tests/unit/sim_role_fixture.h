@@ -24,8 +24,8 @@ struct SimActorPorts {
     SimActorPorts(sim::SimWorld& w, History& h, uint64_t seed, Tasks* tasks = nullptr)
         : rng(seed), clock(w), stream(w, &redis), kv(w, &redis), orders(w, &pg), outbox(w, &pg),
           ports{clock, rng, stream, kv, orders, outbox, h, nullptr, tasks} {
-        w.open_connection(redis);
-        w.open_postgres_connection(pg);
+        w.redis().open_connection(redis);
+        w.postgres().open_connection(pg);
     }
     SeededRng rng;
     sim::SimConnection redis;

@@ -225,7 +225,7 @@ TEST(SimRedisFaultTest, a_killed_server_closes_blocked_reads_refuses_calls_and_r
             world.scheduler().sleep_for(Millis{10});
             world.kill_redis();
             world.scheduler().sleep_for(Millis{20});
-            world.start_redis(persistent);
+            world.redis().start(persistent);
         }, Nanos{0});
         world.scheduler().run(Millis{10'000});
         EXPECT_EQ(blocked_error, "unavailable: server closed the connection");
@@ -250,7 +250,7 @@ TEST(SimPostgresFaultTest, a_kill_loses_what_was_not_committed_and_a_restart_kee
     world.orders().reset({{42, "new", 0}});
     world.outbox().reset({{42, "new", 0}});
     SimConnection conn;
-    world.open_postgres_connection(conn);
+    world.postgres().open_connection(conn);
     SimOrderStore orders(world, &conn);
     SimOutbox outbox(world, &conn);
     std::vector<std::string> seen;
@@ -275,9 +275,9 @@ TEST(SimPostgresFaultTest, a_kill_loses_what_was_not_committed_and_a_restart_kee
     }, Nanos{0});
     world.scheduler().spawn("nemesis", [&] {
         world.scheduler().sleep_for(Millis{5});
-        world.kill_postgres();
+        world.postgres().kill();
         world.scheduler().sleep_for(Millis{20});
-        world.start_postgres();
+        world.postgres().start();
     }, Nanos{0});
     world.scheduler().run(Millis{10'000});
     EXPECT_EQ(seen, (std::vector<std::string>{"write paid: ok", "record created: ok", "begin round: ok", "mark 1: ok",

@@ -1,0 +1,49 @@
+// The scheduler's queue of events, taken earliest first in (time, tie) order. The earliest event
+// waits beside a binary min-heap: a polling fiber's next step (its request, the reply, the end of
+// its sleep) is usually the earliest, and goes in and out without a heap operation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace relab::sim {
+
+class EventQueue {
+public:
+    // An event's work: a plain function and its arguments, so queueing one never allocates.
+    using Action = void (*)(void* ctx, uint64_t arg);
+
+    // Ordered by (t, tie). The tie is a draw from the schedule's generator, or the queueing
+    // sequence without random ties. Two draws that collide (one chance in 2^64) are ordered by
+    // where the heap holds them: still the same for the same seed.
+    struct Event {
+        int64_t t;
+        uint64_t tie;
+        Action action;
+        void* ctx;
+        uint64_t arg;
+        bool before(const Event& o) const { return t < o.t || (t == o.t && tie < o.tie); }
+    };
+
+    EventQueue() { m_events.reserve(256); }
+
+    void push(const Event& e);
+    // Takes the earliest event off the queue; the queue must not be empty.
+    Event pop();
+    // The earliest event, or null when none is queued.
+    const Event* front() const {
+        if (m_has_next) return &m_next;
+        return m_events.empty() ? nullptr : &m_events.front();
+    }
+    void clear();
+
+private:
+    void heap_push(const Event& e);
+    Event heap_pop();
+
+    std::vector<Event> m_events;  // a binary min-heap under Event::before
+    Event m_next{};               // with m_has_next: earlier than every event in m_events
+    bool m_has_next = false;
+};
+
+}  // namespace relab::sim
