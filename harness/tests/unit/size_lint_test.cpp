@@ -211,9 +211,8 @@ TEST(SizeLint, a_folder_of_3501_lines_of_its_own_files_is_found_and_one_of_3500_
     EXPECT_EQ(found.at(0).lines, 3501);
 }
 
-// What is over its limit today, each to be split into parts of one concept: the check fails
-// while anything else is over, and once one of these is no longer over (take it off the list
-// then), so the list can only shrink.
+// What is known to be over its limit, each to be split into parts of one concept (nothing now):
+// the check fails on anything else over, and on an entry no longer over, so the list only shrinks.
 const std::set<std::string> k_known_oversized = {};
 
 TEST(RepoSizes, no_file_class_or_folder_of_harness_src_is_over_its_limit) {
