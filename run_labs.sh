@@ -3,6 +3,7 @@
 #   ./run_labs.sh                 run every lab, write reports/out/
 #   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
 #   ./run_labs.sh test            build and run every test
+#   ./run_labs.sh test quick      build relab and the unit tests, run the unit and lint tests (before every commit)
 #   ./run_labs.sh build           install what is missing and build relab, nothing more (a CI job's first step)
 #   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy, a failover, S5's isolation levels), reports/load/
 #   ./run_labs.sh examples        the labs whose roles are PHP and Python programs (scenarios/examples), reports/examples/
@@ -25,9 +26,10 @@ if [ "${1:-}" = "test" ]; then
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then PACKAGES+=(nodejs npm); fi
 fi
 
-# The example labs' programs (scenarios/examples, docs/your-code.md) need PHP and Python clients; only
-# a run of the examples installs them, and without them those labs are skipped, never failed.
-if [ "${1:-}" = "examples" ]; then
+# The example labs' programs (scenarios/examples, docs/your-code.md) need PHP and Python clients; a run
+# of the examples installs them, and so do the tests, which run those labs (a skip verifies nothing).
+# Elsewhere without them those labs are skipped, never failed.
+if [ "${1:-}" = "examples" ] || [ "${1:-}" = "test" ]; then
   PACKAGES+=(php8.2-cli php-redis php-predis php8.2-pgsql python3-redis python3-psycopg2)
 fi
 
@@ -53,8 +55,11 @@ command -v ninja >/dev/null && generator=(-G Ninja)
 if [ ! -f build/CMakeCache.txt ]; then
   cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo >&2
 fi
-# Running labs needs only relab; the test binaries are built by ./run_labs.sh test.
-if [ "${1:-}" = "test" ]; then
+# Running labs needs only relab; the test binaries are built by ./run_labs.sh test, only the unit
+# tests' by ./run_labs.sh test quick.
+if [ "${1:-}" = "test" ] && [ "${2:-}" = "quick" ]; then
+  cmake --build build -j "$(nproc)" --target relab relab_unit_tests >&2
+elif [ "${1:-}" = "test" ]; then
   cmake --build build -j "$(nproc)" >&2
 else
   cmake --build build -j "$(nproc)" --target relab >&2
@@ -73,6 +78,16 @@ render_reports() {
 status=0
 if [ "${1:-}" = "test" ]; then
   shift
+  # ctest runs this many tests at once: the real-server tests wait on servers and timers far more
+  # than they compute, and those that measure speed run alone (RUN_SERIAL, CMakeLists.txt).
+  jobs=${RELAB_TEST_JOBS:-3}
+  if [ "${1:-}" = "quick" ]; then
+    # The tier to run before every commit: the unit and lint tests, nothing that starts a server.
+    shift
+    tools/lint/install.sh build/npm || echo "run_labs.sh: tools/lint/install.sh failed: the lint tests will fail" >&2
+    ctest --test-dir build --output-on-failure -L quick -j "$(nproc)" "$@" || status=$?
+    exit "$status"
+  fi
   mkdir -p reports/out
   # Every lab test leaves its JSON here as test-*.json, held or broken; the reports show those labs,
   # and relab report exits 1 (failing this command) when one of them broke.
@@ -81,7 +96,17 @@ if [ "${1:-}" = "test" ]; then
   # into build/npm when missing or stale, so ctest fetches nothing. Without the registry the lint
   # tests fail and say so; the other tests still run.
   tools/lint/install.sh build/npm || echo "run_labs.sh: tools/lint/install.sh failed: the lint tests will fail" >&2
-  RELAB_REPORTS_DIR="$PWD/reports/out" ctest --test-dir build --output-on-failure "$@" || status=$?
+  export RELAB_REPORTS_DIR="$PWD/reports/out"
+  if [ $# -gt 0 ]; then
+    ctest --test-dir build --output-on-failure -j "$jobs" "$@" || status=$?
+  else
+    # First the tests that compute (unit, lint, fuzzing, sanitizer builds), then the real-server
+    # tests: a compiler beside them would stall their roles past the timings their labs measure.
+    ctest --test-dir build --output-on-failure -LE real -j "$(nproc)" || status=$?
+    rc=0
+    ctest --test-dir build --output-on-failure -L real -j "$jobs" || rc=$?
+    if [ "$status" -eq 0 ]; then status=$rc; fi
+  fi
   if compgen -G "reports/out/*.json" >/dev/null; then render_reports; fi
   exit "$status"
 fi

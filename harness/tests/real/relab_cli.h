@@ -56,7 +56,10 @@ inline RelabRun run_relab(const std::filesystem::path& dir, const std::string& a
     if (ci == CiReport::save && reports && *reports && fs::exists(json_path)) {
         static int saved = 0;
         const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        fs::copy_file(json_path, fs::path(reports) / fmt::format("test-{}-{}.json", test->name(), ++saved),
+        // The suite and the process in the name: ctest runs each test in a process of its own, side by side.
+        fs::copy_file(json_path,
+                      fs::path(reports) / fmt::format("test-{}.{}-{}-{}.json", test->test_suite_name(), test->name(),
+                                                      getpid(), ++saved),
                       fs::copy_options::overwrite_existing);
     }
     return r;
