@@ -327,17 +327,55 @@ Scenario beside_scenario(const Scenario& s) {
     return b;
 }
 
+namespace {
+
+// A resized workload keeps only the scripted failures that still name one of its events (producer
+// failures by order and type, outbox failures by row); returns how many it left out.
+size_t drop_failures_beyond(json& doc, const Scenario& resized) {
+    size_t dropped = 0;
+    const auto rows = static_cast<int64_t>(resized.events.size());
+    const auto keep_if = [&](const char* section, auto known) {
+        if (!doc.contains(section) || !doc[section].is_object() || !doc[section].contains("failures")) return;
+        json& list = doc[section]["failures"];
+        if (!list.is_array()) return;
+        const size_t before = list.size();
+        json kept = json::array();
+        for (const auto& f : list)
+            if (known(f)) kept.push_back(f);
+        dropped += before - kept.size();
+        list = std::move(kept);
+    };
+    keep_if("dispatcher", [&](const json& f) { return f.value("outbox_id", int64_t{0}) <= rows; });
+    keep_if("producer", [&](const json& f) {
+        return std::any_of(resized.events.begin(), resized.events.end(), [&](const EventSpec& e) {
+            return e.order == f.value("order", int64_t{-1}) && e.type == f.value("type", std::string());
+        });
+    });
+    return dropped;
+}
+
+}  // namespace
+
 Scenario with_generated_orders(const Scenario& s, int orders) {
     json doc = s.source;
     if (!doc.contains("generate") || !doc.at("generate").is_object())
         throw ScenarioError(s.file, "/generate", "no generated workload to resize");
     doc["generate"]["orders"] = orders;
-    Scenario m = read_scenario(Reader(fmt::format("{} (--orders {})", s.file, orders)), doc);
+    const Reader reader(fmt::format("{} (--orders {})", s.file, orders));
+    // The workload first without its scripted failures, to learn which of them still name an event.
+    json bare = doc;
+    for (const char* section : {"dispatcher", "producer"})
+        if (bare.contains(section) && bare[section].is_object()) bare[section].erase("failures");
+    const size_t dropped = drop_failures_beyond(doc, read_scenario(reader, bare));
+    Scenario m = read_scenario(reader, doc);
     m.file = s.file;
     m.source = std::move(doc);
     m.mutant = s.mutant;
-    m.title = fmt::format("{} [--orders {}]", s.title, orders);
-    m.title_vi = fmt::format("{} [--orders {}]", s.title_vi, orders);
+    const std::string note =
+        dropped == 0 ? fmt::format("--orders {}", orders)
+                     : fmt::format("--orders {}; {} scripted failure(s) beyond the smaller workload left out", orders, dropped);
+    m.title = fmt::format("{} [{}]", s.title, note);
+    m.title_vi = fmt::format("{} [{}]", s.title_vi, note);
     return m;
 }
 
