@@ -58,41 +58,42 @@ void add_servers(Env& env, const RoleConfig& c) {
 }
 
 void add_stream(Env& env, const Scenario& s, const RoleConfig& c) {
-    env["RELAB_STREAM"] = c.key_prefix + s.stream.key;
-    env["RELAB_GROUP"] = s.stream.group;
+    const StreamLab& flow = s.flow();
+    env["RELAB_STREAM"] = c.key_prefix + flow.stream.key;
+    env["RELAB_GROUP"] = flow.stream.group;
     env["RELAB_CONSUMER"] = c.actor;
-    env["RELAB_CONSUMERS"] = std::to_string(s.consumers);
-    env["RELAB_READ_COUNT"] = std::to_string(s.stream.read_count);
-    env["RELAB_BLOCK_MS"] = std::to_string(s.stream.block_ms);
+    env["RELAB_CONSUMERS"] = std::to_string(flow.consumers);
+    env["RELAB_READ_COUNT"] = std::to_string(flow.stream.read_count);
+    env["RELAB_BLOCK_MS"] = std::to_string(flow.stream.block_ms);
     env["RELAB_TABLE"] = "tmp_orders";
     nlohmann::json costs = nlohmann::json::object();
-    for (const auto& [type, ms] : s.job_cost_ms) {
+    for (const auto& [type, ms] : flow.job_cost_ms) {
         costs[type] = ms;
         env["RELAB_JOB_COST_MS_" + upper(type)] = std::to_string(ms);
     }
     env["RELAB_JOB_COST_MS"] = costs.dump();
-    env["RELAB_WRITE_MODE"] = to_string(s.write.mode);
-    env["RELAB_VERSION_SOURCE"] = to_string(s.write.version_source);
-    if (s.lock.enabled) {
-        env["RELAB_LOCK_KEY"] = c.key_prefix + s.lock.key;
-        env["RELAB_LOCK_TTL_MS"] = std::to_string(s.lock.ttl_ms);
-        env["RELAB_LOCK_RETRY_MS"] = std::to_string(s.lock.retry_ms);
+    env["RELAB_WRITE_MODE"] = to_string(flow.write.mode);
+    env["RELAB_VERSION_SOURCE"] = to_string(flow.write.version_source);
+    if (flow.lock.enabled) {
+        env["RELAB_LOCK_KEY"] = c.key_prefix + flow.lock.key;
+        env["RELAB_LOCK_TTL_MS"] = std::to_string(flow.lock.ttl_ms);
+        env["RELAB_LOCK_RETRY_MS"] = std::to_string(flow.lock.retry_ms);
     }
-    if (s.recovery.pending_first) env["RELAB_PENDING_FIRST"] = "1";
-    const auto& claim = s.recovery.autoclaim;
+    if (flow.recovery.pending_first) env["RELAB_PENDING_FIRST"] = "1";
+    const auto& claim = flow.recovery.autoclaim;
     if (claim.enabled && !claim.in_reaper()) {  // each consumer claims in its loop; else relab's reaper does
         env["RELAB_AUTOCLAIM_MIN_IDLE_MS"] = std::to_string(claim.min_idle_ms);
         env["RELAB_AUTOCLAIM_EVERY_MS"] = std::to_string(claim.every_ms);
         env["RELAB_AUTOCLAIM_COUNT"] = std::to_string(claim.count);
     }
     nlohmann::json events = nlohmann::json::array();
-    for (const auto& e : s.events)
+    for (const auto& e : flow.events)
         events.push_back({{"order", e.order}, {"type", e.type}, {"version", e.version}, {"at_ms", e.at_ms}});
     env["RELAB_EVENTS"] = events.dump();
 }
 
 void add_idem(Env& env, const Scenario& s, const RoleConfig& c) {
-    const IdemMiddlewareSpec& m = s.idem.middleware;
+    const IdemMiddlewareSpec& m = s.idem().middleware;
     env["RELAB_KEY_FORMAT"] = m.key_format;
     env["RELAB_CLAIM_TTL_MS"] = std::to_string(m.claim_ttl_ms);
     env["RELAB_DONE_TTL_MS"] = std::to_string(m.done_ttl_ms);
@@ -100,7 +101,7 @@ void add_idem(Env& env, const Scenario& s, const RoleConfig& c) {
     env["RELAB_READY_KEY"] = c.key_prefix + kIdemReadyKey + c.actor;
     env["RELAB_GO_KEY"] = c.key_prefix + kIdemGoKey;
     env["RELAB_ORDERS_TABLE"] = "orders";
-    for (const auto& client : s.idem.clients) {
+    for (const auto& client : s.idem().clients) {
         if (client.name != c.actor) continue;
         nlohmann::json requests = nlohmann::json::array();
         for (const auto& q : idem_client_requests(client))
@@ -139,14 +140,14 @@ std::map<std::string, std::string> program_env(const Scenario& s, const RoleConf
 
 std::vector<std::string> program_env_names(const std::string& role) {
     Scenario s;
-    s.job_cost_ms = {{"created", 1}};
-    s.lock.enabled = true;
-    s.recovery.pending_first = true;
-    s.recovery.autoclaim.enabled = true;
-    s.recovery.autoclaim.in = RecoverySpec::Autoclaim::In::consumers;
+    s.flow().job_cost_ms = {{"created", 1}};
+    s.flow().lock.enabled = true;
+    s.flow().recovery.pending_first = true;
+    s.flow().recovery.autoclaim.enabled = true;
+    s.flow().recovery.autoclaim.in = RecoverySpec::Autoclaim::In::consumers;
     IdemClient client;
     client.name = "A";
-    s.idem.clients.push_back(client);
+    s.idem().clients.push_back(client);
     RoleConfig c;
     c.role = role;
     c.actor = "A";

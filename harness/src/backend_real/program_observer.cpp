@@ -79,7 +79,9 @@ std::string known_ops() {
 // written version when several share it.
 std::optional<Event> lab_event_of(const Scenario& s, int64_t order, const std::string& status, std::optional<int64_t> v) {
     std::optional<Event> found;
-    for (const auto& e : s.events) {
+    const StreamLab* flow = s.flow_if();
+    if (!flow) return found;  // only a stream lab's writes are of its events
+    for (const auto& e : flow->events) {
         if (e.order != order || e.type != status) continue;
         if (!found || (v && e.version == *v)) found = Event{e.order, e.type, e.version};
     }
@@ -153,7 +155,7 @@ struct ProgramObserver::Impl {
     Impl(const Scenario& sc, std::string p, std::set<std::string> progs)
         : s(sc), prefix(std::move(p)), programs(std::move(progs)) {}
 
-    std::string stream_key() const { return prefix + s.stream.key; }
+    std::string stream_key() const { return prefix + s.flow().stream.key; }
 
     std::optional<Event> event_of(RedisClient& redis, const std::string& id) {
         const auto it = events.find(id);
@@ -186,7 +188,7 @@ struct ProgramObserver::Impl {
     }
 
     void poll(RedisClient& redis) {
-        const auto reply = redis.call({"XPENDING", stream_key(), s.stream.group, "-", "+", "100000"});
+        const auto reply = redis.call({"XPENDING", stream_key(), s.flow().stream.group, "-", "+", "100000"});
         std::set<std::string> now_held;
         for (const auto& row : reply.elements) {
             if (row.elements.size() < 4) continue;

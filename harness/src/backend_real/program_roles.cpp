@@ -133,12 +133,12 @@ void wait_for_readers(RedisClient& admin, const Scenario& s, const std::string& 
             const size_t from = name_at + 6 + prefix.size();
             blocked.insert(line.substr(from, line.find(' ', from) - from));
         }
-        if (static_cast<int>(blocked.size()) >= s.consumers || passed()) return;
+        if (static_cast<int>(blocked.size()) >= s.flow().consumers || passed()) return;
         if (std::chrono::steady_clock::now() > deadline) break;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     std::string missing;
-    for (int i = 1; i <= s.consumers; ++i) {
+    for (int i = 1; i <= s.flow().consumers; ++i) {
         const std::string actor = fmt::format("C{}", i);
         if (blocked.count(actor)) continue;
         const std::string note = why_not(actor);
@@ -149,7 +149,7 @@ void wait_for_readers(RedisClient& admin, const Scenario& s, const std::string& 
         "{} of {} consumers were seen blocked in XREADGROUP within {} ms; a consumer program (`{}`) names its Redis "
         "connection $RELAB_CLIENT_NAME (CLIENT SETNAME) and reads the group with XREADGROUP ... BLOCK "
         "(docs/your-code.md). Not seen:{}",
-        blocked.size(), s.consumers, timeouts::kBarrier.count(), e ? program_text(e->argv) : std::string("?"), missing));
+        blocked.size(), s.flow().consumers, timeouts::kBarrier.count(), e ? program_text(e->argv) : std::string("?"), missing));
 }
 
 std::vector<HistoryRecord> program_output_records(const std::string& actor, const std::string& stdout_path,

@@ -387,8 +387,9 @@ struct RealBackend::Impl {
             ShardCluster& shard;
             ~ClusterGone() { shard.release(); }
         } cluster_gone{shard};
-        if (has_stream(s.kind) && s.shard.enabled) shard.take(s);
-        if (s.lock.enabled) {
+        const StreamLab* flow = s.flow_if();
+        if (flow && flow->shard.enabled) shard.take(s);
+        if (flow && flow->lock.enabled) {
             RealKv kv(admin, RedisNamespace{run_prefix()}, features.delex);
             lab.lock_release_method = kv.delete_if_equals_method();
         }
@@ -443,8 +444,8 @@ namespace {
 // The Redis Cluster a lab forms for itself, if any.
 // None for a sharded stream lab when the user gave a cluster of theirs (redis+cluster://).
 std::optional<RedisClusterOptions> cluster_of(const Scenario& s, bool user_cluster) {
-    if (has_stream(s.kind) && s.shard.enabled)
-        return user_cluster ? std::nullopt : std::optional<RedisClusterOptions>(shard_cluster_options(s.shard));
+    if (const StreamLab* flow = s.flow_if(); flow && flow->shard.enabled)
+        return user_cluster ? std::nullopt : std::optional<RedisClusterOptions>(shard_cluster_options(flow->shard));
     if (kind_row(s.kind).forms_cluster) return idem_cluster_options(s);
     return std::nullopt;
 }

@@ -104,7 +104,7 @@ void RoleProcesses::program_barrier(std::vector<HistoryRecord>& records) {
     if (!m_env.s.exec.of("consumer") && !program_producer) return;
     // relab's own producer waits for the readers itself and publishes at once: once it did, the
     // consumers are busy with jobs and no longer all blocked, and the barrier is behind us.
-    const std::string stream = m_env.prefix + m_env.s.stream.key;
+    const std::string stream = m_env.prefix + m_env.s.flow().stream.key;
     const auto published = [&] {
         // A program that exited before it read: said now, not at the barrier's timeout.
         for (auto& r : m_roles)

@@ -43,7 +43,7 @@ EmbeddedPostgres& ServerFaults::postgres() {
 }
 
 int ServerFaults::shard_slot(int shard) const {
-    return key_slot(m_env.prefix + shard_stream_key(m_env.s.shard, shard));
+    return key_slot(m_env.prefix + shard_stream_key(m_env.s.flow().shard, shard));
 }
 
 bool ServerFaults::finished(const Target& t) {
@@ -214,7 +214,7 @@ nlohmann::json ServerFaults::shard_promote(const Target& master, Nanos killed_at
     const auto killed = m_killed_masters.find(master.shard);
     if (!m_env.cluster_servers || killed == m_killed_masters.end())
         throw std::logic_error("shard_promote: no master of this shard was killed");
-    const int64_t timeout_ms = m_env.s.shard.cluster.node_timeout_ms * 10 + timeouts::kFailover.count();
+    const int64_t timeout_ms = m_env.s.flow().shard.cluster.node_timeout_ms * 10 + timeouts::kFailover.count();
     const int slot = shard_slot(master.shard);
     std::optional<RedisEndpoint> promoted;
     const bool done = wait_until(
@@ -229,7 +229,7 @@ nlohmann::json ServerFaults::shard_promote(const Target& master, Nanos killed_at
                                              "{} ms of the kill",
                                              killed->second.display(), master.shard, slot, timeout_ms));
     m_connections.drop_cluster();  // its map names the dead master; the next use reads the new one
-    const int64_t node_timeout = m_env.s.shard.cluster.node_timeout_ms;
+    const int64_t node_timeout = m_env.s.flow().shard.cluster.node_timeout_ms;
     return {{"election", "cluster"},
             {"node_timeout_ms", node_timeout},
             {"slot", slot},

@@ -28,7 +28,7 @@ void ShardCluster::take(const Scenario& s) {
     try {
         m_cluster.reset();
         m_used = false;
-        m_cluster = m_clusters.take(shard_cluster_options(s.shard));
+        m_cluster = m_clusters.take(shard_cluster_options(s.flow().shard));
         m_masters = m_cluster->endpoints();
     } catch (const EnvironmentError& e) {
         throw EnvironmentError(fmt::format("{} shards its stream over a Redis Cluster of its own, which could "
@@ -74,7 +74,7 @@ HistoryRecord ShardCluster::shard_note(const Scenario& s, ClusterClient& c, int 
                                        const std::string& prefix) const {
     nlohmann::json shard_map = nlohmann::json::array();
     std::string text;
-    for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+    for (const auto& key : lab_stream_keys(s.flow().stream, s.flow().shard)) {
         const std::string real = prefix + key;
         const std::string node = c.owner_address(real);
         shard_map.push_back({{"stream", key}, {"slot", key_slot(real)}, {"node", node}});

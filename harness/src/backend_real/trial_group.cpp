@@ -36,23 +36,24 @@ bool TrialGroup::drained(bool primary_out) {
 // drained.
 bool TrialGroup::group_drained() {
     const Scenario& s = m_env.s;
+    const StreamLab& flow = s.flow();
     if (!m_env.cluster.empty()) {
         ClusterStream streams(m_connections.cluster());
-        for (const auto& key : lab_stream_keys(s.stream, s.shard))
-            if (!streams.group_drained(key, s.stream.group)) return false;
+        for (const auto& key : lab_stream_keys(flow.stream, flow.shard))
+            if (!streams.group_drained(key, flow.stream.group)) return false;
         return true;
     }
-    return RealStream(m_connections.admin(), m_ns, m_env.prefix).group_drained(s.stream.key, s.stream.group);
+    return RealStream(m_connections.admin(), m_ns, m_env.prefix).group_drained(flow.stream.key, flow.stream.group);
 }
 
 std::string TrialGroup::last_delivered() {
     try {
         RedisClient c(m_connections.primary(), std::chrono::milliseconds(1000));
-        const auto groups = c.call({"XINFO", "GROUPS", m_ns.key(m_env.s.stream.key)});
+        const auto groups = c.call({"XINFO", "GROUPS", m_ns.key(m_env.s.flow().stream.key)});
         for (const auto& g : groups.elements) {
             const auto* name = field_of(g, "name");
             const auto* delivered = field_of(g, "last-delivered-id");
-            if (name && delivered && name->str == m_env.s.stream.group) return delivered->str;
+            if (name && delivered && name->str == m_env.s.flow().stream.group) return delivered->str;
         }
         return "(no group)";
     } catch (const KvError& e) {
@@ -63,15 +64,16 @@ std::string TrialGroup::last_delivered() {
 nlohmann::json TrialGroup::state() {
     if (!m_env.cluster.empty()) throw std::logic_error("group_state: a sharded lab has a group per shard");
     const Scenario& s = m_env.s;
+    const StreamLab& flow = s.flow();
     RedisClient& a = m_connections.admin();
-    const std::string key = m_ns.key(s.stream.key);
+    const std::string key = m_ns.key(flow.stream.key);
     if (a.call({"EXISTS", key}).integer == 0) return {{"pending", 0}, {"undelivered", 0}, {"group", false}};
     std::string from = "-";  // the first entry the group has not been given
     int64_t pending = 0;
     bool group = false;
     for (const auto& g : a.call({"XINFO", "GROUPS", key}).elements) {
         const auto* name = field_of(g, "name");
-        if (!name || name->str != s.stream.group) continue;
+        if (!name || name->str != flow.stream.group) continue;
         group = true;
         if (const auto* p = field_of(g, "pending")) pending = p->integer;
         if (const auto* d = field_of(g, "last-delivered-id"); d && d->str != "0-0") from = "(" + d->str;
@@ -90,15 +92,16 @@ nlohmann::json TrialGroup::state() {
 std::optional<std::vector<std::string>> TrialGroup::pel_ids(bool primary_out) {
     if (!m_env.cluster.empty() || primary_out) return std::nullopt;
     const Scenario& s = m_env.s;
+    const StreamLab& flow = s.flow();
     try {
         RedisClient& a = m_connections.admin();
-        const std::string key = m_ns.key(s.stream.key);
+        const std::string key = m_ns.key(flow.stream.key);
         if (a.call({"EXISTS", key}).integer == 0) return std::vector<std::string>{};
         std::vector<std::string> ids;
         // XPENDING's extended form, a page at a time: each element is [id, consumer, idle, deliveries].
         std::string from = "-";
         for (;;) {
-            const auto page = a.call({"XPENDING", key, s.stream.group, from, "+", "10000"});
+            const auto page = a.call({"XPENDING", key, flow.stream.group, from, "+", "10000"});
             for (const auto& e : page.elements) ids.push_back(e.elements.at(0).str);
             if (page.elements.size() < 10000) break;
             from = "(" + ids.back();

@@ -70,7 +70,8 @@ struct SimBackend::Impl {
         if (!family.has_roles())
             throw std::logic_error(fmt::format("the simulator runs no {} lab ({})", family.name, s.id));
         const Nanos limit = sim_backend_detail::kEpoch + family.budget(s);
-        current.stream_keys = lab_stream_keys(s.stream, s.shard);
+        const StreamLab* flow = s.flow_if();
+        current.stream_keys = flow ? lab_stream_keys(flow->stream, flow->shard) : std::vector<std::string>{};
         SimTrialStore store(current.world);
         std::optional<Nanos> origin;
         std::vector<HistoryRecord> records = current.run_roles(
@@ -108,7 +109,7 @@ struct SimBackend::Impl {
         } forget{current.settings_of};
         // A lab that requires DELEX runs on a Redis 8.4 model; any other on Redis 7.0's.
         current.world.kv().delex = std::find(s.needs_features.begin(), s.needs_features.end(), "DELEX") != s.needs_features.end();
-        if (s.lock.enabled) lab.lock_release_method = sim::SimKv(current.world).delete_if_equals_method();
+        if (const StreamLab* flow = s.flow_if(); flow && flow->lock.enabled) lab.lock_release_method = sim::SimKv(current.world).delete_if_equals_method();
         const LabFamily& family = family_of(s.kind);
         const std::vector<RoleLaunch> roles = family.roles(s);
         if (opts.replay) return replay(s, roles, std::move(lab));

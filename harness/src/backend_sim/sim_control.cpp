@@ -33,7 +33,7 @@ void SimControl::wait(Phase phase, std::optional<Nanos> until) {
         // A group that never drains changes nothing: the watchdog wakes the supervisor so
         // that it can end the trial once nothing moves (Control::wait's promise).
         const uint64_t wait = ++m_trial.quiet_wait;
-        sched.at_last(now() + Millis{m_s.stream.quiet_ms}, &SimTrial::quiet_watchdog, &m_trial, wait);
+        sched.at_last(now() + Millis{m_s.flow().stream.quiet_ms}, &SimTrial::quiet_watchdog, &m_trial, wait);
         m_trial.world.wait_stream_change();
         ++m_trial.quiet_wait;
         return;
@@ -192,19 +192,19 @@ void SimControl::raise_flag(const std::string& name) {
 }
 
 nlohmann::json SimControl::group_state() {
-    if (m_s.shard.enabled) throw std::logic_error("group_state: a sharded lab has a group per shard");
+    if (m_s.flow().shard.enabled) throw std::logic_error("group_state: a sharded lab has a group per shard");
     auto& streams = m_trial.world.streams();
-    const std::string& key = m_s.stream.key;
-    const bool group = streams.last_delivered(key, m_s.stream.group).has_value();
-    return {{"pending", streams.pending(key, m_s.stream.group).size()},
-            {"undelivered", streams.undelivered(key, m_s.stream.group)},
+    const std::string& key = m_s.flow().stream.key;
+    const bool group = streams.last_delivered(key, m_s.flow().stream.group).has_value();
+    return {{"pending", streams.pending(key, m_s.flow().stream.group).size()},
+            {"undelivered", streams.undelivered(key, m_s.flow().stream.group)},
             {"group", group || !streams.exists(key)}};
 }
 
 std::optional<std::vector<std::string>> SimControl::pel_ids() {
-    if (m_s.shard.enabled) return std::nullopt;
+    if (m_s.flow().shard.enabled) return std::nullopt;
     std::vector<std::string> ids;
-    for (const auto& p : m_trial.world.streams().pending(m_s.stream.key, m_s.stream.group)) ids.push_back(p.id);
+    for (const auto& p : m_trial.world.streams().pending(m_s.flow().stream.key, m_s.flow().stream.group)) ids.push_back(p.id);
     return ids;
 }
 
@@ -227,7 +227,7 @@ bool SimControl::appendonly() const {
 
 std::string SimControl::last_delivered() {
     if (!m_trial.world.redis().up()) return "(down)";
-    return m_trial.world.streams().last_delivered(m_s.stream.key, m_s.stream.group).value_or("(no group)");
+    return m_trial.world.streams().last_delivered(m_s.flow().stream.key, m_s.flow().stream.group).value_or("(no group)");
 }
 
 }  // namespace relab::sim_backend_detail

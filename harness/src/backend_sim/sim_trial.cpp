@@ -23,11 +23,12 @@ Actor& SimTrial::actor(size_t index, uint64_t seed) {
 }
 
 bool SimTrial::drained(const Scenario& s) {
+    const StreamLab& flow = s.flow();
     if (!world.redis().up()) return false;
     for (const auto& key : stream_keys) {
         if (!world.streams().exists(key)) continue;
-        if (!world.streams().last_delivered(key, s.stream.group)) return false;
-        if (!world.streams().drained(key, s.stream.group)) return false;
+        if (!world.streams().last_delivered(key, flow.stream.group)) return false;
+        if (!world.streams().drained(key, flow.stream.group)) return false;
     }
     return true;
 }

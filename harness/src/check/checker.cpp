@@ -75,9 +75,9 @@ void summarize_sessions(LabResult& lab) {
 }
 
 // A trial is wrong when some order's final status (and amount, where stated) is not the one it should end in.
-void judge_final_rows(const Scenario& s, TrialOutcome& t) {
+void judge_final_rows(const StreamLab& flow, TrialOutcome& t) {
     t.wrong_orders.clear();
-    for (const auto& order : s.orders) {
+    for (const auto& order : flow.orders) {
         const auto row = std::find_if(t.final_rows.begin(), t.final_rows.end(),
                                       [&](const OrderRow& r) { return r.id == order.id; });
         const FinalState want = order.expected_final;
@@ -93,16 +93,17 @@ void judge_final_rows(const Scenario& s, TrialOutcome& t) {
 }  // namespace
 
 void recheck_trial(const Scenario& s, TrialOutcome& t) {
-    // A session lab's cases are not trials: they keep their verdict.
-    const KindRow& kind = kind_row(s.kind);
-    if (kind.has_stream && !s.orders.empty()) judge_final_rows(s, t);  // a report's lab whose orders are unknown keeps its verdict
-    if (kind.idem) t.wrong = t.idem.counts.wrong();
+    // A session lab's cases are not trials: they keep their verdict, as does a report's lab whose
+    // orders are unknown.
+    const StreamLab* flow = s.flow_if();
+    if (flow && !flow->orders.empty()) judge_final_rows(*flow, t);
+    if (is_idem(s.kind)) t.wrong = t.idem.counts.wrong();
     // A trial whose timeline was dropped (a long simulated run) keeps the accounting and the terms
     // checked when it ran; one that kept its history is accounted again from it.
     if (t.history.empty()) return;
     t.accounting = account(t.history, &t.stale_overwrites);
     if (wants_load_stats(s)) t.load = load_stats(s, t.history, static_cast<int64_t>(t.wrong_orders.size()));
-    if (s.soak.enabled) t.soak = soak_stats(t.history);
+    if (flow && flow->soak.enabled) t.soak = soak_stats(t.history);
     evaluate_trial(s, t);
 }
 
@@ -143,7 +144,9 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     out.final_rows = std::move(final_rows);
     out.stream = std::move(stream);
 
-    judge_final_rows(s, out);
+    // Only a stream lab's orders have final states; an idempotency lab counts its requests instead.
+    const StreamLab* flow = s.flow_if();
+    if (flow) judge_final_rows(*flow, out);
 
     // Per order, the event whose publication was tried first: how long until it got through.
     std::map<int64_t, std::pair<EventView, int64_t>> first_try;  // order -> (its event, a view into out.history; t_ns)
@@ -161,7 +164,7 @@ TrialOutcome classify_trial(const Scenario& s, int trial, uint64_t seed, std::ve
     }
     out.accounting = account(out.history, &out.stale_overwrites);
     if (wants_load_stats(s)) out.load = load_stats(s, out.history, static_cast<int64_t>(out.wrong_orders.size()));
-    if (s.soak.enabled) out.soak = soak_stats(out.history);
+    if (flow && flow->soak.enabled) out.soak = soak_stats(out.history);
     return out;
 }
 

@@ -108,7 +108,7 @@ void throughput_and_latency(const EntryHistory& h, LoadStats& out) {
 // the job began: also one queued before it (a consumer behind the producer, as S1 is on a slow
 // machine), not only one XADDed while it ran.
 void head_of_line(const Scenario& s, const EntryHistory& h, LoadStats& out) {
-    for (const auto& slow : s.load.slow_jobs) {
+    for (const auto& slow : s.flow().load.slow_jobs) {
         const EntryTimes* job = nullptr;
         for (const auto& [key, e] : h.entries)
             if (e.order == slow.order && e.type == slow.type && e.started >= 0 && e.written >= 0) job = &e;
@@ -136,8 +136,8 @@ LoadStats load_stats(const Scenario& s, const std::vector<HistoryRecord>& histor
 }
 
 bool wants_load_stats(const Scenario& s) {
-    return has_stream(s.kind) &&
-           (s.load.enabled || !s.expect.every_trial.load.empty() || !s.expect.every_wrong_trial.load.empty());
+    const StreamLab* flow = s.flow_if();
+    return flow && (flow->load.enabled || !s.expect.every_trial.load.empty() || !s.expect.every_wrong_trial.load.empty());
 }
 
 }  // namespace relab

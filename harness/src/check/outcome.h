@@ -114,7 +114,7 @@ struct LabResult {
     std::vector<std::string> failures; // why not, one line each
     LatencyStats delivery;             // XADD to receipt by a blocked consumer
     ThroughputStats throughput;        // stream labs: jobs written per second of the trial
-    // The arrangement run beside the lab (Scenario::beside), its name and its pace: what the lab's
+    // The arrangement run beside the lab (StreamLab::beside), its name and its pace: what the lab's
     // throughput_ratio is measured against. Empty until the run sets it.
     std::string beside_name;
     std::optional<ThroughputStats> beside_throughput;

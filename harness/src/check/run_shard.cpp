@@ -25,7 +25,7 @@ std::string to_string(const RunShard& s) { return fmt::format("{}/{}", s.index, 
 KeepPolicy::KeepPolicy(const Scenario& s, int planned_trials, const KeepRule& rule)
     : m_rule(rule),
       m_keep_all(planned_trials <= rule.keep_all_trials &&
-                 static_cast<size_t>(std::max(planned_trials, 0)) * std::max<size_t>(s.events.size(), 1) <=
+                 static_cast<size_t>(std::max(planned_trials, 0)) * std::max<size_t>(s.flow_if() ? s.flow_if()->events.size() : 0, 1) <=
                      rule.keep_all_events) {}
 
 bool KeepPolicy::keeps(int trial, bool wrong, size_t records) {

@@ -49,7 +49,7 @@ constexpr int64_t k_cluster_start_us = 3'000'000;  // S2's Redis Cluster, once p
 int64_t estimated_lab_us(const Scenario& s, std::optional<int> runs) {
     if (counts_cases(s.kind)) {
         int64_t us = 0;
-        for (const auto& c : s.cases) {
+        for (const auto& c : s.sessions().cases) {
             int64_t last = 0;
             for (const auto& session : c.sessions)
                 for (const auto& step : session.steps) last = std::max(last, step.at_ms);
@@ -57,13 +57,15 @@ int64_t estimated_lab_us(const Scenario& s, std::optional<int> runs) {
         }
         return us;
     }
+    static const StreamLab no_stream;  // an idempotency lab's trials publish nothing
+    const StreamLab& flow = s.flow_if() ? *s.flow_if() : no_stream;
     int64_t per_trial = k_trial_overhead_us;
     int64_t last_ms = 0;
-    for (const auto& e : s.events) {
+    for (const auto& e : flow.events) {
         last_ms = std::max(last_ms, e.at_ms);
         if (e.cost_us >= 0) {
             per_trial += e.cost_us;
-        } else if (const auto it = s.job_cost_ms.find(e.type); it != s.job_cost_ms.end()) {
+        } else if (const auto it = flow.job_cost_ms.find(e.type); it != flow.job_cost_ms.end()) {
             per_trial += it->second * 1000;
         }
     }
@@ -71,7 +73,7 @@ int64_t estimated_lab_us(const Scenario& s, std::optional<int> runs) {
     if (s.servers.own) per_trial += k_server_start_us;
     if (s.servers.postgres) per_trial += k_server_start_us;
     const int n = std::max(1, runs.value_or(s.runs));
-    return (s.shard.enabled ? k_cluster_start_us : 0) + per_trial * n;
+    return (flow.shard.enabled ? k_cluster_start_us : 0) + per_trial * n;
 }
 
 std::vector<std::vector<size_t>> split_labs(const std::vector<int64_t>& estimates, int jobs) {

@@ -221,12 +221,13 @@ private:
 class TrialSupervisor {
 public:
     TrialSupervisor(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c)
-        : m_s(s), m_c(c), m_nemesis(s.faults, c, nullptr, s.soak.enabled || s.stream.deadline_ms > 0) {
+        : m_s(s), m_flow(s.flow()), m_c(c),
+          m_nemesis(s.faults, c, nullptr, m_flow.soak.enabled || m_flow.stream.deadline_ms > 0) {
         for (const auto& r : roles) m_roles.push_back({Target::role(r.actor), is_consuming(r)});
     }
 
     void run() {
-        const Nanos deadline = m_c.now() + stream_trial_budget(m_s) - Millis{m_s.stream.block_ms} - timeouts::kStopGrace;
+        const Nanos deadline = m_c.now() + stream_trial_budget(m_s) - Millis{m_flow.stream.block_ms} - timeouts::kStopGrace;
         while (std::any_of(m_roles.begin(), m_roles.end(),
                            [&](const Watched& r) { return !r.consuming && !m_c.finished(r.target); })) {
             step(deadline, "the publishing roles to finish");
@@ -261,7 +262,7 @@ public:
             if (!m_c.finished(r.target) && m_c.paused(r.target))
                 m_nemesis.fire(nullptr, FaultAction::resume, r.target, "the trial ends: resumed so it can stop");
         m_c.raise_stop();
-        const Nanos stop_deadline = m_c.now() + Millis{m_s.stream.block_ms} + timeouts::kStopGrace;
+        const Nanos stop_deadline = m_c.now() + Millis{m_flow.stream.block_ms} + timeouts::kStopGrace;
         for (;;) {
             m_c.unblock_readers();
             m_c.wait(Control::Phase::stopping, m_c.now() + Millis{5});
@@ -281,7 +282,7 @@ public:
             }
         }
         m_c.check_roles();
-        if (m_s.soak.enabled) record_group();
+        if (m_flow.soak.enabled) record_group();
     }
 
 private:
@@ -300,16 +301,16 @@ private:
             m_moved = {activity, m_c.now()};
             return false;
         }
-        const Millis quiet{m_s.stream.quiet_ms};
+        const Millis quiet{m_flow.stream.quiet_ms};
         if (m_c.now() - m_moved.at < quiet) return false;
         m_nemesis.end_all();
         m_ended_quiet = true;
-        nlohmann::json g = {{"quiet_ms", m_s.stream.quiet_ms}};
+        nlohmann::json g = {{"quiet_ms", m_flow.stream.quiet_ms}};
         // The server's PEL, not only the history: a SIGKILLed consumer's last receive may never
         // have reached its history file, while the group still holds the entry.
         if (const auto pel = m_c.pel_ids()) g["pel"] = *pel;
         g["text"] = fmt::format("the trial ended with the group not drained: nothing moved for {} ms (stream.quiet_ms)",
-                                m_s.stream.quiet_ms);
+                                m_flow.stream.quiet_ms);
         m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
         return true;
     }
@@ -318,12 +319,12 @@ private:
     // lab's stream.deadline_ms from its origin.
     std::optional<Nanos> soak_deadline() const {
         if (!m_nemesis.origin()) return std::nullopt;
-        if (m_s.soak.enabled) return *m_nemesis.origin() + Millis{soak_deadline_ms(m_s)};
-        if (m_s.stream.deadline_ms > 0) return *m_nemesis.origin() + Millis{m_s.stream.deadline_ms};
+        if (m_flow.soak.enabled) return *m_nemesis.origin() + Millis{soak_deadline_ms(m_flow)};
+        if (m_flow.stream.deadline_ms > 0) return *m_nemesis.origin() + Millis{m_flow.stream.deadline_ms};
         return std::nullopt;
     }
 
-    int64_t deadline_ms() const { return m_s.soak.enabled ? soak_deadline_ms(m_s) : m_s.stream.deadline_ms; }
+    int64_t deadline_ms() const { return m_flow.soak.enabled ? soak_deadline_ms(m_flow) : m_flow.stream.deadline_ms; }
 
     std::optional<Nanos> wake_at() const {
         std::optional<Nanos> at = m_nemesis.wake_at();
@@ -344,12 +345,12 @@ private:
                 m_nemesis.fire(nullptr, FaultAction::kill, r.target,
                                fmt::format("the trial's deadline ({} ms) passed while it was still publishing",
                                            deadline_ms()));
-        if (!m_s.soak.enabled) {
+        if (!m_flow.soak.enabled) {
             // What the group left is the trial's result: the accounting counts it from this record.
-            nlohmann::json g = {{"stream_deadline_ms", m_s.stream.deadline_ms}};
+            nlohmann::json g = {{"stream_deadline_ms", m_flow.stream.deadline_ms}};
             g["text"] = fmt::format("the trial ended with the group not drained: its deadline passed ({} ms, "
                                     "stream.deadline_ms)",
-                                    m_s.stream.deadline_ms);
+                                    m_flow.stream.deadline_ms);
             m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
         }
         return true;
@@ -365,18 +366,18 @@ private:
             g = {{"error", e.what()}};
         }
         const int64_t pending = g.value("pending", int64_t{-1}), undelivered = g.value("undelivered", int64_t{-1});
-        g["consumer_group"] = m_s.stream.group;
+        g["consumer_group"] = m_flow.stream.group;
         g["drained"] = pending == 0 && undelivered == 0;
         g["deadline_passed"] = m_deadline_passed;
-        g["deadline_ms"] = soak_deadline_ms(m_s);
+        g["deadline_ms"] = soak_deadline_ms(m_flow);
         g["text"] = g.contains("error")
-                        ? fmt::format("consumer group {} at the end: unreadable ({})", m_s.stream.group,
+                        ? fmt::format("consumer group {} at the end: unreadable ({})", m_flow.stream.group,
                                       g.at("error").get<std::string>())
-                        : fmt::format("consumer group {} at the end: {} pending, {} never delivered{}", m_s.stream.group,
+                        : fmt::format("consumer group {} at the end: {} pending, {} never delivered{}", m_flow.stream.group,
                                       pending, undelivered,
                                       m_deadline_passed
                                           ? fmt::format("; the soak's deadline ({} ms) passed before it drained",
-                                                        soak_deadline_ms(m_s))
+                                                        soak_deadline_ms(m_flow))
                                           : std::string());
         m_c.record(HistoryRecord{0, m_c.now().count(), "relab", Op::observe, std::move(g)});
     }
@@ -394,6 +395,7 @@ private:
     };
 
     const Scenario& m_s;
+    const StreamLab& m_flow;  // the stream lab it supervises
     std::vector<Watched> m_roles;
     Control& m_c;
     Nemesis m_nemesis;
@@ -525,7 +527,8 @@ void fail_on_unexplained_outage(const std::vector<HistoryRecord>& history) {
 }  // namespace
 
 Nanos stream_trial_budget(const Scenario& s) {
-    int64_t last_ms = last_event_ms(s);
+    const StreamLab& flow = s.flow();
+    int64_t last_ms = last_event_ms(flow);
     for (const auto& f : s.faults) {
         const auto& t = f.trigger;
         // Repeats "until": "published" end with the events.
@@ -533,16 +536,16 @@ Nanos stream_trial_budget(const Scenario& s) {
         last_ms = std::max(last_ms, t.at_ms.value_or(0) + t.delay_ms + repeats);
     }
     const Nanos budget =
-        timeouts::kBarrier + timeouts::kPublishAndDrain + Millis{last_ms + s.stream.block_ms} + timeouts::kStopGrace;
-    if (!s.soak.enabled) {
+        timeouts::kBarrier + timeouts::kPublishAndDrain + Millis{last_ms + flow.stream.block_ms} + timeouts::kStopGrace;
+    if (!flow.soak.enabled) {
         // A stream deadline ends the trial as a soak's does: then one BLOCK, the grace, the kills.
-        const Nanos own = timeouts::kBarrier + Millis{s.stream.deadline_ms + s.stream.block_ms} + timeouts::kStopGrace +
+        const Nanos own = timeouts::kBarrier + Millis{flow.stream.deadline_ms + flow.stream.block_ms} + timeouts::kStopGrace +
                           timeouts::kStopGrace + timeouts::kSignalTakesEffect;
-        return s.stream.deadline_ms > 0 ? std::max(budget, own) : budget;
+        return flow.stream.deadline_ms > 0 ? std::max(budget, own) : budget;
     }
     // A soak ends at its own deadline; after it, the consumers get one BLOCK and the grace to stop,
     // then whatever still runs is killed.
-    const Nanos soak = timeouts::kBarrier + Millis{soak_deadline_ms(s) + s.stream.block_ms} + timeouts::kStopGrace +
+    const Nanos soak = timeouts::kBarrier + Millis{soak_deadline_ms(flow) + flow.stream.block_ms} + timeouts::kStopGrace +
                        timeouts::kStopGrace + timeouts::kSignalTakesEffect;
     return std::max(budget, soak);
 }

@@ -70,11 +70,12 @@ void run_trial_loop(const Scenario& s, const LoopPlan& plan, LabResult& lab, con
 }
 
 LabResult run_with_beside(const Scenario& s, const std::function<LabResult(const Scenario&)>& run_one) {
-    if (!s.beside) return run_one(s);
+    const StreamLab* flow = s.flow_if();
+    if (!flow || !flow->beside) return run_one(s);
     const LabResult beside = run_one(beside_scenario(s));
     LabResult lab = run_one(s);
     if (lab.skipped || beside.skipped) return lab;
-    lab.beside_name = s.beside->name;
+    lab.beside_name = flow->beside->name;
     lab.beside_throughput = beside.throughput;
     summarize(lab);
     return lab;

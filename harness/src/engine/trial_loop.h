@@ -48,7 +48,7 @@ bool shard_has_trials(const Scenario& s, const LoopPlan& plan);
 // HarnessError when a trial's outcome breaks an invariant of relab's own accounting.
 void run_trial_loop(const Scenario& s, const LoopPlan& plan, LabResult& lab, const TrialFn& trial);
 
-// A lab with an arrangement beside it (Scenario::beside, for expect.throughput_ratio): `run_one`
+// A lab with an arrangement beside it (StreamLab::beside, for expect.throughput_ratio): `run_one`
 // runs that arrangement first, then the lab, on the same backend and servers, and the lab is judged
 // again with the arrangement's pace. Any other lab: `run_one(s)`.
 LabResult run_with_beside(const Scenario& s, const std::function<LabResult(const Scenario&)>& run_one);

@@ -17,17 +17,18 @@ namespace {
 
 int runs_of(const Scenario& s, std::optional<int> override_runs) { return override_runs.value_or(s.runs); }
 int one_trial(const Scenario&, std::optional<int>) { return 1; }
-int cases_of(const Scenario& s, std::optional<int>) { return static_cast<int>(s.cases.size()); }
+int cases_of(const Scenario& s, std::optional<int>) { return static_cast<int>(s.sessions().cases.size()); }
 Nanos no_budget(const Scenario&) { return Nanos{0}; }  // a probe bounds its own steps
 std::optional<std::string> runs_anywhere(const Scenario&, const std::string&) { return std::nullopt; }
 
 // --- the stream labs ---
 
 void prepare_stream(const Scenario& s, TrialStore& store) {
-    store.reset_orders(initial_order_rows(s), TrialStore::Tables{.inbox = s.write.dedupe != WriteDedupe::none,
-                                                                 .source = s.dispatcher.enabled,
-                                                                 .side_effects = s.write.side_effect});
-    for (const auto& key : lab_stream_keys(s.stream, s.shard)) store.create_group(key, s.stream.group);
+    const StreamLab& flow = s.flow();
+    store.reset_orders(initial_order_rows(flow), TrialStore::Tables{.inbox = flow.write.dedupe != WriteDedupe::none,
+                                                                    .source = flow.dispatcher.enabled,
+                                                                    .side_effects = flow.write.side_effect});
+    for (const auto& key : lab_stream_keys(flow.stream, flow.shard)) store.create_group(key, flow.stream.group);
 }
 
 std::optional<Nanos> supervise_stream(const Scenario& s, const std::vector<RoleLaunch>& roles, Control& c) {
@@ -37,9 +38,10 @@ std::optional<Nanos> supervise_stream(const Scenario& s, const std::vector<RoleL
 
 TrialOutcome finish_stream(const Scenario& s, int trial, uint64_t seed, std::vector<HistoryRecord> history,
                            TrialStore& store) {
-    if (s.write.side_effect) check_side_effects_recorded(history, store.side_effects());
+    const StreamLab& flow = s.flow();
+    if (flow.write.side_effect) check_side_effects_recorded(history, store.side_effects());
     std::vector<StreamEntry> entries;
-    for (const auto& key : lab_stream_keys(s.stream, s.shard)) {
+    for (const auto& key : lab_stream_keys(flow.stream, flow.shard)) {
         auto part = store.xrange(key);
         entries.insert(entries.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
     }
@@ -48,7 +50,7 @@ TrialOutcome finish_stream(const Scenario& s, int trial, uint64_t seed, std::vec
 
 // --- the idempotency middleware's clients ---
 
-void prepare_idem(const Scenario& s, TrialStore& store) { store.reset_placed_orders(s.idem.layer4); }
+void prepare_idem(const Scenario& s, TrialStore& store) { store.reset_placed_orders(s.idem().layer4); }
 
 std::optional<Nanos> supervise_idem(const Scenario& s, const std::vector<RoleLaunch>&, Control& c) {
     return supervise_idem_trial(s, c);  // the go signal the clients started on
@@ -66,15 +68,16 @@ void idem_figures(LabResult& lab) {
     if (first == lab.trials.end()) return;
     const Scenario& s = lab.scenario;
     for (auto& m : idem_fault_measurements(s, first->history)) lab.measurements.push_back(std::move(m));
-    if (!s.idem.documented_duplicates.empty())
+    const IdemSpec& idem = s.idem();
+    if (!idem.documented_duplicates.empty())
         lab.measurements.push_back({"duplicate orders (from the orders table)",
-                                    std::to_string(first->idem.counts.duplicates),
-                                    s.idem.documented_duplicates, s.idem.documented_duplicates_note,
-                                    s.idem.documented_duplicates_note_vi, "đơn trùng (đếm trong bảng orders)"});
+                                    std::to_string(first->idem.counts.duplicates), idem.documented_duplicates,
+                                    idem.documented_duplicates_note, idem.documented_duplicates_note_vi,
+                                    "đơn trùng (đếm trong bảng orders)"});
 }
 
 std::optional<std::string> sessions_sim_skip(const Scenario& s) {
-    for (const auto& c : s.cases)
+    for (const auto& c : s.sessions().cases)
         for (const auto& session : c.sessions)
             for (const auto& step : session.steps)
                 if (step.redis)

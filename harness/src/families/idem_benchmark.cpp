@@ -73,7 +73,7 @@ class BenchTrial {
 public:
     BenchTrial(const Scenario& s, const ProbeEnv& ctx)
         : m_s(s),
-          m_b(s.idem.benchmark.value()),
+          m_b(s.idem().benchmark.value()),
           m_ctx(ctx),
           m_prefix(ctx.run_prefix + s.id + ":"),
           m_dir(ctx.work_dir + "/" + s.id + "-bench"),

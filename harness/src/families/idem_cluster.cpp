@@ -64,7 +64,7 @@ class ClusterTrial {
 public:
     ClusterTrial(const Scenario& s, ClusterClient& client, int trial, uint64_t seed,
                  SteadyClock::time_point origin, std::vector<Measurement>* measurements)
-        : m_s(s), m_spec(s.idem.cluster.value()), m_client(client), m_trial(trial), m_seed(seed), m_origin(origin),
+        : m_s(s), m_spec(s.idem().cluster.value()), m_client(client), m_trial(trial), m_seed(seed), m_origin(origin),
           m_measurements(measurements) {}
 
     // The record of how the cluster was formed, first in trial 1's history.
@@ -273,8 +273,8 @@ std::string uuid_v4(uint64_t high, uint64_t low) {
 
 RedisClusterOptions idem_cluster_options(const Scenario& s) {
     RedisClusterOptions opts;
-    opts.masters = s.idem.cluster.value().masters;
-    opts.node_timeout = std::chrono::milliseconds(s.idem.cluster.value().node_timeout_ms);
+    opts.masters = s.idem().cluster.value().masters;
+    opts.node_timeout = std::chrono::milliseconds(s.idem().cluster.value().node_timeout_ms);
     return opts;
 }
 

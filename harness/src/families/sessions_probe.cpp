@@ -17,7 +17,7 @@ public:
     SessionsProbe(const Scenario& s, ProbeEnv& env) : m_s(s), m_env(env) {}
 
     TrialResult trial(int trial, uint64_t) override {
-        const SessionCase& c = m_s.cases.at(static_cast<size_t>(trial - 1));
+        const SessionCase& c = m_s.sessions().cases.at(static_cast<size_t>(trial - 1));
         const bool exact = c.exact_keys && !m_env.servers.redis_external;
         RedisSessionTarget redis{m_env.servers.redis,
                                  exact ? "" : fmt::format("{}{}:c{}:", m_env.run_prefix, m_s.id, trial),

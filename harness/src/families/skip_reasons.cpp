@@ -74,27 +74,46 @@ std::optional<std::string> programs_skip_reason(const Scenario& s) {
            " on real servers only; the simulator runs relab's own roles on virtual time (the real backend runs it)";
 }
 
+// Whether a Redis step of the cases sends SET ... NX GET.
+bool sends_set_nx_get(const SessionsLab& lab) {
+    for (const auto& c : lab.cases)
+        for (const auto& session : c.sessions)
+            for (const auto& step : session.steps) {
+                if (!step.redis) continue;
+                const auto& argv = step.redis->argv;
+                auto has = [&](const char* word) {
+                    return std::any_of(argv.begin() + 1, argv.end(), [&](const std::string& a) {
+                        std::string up = a;
+                        for (char& ch : up) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+                        return up == word;
+                    });
+                };
+                if (argv.size() > 1 && (argv[0] == "SET" || argv[0] == "set") && has("NX") && has("GET")) return true;
+            }
+    return false;
+}
+
 }  // namespace
 
 std::optional<std::string> idem_sim_skip_reason(const Scenario& s) {
     if (auto reason = programs_skip_reason(s)) return reason;
     if (auto reason = servers_skip_reason(s)) return reason;
     if (auto reason = faults_skip_reason(s)) return reason;
-    if (s.idem.middleware.wait)
+    if (s.idem().middleware.wait)
         return "WAIT needs replicas; the simulator has no replication model (the real backend runs it)";
     return std::nullopt;
 }
-
 
 std::optional<std::string> stream_sim_skip_reason(const Scenario& s) {
     if (auto reason = programs_skip_reason(s)) return reason;
     if (auto reason = servers_skip_reason(s)) return reason;
     if (auto reason = faults_skip_reason(s)) return reason;
-    if (s.producer.wait)
+    const StreamLab& flow = s.flow();
+    if (flow.producer.wait)
         return "the producer's WAIT counts replicas acknowledging its XADD; the simulator's replica is a snapshot, "
                "with no replication offsets to acknowledge (the real backend runs it)";
-    if (s.write.isolation != WriteIsolation::none)
-        return "write.isolation \"" + to_string(s.write.isolation) +
+    if (flow.write.isolation != WriteIsolation::none)
+        return "write.isolation \"" + to_string(flow.write.isolation) +
                "\" runs each job in a transaction at that level; the simulator's PostgreSQL applies each statement "
                "on its own, with no transactions, snapshots or serialization failures (the real backend runs it)";
     return std::nullopt;
@@ -108,21 +127,8 @@ std::optional<std::string> nx_get_skip_reason(const Scenario& s, const std::stri
         return std::nullopt;  // unknown: let the server answer for itself
     }
     if (major >= 7) return std::nullopt;
-    bool needs = s.kind == LabKind::idem_clients && !s.servers.own;
-    for (const auto& c : s.cases)
-        for (const auto& session : c.sessions)
-            for (const auto& step : session.steps) {
-                if (!step.redis) continue;
-                const auto& argv = step.redis->argv;
-                auto has = [&](const char* word) {
-                    return std::any_of(argv.begin() + 1, argv.end(), [&](const std::string& a) {
-                        std::string up = a;
-                        for (char& ch : up) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
-                        return up == word;
-                    });
-                };
-                if (argv.size() > 1 && (argv[0] == "SET" || argv[0] == "set") && has("NX") && has("GET")) needs = true;
-            }
+    const bool needs = (s.kind == LabKind::idem_clients && !s.servers.own) ||
+                       (counts_cases(s.kind) && sends_set_nx_get(s.sessions()));
     if (!needs) return std::nullopt;
     return fmt::format("SET ... NX GET needs Redis 7.0; this server is {} (the Lua fallback, idem-lua, works on it)",
                        redis_version);

@@ -99,7 +99,8 @@ std::vector<Measurement> documented_figures(const LabResult& lab, bool with_undo
     std::vector<Measurement> out;
     for (const auto& m : lab.measurements)
         if (with_undocumented || !m.documented.empty()) out.push_back(m);
-    const auto& specs = lab.scenario.cases;
+    if (!counts_cases(lab.scenario.kind)) return out;  // only a sessions lab's steps carry figures
+    const auto& specs = lab.scenario.sessions().cases;
     for (size_t i = 0; i < lab.cases.size() && i < specs.size(); ++i) {
         const CaseOutcome& c = lab.cases[i];
         const std::vector<const SessionStep*> per_step = step_specs(c, specs[i]);

@@ -101,7 +101,7 @@ std::string measured_cell_text(const LabResult& lab) {
     std::string text = measured_text(lab);
     if (text.empty()) return text;
     if (is_idem_workload(lab)) text += ": " + idem_counts_brief(idem_total(lab));
-    if (lab.scenario.shard.enabled) text += "; " + shard_brief(lab);
+    if (const StreamLab* flow = lab.scenario.flow_if(); flow && flow->shard.enabled) text += "; " + shard_brief(lab);
     if (is_sim(lab) && !lab.replay_seed)
         text += fmt::format(" ({:.1f}%, 95% CI {:.1f}–{:.1f}%)", 100 * lab.wrong_rate, 100 * lab.wrong_rate_low,
                             100 * lab.wrong_rate_high);
@@ -116,15 +116,17 @@ std::string shard_brief(const LabResult& lab) {
         lo = lo < 0 ? n : std::min(lo, n);
         hi = std::max(hi, n);
     }
-    std::string text = lo == hi ? fmt::format("{} of {} orders wrong per trial", std::max(lo, 0), lab.scenario.orders.size())
-                                : fmt::format("{}–{} of {} orders wrong per trial", lo, hi, lab.scenario.orders.size());
+    const size_t orders = lab.scenario.flow().orders.size();
+    std::string text = lo == hi ? fmt::format("{} of {} orders wrong per trial", std::max(lo, 0), orders)
+                                : fmt::format("{}–{} of {} orders wrong per trial", lo, hi, orders);
     if (lab.throughput.trials > 0) text += fmt::format(", {:.0f} jobs/s", lab.throughput.per_s);
     return text;
 }
 
 std::string expected_final(const Scenario& s) {
     if (counts_cases(s.kind)) return {};
-    return s.orders.empty() ? OrderSpec{}.expected_final.describe() : s.orders.front().expected_final.describe();
+    const StreamLab* flow = s.flow_if();
+    return !flow || flow->orders.empty() ? OrderSpec{}.expected_final.describe() : flow->orders.front().expected_final.describe();
 }
 
 std::string lab_text_report(const LabResult& lab) {

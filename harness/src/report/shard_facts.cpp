@@ -75,7 +75,8 @@ void add_record(ShardFigures& f, const HistoryRecord& r, const ShardOutage& o) {
 
 std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::vector<HistoryRecord>& history) {
     const std::optional<ShardOutage> o = shard_outage(history);
-    if (!o || !s.shard.enabled) return {};
+    const StreamLab* flow = s.flow_if();
+    if (!o || !flow || !flow->shard.enabled) return {};
     std::vector<const HistoryRecord*> sorted;
     for (const auto& r : history) sorted.push_back(&r);
     std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) { return a->t_ns < b->t_ns; });
@@ -85,8 +86,8 @@ std::vector<HistoryRecord> shard_outage_records(const Scenario& s, const std::ve
             if (const std::string stream = text_field(r->data, "stream"); !stream.empty())
                 add_record(by_stream[stream], *r, *o);
     std::vector<HistoryRecord> out;
-    for (int i = 0; i < s.shard.streams; ++i) {
-        const std::string stream = shard_stream_key(s.shard, i);
+    for (int i = 0; i < flow->shard.streams; ++i) {
+        const std::string stream = shard_stream_key(flow->shard, i);
         ShardFigures& f = by_stream[stream];
         int64_t max_wait_ns = 0, lost = 0, redelivered = 0;
         for (const auto& [key, t] : f.first_write)
@@ -135,7 +136,7 @@ ShardTrialFacts shard_facts(const Scenario& s, const TrialOutcome& t) {
                                                   int_field(m, "slot", -1), text_field(m, "node", "?")));
     }
     std::map<int64_t, std::string> expected;
-    for (const auto& o : s.orders) expected[o.id] = o.expected_final.status;
+    for (const auto& o : s.flow().orders) expected[o.id] = o.expected_final.status;
     for (const auto& row : t.final_rows) {
         const auto it = expected.find(row.id);
         if (it != expected.end() && row.status != it->second) f.wrong_orders.push_back(row.id);
@@ -171,10 +172,11 @@ std::string shard_facts_text(const ShardTrialFacts& f, size_t orders) {
 }
 
 TrialOutcome shard_focus(const Scenario& s, const TrialOutcome& t, size_t orders_shown) {
+    const StreamLab& flow = s.flow();
     const ShardTrialFacts f = shard_facts(s, t);
     std::set<int64_t> keep;
     for (size_t i = 0; i < f.wrong_orders.size() && i < orders_shown; ++i) keep.insert(f.wrong_orders[i]);
-    if (keep.empty() && !s.orders.empty()) keep.insert(s.orders.front().id);
+    if (keep.empty() && !flow.orders.empty()) keep.insert(flow.orders.front().id);
     TrialOutcome out = t;
     out.history.clear();
     for (const auto& r : t.history) {

@@ -136,10 +136,10 @@ private:
 
 std::vector<std::string> idem_keys_due(const Scenario& s, int64_t at_ms) {
     std::vector<std::string> keys;
-    for (const auto& c : s.idem.clients)
+    for (const auto& c : s.idem().clients)
         for (const auto& q : idem_client_requests(c)) {
             if (q.send_at_ms.front() > at_ms) continue;
-            const std::string key = idem_key_for(q.key_format.value_or(s.idem.middleware.key_format), q.user_id,
+            const std::string key = idem_key_for(q.key_format.value_or(s.idem().middleware.key_format), q.user_id,
                                                  q.client_key, payload_hash(q.payload));
             if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
         }
@@ -148,11 +148,11 @@ std::vector<std::string> idem_keys_due(const Scenario& s, int64_t at_ms) {
 
 int64_t idem_activity_budget_ms(const Scenario& s) {
     int64_t budget = 0;
-    for (const auto& c : s.idem.clients) {
+    for (const auto& c : s.idem().clients) {
         int64_t t = 0;
         for (const auto& q : idem_client_requests(c)) {
             t = std::max(t, q.send_at_ms.back());
-            const int64_t work = q.work_ms.value_or(s.idem.middleware.work_ms);
+            const int64_t work = q.work_ms.value_or(s.idem().middleware.work_ms);
             t += static_cast<int64_t>(q.send_at_ms.size()) * c.retry.max_attempts * (c.retry.every_ms + work + 200);
         }
         budget = std::max(budget, t);

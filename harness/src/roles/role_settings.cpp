@@ -8,22 +8,26 @@ namespace relab {
 
 RoleSettings role_settings(const Scenario& s) {
     RoleSettings r;
-    r.stream = s.stream;
-    r.events = s.events;
-    r.job_cost_ms = s.job_cost_ms;
-    r.consumers = s.consumers;
-    r.write = s.write;
-    r.lock = s.lock;
-    r.buffer = s.buffer;
-    r.fanout = s.fanout;
-    r.producer = s.producer;
-    r.dispatcher = s.dispatcher;
-    r.shard = s.shard;
-    r.recovery = s.recovery;
+    if (const StreamLab* flow = s.flow_if()) {
+        r.stream = flow->stream;
+        r.events = flow->events;
+        r.job_cost_ms = flow->job_cost_ms;
+        r.consumers = flow->consumers;
+        r.write = flow->write;
+        r.lock = flow->lock;
+        r.buffer = flow->buffer;
+        r.fanout = flow->fanout;
+        r.producer = flow->producer;
+        r.dispatcher = flow->dispatcher;
+        r.shard = flow->shard;
+        r.recovery = flow->recovery;
+    }
     r.redis_faults_scheduled = redis_faults_scheduled(s);
     r.postgres_faults_scheduled = postgres_faults_scheduled(s);
-    r.idem_clients = s.idem.clients;
-    r.idem_middleware = s.idem.middleware;
+    if (is_idem(s.kind)) {
+        r.idem_clients = s.idem().clients;
+        r.idem_middleware = s.idem().middleware;
+    }
     r.idem_store_outages = r.redis_faults_scheduled ? StoreOutages::scheduled : StoreOutages::none_scheduled;
     return r;
 }

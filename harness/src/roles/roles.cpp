@@ -17,15 +17,15 @@ std::vector<RoleLaunch> trial_roles(const Scenario& s) {
     const KindRow& kind = kind_row(s.kind);
     if (!kind.runs_roles) return out;
     if (kind.sends_requests) {  // one client process per client, no stream
-        for (const auto& c : s.idem.clients) out.push_back({"idem_client", c.name});
+        for (const auto& c : s.idem().clients) out.push_back({"idem_client", c.name});
         return out;
     }
-    RELAB_CHECK(kind.has_stream, "a kind that runs roles is a stream lab or sends requests");
-    for (int i = 1; i <= s.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
-    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper()) out.push_back({"reaper", "reaper"});
-    if (s.dispatcher.enabled) {
+    const StreamLab& flow = s.flow();  // a kind that runs roles is a stream lab or sends requests
+    for (int i = 1; i <= flow.consumers; ++i) out.push_back({"consumer", fmt::format("C{}", i)});
+    if (flow.recovery.autoclaim.enabled && flow.recovery.autoclaim.in_reaper()) out.push_back({"reaper", "reaper"});
+    if (flow.dispatcher.enabled) {
         out.push_back({"source", "app"});
-        for (const auto& d : dispatcher_actors(s.dispatcher)) out.push_back({"dispatcher", d});
+        for (const auto& d : dispatcher_actors(flow.dispatcher)) out.push_back({"dispatcher", d});
     } else {
         out.push_back({"producer", "producer"});
     }

@@ -1,8 +1,8 @@
 // What a lab is, and everything a layer asks of its kind, described once: one row per kind. The
 // loader decides a lab's kind once, from the marks of these rows; every other layer asks its row a
 // question by name (has_stream, counts_cases, …) instead of comparing kinds, so a new kind is a new
-// value and a new row here, plus its hooks in families/ and its section in each reporter (whose
-// tables a static_assert holds to one row per kind).
+// value and a new row here, its family's data (SpecType, Scenario::spec), plus its hooks in
+// families/ and its section in each reporter (whose tables a static_assert holds to one row per kind).
 #pragma once
 
 #include <algorithm>
@@ -25,6 +25,14 @@ enum class LabKind : uint8_t {
     idem_cluster,    // a workload with "idem": {"cluster"}: hash tags and slots on a Redis Cluster
 };
 
+// Which family's data a lab holds: the alternative of Scenario::spec (scenario.h's LabSpec, whose
+// alternatives a static_assert holds to this order) its kind's row names.
+enum class SpecType : uint8_t {
+    stream,    // StreamLab (stream_lab.h): a stream, its workload, consumers and publishers
+    sessions,  // SessionsLab (sessions_lab.h): the scripted cases
+    idem,      // IdemSpec (idem/idem_spec.h): article 002's clients, benchmark or cluster
+};
+
 struct KindRow {
     LabKind value;
     std::string_view name;  // in reports ("lab_kind") and `relab list`
@@ -32,9 +40,9 @@ struct KindRow {
     // must hold; a row without a path is its "kind"'s plain case, and the deepest path held wins.
     std::string_view file_kind;
     std::string_view mark;
-    bool idem = false;            // article 002's labs: request counts and figures, not a stream
-    bool has_stream = false;      // a producer or dispatcher, consumers, a stream: final states and an accounting
-    bool counts_cases = false;    // scripted sessions: cases, not trials, and no trial history
+    // Its family's data: a stream (final states and an accounting), scripted sessions (cases, not
+    // trials, and no trial history) or article 002's labs (request counts and figures).
+    SpecType spec = SpecType::stream;
     bool sends_requests = false;  // clients send requests through the idempotency middleware
     bool runs_roles = false;      // its roles run under a supervisor: they may be given servers, faults, programs
     bool repeats = false;         // its trials may go either way, so `until_wrong` may repeat them
@@ -42,15 +50,15 @@ struct KindRow {
 };
 
 inline constexpr KindRow k_kind_rows[] = {
-    {.value = LabKind::stream, .name = "stream", .file_kind = "workload", .mark = "", .has_stream = true,
+    {.value = LabKind::stream, .name = "stream", .file_kind = "workload", .mark = "", .spec = SpecType::stream,
      .runs_roles = true, .repeats = true},
-    {.value = LabKind::sessions, .name = "sessions", .file_kind = "sessions", .mark = "", .counts_cases = true},
-    {.value = LabKind::idem_clients, .name = "idem_clients", .file_kind = "workload", .mark = "idem", .idem = true,
-     .sends_requests = true, .runs_roles = true, .repeats = true},
+    {.value = LabKind::sessions, .name = "sessions", .file_kind = "sessions", .mark = "", .spec = SpecType::sessions},
+    {.value = LabKind::idem_clients, .name = "idem_clients", .file_kind = "workload", .mark = "idem",
+     .spec = SpecType::idem, .sends_requests = true, .runs_roles = true, .repeats = true},
     {.value = LabKind::idem_benchmark, .name = "idem_benchmark", .file_kind = "workload", .mark = "idem/benchmark",
-     .idem = true},
+     .spec = SpecType::idem},
     {.value = LabKind::idem_cluster, .name = "idem_cluster", .file_kind = "workload", .mark = "idem/cluster",
-     .idem = true, .repeats = true, .forms_cluster = true},
+     .spec = SpecType::idem, .repeats = true, .forms_cluster = true},
 };
 
 inline constexpr size_t k_lab_kind_count = std::size(k_kind_rows);
@@ -92,9 +100,9 @@ LabKind first_kind_where(const Pred& pred) {
 }
 
 // The questions asked most, by name.
-inline bool is_idem(LabKind k) { return kind_row(k).idem; }
-inline bool has_stream(LabKind k) { return kind_row(k).has_stream; }
-inline bool counts_cases(LabKind k) { return kind_row(k).counts_cases; }
+inline bool is_idem(LabKind k) { return kind_row(k).spec == SpecType::idem; }
+inline bool has_stream(LabKind k) { return kind_row(k).spec == SpecType::stream; }
+inline bool counts_cases(LabKind k) { return kind_row(k).spec == SpecType::sessions; }
 inline bool sends_requests(LabKind k) { return kind_row(k).sends_requests; }
 
 }  // namespace relab

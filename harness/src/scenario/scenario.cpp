@@ -1,10 +1,12 @@
 #include "scenario/scenario.h"
 
 #include <algorithm>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "scenario/trial_figures.h"
+#include "util/check.h"
 
 namespace relab {
 
@@ -46,13 +48,65 @@ const std::vector<std::string>& soak_figure_names() {
     return names;
 }
 
-int64_t last_event_ms(const Scenario& s) {
+int64_t last_event_ms(const StreamLab& f) {
     int64_t last = 0;
-    for (const auto& e : s.events) last = std::max(last, e.at_ms);
+    for (const auto& e : f.events) last = std::max(last, e.at_ms);
     return last;
 }
 
-int64_t soak_deadline_ms(const Scenario& s) { return last_event_ms(s) + s.soak.drain_ms; }
+int64_t soak_deadline_ms(const StreamLab& f) { return last_event_ms(f) + f.soak.drain_ms; }
+
+namespace {
+
+// The lab's kind names family `t`, and the lab holds that family's data.
+void check_family(const Scenario& s, SpecType t) {
+    RELAB_CHECK(kind_row(s.kind).spec == t && s.spec.index() == static_cast<size_t>(t),
+                "a lab of kind " + to_string(s.kind) + " asked for another family's data");
+}
+
+template <size_t... I>
+LabSpec empty_spec(size_t index, std::index_sequence<I...>) {
+    LabSpec out;
+    ((index == I ? (void)out.emplace<I>() : void()), ...);
+    return out;
+}
+
+}  // namespace
+
+void Scenario::set_kind(LabKind k) {
+    kind = k;
+    const auto want = static_cast<size_t>(kind_row(k).spec);
+    if (spec.index() != want) spec = empty_spec(want, std::make_index_sequence<std::variant_size_v<LabSpec>>{});
+}
+
+const StreamLab& Scenario::flow() const {
+    check_family(*this, SpecType::stream);
+    return std::get<StreamLab>(spec);
+}
+
+StreamLab& Scenario::flow() { return const_cast<StreamLab&>(std::as_const(*this).flow()); }
+
+const SessionsLab& Scenario::sessions() const {
+    check_family(*this, SpecType::sessions);
+    return std::get<SessionsLab>(spec);
+}
+
+SessionsLab& Scenario::sessions() { return const_cast<SessionsLab&>(std::as_const(*this).sessions()); }
+
+const IdemSpec& Scenario::idem() const {
+    check_family(*this, SpecType::idem);
+    return std::get<IdemSpec>(spec);
+}
+
+IdemSpec& Scenario::idem() { return const_cast<IdemSpec&>(std::as_const(*this).idem()); }
+
+const StreamLab* Scenario::flow_if() const {
+    const StreamLab* f = std::get_if<StreamLab>(&spec);
+    RELAB_CHECK((f != nullptr) == has_stream(kind), "a lab of kind " + to_string(kind) + " holds another family's data");
+    return f;
+}
+
+StreamLab* Scenario::flow_if() { return const_cast<StreamLab*>(std::as_const(*this).flow_if()); }
 
 std::string Expectation::describe() const {
     std::string text;
@@ -144,13 +198,13 @@ std::string row_state_text(const OrderRow& row, bool with_amount) {
     return with_amount ? fmt::format("{}, amount {}", row.status, row.amount) : row.status;
 }
 
-bool carries_amounts(const Scenario& s) {
-    return std::any_of(s.events.begin(), s.events.end(), [](const EventSpec& e) { return e.delta.has_value(); });
+bool carries_amounts(const StreamLab& f) {
+    return std::any_of(f.events.begin(), f.events.end(), [](const EventSpec& e) { return e.delta.has_value(); });
 }
 
-std::vector<OrderRow> initial_order_rows(const Scenario& s) {
+std::vector<OrderRow> initial_order_rows(const StreamLab& f) {
     std::vector<OrderRow> rows;
-    for (const auto& o : s.orders)
+    for (const auto& o : f.orders)
         if (!o.absent) rows.push_back(OrderRow{o.id, o.initial_status, o.initial_version});
     return rows;
 }

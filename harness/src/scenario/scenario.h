@@ -1,5 +1,6 @@
 // A lab as plain data. Loaded from scenarios/*.json by load_scenario(); everything a lab varies is
-// a field here, so a new lab is a new file, not new code.
+// a field here, or in its family's own data (Scenario::spec: stream_lab.h, sessions_lab.h,
+// idem/idem_spec.h), so a new lab is a new file, not new code.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,8 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -19,17 +22,12 @@
 #include "scenario/idem/idem_spec.h"
 #include "scenario/lab_kind.h"
 #include "scenario/lab_servers.h"
-#include "scenario/publish_spec.h"
-#include "scenario/stream_spec.h"
-#include "scenario/workload_spec.h"
+#include "scenario/sessions_lab.h"
+#include "scenario/stream_lab.h"
 #include "scenario/terms.h"
 #include "util/enum_names.h"
 
 namespace relab {
-
-
-// Every stream a lab reads: its one stream, or each shard's.
-std::vector<std::string> lab_stream_keys(const StreamSpec& stream, const ShardSpec& shard);
 
 // Bounds on how late an order's first event reached the stream after its first attempt.
 struct DelayBound {
@@ -131,7 +129,7 @@ struct Expectation {
     // The sequential rule of a racy lab: after `runs` trials, while fewer than the lower bound
     // went wrong, run more, up to this many trials in all; 0: no extension.
     int until_wrong_max_runs = 0;
-    // The lab's median throughput over that of the arrangement run beside it (Scenario::beside) must
+    // The lab's median throughput over that of the arrangement run beside it (StreamLab::beside) must
     // be at least this: what a strategy buys in pace, measured in the same run on the same machine.
     std::optional<double> throughput_ratio_at_least;
     // Accounting anomalies the lab's mechanism may show in any number, each with the reason ("may_appear":
@@ -208,47 +206,8 @@ struct Comparison {
     bool operator==(const Comparison&) const = default;
 };
 
-// One step of a scripted session (the article's psql transcripts).
-struct SessionStep {
-    int64_t at_ms = -1;  // start no earlier than this (from the case's origin); -1: right after the previous step
-    std::string sql;
-    std::optional<std::string> expect;          // command tag, e.g. "UPDATE 1", "COMMIT"
-    std::optional<std::string> expect_sqlstate;  // e.g. "40001": the step must fail with it
-    std::optional<int64_t> expect_wait_min_ms;   // the step's duration must lie in [min, max]
-    std::optional<int64_t> expect_wait_max_ms;
-    std::optional<RedisStep> redis;  // set in a Redis session ("client": "redis"); sql is then empty
-};
-
-struct SessionSpec {
-    std::string name;  // "A", "B"
-    std::vector<SessionStep> steps;
-    std::string client = "sql";  // "sql" (psql-like) or "redis" (redis-cli-like)
-};
-
-struct SessionCase {
-    std::string title;
-    std::string title_vi;
-    std::vector<std::string> setup_sql;  // run before the sessions, in one connection
-    std::vector<SessionSpec> sessions;   // run concurrently, one connection each
-    std::string final_sql = "SELECT id, status, version FROM tmp_orders ORDER BY id";
-    std::vector<std::vector<std::string>> expect_rows;  // the final query's rows, as text
-    std::vector<std::string> transcript_sessions;       // print only these sessions' steps; empty: all
-    // Redis sessions use the key names as written, without the run's prefix, when relab started
-    // the server itself (a measurement the name's length changes, like MEMORY USAGE). On a server
-    // relab did not start the prefix stays. The keys are deleted after the case either way.
-    bool exact_keys = false;
-};
-
 // A copy of the lab with its mechanism's key knob turned: an RFC 6902 JSON Patch over the file.
 // Its verdict must flip to broken; a lab whose expectation survives every mutant is a defect.
-// Another arrangement of the lab's workload (the lab's file with `patch` applied), run just before
-// the lab on the same backend and servers: the throughput its "throughput_ratio" is measured against.
-struct BesideSpec {
-    std::string name;    // "s1"
-    std::string change;  // what the patch turns, in words: "the same workload in one stream"
-    nlohmann::json patch = nlohmann::json::array();
-};
-
 struct Mutant {
     std::string name;    // "two-consumers"
     std::string change;  // what the patch turns, in words: "2 consumers instead of 1"
@@ -257,6 +216,14 @@ struct Mutant {
     // spelled in several fields says so here (mutant_paths, loader/loader.h).
     std::string why_several;
 };
+
+// A lab's family data, one alternative per SpecType (lab_kind.h), in its order.
+using LabSpec = std::variant<StreamLab, SessionsLab, IdemSpec>;
+template <SpecType T>
+using SpecOf = std::variant_alternative_t<static_cast<size_t>(T), LabSpec>;
+static_assert(std::is_same_v<SpecOf<SpecType::stream>, StreamLab> &&
+                  std::is_same_v<SpecOf<SpecType::sessions>, SessionsLab> && std::is_same_v<SpecOf<SpecType::idem>, IdemSpec>,
+              "LabSpec holds one alternative per SpecType, in the enum's order");
 
 struct Scenario {
     std::string file;    // where it was loaded from
@@ -277,65 +244,39 @@ struct Scenario {
     int runs = 10;
     uint64_t seed = 1;
 
-    // stream
-    StreamSpec stream;
-    std::vector<OrderSpec> orders;
-    std::vector<EventSpec> events;
-    std::map<std::string, int64_t> job_cost_ms;  // per event type; a type not listed costs 0
-    int consumers = 2;
-    WriteSpec write;
-    LockSpec lock;
-    BufferSpec buffer;             // P3: the consumer's reorder buffer
-    FanoutSpec fanout;             // S3: each consumer is a reader and its workers
-    ProducerSpec producer;
-    DispatcherSpec dispatcher;
-    ShardSpec shard;               // S2: a router over N streams, a consumer per shard
-    std::optional<GenerateSpec> generate;  // the workload as the file generates it (orders and events hold it expanded)
-    LoadSpec load;                 // a generated workload's arrival and job costs (the load labs)
-    SoakSpec soak;                 // a soak lab: its deadline, its group read at the end
-    // How the text report prints a trial's stream: "list" (id type (v=1), ...) or "xrange"
-    // (XRANGE orders - + : id type(v=1)  ...), as the article's producer-side labs print it.
-    std::string stream_line = "list";
-    // The report prints the lab's throughput (jobs written per second of the trial): S3 beside S1.
-    // On by default in a lab with fanout.
-    bool show_throughput = false;
+    // The family's own data: the alternative kind_row(kind).spec names (set_kind() keeps the two
+    // together; each accessor below checks them).
+    LabSpec spec;
+    // The simulator's network and wake-up latencies, for every lab it runs (a stream lab's file may set them).
     SimSpec sim;
-    RecoverySpec recovery;         // how consumers get back entries left pending
     // A redis-server of the lab's own with these settings (appendonly, save, ...), started for it
     // and a fault target ("redis"); otherwise the run's shared server.
     LabServers servers;
     std::vector<FaultSpec> faults;  // the nemesis's schedule
     ExecRoles exec;                 // roles given as the user's programs (exec_spec.h); empty: relab's own
 
-    // sessions
-    std::vector<SessionCase> cases;
-
-    // idempotency-key labs, the three idem_* kinds (a workload with "idem" instead of a stream;
-    // see idem_spec.h)
-    IdemSpec idem;
-
     Expectation expect;
     Documented documented;
     std::optional<Comparison> compare;
     std::vector<Mutant> mutants;
-    std::optional<BesideSpec> beside;  // a stream lab's arrangement to compare its throughput with
     std::string mutant;  // set on a mutant's copy: its name (and the title says what it changes)
     nlohmann::json source;  // the file's JSON, embedded in the JSON report
+
+    // Sets the kind and, when its row names another family than the lab holds, that family's data, empty.
+    void set_kind(LabKind k);
+    // The family's data; asking a lab of another family is a bug (RELAB_CHECK).
+    const StreamLab& flow() const;
+    StreamLab& flow();
+    const SessionsLab& sessions() const;
+    SessionsLab& sessions();
+    const IdemSpec& idem() const;
+    IdemSpec& idem();
+    // A stream lab's data, or null for a lab of another family: for code that asks "has it a stream?".
+    const StreamLab* flow_if() const;
+    StreamLab* flow_if();
 };
 
 // The JSON Schema of the scenario files (scenarios/schema.json): in a scenario folder, not a lab.
 inline constexpr const char* k_schema_file = "schema.json";
-
-// The rows tmp_orders holds before a trial: every order but the absent ones.
-std::vector<OrderRow> initial_order_rows(const Scenario& s);
-// Whether the lab's events carry amounts (P4's labs): its reports then show each row's amount.
-bool carries_amounts(const Scenario& s);
-
-// When the lab's last event is due, in ms from the trial's origin (0 without events).
-int64_t last_event_ms(const Scenario& s);
-// A soak lab's deadline, in ms from the trial's origin: its last event's time + drain_ms.
-int64_t soak_deadline_ms(const Scenario& s);
-
-
 
 }  // namespace relab

@@ -60,49 +60,53 @@ void write_servers(const LabServers& servers, json& out) {
 }
 
 // The orders and events, or the "generate" that makes them (and the load it draws).
-void write_workload(const Scenario& s, json& out) {
-    put_section(out, "stream", s.stream);
-    if (s.generate) {
-        out["generate"] = desc::write_file(*s.generate);
+void write_workload(const Scenario& s, const StreamLab& f, json& out) {
+    put_section(out, "stream", f.stream);
+    if (f.generate) {
+        out["generate"] = desc::write_file(*f.generate);
     } else {
-        out["orders"] = desc::write_value(s.orders);
-        out["events"] = desc::write_value(s.events);
+        out["orders"] = desc::write_value(f.orders);
+        out["events"] = desc::write_value(f.events);
     }
-    put(out, "job_cost_ms", s.job_cost_ms);
-    static const Scenario defaults{};
+    put(out, "job_cost_ms", f.job_cost_ms);
+    static const StreamLab defaults{};
     if (s.exec.of("consumer")) {
         json c = with_program(json::object(), s, "consumer");
-        if (s.consumers != defaults.consumers) c["count"] = s.consumers;
+        if (f.consumers != defaults.consumers) c["count"] = f.consumers;
         out["consumers"] = std::move(c);
-    } else if (!s.shard.enabled && s.consumers != defaults.consumers) {
-        out["consumers"] = s.consumers;  // a sharded lab's is one per shard
+    } else if (!f.shard.enabled && f.consumers != defaults.consumers) {
+        out["consumers"] = f.consumers;  // a sharded lab's is one per shard
     }
 }
 
-void write_stream_lab(const Scenario& s, json& out) {
-    write_workload(s, out);
-    put_section(out, "write", s.write);
-    put_section(out, "lock", s.lock);
-    put_section(out, "buffer", s.buffer);
-    put_section(out, "fanout", s.fanout);
-    put(out, "producer", with_program(desc::write_file(s.producer), s, "producer"));
-    put(out, "dispatcher", with_program(desc::write_file(s.dispatcher), s, "dispatcher"), true);
-    put_section(out, "shard", s.shard);
-    if (s.stream_line != Scenario{}.stream_line) out["stream_line"] = s.stream_line;
-    if (s.show_throughput != (s.fanout.enabled || s.shard.enabled)) out["show_throughput"] = s.show_throughput;
-    put_section(out, "soak", s.soak);
-    put_section(out, "sim", s.sim);
-    put_section(out, "recovery", s.recovery);
+// The lab's own servers and what breaks in it: every family with roles has these.
+void write_world(const Scenario& s, json& out) {
     write_servers(s.servers, out);
     put(out, "faults", desc::write_value(s.faults));
 }
 
-void write_idem_lab(const Scenario& s, json& out) {
-    json idem = desc::write_file(s.idem);
+void write_stream_lab(const Scenario& s, const StreamLab& f, json& out) {
+    write_workload(s, f, out);
+    put_section(out, "write", f.write);
+    put_section(out, "lock", f.lock);
+    put_section(out, "buffer", f.buffer);
+    put_section(out, "fanout", f.fanout);
+    put(out, "producer", with_program(desc::write_file(f.producer), s, "producer"));
+    put(out, "dispatcher", with_program(desc::write_file(f.dispatcher), s, "dispatcher"), true);
+    put_section(out, "shard", f.shard);
+    if (f.stream_line != StreamLab{}.stream_line) out["stream_line"] = f.stream_line;
+    if (f.show_throughput != (f.fanout.enabled || f.shard.enabled)) out["show_throughput"] = f.show_throughput;
+    put_section(out, "soak", f.soak);
+    put_section(out, "recovery", f.recovery);
+    put_section(out, "sim", s.sim);
+    write_world(s, out);
+}
+
+void write_idem_lab(const Scenario& s, const IdemSpec& spec, json& out) {
+    json idem = desc::write_file(spec);
     if (const ExecSpec* program = s.exec.of("idem_client")) idem["program"] = desc::write_file(*program);
     out["idem"] = std::move(idem);
-    write_servers(s.servers, out);
-    put(out, "faults", desc::write_value(s.faults));
+    write_world(s, out);
 }
 
 // --- sessions ---
@@ -317,15 +321,18 @@ json write_mutants(const std::vector<Mutant>& mutants) {
 
 // Every section the file may give, whole: where a patch finds a value the file form left out.
 json whole_sections(const Scenario& s) {
-    json full = {{"stream", desc::write_complete(s.stream)},   {"write", desc::write_complete(s.write)},
-                 {"lock", desc::write_complete(s.lock)},       {"buffer", desc::write_complete(s.buffer)},
-                 {"fanout", desc::write_complete(s.fanout)},   {"producer", desc::write_complete(s.producer)},
-                 {"dispatcher", desc::write_complete(s.dispatcher)}, {"shard", desc::write_complete(s.shard)},
-                 {"soak", desc::write_complete(s.soak)},       {"sim", desc::write_complete(s.sim)},
-                 {"recovery", desc::write_complete(s.recovery)}, {"idem", desc::write_complete(s.idem)},
-                 {"runs", s.runs}, {"seed", s.seed}, {"stream_line", s.stream_line}};
-    full["consumers"] = s.exec.of("consumer") ? json{{"count", s.consumers}} : json(s.consumers);
-    if (s.generate) full["generate"] = desc::write_complete(*s.generate);
+    json full = {{"runs", s.runs}, {"seed", s.seed}};
+    if (is_idem(s.kind)) full["idem"] = desc::write_complete(s.idem());
+    const StreamLab* f = s.flow_if();
+    if (!f) return full;
+    full.update({{"stream", desc::write_complete(f->stream)},   {"write", desc::write_complete(f->write)},
+                 {"lock", desc::write_complete(f->lock)},       {"buffer", desc::write_complete(f->buffer)},
+                 {"fanout", desc::write_complete(f->fanout)},   {"producer", desc::write_complete(f->producer)},
+                 {"dispatcher", desc::write_complete(f->dispatcher)}, {"shard", desc::write_complete(f->shard)},
+                 {"soak", desc::write_complete(f->soak)},       {"recovery", desc::write_complete(f->recovery)},
+                 {"sim", desc::write_complete(s.sim)},          {"stream_line", f->stream_line}});
+    full["consumers"] = s.exec.of("consumer") ? json{{"count", f->consumers}} : json(f->consumers);
+    if (f->generate) full["generate"] = desc::write_complete(*f->generate);
     return full;
 }
 
@@ -335,7 +342,8 @@ json whole_sections(const Scenario& s) {
 void keep_patched_values(const Scenario& s, json& out) {
     std::vector<const json*> patches;
     for (const Mutant& m : s.mutants) patches.push_back(&m.patch);
-    if (s.beside) patches.push_back(&s.beside->patch);
+    const StreamLab* f = s.flow_if();
+    if (f && f->beside) patches.push_back(&f->beside->patch);
     json full;
     for (const json* patch : patches)
         for (const json& op : *patch) {
@@ -357,19 +365,20 @@ void keep_patched_values(const Scenario& s, json& out) {
 json write_scenario(const Scenario& s) {
     json out = json::object();
     write_identity(s, out);
-    if (counts_cases(s.kind)) {
-        out["cases"] = json::array();
-        for (const SessionCase& c : s.cases) out["cases"].push_back(write_case(c));
-    } else if (is_idem(s.kind)) {
-        write_idem_lab(s, out);
-    } else {
-        write_stream_lab(s, out);
+    switch (kind_row(s.kind).spec) {
+        case SpecType::stream: write_stream_lab(s, s.flow(), out); break;
+        case SpecType::sessions:
+            out["cases"] = json::array();
+            for (const SessionCase& c : s.sessions().cases) out["cases"].push_back(write_case(c));
+            break;
+        case SpecType::idem: write_idem_lab(s, s.idem(), out); break;
     }
     out["expect"] = write_expect(s.expect);
     put(out, "documented", write_documented(s.documented));
     if (s.compare) out["compare"] = write_comparison(*s.compare);
     put(out, "mutants", write_mutants(s.mutants));
-    if (s.beside) out["beside"] = {{"name", s.beside->name}, {"change", s.beside->change}, {"patch", s.beside->patch}};
+    if (const StreamLab* f = s.flow_if(); f && f->beside)
+        out["beside"] = {{"name", f->beside->name}, {"change", f->beside->change}, {"patch", f->beside->patch}};
     keep_patched_values(s, out);
     return out;
 }

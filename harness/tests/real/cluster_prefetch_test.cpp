@@ -73,7 +73,7 @@ TEST(ClusterPrefetchTest, a_cluster_is_formed_ahead_across_the_labs_that_need_no
     const std::string dir = std::string(RELAB_SOURCE_DIR) + "/scenarios/";
     const Scenario baseline = load_scenario(dir + "08a-baseline.json"), s1 = load_scenario(dir + "08b-s1.json");
     const Scenario shard = load_scenario(dir + "beyond-s2-shard.json");
-    ASSERT_TRUE(shard.shard.enabled);
+    ASSERT_TRUE(shard.flow().shard.enabled);
     const ServerSet servers = start_servers("", "");
     BackendOptions o;
     o.relab_exe = RELAB_BINARY;

@@ -244,7 +244,7 @@ TEST_F(ReportTest, headless_chromium_draws_the_timelines) {
     size_t lanes = 0, figures = 0;
     for (const auto& lab : saved_run().labs) {
         for (const auto& t : lab.trials) {  // two trials each: all are drawn
-            lanes += relab::trial_timeline(t, lab.scenario.orders.size() > 1).lanes.size();
+            lanes += relab::trial_timeline(t, lab.scenario.flow().orders.size() > 1).lanes.size();
             ++figures;
         }
         for (const auto& c : lab.cases) {

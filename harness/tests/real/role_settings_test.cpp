@@ -37,8 +37,8 @@ protected:
 TEST_F(RoleSettingsRealTest, a_change_to_the_loaded_stream_scenario_reaches_the_role_processes) {
     Scenario s = lab("08a-baseline.json");
     s.runs = 2;
-    s.job_cost_ms["created"] = 0;
-    s.job_cost_ms["paid"] = 300;
+    s.flow().job_cost_ms["created"] = 0;
+    s.flow().job_cost_ms["paid"] = 300;
     const LabResult r = run(s);
     ASSERT_EQ(r.trials.size(), 2u);
     EXPECT_EQ(r.wrong, 0);
@@ -50,7 +50,7 @@ TEST_F(RoleSettingsRealTest, a_change_to_the_loaded_stream_scenario_reaches_the_
 TEST_F(RoleSettingsRealTest, a_change_to_the_loaded_idempotency_scenario_reaches_the_client_processes) {
     Scenario s = lab("idem-f-mw-double-click.json");
     s.runs = 1;
-    s.idem.middleware.claim_ttl_ms = 1;
+    s.idem().middleware.claim_ttl_ms = 1;
     const LabResult r = run(s);
     ASSERT_EQ(r.trials.size(), 1u);
     EXPECT_EQ(r.wrong, 1);

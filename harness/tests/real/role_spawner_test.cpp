@@ -59,7 +59,7 @@ protected:
     // 08a's consumer C1 on the suite's servers: it blocks in XREADGROUP until told to stop.
     RoleConfig consumer() {
         const Scenario s = load_scenario(std::string(RELAB_SOURCE_DIR) + "/scenarios/08a-baseline.json");
-        m_admin->call({"XGROUP", "CREATE", m_prefix + s.stream.key, s.stream.group, "$", "MKSTREAM"});
+        m_admin->call({"XGROUP", "CREATE", m_prefix + s.flow().stream.key, s.flow().stream.group, "$", "MKSTREAM"});
         RoleConfig c;
         c.role = "consumer";
         c.actor = "C1";

@@ -284,7 +284,7 @@ TEST(AccountingTest, the_same_id_in_two_streams_is_two_entries) {
 Scenario one_order() {
     Scenario s;
     s.id = "t";
-    s.orders = {OrderSpec{42, "new", 0, "paid"}};
+    s.flow().orders = {OrderSpec{42, "new", 0, "paid"}};
     return s;
 }
 

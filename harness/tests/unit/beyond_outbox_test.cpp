@@ -35,17 +35,17 @@ json outbox_doc() {
 TEST(BeyondOutboxLoaderTest, one_dispatcher_keeps_its_name_and_several_are_numbered) {
     json doc = outbox_doc();
     Scenario one = parse_scenario(doc.dump(), "f.json");
-    EXPECT_EQ(one.dispatcher.count, 1);
-    EXPECT_EQ(one.dispatcher.claim, DispatchClaim::none);
-    EXPECT_EQ(one.write.dedupe, WriteDedupe::none);
-    EXPECT_EQ(dispatcher_actors(one.dispatcher), (std::vector<std::string>{"dispatcher"}));
+    EXPECT_EQ(one.flow().dispatcher.count, 1);
+    EXPECT_EQ(one.flow().dispatcher.claim, DispatchClaim::none);
+    EXPECT_EQ(one.flow().write.dedupe, WriteDedupe::none);
+    EXPECT_EQ(dispatcher_actors(one.flow().dispatcher), (std::vector<std::string>{"dispatcher"}));
 
     doc["dispatcher"]["count"] = 3;
     doc["dispatcher"]["claim"] = "skip_locked";
     doc["write"] = {{"dedupe", "aggregate_version"}};
     const Scenario three = parse_scenario(doc.dump(), "f.json");
-    EXPECT_EQ(three.dispatcher.claim, DispatchClaim::skip_locked);
-    EXPECT_EQ(three.write.dedupe, WriteDedupe::aggregate_version);
+    EXPECT_EQ(three.flow().dispatcher.claim, DispatchClaim::skip_locked);
+    EXPECT_EQ(three.flow().write.dedupe, WriteDedupe::aggregate_version);
     std::vector<std::string> actors;
     for (const auto& r : trial_roles(three)) actors.push_back(r.actor);
     EXPECT_EQ(actors, (std::vector<std::string>{"C1", "app", "dispatcher1", "dispatcher2", "dispatcher3"}));
@@ -267,7 +267,7 @@ TEST(BeyondOutboxSimTest, a_dispatcher_killed_before_its_mark_republishes_and_th
 // and the other dispatcher takes the row (as PostgreSQL aborts a dead backend's transaction).
 TEST(BeyondOutboxSimTest, a_killed_claim_holders_row_is_taken_by_the_other_dispatcher) {
     Scenario s = test::scenario("beyond-b-outbox-multi-per-key.json");
-    s.dispatcher.failures.clear();
+    s.flow().dispatcher.failures.clear();
     FaultSpec kill;
     kill.action = FaultAction::kill;
     kill.matched = true;

@@ -84,19 +84,19 @@ TEST(ClaimsLoaderTest, a_flood_names_its_database_and_may_hit_the_caches_own_ins
 
 TEST(BeyondLoaderTest, an_absent_order_has_no_initial_row_and_the_new_write_modes_load) {
     const Scenario s = parse_scenario(doc().dump(), "f.json");
-    ASSERT_EQ(s.orders.size(), 1u);
-    EXPECT_TRUE(s.orders[0].absent);
-    EXPECT_EQ(s.write.mode, WriteMode::upsert);
-    EXPECT_FALSE(s.write.side_effect);
-    EXPECT_TRUE(initial_order_rows(s).empty());
+    ASSERT_EQ(s.flow().orders.size(), 1u);
+    EXPECT_TRUE(s.flow().orders[0].absent);
+    EXPECT_EQ(s.flow().write.mode, WriteMode::upsert);
+    EXPECT_FALSE(s.flow().write.side_effect);
+    EXPECT_TRUE(initial_order_rows(s.flow()).empty());
 
     json d = doc();
     d["orders"].push_back({{"id", 43}, {"initial_status", "created"}, {"initial_version", 1}});
     d["write"] = {{"mode", "insert_then_update"}, {"side_effect", true}};
     const Scenario t = parse_scenario(d.dump(), "f.json");
-    EXPECT_EQ(t.write.mode, WriteMode::insert_then_update);
-    EXPECT_TRUE(t.write.side_effect);
-    const std::vector<OrderRow> rows = initial_order_rows(t);
+    EXPECT_EQ(t.flow().write.mode, WriteMode::insert_then_update);
+    EXPECT_TRUE(t.flow().write.side_effect);
+    const std::vector<OrderRow> rows = initial_order_rows(t.flow());
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows[0].id, 43);
     EXPECT_EQ(rows[0].status, "created");
@@ -222,7 +222,7 @@ TEST(BeyondCheckerTest, side_effects_out_of_order_counts_orders_whose_rows_inver
 TEST(BeyondCheckerTest, the_expectation_band_reads_the_measure_and_refuses_a_trial_without_side_effects) {
     Scenario s;
     s.id = "t";
-    s.orders = {OrderSpec{42, "new", 0, "paid"}};
+    s.flow().orders = {OrderSpec{42, "new", 0, "paid"}};
     s.expect.every_trial.bands["side_effects_out_of_order"] = Band{1, std::nullopt};
     const std::vector<HistoryRecord> inverted = {side_effect(1, 1, 42, "paid", 2), side_effect(2, 2, 42, "created", 1)};
     EXPECT_TRUE(check_trial(s, 1, 9, inverted, {{42, "paid", 2}}, {}).unmet.empty());

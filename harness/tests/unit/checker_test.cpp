@@ -39,8 +39,8 @@ HistoryRecord write(int64_t t_ns, const std::string& actor, json ev, int64_t aff
 Scenario one_order_scenario() {
     Scenario s;
     s.id = "t";
-    s.orders = {OrderSpec{42, "new", 0, "paid"}};
-    s.events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 0}};
+    s.flow().orders = {OrderSpec{42, "new", 0, "paid"}};
+    s.flow().events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 0}};
     return s;
 }
 
@@ -72,7 +72,7 @@ TEST(CheckerTest, MissingRowIsWrong) {
 
 TEST(CheckerTest, EachOrderIsJudgedAgainstItsOwnExpectation) {
     Scenario s = one_order_scenario();
-    s.orders.push_back(OrderSpec{43, "new", 0, "shipped"});
+    s.flow().orders.push_back(OrderSpec{43, "new", 0, "shipped"});
     TrialOutcome t = check(s, {}, {{43, "shipped", 3}, {42, "created", 1}, {44, "junk", 0}});
     EXPECT_TRUE(t.wrong);
     EXPECT_EQ(t.wrong_orders, std::vector<std::string>{"#42=created (expected paid)"});
@@ -306,7 +306,7 @@ StepOutcome step(const std::string& session, const std::string& sql, bool ok, co
 
 TEST(CheckerTest, SummarizeSessionsCountsWrongCasesAndFailingSteps) {
     LabResult lab;
-    lab.scenario.kind = LabKind::sessions;
+    lab.scenario.set_kind(LabKind::sessions);
     lab.scenario.expect.wrong = Expectation::Count::none;
     CaseOutcome first;
     first.steps = {step("A", "BEGIN", true), step("B", "SELECT 1", true)};

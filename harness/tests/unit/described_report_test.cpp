@@ -184,8 +184,8 @@ TEST(DescribedReportTest, the_figures_an_expectation_bounds_come_from_the_descri
 // writes them, beside the rows' own columns; what only the full record needs is left out.
 TEST(DescribedReportTest, the_load_and_soak_tables_json_carry_the_tabled_figures) {
     LabResult lab = test::baseline_lab();
-    lab.scenario.load.enabled = true;
-    lab.scenario.soak.enabled = true;
+    lab.scenario.flow().load.enabled = true;
+    lab.scenario.flow().soak.enabled = true;
     lab.trials.at(0).load = filled<LoadStats>();
     lab.trials[0].soak = filled<SoakStats>();
     const json load_row = load_table_json(load_rows({lab})).at(0);

@@ -267,66 +267,66 @@ TEST(DocsCheckSchema, DefaultsAreTheLoaders) {
         "recovery": {"autoclaim": {}}, "soak": {}})", "a.json");
     EXPECT_EQ(schema_default(p + "runs"), a.runs);
     EXPECT_EQ(schema_default(p + "seed"), a.seed);
-    EXPECT_EQ(schema_default(p + "stream_line"), a.stream_line);
-    EXPECT_EQ(schema_default(p + "soak/properties/drain_ms"), a.soak.drain_ms);
-    EXPECT_EQ(schema_default(d + "stream/properties/key"), a.stream.key);
-    EXPECT_EQ(schema_default(d + "stream/properties/group"), a.stream.group);
-    EXPECT_EQ(schema_default(d + "stream/properties/read_count"), a.stream.read_count);
-    EXPECT_EQ(schema_default(d + "stream/properties/block_ms"), a.stream.block_ms);
-    EXPECT_EQ(schema_default(d + "stream/properties/ack"), a.stream.ack == StreamSpec::Ack::each ? "each" : "batch");
-    EXPECT_EQ(schema_default(d + "order/properties/initial_status"), a.orders[0].initial_status);
-    EXPECT_EQ(schema_default(d + "order/properties/initial_version"), a.orders[0].initial_version);
-    EXPECT_EQ(schema_default(d + "order/properties/expected_final"), a.orders[0].expected_final.status);
-    EXPECT_EQ(schema_default(d + "event/properties/at_ms"), a.events[0].at_ms);
-    EXPECT_EQ(schema_default(d + "write/properties/mode"), to_string(a.write.mode));
-    EXPECT_EQ(schema_default(d + "write/properties/version_source"), to_string(a.write.version_source));
-    EXPECT_EQ(schema_default(d + "write/properties/dedupe"), to_string(a.write.dedupe));
-    EXPECT_EQ(schema_default(d + "write/properties/side_effect"), a.write.side_effect);
-    EXPECT_EQ(schema_default(d + "write/properties/isolation"), to_string(a.write.isolation));
-    EXPECT_EQ(schema_default(d + "write/properties/serialization_retries"), a.write.serialization_retries);
-    EXPECT_EQ(schema_default(d + "lock/properties/key"), a.lock.key);
-    EXPECT_EQ(schema_default(d + "lock/properties/ttl_ms"), a.lock.ttl_ms);
-    EXPECT_EQ(schema_default(d + "lock/properties/retry_ms"), a.lock.retry_ms);
-    EXPECT_EQ(schema_default(d + "lock/properties/skew_ms"), nlohmann::json::array({a.lock.skew_ms.min, a.lock.skew_ms.max}));
-    EXPECT_EQ(schema_default(d + "buffer/properties/gap_timeout_ms"), a.buffer.gap_timeout_ms);
-    EXPECT_EQ(schema_default(d + "producer/properties/backoff_ms"), a.producer.backoff_ms);
-    EXPECT_EQ(schema_default(d + "producer/properties/backoff_multiplier"), a.producer.backoff_multiplier);
-    EXPECT_EQ(schema_default(d + "producer/properties/max_attempts"), a.producer.max_attempts);
+    EXPECT_EQ(schema_default(p + "stream_line"), a.flow().stream_line);
+    EXPECT_EQ(schema_default(p + "soak/properties/drain_ms"), a.flow().soak.drain_ms);
+    EXPECT_EQ(schema_default(d + "stream/properties/key"), a.flow().stream.key);
+    EXPECT_EQ(schema_default(d + "stream/properties/group"), a.flow().stream.group);
+    EXPECT_EQ(schema_default(d + "stream/properties/read_count"), a.flow().stream.read_count);
+    EXPECT_EQ(schema_default(d + "stream/properties/block_ms"), a.flow().stream.block_ms);
+    EXPECT_EQ(schema_default(d + "stream/properties/ack"), a.flow().stream.ack == StreamSpec::Ack::each ? "each" : "batch");
+    EXPECT_EQ(schema_default(d + "order/properties/initial_status"), a.flow().orders[0].initial_status);
+    EXPECT_EQ(schema_default(d + "order/properties/initial_version"), a.flow().orders[0].initial_version);
+    EXPECT_EQ(schema_default(d + "order/properties/expected_final"), a.flow().orders[0].expected_final.status);
+    EXPECT_EQ(schema_default(d + "event/properties/at_ms"), a.flow().events[0].at_ms);
+    EXPECT_EQ(schema_default(d + "write/properties/mode"), to_string(a.flow().write.mode));
+    EXPECT_EQ(schema_default(d + "write/properties/version_source"), to_string(a.flow().write.version_source));
+    EXPECT_EQ(schema_default(d + "write/properties/dedupe"), to_string(a.flow().write.dedupe));
+    EXPECT_EQ(schema_default(d + "write/properties/side_effect"), a.flow().write.side_effect);
+    EXPECT_EQ(schema_default(d + "write/properties/isolation"), to_string(a.flow().write.isolation));
+    EXPECT_EQ(schema_default(d + "write/properties/serialization_retries"), a.flow().write.serialization_retries);
+    EXPECT_EQ(schema_default(d + "lock/properties/key"), a.flow().lock.key);
+    EXPECT_EQ(schema_default(d + "lock/properties/ttl_ms"), a.flow().lock.ttl_ms);
+    EXPECT_EQ(schema_default(d + "lock/properties/retry_ms"), a.flow().lock.retry_ms);
+    EXPECT_EQ(schema_default(d + "lock/properties/skew_ms"), nlohmann::json::array({a.flow().lock.skew_ms.min, a.flow().lock.skew_ms.max}));
+    EXPECT_EQ(schema_default(d + "buffer/properties/gap_timeout_ms"), a.flow().buffer.gap_timeout_ms);
+    EXPECT_EQ(schema_default(d + "producer/properties/backoff_ms"), a.flow().producer.backoff_ms);
+    EXPECT_EQ(schema_default(d + "producer/properties/backoff_multiplier"), a.flow().producer.backoff_multiplier);
+    EXPECT_EQ(schema_default(d + "producer/properties/max_attempts"), a.flow().producer.max_attempts);
     EXPECT_EQ(schema_default(d + "sim/properties/rtt_us"), nlohmann::json::array({a.sim.rtt_us.min, a.sim.rtt_us.max}));
     EXPECT_EQ(schema_default(d + "sim/properties/wakeup_us"), nlohmann::json::array({a.sim.wakeup_us.min, a.sim.wakeup_us.max}));
     EXPECT_EQ(schema_default(d + "sim/properties/start_us"), nlohmann::json::array({a.sim.start_us.min, a.sim.start_us.max}));
     const std::string claim = d + "recovery/properties/autoclaim/properties/";
-    EXPECT_EQ(schema_default(claim + "min_idle_ms"), a.recovery.autoclaim.min_idle_ms);
-    EXPECT_EQ(schema_default(claim + "every_ms"), a.recovery.autoclaim.every_ms);
-    EXPECT_EQ(schema_default(claim + "count"), a.recovery.autoclaim.count);
-    EXPECT_EQ(schema_default(claim + "in"), a.recovery.autoclaim.in_reaper() ? "reaper" : "consumers");
+    EXPECT_EQ(schema_default(claim + "min_idle_ms"), a.flow().recovery.autoclaim.min_idle_ms);
+    EXPECT_EQ(schema_default(claim + "every_ms"), a.flow().recovery.autoclaim.every_ms);
+    EXPECT_EQ(schema_default(claim + "count"), a.flow().recovery.autoclaim.count);
+    EXPECT_EQ(schema_default(claim + "in"), a.flow().recovery.autoclaim.in_reaper() ? "reaper" : "consumers");
 
     const Scenario b = parse_scenario(R"({"id": "b", "title": "b", "kind": "workload", "expect": {"wrong": "none"},
         "orders": [{"id": 1}], "events": [{"order": 1, "type": "x", "version": 1}],
         "dispatcher": {}, "fanout": {"workers": 2}})", "b.json");
-    EXPECT_EQ(schema_default(p + "consumers"), b.consumers);
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/ordering"), to_string(b.dispatcher.ordering));
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/poll_ms"), b.dispatcher.poll_ms);
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/max_rounds"), b.dispatcher.max_rounds);
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/mark"), to_string(b.dispatcher.mark));
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/publish_ms"), b.dispatcher.publish_ms);
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/count"), b.dispatcher.count);
-    EXPECT_EQ(schema_default(d + "dispatcher/properties/claim"), to_string(b.dispatcher.claim));
-    EXPECT_EQ(schema_default(d + "fanout/properties/poll_ms"), b.fanout.poll_ms);
+    EXPECT_EQ(schema_default(p + "consumers"), b.flow().consumers);
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/ordering"), to_string(b.flow().dispatcher.ordering));
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/poll_ms"), b.flow().dispatcher.poll_ms);
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/max_rounds"), b.flow().dispatcher.max_rounds);
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/mark"), to_string(b.flow().dispatcher.mark));
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/publish_ms"), b.flow().dispatcher.publish_ms);
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/count"), b.flow().dispatcher.count);
+    EXPECT_EQ(schema_default(d + "dispatcher/properties/claim"), to_string(b.flow().dispatcher.claim));
+    EXPECT_EQ(schema_default(d + "fanout/properties/poll_ms"), b.flow().fanout.poll_ms);
     EXPECT_EQ(schema_default(d + "fanout/properties/dispatch"),
-              b.fanout.dispatch == FanoutSpec::Dispatch::per_key ? "per_key" : "any_worker");
+              b.flow().fanout.dispatch == FanoutSpec::Dispatch::per_key ? "per_key" : "any_worker");
 
     const Scenario c = parse_scenario(R"({"id": "c", "title": "c", "kind": "workload", "expect": {"wrong": "none"},
         "generate": {"orders": 2, "events": [{"type": "x", "version": 1}]},
         "shard": {"reshard": {"to": 4, "after_events": 1}}})", "c.json");
-    EXPECT_EQ(schema_default(d + "generate/properties/first_id"), c.orders[0].id);
-    EXPECT_EQ(schema_default(d + "generate/properties/expected_final"), c.orders[0].expected_final.status);
-    EXPECT_EQ(c.events[1].at_ms, 0) << "every_ms defaults to 0: every order at once";
-    EXPECT_EQ(schema_default(d + "shard/properties/streams"), c.shard.streams);
-    EXPECT_EQ(schema_default(d + "shard/properties/key_format"), c.shard.key_format);
-    EXPECT_EQ(schema_default(d + "shard/properties/by"), to_string(c.shard.by));
-    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain"), c.shard.reshard->drain);
-    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain_poll_ms"), c.shard.reshard->drain_poll_ms);
+    EXPECT_EQ(schema_default(d + "generate/properties/first_id"), c.flow().orders[0].id);
+    EXPECT_EQ(schema_default(d + "generate/properties/expected_final"), c.flow().orders[0].expected_final.status);
+    EXPECT_EQ(c.flow().events[1].at_ms, 0) << "every_ms defaults to 0: every order at once";
+    EXPECT_EQ(schema_default(d + "shard/properties/streams"), c.flow().shard.streams);
+    EXPECT_EQ(schema_default(d + "shard/properties/key_format"), c.flow().shard.key_format);
+    EXPECT_EQ(schema_default(d + "shard/properties/by"), to_string(c.flow().shard.by));
+    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain"), c.flow().shard.reshard->drain);
+    EXPECT_EQ(schema_default(d + "shard/properties/reshard/properties/drain_poll_ms"), c.flow().shard.reshard->drain_poll_ms);
 }
 
 // Every property name of the real schema, wherever it is defined.

@@ -142,7 +142,7 @@ TEST(ExpectationTest, RecordBandsNeverAndActor) {
 
 TEST(ExpectationTest, CountBandsReadTheIdempotencyCounts) {
     Scenario s = lab(R"({"wrong": "none", "counts": {"orders": {"exactly": 1}, "errors": {"at_least": 1}}})");
-    s.kind = LabKind::idem_clients;
+    s.set_kind(LabKind::idem_clients);
     const std::vector<HistoryRecord> answers = {rec(1, "A", Op::send, {{"request", "r"}, {"attempt", 1}}),
                                                 rec(2, "A", Op::answer, {{"request", "r"}, {"attempt", 1}, {"code", 503}})};
     const TrialOutcome none = check_idem_trial(s, 1, 7, answers, {});
@@ -164,7 +164,7 @@ TEST(ExpectationTest, MutantsArePatchesValidatedWhenTheFileLoads) {
     const Scenario s = lab(R"({"wrong": "none"})", R"(, "mutants": [{"name": "two-consumers", "change": "2 consumers",
         "patch": [{"op": "add", "path": "/consumers", "value": 2}]}])");
     const Scenario m = apply_mutant(s, s.mutants.at(0));
-    EXPECT_EQ(m.consumers, 2);
+    EXPECT_EQ(m.flow().consumers, 2);
     EXPECT_EQ(m.mutant, "two-consumers");
     EXPECT_EQ(m.title, "[mutant two-consumers: 2 consumers] T");
     EXPECT_TRUE(m.mutants.empty());

@@ -45,8 +45,8 @@ std::string error_of(const json& doc) {
 TEST(IdemClusterLoaderTest, a_cluster_lab_loads_its_pairs_script_and_loads) {
     const Scenario s = parse_scenario(cluster_doc().dump(), "c.json");
     ASSERT_EQ(s.kind, LabKind::idem_cluster);
-    ASSERT_TRUE(s.idem.cluster.has_value());
-    const IdemCluster& c = *s.idem.cluster;
+    ASSERT_TRUE(s.idem().cluster.has_value());
+    const IdemCluster& c = *s.idem().cluster;
     EXPECT_EQ(c.masters, 3);
     EXPECT_EQ(c.node_timeout_ms, 2000);
     ASSERT_EQ(c.pairs.size(), 2u);
@@ -59,7 +59,7 @@ TEST(IdemClusterLoaderTest, a_cluster_lab_loads_its_pairs_script_and_loads) {
     EXPECT_EQ(c.hot_user->claims, 10);
     ASSERT_EQ(c.hot_user->loads.size(), 2u);
     EXPECT_EQ(c.hot_user->loads[1].key_format, "idem:v1:7:{client_key}");
-    EXPECT_TRUE(s.idem.clients.empty());
+    EXPECT_TRUE(s.idem().clients.empty());
     ASSERT_EQ(s.expect.every_trial.has.size(), 1u);
 }
 
@@ -69,7 +69,7 @@ TEST(IdemClusterLoaderTest, the_shipped_lab_loads_in_the_idem_group) {
     EXPECT_EQ(s.part, "idem-cluster");
     EXPECT_EQ(s.group, "idem");
     ASSERT_EQ(s.kind, LabKind::idem_cluster);
-    EXPECT_EQ(s.idem.cluster.value().masters, 3);
+    EXPECT_EQ(s.idem().cluster.value().masters, 3);
     EXPECT_FALSE(s.expect.every_trial.has.empty());
 }
 

@@ -49,17 +49,17 @@ TEST(IdemLoaderTest, an_idem_workload_loads_with_clients_generated_requests_and_
     const Scenario s = parse_scenario(idem_doc().dump(), "t.json");
     EXPECT_EQ(s.group, "idem");
     ASSERT_EQ(s.kind, LabKind::idem_clients);
-    EXPECT_TRUE(s.idem.layer4);
-    EXPECT_EQ(s.idem.middleware.claim_ttl_ms, 1000);
-    ASSERT_TRUE(s.idem.middleware.wait.has_value());
-    EXPECT_TRUE(s.idem.middleware.wait->fail_closed);
+    EXPECT_TRUE(s.idem().layer4);
+    EXPECT_EQ(s.idem().middleware.claim_ttl_ms, 1000);
+    ASSERT_TRUE(s.idem().middleware.wait.has_value());
+    EXPECT_TRUE(s.idem().middleware.wait->fail_closed);
     EXPECT_EQ(s.servers.redis_config.at("maxmemory"), "3mb");
-    ASSERT_EQ(s.idem.clients.size(), 2u);
-    EXPECT_EQ(s.idem.clients[0].requests[0].send_at_ms, (std::vector<int64_t>{0, 500}));
-    EXPECT_EQ(s.idem.clients[0].retry.on_codes, (std::vector<int>{409}));
+    ASSERT_EQ(s.idem().clients.size(), 2u);
+    EXPECT_EQ(s.idem().clients[0].requests[0].send_at_ms, (std::vector<int64_t>{0, 500}));
+    EXPECT_EQ(s.idem().clients[0].retry.on_codes, (std::vector<int>{409}));
     // The generated requests stay a "generate" block in the struct, made into requests where they are sent.
-    EXPECT_TRUE(s.idem.clients[1].requests.empty());
-    const std::vector<IdemRequest> generated = idem_client_requests(s.idem.clients[1]);
+    EXPECT_TRUE(s.idem().clients[1].requests.empty());
+    const std::vector<IdemRequest> generated = idem_client_requests(s.idem().clients[1]);
     ASSERT_EQ(generated.size(), 3u);
     EXPECT_EQ(generated[2].client_key, "G-3");
     EXPECT_EQ(generated[2].user_id, 9);
@@ -79,9 +79,9 @@ TEST(IdemLoaderTest, the_articles_duplicate_count_is_read_for_the_report_and_mus
     doc["idem"]["documented_duplicates"] = "5–10 around 20:00";
     doc["idem"]["documented_duplicates_note"] = "why";
     const Scenario s = parse_scenario(doc.dump(), "t.json");
-    EXPECT_EQ(s.idem.documented_duplicates, "5–10 around 20:00");
-    EXPECT_EQ(s.idem.documented_duplicates_note_vi, "why");  // falls back to the English note
-    EXPECT_TRUE(parse_scenario(idem_doc().dump(), "t.json").idem.documented_duplicates.empty());
+    EXPECT_EQ(s.idem().documented_duplicates, "5–10 around 20:00");
+    EXPECT_EQ(s.idem().documented_duplicates_note_vi, "why");  // falls back to the English note
+    EXPECT_TRUE(parse_scenario(idem_doc().dump(), "t.json").idem().documented_duplicates.empty());
     doc["idem"]["documented_duplicates"] = 7;
     EXPECT_NE(error_of(doc).find("/idem/documented_duplicates"), std::string::npos) << error_of(doc);
 }
@@ -113,6 +113,22 @@ TEST(IdemLoaderTest, server_faults_need_the_labs_own_servers_and_names_must_exis
     EXPECT_NE(error_of(doc).find("/orders: does not apply to an idempotency workload"), std::string::npos);
 }
 
+// An idempotency lab holds no stream lab's data (Scenario::spec): a stream lab's section in its file
+// is refused, not dropped, as the schema refuses it.
+TEST(IdemLoaderTest, an_idem_lab_refuses_a_stream_labs_sections) {
+    for (const char* key : {"buffer", "fanout", "shard", "generate", "sim", "show_throughput"}) {
+        json doc = idem_doc();
+        doc[key] = json::object();
+        EXPECT_NE(error_of(doc).find(std::string("/") + key + ": does not apply to an idempotency workload"),
+                  std::string::npos)
+            << key << ": " << error_of(doc);
+    }
+    json doc = idem_doc();
+    doc["beside"] = {{"name", "b"}, {"change", "c"}, {"patch", json::array()}};
+    EXPECT_NE(error_of(doc).find("/beside: applies to stream labs"), std::string::npos) << error_of(doc);
+    EXPECT_EQ(parse_scenario(idem_doc().dump(), "idem.json").flow_if(), nullptr);
+}
+
 TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
     const json doc = json::parse(R"json({
       "id": "r", "title": "t", "kind": "sessions",
@@ -122,7 +138,7 @@ TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
           "project": { "keys": 10000, "label": "per day" } } ] } ] } ],
       "expect": { "wrong": "none" } })json");
     const Scenario s = parse_scenario(doc.dump(), "t.json");
-    const SessionCase& c = s.cases.at(0);
+    const SessionCase& c = s.sessions().cases.at(0);
     EXPECT_TRUE(c.exact_keys);
     EXPECT_EQ(c.final_sql, "");  // Redis only: no table to show
     EXPECT_EQ(c.sessions.at(0).client, "redis");
@@ -142,7 +158,7 @@ TEST(IdemLoaderTest, a_redis_session_step_reads_its_command_and_expectations) {
     EXPECT_FALSE(step.redis->via_redis_cli);
     json cli = doc;
     cli["cases"][0]["sessions"][0]["steps"][0]["via"] = "redis-cli";
-    EXPECT_TRUE(parse_scenario(cli.dump(), "t.json").cases.at(0).sessions.at(0).steps.at(0).redis->via_redis_cli);
+    EXPECT_TRUE(parse_scenario(cli.dump(), "t.json").sessions().cases.at(0).sessions.at(0).steps.at(0).redis->via_redis_cli);
     cli["cases"][0]["sessions"][0]["steps"][0]["via"] = "phpredis";
     EXPECT_NE(error_of(cli).find("/cases/0/sessions/0/steps/0/via: unknown; the one value is \"redis-cli\""),
               std::string::npos)
@@ -303,8 +319,8 @@ TEST(IdemTextTest, a_lab_without_clients_prints_its_figures_but_no_request_count
     std::ostringstream with_clients;
     print_idem_workload(lab, Lang::en, TimelineSelection{}, with_clients);
     EXPECT_NE(with_clients.str().find("orders 0 (duplicates 0)"), std::string::npos) << with_clients.str();
-    lab.scenario.kind = LabKind::idem_benchmark;  // the loader's kind for a lab with a benchmark and no clients
-    lab.scenario.idem.clients.clear();
+    lab.scenario.set_kind(LabKind::idem_benchmark);  // the loader's kind for a lab with a benchmark and no clients
+    lab.scenario.idem().clients.clear();
     std::ostringstream without;
     print_idem_workload(lab, Lang::en, TimelineSelection{}, without);
     EXPECT_EQ(without.str().find("orders "), std::string::npos) << without.str();

@@ -53,8 +53,8 @@ TEST(JsonReaderTest, a_report_read_back_prints_the_same_text_in_both_languages) 
     EXPECT_EQ(text(back), text(run));
     EXPECT_EQ(text(back, Lang::vi, TimelineSelection::all), text(run, Lang::vi, TimelineSelection::all));
     // The scenario itself came back, not only what the JSON spells out.
-    EXPECT_EQ(back.labs[3].scenario.dispatcher.enabled, run.labs[3].scenario.dispatcher.enabled);
-    EXPECT_EQ(back.labs[4].scenario.cases.size(), 3u);
+    EXPECT_EQ(back.labs[3].scenario.flow().dispatcher.enabled, run.labs[3].scenario.flow().dispatcher.enabled);
+    EXPECT_EQ(back.labs[4].scenario.sessions().cases.size(), 3u);
     EXPECT_EQ(back.labs[4].scenario.kind, LabKind::sessions);
 }
 
@@ -103,7 +103,7 @@ TEST(JsonReaderTest, a_source_that_is_not_a_scenario_falls_back_on_the_fields_of
     const RunReport back = run_from_json(j);
     EXPECT_EQ(run_to_json(back), j);
     ASSERT_EQ(back.labs.size(), 6u);
-    EXPECT_EQ(back.labs[3].scenario.orders.size(), 2u);  // from the final rows
+    EXPECT_EQ(back.labs[3].scenario.flow().orders.size(), 2u);  // from the final rows
     EXPECT_EQ(back.labs[1].scenario.expect.wrong, Expectation::Count::at_least);
     EXPECT_EQ(back.labs[1].scenario.expect.n, 1);
     EXPECT_EQ(back.labs[4].scenario.kind, LabKind::sessions);

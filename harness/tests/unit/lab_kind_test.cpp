@@ -60,15 +60,72 @@ TEST(LabKindTest, a_file_marks_its_kind_by_its_kind_field_and_the_deepest_path_i
     EXPECT_FALSE(kind_marked("job", holding({})).has_value());
 }
 
-// Every kind is exactly one of the three families of data: a stream, scripted sessions, or
-// article 002's idempotency labs; and a kind that sends requests runs roles to send them.
+// Every kind is exactly one of the three families of data (its row's spec): a stream, scripted
+// sessions, or article 002's idempotency labs; and a kind that sends requests runs roles to send them.
 TEST(LabKindTest, each_row_is_one_family_of_data) {
     for (const KindRow& row : k_kind_rows) {
-        EXPECT_EQ(int(row.has_stream) + int(row.counts_cases) + int(row.idem), 1) << row.name;
-        EXPECT_TRUE(!row.sends_requests || (row.runs_roles && row.idem)) << row.name;
-        EXPECT_TRUE(!row.counts_cases || !(row.repeats || row.runs_roles)) << row.name;
+        EXPECT_TRUE(!row.sends_requests || (row.runs_roles && is_idem(row.value))) << row.name;
+        EXPECT_TRUE(!counts_cases(row.value) || !(row.repeats || row.runs_roles)) << row.name;
         EXPECT_EQ(first_kind_where([&](const KindRow& k) { return k.name == row.name; }), row.value);
+        Scenario s;
+        s.set_kind(row.value);
+        EXPECT_EQ(s.spec.index(), static_cast<size_t>(row.spec)) << row.name;
     }
+}
+
+// Whether the lab holds the alternative its kind's row names, each accessor answering or failing as it should.
+void expect_holds_its_family(const Scenario& s) {
+    const SpecType spec = kind_row(s.kind).spec;
+    EXPECT_EQ(s.spec.index(), static_cast<size_t>(spec)) << s.id;
+    EXPECT_EQ(s.flow_if() != nullptr, spec == SpecType::stream) << s.id;
+    // Each accessor answers for its own family and fails the check for every other.
+    auto answers = [&s](auto&& ask) {
+        try {
+            ask();
+            return true;
+        } catch (const std::logic_error&) {
+            return false;
+        }
+    };
+    EXPECT_EQ(answers([&] { (void)s.flow(); }), spec == SpecType::stream) << s.id;
+    EXPECT_EQ(answers([&] { (void)s.sessions(); }), spec == SpecType::sessions) << s.id;
+    EXPECT_EQ(answers([&] { (void)s.idem(); }), spec == SpecType::idem) << s.id;
+}
+
+// A lab holds its own family's data and no other's: every shipped lab of every kind, and a sessions
+// lab asked for its stream fails relab's check, naming its kind.
+TEST(LabKindTest, a_lab_holds_its_familys_data_and_no_other) {
+    std::set<LabKind> seen;
+    for (const auto& s : load_scenario_dir(k_scenarios)) {
+        expect_holds_its_family(s);
+        seen.insert(s.kind);
+    }
+    EXPECT_EQ(seen.size(), k_lab_kind_count);
+    Scenario sessions;
+    sessions.set_kind(LabKind::sessions);
+    try {
+        (void)sessions.flow();
+        ADD_FAILURE() << "a sessions lab gave a stream";
+    } catch (const std::logic_error& e) {
+        EXPECT_NE(std::string(e.what()).find("a lab of kind sessions asked for another family's data"), std::string::npos)
+            << e.what();
+    }
+    EXPECT_EQ(sessions.flow_if(), nullptr);
+    // A kind changed without its data is caught, not read as the other family's.
+    Scenario changed;
+    changed.kind = LabKind::sessions;
+    EXPECT_THROW((void)changed.sessions(), std::logic_error);
+    EXPECT_THROW((void)changed.flow(), std::logic_error);
+    EXPECT_THROW((void)changed.flow_if(), std::logic_error);
+    // set_kind keeps the data of a kind of the same family, and empties it for another family.
+    Scenario idem;
+    idem.set_kind(LabKind::idem_clients);
+    idem.idem().layer4 = true;
+    idem.set_kind(LabKind::idem_cluster);
+    EXPECT_TRUE(idem.idem().layer4);
+    idem.set_kind(LabKind::stream);
+    idem.set_kind(LabKind::idem_clients);
+    EXPECT_FALSE(idem.idem().layer4);
 }
 
 TEST(LabKindTest, the_loader_gives_every_shipped_scenario_its_kind) {

@@ -60,16 +60,16 @@ int64_t percentile(std::vector<int64_t> v, double q) {
 TEST(GeneratedWorkloadTest, an_arrival_rate_spaces_the_orders_and_every_event_of_an_order_goes_out_together) {
     const Scenario s = parse(load_lab({{"orders", 5}, {"expected_final", "shipped"}, {"arrival", {{"orders_per_s", 500}}},
                                        {"events", three_events()}}));
-    ASSERT_EQ(s.events.size(), 15u);
-    EXPECT_EQ(s.events[0].at_ms, 0);
-    EXPECT_EQ(s.events[2].at_ms, 0);
-    EXPECT_EQ(s.events[3].at_ms, 2);   // order 2: 1 / 500 s later
-    EXPECT_EQ(s.events[14].at_ms, 8);  // order 5
-    EXPECT_TRUE(s.load.enabled);
-    EXPECT_EQ(s.load.arrival, "500 orders/s");
+    ASSERT_EQ(s.flow().events.size(), 15u);
+    EXPECT_EQ(s.flow().events[0].at_ms, 0);
+    EXPECT_EQ(s.flow().events[2].at_ms, 0);
+    EXPECT_EQ(s.flow().events[3].at_ms, 2);   // order 2: 1 / 500 s later
+    EXPECT_EQ(s.flow().events[14].at_ms, 8);  // order 5
+    EXPECT_TRUE(s.flow().load.enabled);
+    EXPECT_EQ(s.flow().load.arrival, "500 orders/s");
     const Scenario burst = parse(load_lab({{"orders", 3}, {"arrival", "burst"}, {"events", three_events()}}));
-    EXPECT_TRUE(std::all_of(burst.events.begin(), burst.events.end(), [](const EventSpec& e) { return e.at_ms == 0; }));
-    EXPECT_EQ(burst.load.arrival, "burst");
+    EXPECT_TRUE(std::all_of(burst.flow().events.begin(), burst.flow().events.end(), [](const EventSpec& e) { return e.at_ms == 0; }));
+    EXPECT_EQ(burst.flow().load.arrival, "burst");
 }
 
 // A Poisson process at 100 orders/s: exponential gaps of mean 10 ms, so their mean is near 10 ms
@@ -78,25 +78,25 @@ TEST(GeneratedWorkloadTest, poisson_arrivals_have_exponential_gaps_at_the_rate_d
     const json poisson = load_lab({{"orders", 4000}, {"arrival", {{"orders_per_s", 100}, {"process", "poisson"}}},
                                    {"events", json::array({{{"type", "created"}, {"version", 1}}})}});
     const Scenario s = parse(poisson);
-    ASSERT_EQ(s.events.size(), 4000u);
-    EXPECT_EQ(s.load.arrival, "100 orders/s, Poisson");
+    ASSERT_EQ(s.flow().events.size(), 4000u);
+    EXPECT_EQ(s.flow().load.arrival, "100 orders/s, Poisson");
     std::vector<double> gaps;
-    for (size_t i = 1; i < s.events.size(); ++i) {
-        ASSERT_GE(s.events[i].at_ms, s.events[i - 1].at_ms);
-        gaps.push_back(static_cast<double>(s.events[i].at_ms - s.events[i - 1].at_ms));
+    for (size_t i = 1; i < s.flow().events.size(); ++i) {
+        ASSERT_GE(s.flow().events[i].at_ms, s.flow().events[i - 1].at_ms);
+        gaps.push_back(static_cast<double>(s.flow().events[i].at_ms - s.flow().events[i - 1].at_ms));
     }
     double mean = 0, var = 0;
     for (double g : gaps) mean += g / static_cast<double>(gaps.size());
     for (double g : gaps) var += (g - mean) * (g - mean) / static_cast<double>(gaps.size());
     EXPECT_NEAR(mean, 10.0, 0.6);
     EXPECT_NEAR(std::sqrt(var), 10.0, 1.0);
-    EXPECT_EQ(parse(poisson).events[1234].at_ms, s.events[1234].at_ms);
+    EXPECT_EQ(parse(poisson).flow().events[1234].at_ms, s.flow().events[1234].at_ms);
     json other = poisson;
     other["seed"] = 78;
-    EXPECT_NE(parse(other).events[1234].at_ms, s.events[1234].at_ms);
+    EXPECT_NE(parse(other).flow().events[1234].at_ms, s.flow().events[1234].at_ms);
     const json steady = load_lab({{"orders", 3}, {"arrival", {{"orders_per_s", 100}, {"process", "steady"}}},
                                   {"events", three_events()}});
-    EXPECT_EQ(parse(steady).events[8].at_ms, 20);
+    EXPECT_EQ(parse(steady).flow().events[8].at_ms, 20);
 }
 
 TEST(GeneratedWorkloadTest, job_costs_are_drawn_from_the_labs_seed_and_follow_their_distribution) {
@@ -105,29 +105,29 @@ TEST(GeneratedWorkloadTest, job_costs_are_drawn_from_the_labs_seed_and_follow_th
     const Scenario a = parse(load_lab(gen));
     const Scenario b = parse(load_lab(gen));
     std::vector<int64_t> costs;
-    for (size_t i = 0; i < a.events.size(); ++i) {
-        EXPECT_EQ(a.events[i].cost_us, b.events[i].cost_us);  // same seed, same costs
-        costs.push_back(a.events[i].cost_us);
+    for (size_t i = 0; i < a.flow().events.size(); ++i) {
+        EXPECT_EQ(a.flow().events[i].cost_us, b.flow().events[i].cost_us);  // same seed, same costs
+        costs.push_back(a.flow().events[i].cost_us);
     }
     // 12,000 draws: the sample's p50 and p99 lie near the asked ones.
     EXPECT_NEAR(static_cast<double>(percentile(costs, 0.50)), 200.0, 20.0);
     EXPECT_NEAR(static_cast<double>(percentile(costs, 0.99)), 2000.0, 400.0);
-    EXPECT_EQ(a.load.job_cost, "log-normal p50 0.2 ms, p99 2 ms");
+    EXPECT_EQ(a.flow().load.job_cost, "log-normal p50 0.2 ms, p99 2 ms");
 
     json other = load_lab(gen);
     other["seed"] = 78;
-    EXPECT_NE(parse(other).events[0].cost_us + parse(other).events[1].cost_us, a.events[0].cost_us + a.events[1].cost_us);
+    EXPECT_NE(parse(other).flow().events[0].cost_us + parse(other).flow().events[1].cost_us, a.flow().events[0].cost_us + a.flow().events[1].cost_us);
 
     const Scenario fixed = parse(load_lab({{"orders", 2}, {"events", three_events()}, {"job_cost", {{"dist", "fixed"}, {"ms", 1.5}}}}));
-    EXPECT_TRUE(std::all_of(fixed.events.begin(), fixed.events.end(), [](const EventSpec& e) { return e.cost_us == 1500; }));
+    EXPECT_TRUE(std::all_of(fixed.flow().events.begin(), fixed.flow().events.end(), [](const EventSpec& e) { return e.cost_us == 1500; }));
     const Scenario uniform = parse(load_lab({{"orders", 500}, {"events", three_events()},
                                               {"job_cost", {{"dist", "uniform"}, {"min_ms", 1}, {"max_ms", 3}}}}));
-    for (const auto& e : uniform.events) {
+    for (const auto& e : uniform.flow().events) {
         EXPECT_GE(e.cost_us, 1000);
         EXPECT_LE(e.cost_us, 3000);
     }
     // Without job_cost the lab's per-type job_cost_ms applies, as before.
-    EXPECT_EQ(parse(load_lab({{"orders", 2}, {"events", three_events()}})).events[0].cost_us, -1);
+    EXPECT_EQ(parse(load_lab({{"orders", 2}, {"events", three_events()}})).flow().events[0].cost_us, -1);
 }
 
 // The loader remembers its last generated workload for a lab's mutants: one that leaves "generate"
@@ -142,8 +142,8 @@ TEST(GeneratedWorkloadTest, a_mutant_gets_the_workload_its_own_generate_and_seed
          {{"name", "reseed"}, {"change", "c"}, {"patch", json::array({{{"op", "replace"}, {"path", "/seed"}, {"value", 5}}})}}});
     const Scenario lab = parse(doc);
     const Scenario more = apply_mutant(lab, lab.mutants.at(0));
-    EXPECT_EQ(more.events, lab.events);
-    EXPECT_EQ(more.consumers, 2);
+    EXPECT_EQ(more.flow().events, lab.flow().events);
+    EXPECT_EQ(more.flow().consumers, 2);
 
     json slower_doc = load_lab(gen);
     slower_doc["generate"]["job_cost"]["p99_ms"] = 9;
@@ -151,24 +151,24 @@ TEST(GeneratedWorkloadTest, a_mutant_gets_the_workload_its_own_generate_and_seed
     reseed_doc["seed"] = 5;
     const Scenario slower = apply_mutant(lab, lab.mutants.at(1));
     const Scenario reseed = apply_mutant(lab, lab.mutants.at(2));
-    EXPECT_NE(slower.events, lab.events);
-    EXPECT_NE(reseed.events, lab.events);
-    EXPECT_EQ(slower.load.job_cost, "log-normal p50 0.2 ms, p99 9 ms");
+    EXPECT_NE(slower.flow().events, lab.flow().events);
+    EXPECT_NE(reseed.flow().events, lab.flow().events);
+    EXPECT_EQ(slower.flow().load.job_cost, "log-normal p50 0.2 ms, p99 9 ms");
     // Each as a lab read on its own, after another lab was read in between.
     (void)parse(load_lab({{"orders", 3}, {"events", three_events()}}));
-    EXPECT_EQ(parse(slower_doc).events, slower.events);
-    EXPECT_EQ(parse(reseed_doc).events, reseed.events);
-    EXPECT_EQ(parse(doc).events, lab.events);
+    EXPECT_EQ(parse(slower_doc).flow().events, slower.flow().events);
+    EXPECT_EQ(parse(reseed_doc).flow().events, reseed.flow().events);
+    EXPECT_EQ(parse(doc).flow().events, lab.flow().events);
 }
 
 TEST(GeneratedWorkloadTest, a_slow_job_gets_its_cost_and_bad_workloads_are_refused_with_the_path) {
     const Scenario s = parse(load_lab({{"orders", 10}, {"events", three_events()},
                                        {"job_cost", {{"dist", "fixed"}, {"ms", 0.1}}},
                                        {"slow_jobs", json::array({{{"order", 4}, {"type", "created"}, {"ms", 800}}})}}));
-    const auto slow = std::find_if(s.events.begin(), s.events.end(),
+    const auto slow = std::find_if(s.flow().events.begin(), s.flow().events.end(),
                                    [](const EventSpec& e) { return e.order == 4 && e.type == "created"; });
     EXPECT_EQ(slow->cost_us, 800000);
-    ASSERT_EQ(s.load.slow_jobs.size(), 1u);
+    ASSERT_EQ(s.flow().load.slow_jobs.size(), 1u);
 
     EXPECT_NE(error_of(load_lab({{"orders", 10}, {"events", three_events()},
                                  {"slow_jobs", json::array({{{"order", 11}, {"type", "created"}, {"ms", 800}}})}}))
@@ -196,9 +196,9 @@ TEST(GeneratedWorkloadTest, a_slow_job_gets_its_cost_and_bad_workloads_are_refus
 TEST(GeneratedWorkloadTest, orders_resizes_a_generated_workload_and_keeps_the_rest) {
     const Scenario s = parse(load_lab({{"orders", 10}, {"events", three_events()}, {"arrival", {{"orders_per_s", 500}}}}));
     const Scenario small = with_generated_orders(s, 3);
-    EXPECT_EQ(small.orders.size(), 3u);
-    EXPECT_EQ(small.events.size(), 9u);
-    EXPECT_EQ(small.load.arrival, "500 orders/s");
+    EXPECT_EQ(small.flow().orders.size(), 3u);
+    EXPECT_EQ(small.flow().events.size(), 9u);
+    EXPECT_EQ(small.flow().load.arrival, "500 orders/s");
     EXPECT_NE(small.title.find("[--orders 3]"), std::string::npos);
 }
 
@@ -240,8 +240,8 @@ std::vector<HistoryRecord> one_consumer_history() {
 
 Scenario with_slow_job() {
     Scenario s;
-    s.load.enabled = true;
-    s.load.slow_jobs = {{1, "created", 100}};
+    s.flow().load.enabled = true;
+    s.flow().load.slow_jobs = {{1, "created", 100}};
     return s;
 }
 
@@ -305,7 +305,7 @@ TEST(LoadStatsTest, a_worker_pool_starts_the_job_at_its_take_and_other_orders_do
 
 TEST(LoadStatsTest, a_load_band_holds_or_names_the_figure_it_missed) {
     Scenario s = with_slow_job();
-    s.kind = LabKind::stream;
+    s.set_kind(LabKind::stream);
     s.expect.wrong = Expectation::Count::none;
     s.expect.every_trial.load["hol_ms"] = Band{std::nullopt, 50};
     TrialOutcome t = check_trial(s, 1, 1, one_consumer_history(), {}, {});
@@ -340,7 +340,7 @@ TEST(LoadTableTest, one_row_per_load_lab_as_text_json_and_two_plots) {
     LabResult a;
     a.scenario = with_slow_job();
     a.scenario.id = "load-s1";
-    a.scenario.orders.resize(10);
+    a.scenario.flow().orders.resize(10);
     a.held = true;
     TrialOutcome t;
     t.load.events = 30;

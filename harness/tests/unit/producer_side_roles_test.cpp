@@ -110,14 +110,14 @@ struct Harness {
 
 Scenario two_orders(DispatchOrder ordering, std::vector<OutboxFailure> failures) {
     Scenario s;
-    s.orders = {OrderSpec{42}, OrderSpec{43}};
-    s.events = {EventSpec{42, "created", 1, 0}, EventSpec{43, "created", 1, 0}, EventSpec{42, "paid", 2, 0},
+    s.flow().orders = {OrderSpec{42}, OrderSpec{43}};
+    s.flow().events = {EventSpec{42, "created", 1, 0}, EventSpec{43, "created", 1, 0}, EventSpec{42, "paid", 2, 0},
                 EventSpec{43, "paid", 2, 0}};
-    s.consumers = 1;
-    s.dispatcher.enabled = true;
-    s.dispatcher.ordering = ordering;
-    s.dispatcher.poll_ms = 200;
-    s.dispatcher.failures = std::move(failures);
+    s.flow().consumers = 1;
+    s.flow().dispatcher.enabled = true;
+    s.flow().dispatcher.ordering = ordering;
+    s.flow().dispatcher.poll_ms = 200;
+    s.flow().dispatcher.failures = std::move(failures);
     return s;
 }
 
@@ -162,7 +162,7 @@ TEST(DispatcherTest, without_failures_both_orderings_publish_in_one_round) {
 TEST(DispatcherTest, a_row_that_never_gets_through_stops_at_max_rounds) {
     Harness h;
     Scenario s = two_orders(DispatchOrder::per_key, {OutboxFailure{3, {1, 2, 3, 4, 5}}});
-    s.dispatcher.max_rounds = 3;
+    s.flow().dispatcher.max_rounds = 3;
     run_outbox(h, s);
     EXPECT_EQ(h.stream.order_types(), (std::vector<std::string>{"42:created", "43:created", "43:paid"}));
 }
@@ -170,10 +170,10 @@ TEST(DispatcherTest, a_row_that_never_gets_through_stops_at_max_rounds) {
 TEST(ProducerTest, a_failed_publish_is_retried_on_doubling_backoff_and_paid_overtakes_it) {
     Harness h;
     Scenario s;
-    s.orders = {OrderSpec{42}};
-    s.events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 300}};
-    s.consumers = 1;
-    s.producer.failures = {PublishFailure{42, "created", {1, 2}, {}}};
+    s.flow().orders = {OrderSpec{42}};
+    s.flow().events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 300}};
+    s.flow().consumers = 1;
+    s.flow().producer.failures = {PublishFailure{42, "created", {1, 2}, {}}};
     run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_EQ(h.stream.order_types(), (std::vector<std::string>{"42:paid", "42:created"}));
     std::vector<std::string> attempts;
@@ -189,11 +189,11 @@ TEST(ProducerTest, a_failed_publish_is_retried_on_doubling_backoff_and_paid_over
 TEST(ProducerTest, max_attempts_gives_up_and_the_event_never_reaches_the_stream) {
     Harness h;
     Scenario s;
-    s.orders = {OrderSpec{42}};
-    s.events = {EventSpec{42, "created", 1, 0}};
-    s.consumers = 1;
-    s.producer.max_attempts = 2;
-    s.producer.failures = {PublishFailure{42, "created", {1, 2}, {}}};
+    s.flow().orders = {OrderSpec{42}};
+    s.flow().events = {EventSpec{42, "created", 1, 0}};
+    s.flow().consumers = 1;
+    s.flow().producer.max_attempts = 2;
+    s.flow().producer.failures = {PublishFailure{42, "created", {1, 2}, {}}};
     run_producer(role_settings(s), h.ports, Millis{1000});
     EXPECT_TRUE(h.stream.order_types().empty());
     EXPECT_FALSE(h.history.records().back().data.contains("retry_in_ms"));

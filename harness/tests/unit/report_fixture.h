@@ -90,7 +90,7 @@ inline LabResult baseline_lab() {
     s.title_vi = "BUG: 2 consumer song song; UPDATE thường";
     s.runs = 2;
     s.seed = 8001;
-    s.orders = {order(42)};
+    s.flow().orders = {order(42)};
     s.expect = expect(Expectation::Count::all);
     s.documented.text = "wrong 10/10; created overwrites at 816 ms";
     s.documented.text_vi = "sai 10/10; created ghi đè ở 816 ms";
@@ -145,9 +145,9 @@ inline LabResult lock_lab() {
     s.title_vi = "S4a: 2 consumer + lock theo khoá";
     s.runs = 3;
     s.seed = 8031;
-    s.orders = {order(42)};
-    s.lock.enabled = true;
-    s.lock.ttl_ms = 500;
+    s.flow().orders = {order(42)};
+    s.flow().lock.enabled = true;
+    s.flow().lock.ttl_ms = 500;
     s.expect = expect(Expectation::Count::at_least, 1);
     s.documented.text = "the late release returns 0";
     s.documented.text_vi = "lần nhả lock muộn trả 0";
@@ -213,9 +213,9 @@ inline LabResult cas_lab() {
     s.title_vi = "P2 đúng: CAS với version NGHIỆP VỤ";
     s.runs = 1;
     s.seed = 8061;
-    s.consumers = 1;
-    s.orders = {order(42)};
-    s.write.mode = WriteMode::cas;
+    s.flow().consumers = 1;
+    s.flow().orders = {order(42)};
+    s.flow().write.mode = WriteMode::cas;
     s.expect = expect(Expectation::Count::none);
     s.documented.text = "wrong 0/5";
     s.documented.text_vi = "sai 0/5";
@@ -258,7 +258,7 @@ inline LabResult two_orders_lab() {
     s.title = "P1 wrong: naive dispatcher";
     s.title_vi = "P1 sai: dispatcher NGÂY THƠ";
     s.runs = 2;
-    s.orders = {order(42), order(43)};
+    s.flow().orders = {order(42), order(43)};
     s.expect = expect(Expectation::Count::at_least, 1);
 
     TrialOutcome t1;
@@ -295,7 +295,7 @@ inline LabResult crash_lab() {
     s.output = "08x-crash";
     s.title = "a consumer killed before its ack";
     s.runs = 1;
-    s.orders = {order(42)};
+    s.flow().orders = {order(42)};
     s.expect = expect(Expectation::Count::none);
     TrialOutcome t;
     t.trial = 1;
@@ -358,7 +358,7 @@ inline LabResult session_lab() {
     s.output = "08d-cas";
     s.title = "CAS when 2 UPDATEs OVERLAP";
     s.title_vi = "CAS khi 2 UPDATE chạy CHỒNG nhau";
-    s.kind = LabKind::sessions;
+    s.set_kind(LabKind::sessions);
     s.expect = expect(Expectation::Count::none);
     s.documented.text = "B fails 'could not serialize access due to concurrent update'";
     s.documented.text_vi = "B lỗi could not serialize access due to concurrent update";
@@ -380,7 +380,7 @@ inline LabResult session_lab() {
     c2.title_vi = "Câu CAS chạy tay: paid (v=2) tới trước, created (v=1) tới muộn";
     c2.sessions = {SessionSpec{"A", {step(k_cas_paid), step(k_cas_created), step("SELECT id, status, version FROM tmp_orders")}}};
     c2.expect_rows = {{"42", "paid", "2"}};
-    s.cases = {c1, c2};
+    s.sessions().cases = {c1, c2};
 
     CaseOutcome o1;
     o1.title = c1.title;
@@ -585,7 +585,7 @@ inline LabResult idem_session_lab() {
                                   "report fixture idem_session_lab");
 
     CaseOutcome o;
-    o.title = lab.scenario.cases[0].title;
+    o.title = lab.scenario.sessions().cases[0].title;
     StepOutcome bad_ttl = redis_ran("TTL idem:v1:7:k1", 1'500, "(integer) 60");
     bad_ttl.ok = false;
     bad_ttl.failure = "expected (integer) 59, got (integer) 60";
@@ -616,7 +616,7 @@ inline RunReport sim_and_idem_run() {
 inline LabResult s1_throughput_lab() {
     LabResult lab = baseline_lab();
     lab.scenario.id = "08b-s1";
-    lab.scenario.show_throughput = true;
+    lab.scenario.flow().show_throughput = true;
     lab.throughput = ThroughputStats{2, 2, 851.5, 2.35, 2.3, 2.4};
     lab.scenario.documented.throughput =
         DocumentedThroughput{1.25, {"một consumer đơn chỉ đạt tối đa ~1,25 event/giây", "§2", "800 ms jobs", "job 800 ms"}};
@@ -627,7 +627,7 @@ inline LabResult s1_throughput_lab() {
 inline LabResult s2_beside_s1_lab() {
     LabResult lab = baseline_lab();
     lab.scenario.id = "s2-s1-same-workload";
-    lab.scenario.show_throughput = true;
+    lab.scenario.flow().show_throughput = true;
     lab.throughput = ThroughputStats{2, 2, 400.0, 30.0, 29.0, 31.0};
     lab.beside_throughput = ThroughputStats{2, 2, 1200.0, 10.0, 9.5, 10.5};
     lab.beside_name = "S1";

@@ -56,7 +56,7 @@ TEST(RoleSettingsTest, the_write_isolation_and_its_retries_round_trip_through_js
     // The shipped isolation labs and their mutants (scenarios/load, run only when named).
     size_t labs = 0;
     for (const Scenario& s : load_scenario_dir(scenarios_dir() + "/load")) {
-        if (s.write.isolation == WriteIsolation::none) continue;
+        if (s.flow().write.isolation == WriteIsolation::none) continue;
         ++labs;
         for (const Mutant& m : s.mutants) {
             const RoleSettings r = role_settings(apply_mutant(s, m));
@@ -169,7 +169,7 @@ TEST(RoleSettingsTest, settings_are_resolved_from_the_scenario_the_roles_need_it
     EXPECT_FALSE(role_settings(test::scenario("08h-claim-plain.json")).redis_faults_scheduled);
     const Scenario failover = test::scenario("idem-t-failover-async.json");
     EXPECT_EQ(role_settings(failover).idem_store_outages, StoreOutages::scheduled);
-    EXPECT_EQ(role_settings(failover).idem_clients.size(), failover.idem.clients.size());
+    EXPECT_EQ(role_settings(failover).idem_clients.size(), failover.idem().clients.size());
     EXPECT_EQ(role_settings(test::scenario("idem-f-mw-double-click.json")).idem_store_outages,
               StoreOutages::none_scheduled);
 }
@@ -178,11 +178,11 @@ TEST(RoleSettingsTest, settings_are_resolved_from_the_scenario_the_roles_need_it
 // role processes get: their config carries the resolved settings, not the scenario file.
 TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_role_config) {
     Scenario s = test::scenario("08a-baseline.json");
-    ASSERT_EQ(s.job_cost_ms.at("created"), 800);
-    s.job_cost_ms["created"] = 0;
-    s.consumers = 3;
-    s.lock.enabled = true;
-    s.stream.block_ms = 123;
+    ASSERT_EQ(s.flow().job_cost_ms.at("created"), 800);
+    s.flow().job_cost_ms["created"] = 0;
+    s.flow().consumers = 3;
+    s.flow().lock.enabled = true;
+    s.flow().stream.block_ms = 123;
 
     RoleConfig c;
     c.role = "consumer";
@@ -233,7 +233,7 @@ TEST(RoleSettingsTest, passwords_leave_the_role_config_file_and_come_back_from_t
 TEST(RoleSettingsTest, a_change_to_the_loaded_scenario_reaches_the_simulated_roles) {
     Scenario s = test::scenario("08a-baseline.json");
     EXPECT_EQ(test::run_sim(s, 5).wrong, 5);
-    s.job_cost_ms["created"] = 0;
+    s.flow().job_cost_ms["created"] = 0;
     const LabResult changed = test::run_sim(s, 5);
     EXPECT_EQ(changed.wrong, 0);
     for (const auto& t : changed.trials) EXPECT_FALSE(t.wrong) << "trial " << t.trial;

@@ -56,24 +56,24 @@ TEST(RunJobsTest, every_lab_lands_in_exactly_one_group_and_no_group_is_empty) {
 TEST(RunJobsTest, a_labs_estimate_grows_with_its_runs_its_last_event_and_its_job_costs) {
     Scenario s;
     s.runs = 10;
-    s.events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 0}};
+    s.flow().events = {EventSpec{42, "created", 1, 0}, EventSpec{42, "paid", 2, 0}};
     const int64_t bare = estimated_lab_us(s, std::nullopt);
     EXPECT_EQ(estimated_lab_us(s, 20), 2 * bare);
-    s.job_cost_ms = {{"created", 800}, {"paid", 50}};
+    s.flow().job_cost_ms = {{"created", 800}, {"paid", 50}};
     EXPECT_EQ(estimated_lab_us(s, std::nullopt), bare + 10 * 850'000);
-    s.events[1].at_ms = 300;
-    s.events[1].cost_us = 1'000;  // a generated cost replaces the type's
+    s.flow().events[1].at_ms = 300;
+    s.flow().events[1].cost_us = 1'000;  // a generated cost replaces the type's
     EXPECT_EQ(estimated_lab_us(s, std::nullopt), bare + 10 * (300'000 + 800'000 + 1'000));
     Scenario sessions;
-    sessions.kind = LabKind::sessions;
+    sessions.set_kind(LabKind::sessions);
     SessionCase c;
     SessionSpec a;
     a.steps = {SessionStep{}, SessionStep{}};
     a.steps[1].at_ms = 700;
     c.sessions = {a};
-    sessions.cases = {c};
+    sessions.sessions().cases = {c};
     const int64_t one = estimated_lab_us(sessions, std::nullopt);
-    sessions.cases = {c, c};
+    sessions.sessions().cases = {c, c};
     EXPECT_EQ(estimated_lab_us(sessions, std::nullopt), 2 * one);
     EXPECT_GT(one, 700'000);
 }

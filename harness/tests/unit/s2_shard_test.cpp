@@ -63,28 +63,28 @@ TEST(S2RouterTest, the_hash_is_fnv1a_of_the_order_id_and_the_shard_is_hash_mod_n
 
 TEST(S2LoaderTest, generate_expands_orders_and_events_order_by_order_and_shard_sets_one_consumer_per_shard) {
     const Scenario s = parse_scenario(doc().dump(), "f.json");
-    ASSERT_EQ(s.orders.size(), 4u);
-    EXPECT_EQ(s.orders[0].id, 10);
-    EXPECT_EQ(s.orders[3].id, 13);
-    EXPECT_EQ(s.orders[2].expected_final.status, "paid");
-    ASSERT_EQ(s.events.size(), 8u);
-    EXPECT_EQ(s.events[0].order, 10);
-    EXPECT_EQ(s.events[0].type, "created");
-    EXPECT_EQ(s.events[1].type, "paid");
-    EXPECT_EQ(s.events[1].at_ms, 100);
-    EXPECT_EQ(s.events[2].order, 11);
-    EXPECT_EQ(s.events[2].at_ms, 5);
-    EXPECT_EQ(s.events[7].at_ms, 115);
-    EXPECT_TRUE(s.shard.enabled);
-    EXPECT_EQ(s.consumers, 2);
-    EXPECT_EQ(lab_stream_keys(s.stream, s.shard), (std::vector<std::string>{"o:{0}", "o:{1}"}));
+    ASSERT_EQ(s.flow().orders.size(), 4u);
+    EXPECT_EQ(s.flow().orders[0].id, 10);
+    EXPECT_EQ(s.flow().orders[3].id, 13);
+    EXPECT_EQ(s.flow().orders[2].expected_final.status, "paid");
+    ASSERT_EQ(s.flow().events.size(), 8u);
+    EXPECT_EQ(s.flow().events[0].order, 10);
+    EXPECT_EQ(s.flow().events[0].type, "created");
+    EXPECT_EQ(s.flow().events[1].type, "paid");
+    EXPECT_EQ(s.flow().events[1].at_ms, 100);
+    EXPECT_EQ(s.flow().events[2].order, 11);
+    EXPECT_EQ(s.flow().events[2].at_ms, 5);
+    EXPECT_EQ(s.flow().events[7].at_ms, 115);
+    EXPECT_TRUE(s.flow().shard.enabled);
+    EXPECT_EQ(s.flow().consumers, 2);
+    EXPECT_EQ(lab_stream_keys(s.flow().stream, s.flow().shard), (std::vector<std::string>{"o:{0}", "o:{1}"}));
     json d = doc();
     d["shard"]["reshard"] = {{"to", 3}, {"after_events", 4}, {"drain", true}};
     const Scenario r = parse_scenario(d.dump(), "f.json");
-    EXPECT_EQ(r.consumers, 3);
-    ASSERT_TRUE(r.shard.reshard.has_value());
-    EXPECT_EQ(r.shard.reshard->to, 3);
-    EXPECT_TRUE(r.shard.reshard->drain);
+    EXPECT_EQ(r.flow().consumers, 3);
+    ASSERT_TRUE(r.flow().shard.reshard.has_value());
+    EXPECT_EQ(r.flow().shard.reshard->to, 3);
+    EXPECT_TRUE(r.flow().shard.reshard->drain);
     // The role processes get it whole.
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(r))), role_settings(r));
 }
@@ -190,7 +190,7 @@ TEST(S2SimTest, resharding_without_draining_ends_orders_wrong_by_stale_overwrite
         const ShardTrialFacts f = shard_facts(lab.scenario, t);
         ASSERT_TRUE(f.reshard.has_value());
         for (int64_t order : f.wrong_orders)
-            EXPECT_NE(shard_of(lab.scenario.shard, order, 0, 3), shard_of(lab.scenario.shard, order, 0, 4)) << order;
+            EXPECT_NE(shard_of(lab.scenario.flow().shard, order, 0, 3), shard_of(lab.scenario.flow().shard, order, 0, 4)) << order;
     }
     const LabResult drained = test::run_sim(test::scenario("beyond-s2-reshard-drain.json"), 5);
     EXPECT_TRUE(drained.held) << (drained.failures.empty() ? "" : drained.failures.front());
@@ -205,12 +205,12 @@ TEST(S2ThroughputRatioTest, the_arrangement_beside_is_the_patched_lab_and_the_ra
                    {"patch", json::array({{{"op", "replace"}, {"path", "/shard/streams"}, {"value", 1}}})}};
     d["expect"]["throughput_ratio"] = {{"at_least", 1.5}};
     const Scenario s = parse_scenario(d.dump(), "t-s2.json");
-    ASSERT_TRUE(s.beside.has_value());
+    ASSERT_TRUE(s.flow().beside.has_value());
     ASSERT_TRUE(s.expect.throughput_ratio_at_least.has_value());
-    EXPECT_EQ(s.shard.streams, 2);
+    EXPECT_EQ(s.flow().shard.streams, 2);
     const Scenario b = beside_scenario(s);
-    EXPECT_EQ(b.shard.streams, 1);
-    EXPECT_FALSE(b.beside.has_value());
+    EXPECT_EQ(b.flow().shard.streams, 1);
+    EXPECT_FALSE(b.flow().beside.has_value());
     EXPECT_FALSE(b.expect.throughput_ratio_at_least.has_value());
 
     auto judged = [&](double own_per_s, std::optional<double> beside_per_s) {
@@ -264,7 +264,7 @@ TEST(S2ShardFailoverTest, outage_records_count_each_shards_waits_writes_losses_a
     ASSERT_EQ(s.faults.size(), 1u);
     EXPECT_EQ(s.faults[0].target.kind, FaultTarget::redis_cluster_master);
     EXPECT_EQ(s.faults[0].target.shard, 0);
-    EXPECT_EQ(s.shard.cluster.node_timeout_ms, 1000);
+    EXPECT_EQ(s.flow().shard.cluster.node_timeout_ms, 1000);
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))), role_settings(s));
     const json ev1 = {{"order", 10}, {"type", "created"}, {"v", 1}};
     const json ev2 = {{"order", 11}, {"type", "created"}, {"v", 1}};

@@ -43,27 +43,27 @@ std::map<int64_t, std::vector<std::string>> writes_per_order(const TrialOutcome&
 
 TEST(S3LoaderTest, fanout_loads_with_its_defaults_and_reaches_the_roles_settings) {
     const Scenario s = parse_scenario(doc().dump(), "f.json");
-    EXPECT_TRUE(s.fanout.enabled);
-    EXPECT_EQ(s.fanout.workers, 2);
-    EXPECT_EQ(s.fanout.poll_ms, 1);
-    EXPECT_EQ(s.fanout.dispatch, FanoutSpec::Dispatch::per_key);
-    EXPECT_TRUE(s.show_throughput);  // on by default with fanout
+    EXPECT_TRUE(s.flow().fanout.enabled);
+    EXPECT_EQ(s.flow().fanout.workers, 2);
+    EXPECT_EQ(s.flow().fanout.poll_ms, 1);
+    EXPECT_EQ(s.flow().fanout.dispatch, FanoutSpec::Dispatch::per_key);
+    EXPECT_TRUE(s.flow().show_throughput);  // on by default with fanout
     const RoleSettings r = role_settings(s);
-    EXPECT_EQ(r.fanout, s.fanout);
+    EXPECT_EQ(r.fanout, s.flow().fanout);
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(r)), r);
 
     json d = doc();
     d["fanout"] = {{"workers", 3}, {"poll_ms", 5}, {"dispatch", "any_worker"}};
     d["show_throughput"] = false;
     const Scenario t = parse_scenario(d.dump(), "f.json");
-    EXPECT_EQ(t.fanout.workers, 3);
-    EXPECT_EQ(t.fanout.poll_ms, 5);
-    EXPECT_EQ(t.fanout.dispatch, FanoutSpec::Dispatch::any_worker);
-    EXPECT_FALSE(t.show_throughput);
+    EXPECT_EQ(t.flow().fanout.workers, 3);
+    EXPECT_EQ(t.flow().fanout.poll_ms, 5);
+    EXPECT_EQ(t.flow().fanout.dispatch, FanoutSpec::Dispatch::any_worker);
+    EXPECT_FALSE(t.flow().show_throughput);
 
     json plain = doc();
     plain.erase("fanout");
-    EXPECT_FALSE(parse_scenario(plain.dump(), "f.json").fanout.enabled);
+    EXPECT_FALSE(parse_scenario(plain.dump(), "f.json").flow().fanout.enabled);
 }
 
 TEST(S3LoaderTest, bad_fanout_fields_are_refused_with_their_path) {

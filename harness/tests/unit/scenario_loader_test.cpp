@@ -76,7 +76,7 @@ TEST(ScenarioLoaderTest, ConsumersAsAProgram) {
     json doc = workload_doc();
     doc["consumers"] = {{"count", 3}, {"exec", {"php", "w.php"}}, {"env", {{"WRITE", "cas"}}}, {"trace", false}};
     const Scenario s = parse(doc);
-    EXPECT_EQ(s.consumers, 3);
+    EXPECT_EQ(s.flow().consumers, 3);
     ASSERT_NE(s.exec.of("consumer"), nullptr);
     EXPECT_EQ(s.exec.of("consumer")->argv, (std::vector<std::string>{"php", "w.php"}));
     EXPECT_EQ(s.exec.of("consumer")->env.at("WRITE"), "cas");
@@ -111,22 +111,22 @@ TEST(ScenarioLoaderTest, MinimalWorkloadGetsDocumentedDefaults) {
     EXPECT_EQ(s.kind, LabKind::stream);
     EXPECT_EQ(s.runs, 10);
     EXPECT_EQ(s.seed, 1u);
-    EXPECT_EQ(s.consumers, 2);
-    EXPECT_EQ(s.stream.key, "orders");
-    EXPECT_EQ(s.stream.group, "order-processor");
-    EXPECT_EQ(s.stream.read_count, 1);
-    EXPECT_EQ(s.stream.block_ms, 2000);
-    EXPECT_FALSE(s.lock.enabled);
-    EXPECT_EQ(s.write.mode, WriteMode::plain);
-    EXPECT_EQ(s.write.version_source, VersionSource::event);
-    ASSERT_EQ(s.orders.size(), 1u);
-    EXPECT_EQ(s.orders[0].initial_status, "new");
-    EXPECT_EQ(s.orders[0].expected_final.status, "paid");
-    ASSERT_EQ(s.events.size(), 2u);
-    EXPECT_EQ(s.events[1].type, "paid");
-    EXPECT_EQ(s.events[1].version, 2);
-    EXPECT_EQ(s.events[1].at_ms, 0);
-    EXPECT_TRUE(s.job_cost_ms.empty());
+    EXPECT_EQ(s.flow().consumers, 2);
+    EXPECT_EQ(s.flow().stream.key, "orders");
+    EXPECT_EQ(s.flow().stream.group, "order-processor");
+    EXPECT_EQ(s.flow().stream.read_count, 1);
+    EXPECT_EQ(s.flow().stream.block_ms, 2000);
+    EXPECT_FALSE(s.flow().lock.enabled);
+    EXPECT_EQ(s.flow().write.mode, WriteMode::plain);
+    EXPECT_EQ(s.flow().write.version_source, VersionSource::event);
+    ASSERT_EQ(s.flow().orders.size(), 1u);
+    EXPECT_EQ(s.flow().orders[0].initial_status, "new");
+    EXPECT_EQ(s.flow().orders[0].expected_final.status, "paid");
+    ASSERT_EQ(s.flow().events.size(), 2u);
+    EXPECT_EQ(s.flow().events[1].type, "paid");
+    EXPECT_EQ(s.flow().events[1].version, 2);
+    EXPECT_EQ(s.flow().events[1].at_ms, 0);
+    EXPECT_TRUE(s.flow().job_cost_ms.empty());
     EXPECT_EQ(s.expect.wrong, Expectation::Count::none);
     EXPECT_TRUE(s.expect.every_trial.has.empty());
     EXPECT_FALSE(s.documented.wrong.has_value());
@@ -139,11 +139,11 @@ TEST(ScenarioLoaderTest, a_reorder_buffer_is_one_consumers_and_names_its_late_po
     doc["consumers"] = 1;
     doc["buffer"] = json::object();
     const Scenario s = parse(doc);
-    EXPECT_TRUE(s.buffer.enabled);
-    EXPECT_EQ(s.buffer.gap_timeout_ms, 0);
-    EXPECT_EQ(s.buffer.late, BufferSpec::Late::drop);
+    EXPECT_TRUE(s.flow().buffer.enabled);
+    EXPECT_EQ(s.flow().buffer.gap_timeout_ms, 0);
+    EXPECT_EQ(s.flow().buffer.late, BufferSpec::Late::drop);
     doc["buffer"] = {{"gap_timeout_ms", 400}, {"late", "apply"}};
-    EXPECT_EQ(parse(doc).buffer, (BufferSpec{true, 400, BufferSpec::Late::apply}));
+    EXPECT_EQ(parse(doc).flow().buffer, (BufferSpec{true, 400, BufferSpec::Late::apply}));
     doc["buffer"]["late"] = "keep";
     expect_error(doc, "/buffer/late", "drop");
     doc["buffer"] = {{"gap_timeout_ms", -1}};
@@ -151,7 +151,7 @@ TEST(ScenarioLoaderTest, a_reorder_buffer_is_one_consumers_and_names_its_late_po
     doc["buffer"] = json::object();
     doc["consumers"] = 2;
     expect_error(doc, "/buffer", "\"consumers\": 1");
-    EXPECT_FALSE(parse(workload_doc()).buffer.enabled);
+    EXPECT_FALSE(parse(workload_doc()).flow().buffer.enabled);
 }
 
 // "requires" names Redis features a lab needs; anything else is refused with the known ones.
@@ -171,7 +171,7 @@ TEST(ScenarioLoaderTest, requires_names_known_redis_features_only) {
 TEST(ScenarioLoaderTest, the_inbox_dedupe_is_refused_with_the_row_creating_write_modes) {
     json doc = workload_doc();
     doc["write"] = {{"mode", "cas"}, {"dedupe", "aggregate_version"}};
-    EXPECT_EQ(parse(doc).write.dedupe, WriteDedupe::aggregate_version);
+    EXPECT_EQ(parse(doc).flow().write.dedupe, WriteDedupe::aggregate_version);
     for (const char* mode : {"upsert", "insert_then_update"}) {
         doc["write"]["mode"] = mode;
         expect_error(doc, "/write/dedupe", "plain or CAS");
@@ -182,11 +182,11 @@ TEST(ScenarioLoaderTest, the_inbox_dedupe_is_refused_with_the_row_creating_write
 // transaction of its own or a statement after the COMMIT.
 TEST(ScenarioLoaderTest, the_write_isolation_takes_a_level_and_refuses_what_its_transaction_cannot_hold) {
     json doc = workload_doc();
-    EXPECT_EQ(parse(doc).write.isolation, WriteIsolation::none);
-    EXPECT_EQ(parse(doc).write.serialization_retries, 3);
+    EXPECT_EQ(parse(doc).flow().write.isolation, WriteIsolation::none);
+    EXPECT_EQ(parse(doc).flow().write.serialization_retries, 3);
     doc["write"] = {{"mode", "cas"}, {"isolation", "serializable"}, {"serialization_retries", 5}};
-    EXPECT_EQ(parse(doc).write.isolation, WriteIsolation::serializable);
-    EXPECT_EQ(parse(doc).write.serialization_retries, 5);
+    EXPECT_EQ(parse(doc).flow().write.isolation, WriteIsolation::serializable);
+    EXPECT_EQ(parse(doc).flow().write.serialization_retries, 5);
     doc["write"]["isolation"] = "REPEATABLE READ";
     expect_error(doc, "/write/isolation", "\"repeatable_read\"");
     doc["write"]["isolation"] = "repeatable_read";
@@ -236,20 +236,20 @@ TEST(ScenarioLoaderTest, LoadsBaselineExample) {
     EXPECT_EQ(s.kind, LabKind::stream);
     EXPECT_EQ(s.runs, 10);
     EXPECT_EQ(s.seed, 8001u);
-    EXPECT_EQ(s.stream.read_count, 1);
-    EXPECT_EQ(s.stream.block_ms, 2000);
-    ASSERT_EQ(s.orders.size(), 1u);
-    EXPECT_EQ(s.orders[0].id, 42);
-    EXPECT_EQ(s.orders[0].expected_final.status, "paid");
-    ASSERT_EQ(s.events.size(), 2u);
-    EXPECT_EQ(s.events[0].type, "created");
-    EXPECT_EQ(s.events[0].version, 1);
-    EXPECT_EQ(s.events[1].type, "paid");
-    EXPECT_EQ(s.events[1].version, 2);
-    EXPECT_EQ(s.job_cost_ms, (std::map<std::string, int64_t>{{"created", 800}, {"paid", 50}}));
-    EXPECT_EQ(s.consumers, 2);
-    EXPECT_EQ(s.write.mode, WriteMode::plain);
-    EXPECT_FALSE(s.lock.enabled);
+    EXPECT_EQ(s.flow().stream.read_count, 1);
+    EXPECT_EQ(s.flow().stream.block_ms, 2000);
+    ASSERT_EQ(s.flow().orders.size(), 1u);
+    EXPECT_EQ(s.flow().orders[0].id, 42);
+    EXPECT_EQ(s.flow().orders[0].expected_final.status, "paid");
+    ASSERT_EQ(s.flow().events.size(), 2u);
+    EXPECT_EQ(s.flow().events[0].type, "created");
+    EXPECT_EQ(s.flow().events[0].version, 1);
+    EXPECT_EQ(s.flow().events[1].type, "paid");
+    EXPECT_EQ(s.flow().events[1].version, 2);
+    EXPECT_EQ(s.flow().job_cost_ms, (std::map<std::string, int64_t>{{"created", 800}, {"paid", 50}}));
+    EXPECT_EQ(s.flow().consumers, 2);
+    EXPECT_EQ(s.flow().write.mode, WriteMode::plain);
+    EXPECT_FALSE(s.flow().lock.enabled);
     EXPECT_EQ(s.expect.wrong, Expectation::Count::all);
     EXPECT_EQ(s.documented.wrong, 10);
     EXPECT_EQ(s.documented.of, 10);
@@ -269,14 +269,14 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_EQ(s.output, "08c-lock");
     EXPECT_EQ(s.runs, 60);
     EXPECT_EQ(s.seed, 8031u);
-    EXPECT_EQ(s.orders[0].initial_status, "new");
-    EXPECT_EQ(s.events[1].at_ms, 0);
-    EXPECT_TRUE(s.lock.enabled);
-    EXPECT_EQ(s.lock.key, "lock:order:{order}");
-    EXPECT_EQ(s.lock.ttl_ms, 5000);
-    EXPECT_EQ(s.lock.retry_ms, 20);
-    EXPECT_EQ(s.lock.skew_ms.min, 0);
-    EXPECT_EQ(s.lock.skew_ms.max, 0);
+    EXPECT_EQ(s.flow().orders[0].initial_status, "new");
+    EXPECT_EQ(s.flow().events[1].at_ms, 0);
+    EXPECT_TRUE(s.flow().lock.enabled);
+    EXPECT_EQ(s.flow().lock.key, "lock:order:{order}");
+    EXPECT_EQ(s.flow().lock.ttl_ms, 5000);
+    EXPECT_EQ(s.flow().lock.retry_ms, 20);
+    EXPECT_EQ(s.flow().lock.skew_ms.min, 0);
+    EXPECT_EQ(s.flow().lock.skew_ms.max, 0);
     // A band that tells "a lock that does not order" from "no lock" (which wrongs every trial),
     // and the sequential rule: more trials until one went wrong.
     EXPECT_EQ(s.expect.wrong, Expectation::Count::between);
@@ -289,7 +289,7 @@ TEST(ScenarioLoaderTest, LoadsLockExample) {
     EXPECT_EQ(s.expect.every_wrong_trial.stale_overwrites[0].describe(), "created overwrote paid (#42)");
     ASSERT_EQ(s.mutants.size(), 1u);
     EXPECT_EQ(s.mutants[0].name, "no-lock");
-    EXPECT_FALSE(apply_mutant(s, s.mutants[0]).lock.enabled);
+    EXPECT_FALSE(apply_mutant(s, s.mutants[0]).flow().lock.enabled);
     // The article's three runs (4/20, 8/20, 3/20) are to be read as "not zero", not as a rate:
     // no documented count stands beside the measured one.
     EXPECT_FALSE(s.documented.wrong.has_value());
@@ -307,8 +307,8 @@ TEST(ScenarioLoaderTest, LoadsSessionsExample) {
     EXPECT_EQ(s.kind, LabKind::sessions);
     EXPECT_EQ(s.part, "cas");
     EXPECT_EQ(s.output, "08d-cas");
-    ASSERT_GE(s.cases.size(), 3u);
-    const SessionCase& c = s.cases[0];
+    ASSERT_GE(s.sessions().cases.size(), 3u);
+    const SessionCase& c = s.sessions().cases[0];
     EXPECT_EQ(c.setup_sql.size(), 3u);
     EXPECT_EQ(c.setup_sql[1], "DELETE FROM tmp_orders");
     ASSERT_EQ(c.sessions.size(), 2u);
@@ -328,10 +328,10 @@ TEST(ScenarioLoaderTest, LoadsSessionsExample) {
     EXPECT_EQ(c.expect_rows, (std::vector<std::vector<std::string>>{{"42", "paid", "2"}}));
     EXPECT_TRUE(c.transcript_sessions.empty());
     // The third case's B fails with a serialization failure and carries no command tag.
-    const SessionStep& rr = s.cases[2].sessions.at(1).steps.at(1);
+    const SessionStep& rr = s.sessions().cases[2].sessions.at(1).steps.at(1);
     EXPECT_EQ(rr.expect_sqlstate, "40001");
     EXPECT_FALSE(rr.expect.has_value());
-    EXPECT_EQ(s.cases[1].final_sql, "SELECT id, status, version FROM tmp_orders ORDER BY id");  // default
+    EXPECT_EQ(s.sessions().cases[1].final_sql, "SELECT id, status, version FROM tmp_orders ORDER BY id");  // default
     EXPECT_EQ(s.expect.wrong, Expectation::Count::none);
     EXPECT_FALSE(s.documented.wrong.has_value());
     EXPECT_FALSE(s.documented.text.empty());
@@ -408,7 +408,7 @@ TEST(ScenarioLoaderTest, CommentsAreAccepted) {
     })";
     Scenario s = parse_scenario(text, "c.json");
     EXPECT_EQ(s.id, "c-1");
-    EXPECT_EQ(s.orders[0].id, 7);
+    EXPECT_EQ(s.flow().orders[0].id, 7);
 }
 
 TEST(ScenarioLoaderTest, SyntaxErrorNamesLineAndColumn) {
@@ -591,7 +591,7 @@ TEST(ScenarioLoaderTest, JobCostKeysMustBeEventTypes) {
     doc["job_cost_ms"] = {{"paid", -1}};
     expect_error(doc, "/job_cost_ms/paid", "expected a non-negative integer, got -1");
     doc["job_cost_ms"] = {{"created", 800}, {"paid", 50}};
-    EXPECT_EQ(parse(doc).job_cost_ms.at("created"), 800);
+    EXPECT_EQ(parse(doc).flow().job_cost_ms.at("created"), 800);
 }
 
 TEST(ScenarioLoaderTest, WriteModeAndVersionSource) {
@@ -606,24 +606,24 @@ TEST(ScenarioLoaderTest, WriteModeAndVersionSource) {
     expect_error(doc, "/write/version_source", "got mode \"plain\"");
     doc["write"] = {{"mode", "cas"}, {"version_source", "entry_id"}};
     Scenario s = parse(doc);
-    EXPECT_EQ(s.write.mode, WriteMode::cas);
-    EXPECT_EQ(s.write.version_source, VersionSource::entry_id);
+    EXPECT_EQ(s.flow().write.mode, WriteMode::cas);
+    EXPECT_EQ(s.flow().write.version_source, VersionSource::entry_id);
 }
 
 TEST(ScenarioLoaderTest, LockObjectNullAndSkew) {
     json doc = workload_doc();
     doc["lock"] = nullptr;
-    EXPECT_FALSE(parse(doc).lock.enabled);
+    EXPECT_FALSE(parse(doc).flow().lock.enabled);
     doc["lock"] = json::object();
     Scenario s = parse(doc);
-    EXPECT_TRUE(s.lock.enabled);
-    EXPECT_EQ(s.lock.ttl_ms, 5000);
-    EXPECT_EQ(s.lock.retry_ms, 20);
+    EXPECT_TRUE(s.flow().lock.enabled);
+    EXPECT_EQ(s.flow().lock.ttl_ms, 5000);
+    EXPECT_EQ(s.flow().lock.retry_ms, 20);
     doc["lock"] = {{"skew_ms", {10, 30}}, {"ttl_ms", 100}};
     s = parse(doc);
-    EXPECT_EQ(s.lock.skew_ms.min, 10);
-    EXPECT_EQ(s.lock.skew_ms.max, 30);
-    EXPECT_EQ(s.lock.ttl_ms, 100);
+    EXPECT_EQ(s.flow().lock.skew_ms.min, 10);
+    EXPECT_EQ(s.flow().lock.skew_ms.max, 30);
+    EXPECT_EQ(s.flow().lock.ttl_ms, 100);
 
     doc["lock"] = {{"skew_ms", {30, 10}}};
     expect_error(doc, "/lock/skew_ms", "expected [min, max] with min <= max, got [30,10]");
@@ -762,8 +762,8 @@ TEST(ScenarioLoaderTest, FieldsOfTheOtherKindAreRejected) {
 
 TEST(ScenarioLoaderTest, SessionsDefaults) {
     Scenario s = parse(sessions_doc());
-    ASSERT_EQ(s.cases.size(), 1u);
-    const SessionCase& c = s.cases[0];
+    ASSERT_EQ(s.sessions().cases.size(), 1u);
+    const SessionCase& c = s.sessions().cases[0];
     EXPECT_EQ(c.title_vi, "case one");
     EXPECT_TRUE(c.setup_sql.empty());
     EXPECT_EQ(c.final_sql, "SELECT id, status, version FROM tmp_orders ORDER BY id");
@@ -780,9 +780,9 @@ TEST(ScenarioLoaderTest, SessionsRowsSqlstateAndTranscript) {
     c["sessions"][1]["steps"][0]["expect_sqlstate"] = "40001";
     c["sessions"][1]["steps"][0]["expect_wait_ms"] = {{"max", 100}};
     Scenario s = parse(doc);
-    EXPECT_EQ(s.cases[0].expect_rows, (std::vector<std::vector<std::string>>{{"42", "paid", "2"}, {"x"}}));
-    EXPECT_EQ(s.cases[0].transcript_sessions, std::vector<std::string>{"B"});
-    const SessionStep& step = s.cases[0].sessions[1].steps[0];
+    EXPECT_EQ(s.sessions().cases[0].expect_rows, (std::vector<std::vector<std::string>>{{"42", "paid", "2"}, {"x"}}));
+    EXPECT_EQ(s.sessions().cases[0].transcript_sessions, std::vector<std::string>{"B"});
+    const SessionStep& step = s.sessions().cases[0].sessions[1].steps[0];
     EXPECT_EQ(step.expect_sqlstate, "40001");
     EXPECT_FALSE(step.expect_wait_min_ms.has_value());
     EXPECT_EQ(step.expect_wait_max_ms, 100);
@@ -1004,12 +1004,12 @@ TEST(FaultScheduleLoaderTest, reads_every_trigger_and_target_form) {
     EXPECT_EQ(s.faults[2].trigger.every_ms, 200);
     EXPECT_EQ(s.faults[2].trigger.count, 3);
     EXPECT_EQ(s.faults[2].note, "GC");
-    EXPECT_TRUE(s.recovery.pending_first);
-    EXPECT_TRUE(s.recovery.autoclaim.enabled);
-    EXPECT_TRUE(s.recovery.autoclaim.in_reaper());
-    EXPECT_EQ(s.recovery.autoclaim.min_idle_ms, 700);
-    EXPECT_EQ(s.recovery.autoclaim.every_ms, 20);
-    EXPECT_EQ(s.recovery.autoclaim.count, 5);
+    EXPECT_TRUE(s.flow().recovery.pending_first);
+    EXPECT_TRUE(s.flow().recovery.autoclaim.enabled);
+    EXPECT_TRUE(s.flow().recovery.autoclaim.in_reaper());
+    EXPECT_EQ(s.flow().recovery.autoclaim.min_idle_ms, 700);
+    EXPECT_EQ(s.flow().recovery.autoclaim.every_ms, 20);
+    EXPECT_EQ(s.flow().recovery.autoclaim.count, 5);
 }
 
 TEST(FaultScheduleLoaderTest, bad_faults_are_refused_with_their_path_and_what_to_write) {
@@ -1127,12 +1127,12 @@ TEST(FaultScheduleLoaderTest, recovery_is_read_by_its_description) {
     expect_error(fault_doc(json::array(), json::parse(R"({"autoclaim": {"every": 5}})")), "/recovery/autoclaim/every",
                  "known fields are: min_idle_ms, every_ms, count, in");
     const Scenario s = parse(fault_doc(json::array(), json::parse(R"({"recreate_group": true, "autoclaim": {"in": "consumers"}})")));
-    EXPECT_TRUE(s.recovery.recreate_group);
-    EXPECT_FALSE(s.recovery.pending_first);
-    EXPECT_TRUE(s.recovery.autoclaim.enabled);
-    EXPECT_FALSE(s.recovery.autoclaim.in_reaper());
-    EXPECT_EQ(s.recovery.autoclaim.min_idle_ms, RecoverySpec{}.autoclaim.min_idle_ms);  // the struct's default
-    EXPECT_FALSE(parse(fault_doc(json::array(), json::parse(R"({"autoclaim": null})"))).recovery.autoclaim.enabled);
+    EXPECT_TRUE(s.flow().recovery.recreate_group);
+    EXPECT_FALSE(s.flow().recovery.pending_first);
+    EXPECT_TRUE(s.flow().recovery.autoclaim.enabled);
+    EXPECT_FALSE(s.flow().recovery.autoclaim.in_reaper());
+    EXPECT_EQ(s.flow().recovery.autoclaim.min_idle_ms, RecoverySpec{}.autoclaim.min_idle_ms);  // the struct's default
+    EXPECT_FALSE(parse(fault_doc(json::array(), json::parse(R"({"autoclaim": null})"))).flow().recovery.autoclaim.enabled);
 }
 
 }  // namespace scenario_loader_test

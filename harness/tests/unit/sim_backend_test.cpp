@@ -169,8 +169,8 @@ TEST(SimBackendTest, scripted_sessions_are_skipped_with_a_reason) {
 // not a failure. (A killed fiber unwinds when its sleep ends, so the job ends within the time limit.)
 TEST(SimBackendTest, a_job_longer_than_the_quiet_period_leaves_its_entry_pending_as_the_trial_result) {
     Scenario s = scenario("08b-s1.json");
-    s.job_cost_ms["created"] = 40'000;
-    s.stream.quiet_ms = 3000;
+    s.flow().job_cost_ms["created"] = 40'000;
+    s.flow().stream.quiet_ms = 3000;
     const TrialOutcome t = SimBackend().run_trial(s, 1, trial_seed(s.seed, 1));
     // S1's one consumer holds created; paid, behind it, is never delivered.
     EXPECT_EQ(t.accounting.pending, 1);
@@ -269,9 +269,9 @@ TEST(SimFaultScheduleTest, a_repeated_fault_fires_count_times_every_ms_and_a_fai
 // killed it. A restart of a role that is not running starts it and says it killed nothing.
 TEST(SimFaultScheduleTest, a_fault_repeated_until_published_ends_with_the_producer) {
     Scenario s = test::scenario("08h-restart-pel.json");
-    s.events = {EventSpec{.order = 42, .type = "created", .version = 1, .at_ms = 0},
+    s.flow().events = {EventSpec{.order = 42, .type = "created", .version = 1, .at_ms = 0},
                 EventSpec{.order = 42, .type = "paid", .version = 2, .at_ms = 900}};
-    s.job_cost_ms = {{"created", 10}, {"paid", 10}};
+    s.flow().job_cost_ms = {{"created", 10}, {"paid", 10}};
     s.faults.clear();
     FaultSpec restart;
     restart.action = FaultAction::restart;
@@ -466,7 +466,7 @@ TEST(SimFaultScheduleTest, a_lab_that_requires_a_redis_8_feature_gets_the_model_
         EXPECT_EQ(t.accounting.republished, 0);
     }
     Scenario plain = idmp;  // the mutant: paid's resend is a second entry
-    plain.producer.idmp = false;
+    plain.flow().producer.idmp = false;
     const LabResult twice = test::run_sim(plain, 1);
     EXPECT_EQ(twice.trials.at(0).accounting.published, 3);
     EXPECT_EQ(twice.trials.at(0).accounting.republished, 1);
@@ -509,7 +509,7 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
         sim::SimWorld world;
         world.reset(sim::Latency{}, Nanos{0}, 1);
         world.orders().reset({{42, "new", 0}});
-        world.streams().create_group(s.stream.key, s.stream.group, "$", true);
+        world.streams().create_group(s.flow().stream.key, s.flow().stream.group, "$", true);
         sim::SimHistory history;
         history.reset(1);
         sim::SimConnection redis, pg;
@@ -526,7 +526,7 @@ TEST(SimFaultScheduleTest, a_postgres_outage_is_ridden_out_only_where_a_postgres
         world.scheduler().spawn("nemesis", [&] {
             world.scheduler().sleep_for(Millis{5});
             world.postgres().kill();
-            world.xadd(s.stream.key, {{{"order", "42"}, {"type", "paid"}, {"v", "2"}}});
+            world.xadd(s.flow().stream.key, {{{"order", "42"}, {"type", "paid"}, {"v", "2"}}});
             world.scheduler().sleep_for(Millis{200});
             world.postgres().start();
             world.scheduler().sleep_for(Millis{200});

@@ -23,7 +23,7 @@ TEST(SimTrialTest, the_controls_primitives_on_a_role_act_on_its_fiber) {
     const LabFamily& family = family_of(s.kind);
     const std::vector<RoleLaunch> roles = family.roles(s);
     SimTrial trial;
-    trial.stream_keys = lab_stream_keys(s.stream, s.shard);
+    trial.stream_keys = lab_stream_keys(s.flow().stream, s.flow().shard);
     SimTrialStore store(trial.world);
     std::vector<std::string> seen;
     auto state = [&](Control& c, const Target& t) {

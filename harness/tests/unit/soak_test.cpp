@@ -90,14 +90,14 @@ json soak_doc() {
 
 TEST(SoakLoaderTest, reads_the_soak_section_and_its_figures_and_refuses_them_elsewhere) {
     const Scenario s = parse_scenario(soak_doc().dump(), "f.json");
-    EXPECT_TRUE(s.soak.enabled);
-    EXPECT_EQ(s.soak.drain_ms, 5000);
-    EXPECT_EQ(last_event_ms(s), 90);
-    EXPECT_EQ(soak_deadline_ms(s), 5090);
+    EXPECT_TRUE(s.flow().soak.enabled);
+    EXPECT_EQ(s.flow().soak.drain_ms, 5000);
+    EXPECT_EQ(last_event_ms(s.flow()), 90);
+    EXPECT_EQ(soak_deadline_ms(s.flow()), 5090);
     ASSERT_EQ(s.expect.every_trial.soak.size(), 2u);
     EXPECT_EQ(s.expect.every_trial.soak.at("kills").at_least, 1);
     EXPECT_NE(s.expect.describe().find("pending = 0"), std::string::npos) << s.expect.describe();
-    EXPECT_FALSE(parse_scenario(test::scenario_json("08b-s1.json").dump(), "f.json").soak.enabled);
+    EXPECT_FALSE(parse_scenario(test::scenario_json("08b-s1.json").dump(), "f.json").flow().soak.enabled);
 
     json d = soak_doc();
     d["soak"] = {{"drain_s", 5}};

@@ -52,9 +52,9 @@ std::vector<std::string> writes_and_acks(const TrialOutcome& t) {
 TEST(StreamAckTest, each_is_the_default_and_batch_reaches_the_roles_settings) {
     json d = doc("each");
     d["stream"].erase("ack");
-    EXPECT_EQ(parse_scenario(d.dump(), "f.json").stream.ack, StreamSpec::Ack::each);
+    EXPECT_EQ(parse_scenario(d.dump(), "f.json").flow().stream.ack, StreamSpec::Ack::each);
     const Scenario s = parse_scenario(doc("batch").dump(), "f.json");
-    EXPECT_EQ(s.stream.ack, StreamSpec::Ack::batch);
+    EXPECT_EQ(s.flow().stream.ack, StreamSpec::Ack::batch);
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).stream.ack, StreamSpec::Ack::batch);
 }
 

@@ -324,7 +324,7 @@ TEST(TextReporterTest, DelexReleaseHasNoVersionNoteAndAPublishWithoutRetryGivesU
 
 TEST(TextReporterTest, TranscriptSessionsLimitsWhichSessionsArePrinted) {
     LabResult lab = test::session_lab();
-    lab.scenario.cases[0].transcript_sessions = {"B"};
+    lab.scenario.sessions().cases[0].transcript_sessions = {"B"};
     const std::string text = render(run_of(lab));
     EXPECT_FALSE(has_line(text, "----- A -----")) << text;
     EXPECT_TRUE(has_line(text, "----- B -----")) << text;

@@ -182,7 +182,7 @@ TEST(VocabularyTest, every_write_mode_is_spelt_once_for_the_loader_the_roles_and
         if (m.amount != AmountWrite::none)
             for (auto& e : doc["events"]) e["delta"] = 10;
         const Scenario s = parse(doc);
-        EXPECT_EQ(s.write.mode, m.value);
+        EXPECT_EQ(s.flow().write.mode, m.value);
         EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).write.mode, m.value);
     }
     test::expect_load_error(json::parse(R"({"id": "t", "title": "T", "kind": "workload", "orders": [{"id": 42}],
@@ -201,12 +201,12 @@ TEST(VocabularyTest, events_with_a_delta_carry_their_orders_amount_by_version) {
     doc["write"] = {{"mode", "cas_state"}};
     doc["orders"][0]["expected_final"] = {{"status", "removed"}, {"amount", 15}};
     const Scenario s = parse(doc);
-    ASSERT_EQ(s.events.size(), 3u);
-    EXPECT_EQ(s.events[0].amount, 15);
-    EXPECT_EQ(s.events[1].amount, 30);
-    EXPECT_EQ(s.events[2].amount, 35);
-    EXPECT_EQ(s.orders[0].expected_final, (FinalState{"removed", 15}));
-    EXPECT_TRUE(carries_amounts(s));
+    ASSERT_EQ(s.flow().events.size(), 3u);
+    EXPECT_EQ(s.flow().events[0].amount, 15);
+    EXPECT_EQ(s.flow().events[1].amount, 30);
+    EXPECT_EQ(s.flow().events[2].amount, 35);
+    EXPECT_EQ(s.flow().orders[0].expected_final, (FinalState{"removed", 15}));
+    EXPECT_TRUE(carries_amounts(s.flow()));
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).events.at(0).amount, 15);
 
     json below = doc;

@@ -62,9 +62,9 @@ std::vector<Write> writes(const TrialOutcome& t) {
 TEST(WriteCommitTest, each_is_the_default_and_batch_reaches_the_roles_settings) {
     json d = doc("each");
     d["write"].erase("commit");
-    EXPECT_EQ(parse_scenario(d.dump(), "f.json").write.commit, WriteSpec::Commit::each);
+    EXPECT_EQ(parse_scenario(d.dump(), "f.json").flow().write.commit, WriteSpec::Commit::each);
     const Scenario s = parse_scenario(doc("batch").dump(), "f.json");
-    EXPECT_EQ(s.write.commit, WriteSpec::Commit::batch);
+    EXPECT_EQ(s.flow().write.commit, WriteSpec::Commit::batch);
     EXPECT_EQ(role_settings_from_json(role_settings_to_json(role_settings(s))).write.commit, WriteSpec::Commit::batch);
 }
 

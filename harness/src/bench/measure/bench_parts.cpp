@@ -236,8 +236,8 @@ nlohmann::json noop_doc(const Scenario& lab, int orders) {
 
 // The consumer as the load labs ship it.
 NoopConsumer shipped_consumer(const Scenario& lab) {
-    return {lab.stream.read_count, lab.stream.ack == StreamSpec::Ack::batch ? "batch" : "each",
-            to_string(lab.write.commit)};
+    return {lab.flow().stream.read_count, lab.flow().stream.ack == StreamSpec::Ack::batch ? "batch" : "each",
+            to_string(lab.flow().write.commit)};
 }
 
 // The median of each run's repetitions, and redis-benchmark's XADD rate beside them.

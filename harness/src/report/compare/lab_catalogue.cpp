@@ -150,7 +150,7 @@ void write_lab(const CatalogueInput& in, const CatalogueFolder& f, const Scenari
     out << "### " << s.id << "\n\n";
     out << "**" << md_escape(s.title) << "**\n\n";
     const std::string file = std::filesystem::path(s.file).filename().string();
-    const size_t n = counts_cases(s.kind) ? s.cases.size() : static_cast<size_t>(s.runs);
+    const size_t n = counts_cases(s.kind) ? s.sessions().cases.size() : static_cast<size_t>(s.runs);
     const std::string unit = counts_cases(s.kind) ? (n == 1 ? "case" : "cases") : (n == 1 ? "run" : "runs");
     out << fmt::format("- file: {} · part {} · group {} · output {} · kind {} · {} {}\n", md_code(f.label + file),
                        md_code(s.part), code_or_dash(s.group), md_code(s.output), to_string(s.kind), n, unit);

@@ -71,7 +71,7 @@ void write_idem_counts(const LabResult& lab, std::ostream& out) {
 }
 
 void write_scaling(const LabResult& lab, std::ostream& out) {
-    const std::string& scaling = lab.scenario.idem.scaling;
+    const std::string& scaling = lab.scenario.idem().scaling;
     if (!scaling.empty()) out << "<p class=\"scaling\">time scale: " << esc(scaling) << "</p>\n";
 }
 

@@ -14,7 +14,7 @@ namespace relab::html {
 namespace {
 
 bool redis_only_sessions(const LabResult& lab) {
-    const auto& cases = lab.scenario.cases;
+    const auto& cases = lab.scenario.sessions().cases;
     return !cases.empty() && std::all_of(cases.begin(), cases.end(), [](const SessionCase& c) { return is_redis_case(c); });
 }
 
@@ -68,7 +68,7 @@ void write_sessions_html(const LabResult& lab, HtmlPage& page, std::ostream& out
     write_figures(lab, out);
     bool redis_only = !lab.cases.empty();
     for (size_t i = 0; i < lab.cases.size(); ++i) {
-        const SessionCase* spec = i < s.cases.size() ? &s.cases[i] : nullptr;
+        const SessionCase* spec = i < s.sessions().cases.size() ? &s.sessions().cases[i] : nullptr;
         redis_only = redis_only && spec && is_redis_case(*spec);
         write_case(lab.cases[i], spec, i, page, out);
     }

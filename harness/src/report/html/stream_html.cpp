@@ -24,17 +24,18 @@ std::string stream_entries_text(const TrialOutcome& t, bool several_orders) {
 // A trial's chip: the final state of its order, or of each of its orders.
 std::string stream_chip_text(const LabResult& lab, const TrialOutcome& t) {
     const Scenario& s = lab.scenario;
+    const StreamLab& flow = s.flow();
     std::string text;
-    if (s.orders.size() <= 1) {
-        const OrderRow* row = s.orders.empty() ? (t.final_rows.empty() ? nullptr : &t.final_rows.front())
-                                               : final_row(t, s.orders.front().id);
-        return row ? row_state_text(*row, carries_amounts(s)) : std::string("(no row)");
+    if (flow.orders.size() <= 1) {
+        const OrderRow* row = flow.orders.empty() ? (t.final_rows.empty() ? nullptr : &t.final_rows.front())
+                                               : final_row(t, flow.orders.front().id);
+        return row ? row_state_text(*row, carries_amounts(flow)) : std::string("(no row)");
     }
-    for (const auto& order : s.orders) {
+    for (const auto& order : flow.orders) {
         const OrderRow* row = final_row(t, order.id);
         const bool wrong = !row || !order.expected_final.matches(*row);
         if (!text.empty()) text += ' ';
-        text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(s)) : "(no row)",
+        text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(flow)) : "(no row)",
                             wrong ? "✕" : "");
     }
     return text;
@@ -43,10 +44,11 @@ std::string stream_chip_text(const LabResult& lab, const TrialOutcome& t) {
 // S2: hundreds of orders; the lanes show the orders that ended wrong (or the first one).
 std::optional<TrialDrawing> draw_stream_trial(const LabResult& lab, const TrialOutcome& t) {
     const Scenario& s = lab.scenario;
-    const bool several_orders = s.orders.size() > 1;
-    if (!s.shard.enabled) return TrialDrawing{trial_timeline(t, several_orders), " — stream: " + esc(stream_entries_text(t, several_orders))};
+    const StreamLab& flow = s.flow();
+    const bool several_orders = flow.orders.size() > 1;
+    if (!flow.shard.enabled) return TrialDrawing{trial_timeline(t, several_orders), " — stream: " + esc(stream_entries_text(t, several_orders))};
     return TrialDrawing{trial_timeline(shard_focus(s, t), several_orders),
-                        " — " + esc(shard_facts_text(shard_facts(s, t), s.orders.size())) +
+                        " — " + esc(shard_facts_text(shard_facts(s, t), flow.orders.size())) +
                             "<br>timeline: the first orders that ended wrong (or the first order), their events on each shard"};
 }
 
@@ -96,7 +98,7 @@ std::string stream_measured_caption(const LabResult& lab) {
 }
 
 void write_stream_html(const LabResult& lab, HtmlPage& page, std::ostream& out) {
-    write_finals(lab, FinalsView{"final status per trial", lab.scenario.orders.size() <= 1, stream_chip_text}, out);
+    write_finals(lab, FinalsView{"final status per trial", lab.scenario.flow().orders.size() <= 1, stream_chip_text}, out);
     write_accounting(lab, out);
     write_trial_timelines(lab, draw_stream_trial, page, out);
     write_text_details(lab, out);

@@ -180,12 +180,13 @@ Expectation expectation_from_text(const std::string& text) {
 // with clients when a request was sent or an order placed, otherwise one without (the benchmark
 // and the cluster lab read the same in every report); anything else a stream lab.
 LabKind inferred_lab_kind(const json& lab, const std::string& path, const json& summary, const std::string& summary_path) {
-    if (!array_at(lab, path, "cases").empty()) return first_kind_where([](const KindRow& k) { return k.counts_cases; });
-    if (!summary.contains("idem")) return first_kind_where([](const KindRow& k) { return k.has_stream; });
+    if (!array_at(lab, path, "cases").empty()) return first_kind_where([](const KindRow& k) { return k.spec == SpecType::sessions; });
+    if (!summary.contains("idem")) return first_kind_where([](const KindRow& k) { return k.spec == SpecType::stream; });
     const json& idem = object_field(summary, summary_path, "idem");
     const std::string idem_path = summary_path + "/idem";
     const bool clients = get<int64_t>(idem, idem_path, "sends", 0) > 0 || get<int64_t>(idem, idem_path, "orders", 0) > 0;
-    return first_kind_where([clients](const KindRow& k) { return k.idem && k.sends_requests == clients; });
+    return first_kind_where(
+        [clients](const KindRow& k) { return k.spec == SpecType::idem && k.sends_requests == clients; });
 }
 
 // What the JSON itself says about a lab's scenario, when its source is not a scenario this
@@ -194,17 +195,17 @@ Scenario scenario_from_lab_json(const json& lab, const std::string& path, const 
                                 const std::string& summary_path) {
     Scenario s;
     s.source = lab.contains("scenario") ? lab.at("scenario") : json(nullptr);
-    s.kind = inferred_lab_kind(lab, path, summary, summary_path);
+    s.set_kind(inferred_lab_kind(lab, path, summary, summary_path));
     s.expect = expectation_from_text(get<std::string>(summary, summary_path, "expectation", ""));
     const json& trials = array_at(lab, path, "trials");
-    if (!trials.empty()) {
-        s.orders.clear();
+    if (StreamLab* flow = s.flow_if(); flow && !trials.empty()) {
+        flow->orders.clear();
         const std::string p = index_path(path, "trials", 0);
         const json& rows = array_at(trials[0], p, "final_rows");
         for (size_t i = 0; i < rows.size(); ++i) {
             OrderSpec o;
             o.id = get<int64_t>(rows[i], index_path(p, "final_rows", i), "id", 0);
-            s.orders.push_back(o);
+            flow->orders.push_back(o);
         }
     }
     return s;
@@ -274,7 +275,7 @@ Scenario lab_scenario(const json& j, const std::string& path, const json& summar
         if (!named)
             throw std::runtime_error(fmt::format("JSON report: at {}/lab_kind: expected one of {}, got \"{}\"", path,
                                                  fmt::join(lab_kind_names(), ", "), kind));
-        s.kind = *named;
+        s.set_kind(*named);
     }
     s.id = id;
     s.title = get<std::string>(j, path, "title", s.title);

@@ -143,7 +143,7 @@ nlohmann::json lab_json(const LabResult& lab) {
     }
     // S2 (and S1 as one shard): orders that ended wrong, per trial (the pace is the "throughput"
     // every stream lab has).
-    if (s.shard.enabled) {
+    if (const StreamLab* flow = s.flow_if(); flow && flow->shard.enabled) {
         nlohmann::json per_trial = nlohmann::json::array();
         for (const auto& t : lab.trials) per_trial.push_back(t.wrong_orders.size());
         summary["wrong_orders"] = per_trial;

@@ -14,7 +14,8 @@ namespace {
 
 // The lab prints its measured throughput, with the article's figure under it.
 bool throughput_shown(const LabResult& lab) {
-    return lab.scenario.show_throughput && lab.throughput.trials > 0;
+    const StreamLab* flow = lab.scenario.flow_if();
+    return flow && flow->show_throughput && lab.throughput.trials > 0;
 }
 
 // A further passage of the article the quote above named: its section is citation enough.

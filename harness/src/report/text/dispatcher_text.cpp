@@ -30,10 +30,11 @@ void write_outbox_text(const TextContext& tc, const TrialOutcome& t, std::ostrea
 
 // The dispatcher's query, as its settings make it.
 void write_dispatcher_query_text(const Scenario& s, std::ostream& out) {
-    const bool naive = s.dispatcher.ordering == DispatchOrder::naive;
-    const bool one_transaction = s.dispatcher.mark == DispatchMark::round;
-    const std::string dispatchers = s.dispatcher.count > 1 ? fmt::format("{} dispatchers", s.dispatcher.count) : "dispatcher";
-    if (s.dispatcher.claim == DispatchClaim::skip_locked)
+    const StreamLab& flow = s.flow();
+    const bool naive = flow.dispatcher.ordering == DispatchOrder::naive;
+    const bool one_transaction = flow.dispatcher.mark == DispatchMark::round;
+    const std::string dispatchers = flow.dispatcher.count > 1 ? fmt::format("{} dispatchers", flow.dispatcher.count) : "dispatcher";
+    if (flow.dispatcher.claim == DispatchClaim::skip_locked)
         out << fmt::format("{} {}: per row BEGIN; SELECT id, aggregate_id, type, version FROM tmp_outbox WHERE "
                            "published_at IS NULL{} ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED; XADD; UPDATE; COMMIT\n",
                            dispatchers, naive ? "naive" : "perkey",
@@ -58,10 +59,11 @@ std::string publish_verdict(const TextContext& tc, const HistoryRecord& r, const
 
 // Each round's publishes, with the nemesis's faults and the dispatcher's errors between them.
 void write_dispatch_rounds_text(const TextContext& tc, const Scenario& s, const TrialOutcome& t, std::ostream& out) {
+    const StreamLab& flow = s.flow();
     const Lang lang = tc.opts.lang;
-    const bool one_transaction = s.dispatcher.mark == DispatchMark::round;
+    const bool one_transaction = flow.dispatcher.mark == DispatchMark::round;
     // Several dispatchers: each line names its dispatcher.
-    auto by = [&](const HistoryRecord& r) { return s.dispatcher.count > 1 ? r.actor + " " : std::string{}; };
+    auto by = [&](const HistoryRecord& r) { return flow.dispatcher.count > 1 ? r.actor + " " : std::string{}; };
     for (const auto& r : t.history) {
         if (r.op == Op::fault && r.actor == "nemesis") {
             const std::string phase = field_text(r.data, "phase");
@@ -91,18 +93,19 @@ void write_dispatch_rounds_text(const TextContext& tc, const Scenario& s, const 
 
 // The stream as the consumer will see it, the final states it left, and the late publishes.
 void write_consumer_view_text(const TextContext& tc, const Scenario& s, const TrialOutcome& t, std::ostream& out) {
+    const StreamLab& flow = s.flow();
     const Lang lang = tc.opts.lang;
-    out << "XRANGE " << s.stream.key << " - + " << pick(lang, "(the order the consumer will see):", "(thứ tự consumer sẽ thấy):")
+    out << "XRANGE " << flow.stream.key << " - + " << pick(lang, "(the order the consumer will see):", "(thứ tự consumer sẽ thấy):")
         << '\n';
     for (const auto& e : t.stream)
         out << fmt::format("  {}  #{} {:<7} v={}\n", e.id, e.field("order"), e.field("type"), e.field("v"));
-    const std::string mode = is_guarded_update(s.write.mode) ? "CAS" : pick(lang, "plain UPDATE", "UPDATE thường");
-    const std::string who = s.consumers == 1 ? "consumer S1" : fmt::format("{} consumers", s.consumers);
+    const std::string mode = is_guarded_update(flow.write.mode) ? "CAS" : pick(lang, "plain UPDATE", "UPDATE thường");
+    const std::string who = flow.consumers == 1 ? "consumer S1" : fmt::format("{} consumers", flow.consumers);
     out << fmt::format(fmt::runtime(pick(lang, "{} ({}) applies in log order →", "{} ({}) áp theo thứ tự log →")), who, mode);
-    for (const auto& order : s.orders) {
+    for (const auto& order : flow.orders) {
         const OrderRow* row = final_row(t, order.id);
-        const std::string status = row ? row_state_text(*row, carries_amounts(s)) : tc.w.no_row;
-        out << fmt::format("{}#{}={}{}", &order == &s.orders.front() ? " " : "  ", order.id, status,
+        const std::string status = row ? row_state_text(*row, carries_amounts(flow)) : tc.w.no_row;
+        out << fmt::format("{}#{}={}{}", &order == &flow.orders.front() ? " " : "  ", order.id, status,
                            row && order.expected_final.matches(*row) ? "" : "✕");
     }
     out << '\n';

@@ -143,7 +143,7 @@ std::string idem_record_text(const HistoryRecord& r) { return describe(r); }
 
 void print_idem_workload(const LabResult& lab, Lang lang, TimelineSelection timelines, std::ostream& out) {
     const IdemWords& w = idem_words(lang);
-    const IdemSpec& idem = lab.scenario.idem;
+    const IdemSpec& idem = lab.scenario.idem();
     const std::string& scaling = pick(lang, idem.scaling, idem.scaling_vi);
     if (!scaling.empty()) out << "  " << w.scaling << ' ' << scaling << '\n';
     for (const TrialOutcome* t : selected_trials(lab.trials, timelines)) {

@@ -60,13 +60,14 @@ std::string bar_chart(const std::vector<LoadRow>& rows, const std::string& title
 std::vector<LoadRow> load_rows(const std::vector<LabResult>& labs) {
     std::vector<LoadRow> rows;
     for (const auto& lab : labs) {
-        if (!lab.scenario.load.enabled || lab.skipped || lab.trials.empty()) continue;
+        const StreamLab* flow = lab.scenario.flow_if();
+        if (!flow || !flow->load.enabled || lab.skipped || lab.trials.empty()) continue;
         LoadRow r;
         r.id = lab.scenario.id;
         if (!lab.scenario.mutant.empty()) r.id += "/" + lab.scenario.mutant;
         r.title = lab.scenario.title;
         r.verdict = verdict_text(verdict_of(lab));
-        r.orders = static_cast<int64_t>(lab.scenario.orders.size());
+        r.orders = static_cast<int64_t>(flow->orders.size());
         r.load = lab.trials.front().load;
         r.accounting = lab.trials.front().accounting;
         for (const auto& [actor, kb] : lab.trials.front().role_peak_rss_kb) r.role_peak_rss_kb = std::max(r.role_peak_rss_kb, kb);

@@ -148,11 +148,11 @@ void write_case_text(const TextContext& tc, const CaseOutcome& c, const SessionC
 void write_sessions_text(const TextContext& tc, const LabResult& lab, std::ostream& out) {
     const Scenario& s = lab.scenario;
     for (size_t i = 0; i < lab.cases.size(); ++i) {
-        const SessionCase* spec = i < s.cases.size() ? &s.cases[i] : nullptr;
+        const SessionCase* spec = i < s.sessions().cases.size() ? &s.sessions().cases[i] : nullptr;
         write_case_text(tc, lab.cases[i], spec, out);
     }
     // Redis transcripts have no final rows; their steps' expectations make the verdict.
-    const bool redis_only = !s.cases.empty() && std::all_of(s.cases.begin(), s.cases.end(), [](const SessionCase& c) {
+    const bool redis_only = !s.sessions().cases.empty() && std::all_of(s.sessions().cases.begin(), s.sessions().cases.end(), [](const SessionCase& c) {
         return is_redis_case(c) && c.final_sql.empty();
     });
     if (!redis_only) out << "  " << fmt::format(fmt::runtime(tc.w.wrong_cases), lab.wrong, lab.total) << '\n';

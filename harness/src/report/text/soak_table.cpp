@@ -21,7 +21,8 @@ std::string soak_group_figure(int64_t n) { return n >= 0 ? with_thousands(n) : s
 std::vector<SoakRow> soak_rows(const std::vector<LabResult>& labs) {
     std::vector<SoakRow> rows;
     for (const auto& lab : labs) {
-        if (!lab.scenario.soak.enabled || lab.skipped || lab.trials.empty()) continue;
+        const StreamLab* flow = lab.scenario.flow_if();
+        if (!flow || !flow->soak.enabled || lab.skipped || lab.trials.empty()) continue;
         const TrialOutcome& t = lab.trials.front();
         SoakRow r;
         r.id = lab.scenario.id;
@@ -29,7 +30,7 @@ std::vector<SoakRow> soak_rows(const std::vector<LabResult>& labs) {
         r.title = lab.scenario.title;
         r.verdict = verdict_text(verdict_of(lab));
         for (size_t i = 0; i < lab.failures.size() && i < 3; ++i) r.failures.push_back(lab.failures[i]);
-        r.orders = static_cast<int64_t>(lab.scenario.orders.size());
+        r.orders = static_cast<int64_t>(flow->orders.size());
         r.wrong_orders = static_cast<int64_t>(t.wrong_orders.size());
         r.accounting = t.accounting;
         r.soak = t.soak;

@@ -12,9 +12,10 @@ namespace {
 // A generated workload's figures per trial (check/load_stats.h), the first few trials.
 void write_load_text(const TextContext& tc, const LabResult& lab, std::ostream& out) {
     const Scenario& s = lab.scenario;
-    out << "  " << pick(tc.opts.lang, "load:", "tải:") << ' ' << s.orders.size() << pick(tc.opts.lang, " orders, ", " đơn, ")
-        << s.load.arrival << (s.load.job_cost.empty() ? "" : ", " + s.load.job_cost);
-    for (const auto& j : s.load.slow_jobs) out << fmt::format(", #{} {} {} ms", j.order, j.type, j.ms);
+    const StreamLab& flow = s.flow();
+    out << "  " << pick(tc.opts.lang, "load:", "tải:") << ' ' << flow.orders.size() << pick(tc.opts.lang, " orders, ", " đơn, ")
+        << flow.load.arrival << (flow.load.job_cost.empty() ? "" : ", " + flow.load.job_cost);
+    for (const auto& j : flow.load.slow_jobs) out << fmt::format(", #{} {} {} ms", j.order, j.type, j.ms);
     out << '\n';
     for (size_t i = 0; i < lab.trials.size() && i < 3; ++i) {
         const LoadStats& l = lab.trials[i].load;
@@ -48,17 +49,18 @@ void write_load_text(const TextContext& tc, const LabResult& lab, std::ostream& 
 // processed, pending in the group, never delivered or lost; the kills and what came back.
 void write_soak_text(const TextContext& tc, const LabResult& lab, std::ostream& out) {
     const Scenario& s = lab.scenario;
+    const StreamLab& flow = s.flow();
     out << "  " << pick(tc.opts.lang, "soak:", "soak:") << ' '
         << fmt::format(fmt::runtime(pick(tc.opts.lang,
                                          "the trial ends drained, or {:.1f} s after its last event is due",
                                          "lần chạy kết thúc khi group đã rút hết, hoặc {:.1f} giây sau sự kiện cuối")),
-                       s.soak.drain_ms / 1000.0)
+                       flow.soak.drain_ms / 1000.0)
         << '\n';
     for (size_t i = 0; i < lab.trials.size() && i < 3; ++i) {
         const TrialOutcome& t = lab.trials[i];
         out << "    " << tc.w.trial << ' ' << t.trial << ": "
             << soak_accounting_text(t.accounting, t.soak, static_cast<int64_t>(t.wrong_orders.size()),
-                                    static_cast<int64_t>(s.orders.size()))
+                                    static_cast<int64_t>(flow.orders.size()))
             << '\n';
         out << "    " << tc.w.trial << ' ' << t.trial << ": " << soak_faults_text(t.soak) << '\n';
     }
@@ -68,6 +70,7 @@ void write_soak_text(const TextContext& tc, const LabResult& lab, std::ostream& 
 
 void write_stream_figures_text(const TextContext& tc, const LabResult& lab, std::ostream& out) {
     const Scenario& s = lab.scenario;
+    const StreamLab& flow = s.flow();
     if (!lab.lock_release_method.empty()) {
         out << "  " << tc.w.lock_release << ' ' << lab.lock_release_method;
         if (lab.lock_release_method.rfind("DELEX", 0) != 0) out << ' ' << tc.w.delex_needs;
@@ -78,9 +81,9 @@ void write_stream_figures_text(const TextContext& tc, const LabResult& lab, std:
             << fmt::format(fmt::runtime(tc.w.delivery), fmt::format("{:.2f}", lab.delivery.p50_us / 1000.0),
                            fmt::format("{:.2f}", lab.delivery.max_us / 1000.0), lab.delivery.samples)
             << '\n';
-    if (s.load.enabled) write_load_text(tc, lab, out);
-    if (s.soak.enabled) write_soak_text(tc, lab, out);
-    if (s.show_throughput && lab.throughput.trials > 0) {
+    if (flow.load.enabled) write_load_text(tc, lab, out);
+    if (flow.soak.enabled) write_soak_text(tc, lab, out);
+    if (flow.show_throughput && lab.throughput.trials > 0) {
         const ThroughputStats& tp = lab.throughput;
         out << "  "
             << fmt::format(fmt::runtime(tc.w.throughput), tp.jobs, fmt::format("{:.1f}", tp.span_ms),

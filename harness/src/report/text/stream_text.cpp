@@ -22,21 +22,22 @@ constexpr size_t k_accounting_trials_shown = 5;
 
 // One trial's entry on the "final status per trial" line.
 std::string trial_status_text(const TextWords& w, const Scenario& s, const TrialOutcome& t) {
+    const StreamLab& flow = s.flow();
     const char* cross = "✕";
-    if (s.orders.size() <= 1) {
+    if (flow.orders.size() <= 1) {
         const OrderRow* row = nullptr;
-        if (!s.orders.empty())
-            row = final_row(t, s.orders.front().id);
+        if (!flow.orders.empty())
+            row = final_row(t, flow.orders.front().id);
         else if (!t.final_rows.empty())
             row = &t.final_rows.front();
-        return (row ? row_state_text(*row, carries_amounts(s)) : std::string(w.no_row)) + (t.wrong ? cross : "");
+        return (row ? row_state_text(*row, carries_amounts(flow)) : std::string(w.no_row)) + (t.wrong ? cross : "");
     }
     std::string text;
-    for (const auto& order : s.orders) {
+    for (const auto& order : flow.orders) {
         const OrderRow* row = final_row(t, order.id);
         const bool wrong = !row || !order.expected_final.matches(*row);
         if (!text.empty()) text += ' ';
-        text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(s)) : std::string(w.no_row),
+        text += fmt::format("#{}={}{}", order.id, row ? row_state_text(*row, carries_amounts(flow)) : std::string(w.no_row),
                             wrong ? cross : "");
     }
     return text;
@@ -47,7 +48,7 @@ std::string trial_status_text(const TextWords& w, const Scenario& s, const Trial
 void write_shard_trial_text(const TextContext& tc, const LabResult& lab, const TrialOutcome& t, std::ostream& out) {
     const Scenario& s = lab.scenario;
     const ShardTrialFacts f = shard_facts(s, t);
-    out << " — " << shard_facts_text(f, s.orders.size()) << '\n';
+    out << " — " << shard_facts_text(f, s.flow().orders.size()) << '\n';
     if (!f.shard_map.empty()) out << "  " << fmt::format("{}", fmt::join(f.shard_map, ", ")) << '\n';
     const TrialOutcome focus = shard_focus(s, t);
     out << "  " << pick(tc.opts.lang, "timeline of ", "timeline của ")
@@ -61,13 +62,14 @@ void write_shard_trial_text(const TextContext& tc, const LabResult& lab, const T
 // rounds).
 void write_stream_trial_text(const TextContext& tc, const LabResult& lab, const TrialOutcome& t, std::ostream& out) {
     const Scenario& s = lab.scenario;
+    const StreamLab& flow = s.flow();
     out << tc.w.trial << ' ' << t.trial;
     if (lab.backend == "sim") out << " (seed " << seed_text(t.seed) << ")";
-    if (s.shard.enabled) return write_shard_trial_text(tc, lab, t, out);
-    const bool several_orders = s.orders.size() > 1;
-    if (s.stream_line == "xrange") {
+    if (flow.shard.enabled) return write_shard_trial_text(tc, lab, t, out);
+    const bool several_orders = flow.orders.size() > 1;
+    if (flow.stream_line == "xrange") {
         // As the article's producer-side labs print it: XRANGE orders - + : id paid(v=2)  ...
-        out << " — XRANGE " << s.stream.key << " - + :";
+        out << " — XRANGE " << flow.stream.key << " - + :";
         for (const auto& e : t.stream)
             out << (&e == &t.stream.front() ? " " : "  ") << e.id << ' '
                 << (several_orders ? "#" + e.field("order") + " " : "") << e.field("type") << "(v=" << e.field("v")
@@ -80,7 +82,7 @@ void write_stream_trial_text(const TextContext& tc, const LabResult& lab, const 
             out << (i ? ", " : "") << entry_text(t.stream[i], several_orders);
     }
     out << '\n';
-    if (s.dispatcher.enabled)
+    if (flow.dispatcher.enabled)
         write_dispatcher_trial_text(tc, lab, t, out);
     else
         print_stream_timeline(tc.w, lab, t, out);
@@ -89,14 +91,15 @@ void write_stream_trial_text(const TextContext& tc, const LabResult& lab, const 
 // The first trials' final states; with hundreds of orders, how many ended right per trial.
 void write_final_statuses_text(const TextContext& tc, const LabResult& lab, std::ostream& out) {
     const Scenario& s = lab.scenario;
-    const bool several_orders = s.orders.size() > 1;
+    const StreamLab& flow = s.flow();
+    const bool several_orders = flow.orders.size() > 1;
     out << "  " << tc.w.final_status;
     const size_t shown = std::min(lab.trials.size(), k_statuses_shown);
-    const bool many_orders = s.shard.enabled || s.orders.size() > 20;
+    const bool many_orders = flow.shard.enabled || flow.orders.size() > 20;
     if (many_orders)
         for (size_t i = 0; i < shown; ++i)
             out << (i == 0 ? " " : " | ")
-                << fmt::format("{}/{} {}", s.orders.size() - lab.trials[i].wrong_orders.size(), s.orders.size(),
+                << fmt::format("{}/{} {}", flow.orders.size() - lab.trials[i].wrong_orders.size(), flow.orders.size(),
                                expected_final(s));
     for (size_t i = 0; i < shown && !many_orders; ++i)
         out << (i == 0 ? " " : several_orders ? " | " : " ") << trial_status_text(tc.w, s, lab.trials[i]);

@@ -32,7 +32,7 @@ std::string backoff_text(const nlohmann::json& data, int64_t t_ns, int64_t first
 class TimelinePrinter {
 public:
     TimelinePrinter(const TextWords& w, const LabResult& lab, const TrialOutcome& trial)
-        : m_w(w), m_lab(lab), m_trial(trial), m_several_orders(lab.scenario.orders.size() > 1) {
+        : m_w(w), m_lab(lab), m_trial(trial), m_several_orders(lab.scenario.flow().orders.size() > 1) {
         for (const auto& r : trial.history)
             if (r.op == Op::publish && field_text(r.data, "result") == "fail") m_show_publish = true;
     }

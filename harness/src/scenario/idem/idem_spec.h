@@ -4,7 +4,8 @@
 // The loader (scenario/loader/), the role settings, scenarios/schema.json and a client written
 // back to JSON all walk these descriptions: a new field is a member and its line in its struct's
 // description. The lab's own servers and its faults are the top-level "servers" and "faults" every
-// lab has (scenario/lab_servers.h, scenario/scenario.h), and Scenario holds an IdemSpec.
+// lab has (scenario/lab_servers.h, scenario/scenario.h); an IdemSpec is an idempotency lab's own
+// data (Scenario::idem()).
 #pragma once
 
 #include <cstdint>

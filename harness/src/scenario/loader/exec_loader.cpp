@@ -33,14 +33,15 @@ ExecSpec read_program(const Object& o) {
 }
 
 void read_consumers(const Object& top, Scenario& s) {
+    StreamLab& flow = s.flow();
     if (!top.has("consumers")) return;
     const json& v = top.at("consumers");
     if (!v.is_object()) {
-        s.consumers = static_cast<int>(top.opt_int("consumers", s.consumers, 1, 64));
+        flow.consumers = static_cast<int>(top.opt_int("consumers", flow.consumers, 1, 64));
         return;
     }
     const Object o(top.reader(), v, top.path("consumers"), with_exec_fields({"count"}));
-    s.consumers = static_cast<int>(o.opt_int("count", s.consumers, 1, 64));
+    flow.consumers = static_cast<int>(o.opt_int("count", flow.consumers, 1, 64));
     if (!o.has("exec"))
         top.reader().fail(o.path("exec"), "required field is missing (an object gives the consumers as a program; "
                                           "relab's own consumers are a count: \"consumers\": N)");

@@ -239,12 +239,13 @@ void read_may_appear(const Object& o, Expectation& e) {
 }  // namespace
 
 void check_term_needs(const Reader& r, const Scenario& s, const std::string& expect_path) {
+    const StreamLab* flow = s.flow_if();  // what a term needs is a part of a stream lab
     auto met = [&](TermNeeds needs) {
         switch (needs) {
             case TermNeeds::nothing: return true;
-            case TermNeeds::side_effects: return s.write.side_effect;
-            case TermNeeds::soak: return s.soak.enabled;
-            case TermNeeds::isolation: return s.write.isolation != WriteIsolation::none;
+            case TermNeeds::side_effects: return flow && flow->write.side_effect;
+            case TermNeeds::soak: return flow && flow->soak.enabled;
+            case TermNeeds::isolation: return flow && flow->write.isolation != WriteIsolation::none;
         }
         return true;
     };

@@ -20,7 +20,7 @@ namespace {
 // wait for publishing roles it does not have.
 void read_idem_faults(const Reader& r, const Object& top, Scenario& s) {
     std::vector<std::string> actors;
-    for (const auto& c : s.idem.clients) actors.push_back(c.name);
+    for (const auto& c : s.idem().clients) actors.push_back(c.name);
     if (s.servers.own) actors.push_back("redis");
     if (s.servers.replica) actors.push_back("redis-replica");
     if (s.servers.cache) actors.push_back("redis-cache");
@@ -56,7 +56,7 @@ void refuse_idem_clients_fields(const Reader& r, const Object& o, LabKind kind) 
 void read_idem_clients(const Reader& r, const Object& o, Scenario& s) {
     if (o.has("servers"))
         r.fail(o.path("servers"), "moved to the top level: \"servers\" (the same field as a stream lab's)");
-    if (s.idem.clients.empty())
+    if (s.idem().clients.empty())
         r.fail(o.path("clients"), "required field is missing (a lab needs clients, a benchmark or a cluster)");
     if (o.has("faults"))
         r.fail(o.path("faults"), "moved to the top level: \"faults\", the vocabulary every lab shares (crash_restart "
@@ -69,12 +69,12 @@ void read_idem_clients(const Reader& r, const Object& o, Scenario& s) {
 // "idem": the described section, the kind it makes the lab, and what that kind leaves out.
 void read_idem_section(const Reader& r, const Object& top, Scenario& s) {
     for (const char* foreign : {"stream", "orders", "events", "job_cost_ms", "consumers", "write", "lock", "producer",
-                                "dispatcher", "stream_line"})
+                                "dispatcher", "stream_line", "buffer", "fanout", "shard", "generate", "sim", "show_throughput"})
         if (top.has(foreign))
             r.fail(top.path(foreign), "does not apply to an idempotency workload (\"idem\"), which has clients instead");
-    s.idem = desc::read_file<IdemSpec>(r, top.at("idem"), top.path("idem"), k_idem_also_fields);
+    s.idem() = desc::read_file<IdemSpec>(r, top.at("idem"), top.path("idem"), k_idem_also_fields);
     // The loader marked the kind from the same section (lab_kind.h): what it holds must agree.
-    RELAB_CHECK(kind_row(s.kind).forms_cluster == s.idem.cluster.has_value(), "an idem lab's kind and its cluster disagree");
+    RELAB_CHECK(kind_row(s.kind).forms_cluster == s.idem().cluster.has_value(), "an idem lab's kind and its cluster disagree");
     std::vector<std::string> known = desc::keys<IdemSpec>();
     known.insert(known.end(), k_idem_also_fields.begin(), k_idem_also_fields.end());
     const Object o(r, top.at("idem"), top.path("idem"), known);
@@ -90,8 +90,8 @@ void refuse_unknown_resend_faults(const Reader& r, const Object& top, const Scen
         r.fail(path, "resend_after_fault names no fault: add \"name\": \"" + name + "\" to one under /faults");
     };
     const std::string clients = child(top.path("idem"), "clients");
-    for (size_t i = 0; i < s.idem.clients.size(); ++i) {
-        const IdemClient& c = s.idem.clients[i];
+    for (size_t i = 0; i < s.idem().clients.size(); ++i) {
+        const IdemClient& c = s.idem().clients[i];
         for (size_t k = 0; k < c.requests.size(); ++k)
             check(c.requests[k].resend_after_fault, child(child(child(clients, i), "requests"), k));
         if (c.generate) check(c.generate->resend_after_fault, child(child(clients, i), "generate"));

@@ -125,6 +125,20 @@ void refuse_other_kind_fields(const Reader& r, const Object& top, bool sessions)
                                               other_kind, own_kind));
 }
 
+// "beside": a stream lab's other arrangement, whose throughput its own is compared with.
+void read_beside(const Reader& r, const Object& top, Scenario& s) {
+    StreamLab* flow = s.flow_if();
+    if (!flow) r.fail(top.path("beside"), "applies to stream labs (their throughput beside another arrangement's)");
+    Object b(r, top.at("beside"), top.path("beside"), {"name", "change", "patch"});
+    BesideSpec spec;
+    spec.name = b.req_string("name");
+    if (!is_slug(spec.name))
+        r.expected(b.path("name"), "lower-case letters, digits and '-' ([a-z0-9][a-z0-9-]*)", b.at("name"));
+    spec.change = b.req_string("change");
+    spec.patch = r.array(b.at("patch"), b.path("patch"), true);
+    flow->beside = std::move(spec);
+}
+
 Scenario read_scenario(const Reader& r, const json& doc) {
     if (!doc.is_object()) r.expected("", "a JSON object at the top level", doc);
     std::vector<std::string> all_fields = k_common_fields;
@@ -145,34 +159,25 @@ Scenario read_scenario(const Reader& r, const json& doc) {
     refuse_other_kind_fields(r, top, sessions);
 
     // The lab's kind, decided here once for every layer from the marks of the kinds' rows: a
-    // workload with "idem" is one of the idempotency kinds, "idem/cluster" the cluster lab.
-    s.kind = kind_marked(kind.get<std::string>(), [&doc](std::string_view path) { return holds_path(doc, path); })
-                 .value();
-    if (counts_cases(s.kind))
-        read_sessions_lab(r, top, s);
-    else if (is_idem(s.kind))
-        read_idem_lab(r, top, s);
-    else
-        read_stream_lab(r, top, s);
+    // workload with "idem" is one of the idempotency kinds, "idem/cluster" the cluster lab. The kind's
+    // row names its family, whose data the lab then holds and that family's loader reads.
+    s.set_kind(kind_marked(kind.get<std::string>(), [&doc](std::string_view path) { return holds_path(doc, path); })
+                   .value());
+    switch (kind_row(s.kind).spec) {
+        case SpecType::stream: read_stream_lab(r, top, s); break;
+        case SpecType::sessions: read_sessions_lab(r, top, s); break;
+        case SpecType::idem: read_idem_lab(r, top, s); break;
+    }
 
     // A sessions lab's expectation counts its cases; the others count their runs.
-    const int total = sessions ? static_cast<int>(s.cases.size()) : s.runs;
+    const int total = sessions ? static_cast<int>(s.sessions().cases.size()) : s.runs;
     s.expect = read_expect(r, top.at("expect"), top.path("expect"), s.kind, total, sessions ? "cases" : "runs");
     check_term_needs(r, s, top.path("expect"));
     if (top.has("documented")) s.documented = read_documented(r, top.at("documented"), top.path("documented"));
     if (top.has("compare")) s.compare = read_comparison(r, top.at("compare"), top.path("compare"));
     if (top.has("mutants")) s.mutants = read_mutants(r, top.at("mutants"), top.path("mutants"));
-    if (top.has("beside")) {
-        Object b(r, top.at("beside"), top.path("beside"), {"name", "change", "patch"});
-        BesideSpec spec;
-        spec.name = b.req_string("name");
-        if (!is_slug(spec.name))
-            r.expected(b.path("name"), "lower-case letters, digits and '-' ([a-z0-9][a-z0-9-]*)", b.at("name"));
-        spec.change = b.req_string("change");
-        spec.patch = r.array(b.at("patch"), b.path("patch"), true);
-        s.beside = std::move(spec);
-    }
-    if (s.expect.throughput_ratio_at_least && !s.beside)
+    if (top.has("beside")) read_beside(r, top, s);
+    if (s.expect.throughput_ratio_at_least && !(s.flow_if() && s.flow_if()->beside))
         r.fail(top.path("expect") + "/throughput_ratio",
                "needs \"beside\": the arrangement whose throughput the lab's is compared with");
     return s;
@@ -263,7 +268,7 @@ Scenario parse_scenario(const std::string& text, const std::string& file_for_err
     s.source = std::move(doc);
     // Every mutant must itself be a valid lab, so a broken patch is found when the file loads.
     for (const auto& m : s.mutants) (void)apply_mutant(s, m);
-    if (s.beside) (void)beside_scenario(s);
+    if (s.flow_if() && s.flow_if()->beside) (void)beside_scenario(s);
     return s;
 }
 
@@ -309,21 +314,23 @@ Scenario apply_mutant(const Scenario& s, const Mutant& mutant) {
 }
 
 Scenario beside_scenario(const Scenario& s) {
-    RELAB_CHECK(s.beside.has_value(), "beside_scenario needs a lab with \"beside\"");
+    const StreamLab& flow = s.flow();
+    RELAB_CHECK(flow.beside.has_value(), "beside_scenario needs a lab with \"beside\"");
+    const BesideSpec& beside = *flow.beside;
     // The patch applied as a mutant's would be, then the copy's own beside and ratio dropped: it
     // is measured, not judged, and has nothing beside it.
-    Scenario m = apply_mutant(s, Mutant{s.beside->name, s.beside->change, s.beside->patch, ""});
+    Scenario m = apply_mutant(s, Mutant{beside.name, beside.change, beside.patch, ""});
     json doc = m.source;
     if (doc.is_object()) {
         doc.erase("beside");
         if (doc.contains("expect") && doc.at("expect").is_object()) doc["expect"].erase("throughput_ratio");
     }
-    Scenario b = read_scenario(Reader(fmt::format("{} (beside {})", s.file, s.beside->name)), doc);
+    Scenario b = read_scenario(Reader(fmt::format("{} (beside {})", s.file, beside.name)), doc);
     b.file = s.file;
     b.source = std::move(doc);
     b.mutant = s.mutant;
-    b.title = fmt::format("[beside {}: {}] {}", s.beside->name, s.beside->change, s.title);
-    b.title_vi = fmt::format("[beside {}: {}] {}", s.beside->name, s.beside->change, s.title_vi);
+    b.title = fmt::format("[beside {}: {}] {}", beside.name, beside.change, s.title);
+    b.title_vi = fmt::format("[beside {}: {}] {}", beside.name, beside.change, s.title_vi);
     return b;
 }
 

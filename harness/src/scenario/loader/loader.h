@@ -23,8 +23,8 @@ std::vector<std::string> mutant_paths(const Mutant& m);
 // The lab with `mutant`'s patch applied, validated like a file; throws ScenarioError when the
 // patch does not apply or the result is not a valid scenario.
 Scenario apply_mutant(const Scenario& s, const Mutant& mutant);
-// The arrangement beside the lab (s.beside's patch applied, without a beside or a throughput_ratio
-// of its own), validated like a file. Requires s.beside.
+// The arrangement beside the lab (its StreamLab::beside's patch applied, without a beside or a throughput_ratio
+// of its own), validated like a file. Requires a stream lab with a beside.
 Scenario beside_scenario(const Scenario& s);
 
 // The lab with its generated workload resized to `orders` orders (its "generate"/"orders"); the

@@ -10,7 +10,6 @@
 #include <fmt/format.h>
 
 #include "scenario/loader/idem_loader.h"
-#include "util/check.h"
 
 namespace relab::scenario_json {
 
@@ -124,10 +123,10 @@ SessionCase read_case(const Object& o) {
 }  // namespace
 
 void read_sessions_lab(const Reader& r, const Object& top, Scenario& s) {
-    RELAB_CHECK(counts_cases(s.kind), "a sessions lab read as another kind");
+    SessionsLab& lab = s.sessions();  // checks the lab's kind is a sessions lab's
     const json& cases = r.array(top.at("cases"), top.path("cases"), true);
     for (size_t i = 0; i < cases.size(); ++i)
-        s.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
+        lab.cases.push_back(read_case(Object(r, cases[i], child(top.path("cases"), i),
                                            {"title", "title_vi", "setup_sql", "sessions", "final_sql",
                                             "expect_rows", "transcript_sessions", "exact_keys"})));
 }

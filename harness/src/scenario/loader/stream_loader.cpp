@@ -100,82 +100,86 @@ void read_section(const Object& top, const std::string& key, S& out, const std::
 
 // The stream, the orders and events (given or generated), the job costs and the consumers.
 void read_stream_workload(const Reader& r, const Object& top, Scenario& s) {
-    read_section(top, "stream", s.stream);
+    StreamLab& flow = s.flow();
+    read_section(top, "stream", flow.stream);
     if (top.has("generate")) {
         for (const char* key : {"orders", "events"})
             if (top.has(key))
                 r.fail(top.path(key), std::string("\"generate\" makes the lab's orders and events; drop \"") + key +
                                           "\" or \"generate\"");
-        s.generate = desc::read_file<GenerateSpec>(r, top.at("generate"), top.path("generate"));
-        GeneratedWorkload w = expand_generate(*s.generate, s.seed);
-        s.orders = std::move(w.orders);
-        s.events = std::move(w.events);
-        s.load = std::move(w.load);
+        flow.generate = desc::read_file<GenerateSpec>(r, top.at("generate"), top.path("generate"));
+        GeneratedWorkload w = expand_generate(*flow.generate, s.seed);
+        flow.orders = std::move(w.orders);
+        flow.events = std::move(w.events);
+        flow.load = std::move(w.load);
     } else {
-        s.orders = read_orders(r, top.at("orders"), top.path("orders"));
-        s.events = read_events(r, top.at("events"), top.path("events"), s.orders);
+        flow.orders = read_orders(r, top.at("orders"), top.path("orders"));
+        flow.events = read_events(r, top.at("events"), top.path("events"), flow.orders);
     }
-    if (top.has("job_cost_ms")) s.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), s.events);
+    if (top.has("job_cost_ms")) flow.job_cost_ms = read_job_cost(r, top.at("job_cost_ms"), top.path("job_cost_ms"), flow.events);
     read_consumers(top, s);  // a count, or a program (exec_loader.h)
 }
 
 // Only a statement that inserts creates the row of an absent order; the inbox's transaction and a
 // batch hold UPDATEs.
-bool writes_update_only(const Scenario& s) { return write_mode_info(s.write.mode).statement == WriteStatement::update; }
+bool writes_update_only(const Scenario& s) { return write_mode_info(s.flow().write.mode).statement == WriteStatement::update; }
 
 // write.isolation's transaction holds the job and one UPDATE: what runs a transaction of its own
 // (the inbox, a batch) or a statement after the COMMIT (a side effect) has no place in it.
 void refuse_isolation_conflicts(const Reader& r, const Object& top, const Scenario& s) {
-    if (s.write.isolation == WriteIsolation::none) return;
+    const StreamLab& flow = s.flow();
+    if (flow.write.isolation == WriteIsolation::none) return;
     const std::string at = child(top.path("write"), "isolation");
     auto refuse = [&](const std::string& what) {
-        r.fail(at, "\"" + to_string(s.write.isolation) + "\" runs each job in one transaction around its UPDATE; " +
+        r.fail(at, "\"" + to_string(flow.write.isolation) + "\" runs each job in one transaction around its UPDATE; " +
                        what + " (leave \"isolation\" out)");
     };
     if (!writes_update_only(s))
-        refuse("it takes mode \"plain\", \"cas\", \"delta\" or \"cas_state\", got mode \"" + to_string(s.write.mode) + "\"");
-    else if (s.write.dedupe != WriteDedupe::none)
+        refuse("it takes mode \"plain\", \"cas\", \"delta\" or \"cas_state\", got mode \"" + to_string(flow.write.mode) + "\"");
+    else if (flow.write.dedupe != WriteDedupe::none)
         refuse("the inbox dedupe runs a transaction of its own");
-    else if (s.write.commit == WriteSpec::Commit::batch)
+    else if (flow.write.commit == WriteSpec::Commit::batch)
         refuse("\"commit\": \"batch\" runs one transaction per read");
-    else if (s.write.side_effect)
+    else if (flow.write.side_effect)
         refuse("a side effect is sent after the write, outside it");
 }
 
 // "write", and the orders and dedupe its mode cannot serve.
 void read_stream_write(const Reader& r, const Object& top, Scenario& s) {
-    read_section(top, "write", s.write);
+    StreamLab& flow = s.flow();
+    read_section(top, "write", flow.write);
     const bool update_only = writes_update_only(s);
-    for (size_t i = 0; i < s.orders.size(); ++i)
-        if (s.orders[i].absent && update_only)
+    for (size_t i = 0; i < flow.orders.size(); ++i)
+        if (flow.orders[i].absent && update_only)
             r.fail(child(child(top.path("orders"), i), "absent"),
                    "an absent order is created by its first write: it needs \"write\": {\"mode\": \"upsert\"} "
-                   "or \"insert_then_update\", got mode \"" + to_string(s.write.mode) + "\"");
-    if (write_mode_info(s.write.mode).amount != AmountWrite::none && !carries_amounts(s))
-        r.fail(child(top.path("write"), "mode"), "mode \"" + to_string(s.write.mode) +
+                   "or \"insert_then_update\", got mode \"" + to_string(flow.write.mode) + "\"");
+    if (write_mode_info(flow.write.mode).amount != AmountWrite::none && !carries_amounts(flow))
+        r.fail(child(top.path("write"), "mode"), "mode \"" + to_string(flow.write.mode) +
                                                      "\" applies the amount events carry: give every event a \"delta\"");
-    if (s.write.dedupe != WriteDedupe::none && !update_only)
+    if (flow.write.dedupe != WriteDedupe::none && !update_only)
         r.fail(child(top.path("write"), "dedupe"), "the inbox dedupe wraps a plain or CAS write in its transaction, got mode \"" +
-                                                       to_string(s.write.mode) + "\"");
+                                                       to_string(flow.write.mode) + "\"");
     refuse_isolation_conflicts(r, top, s);
 }
 
 // The lock around a job, the reorder buffer and the fanout to workers, and what of them excludes the other.
 void read_job_wrappers(const Reader& r, const Object& top, Scenario& s) {
-    read_section(top, "lock", s.lock);
-    read_section(top, "buffer", s.buffer);
-    if (s.buffer.enabled) {
-        if (s.consumers != 1)
+    StreamLab& flow = s.flow();
+    read_section(top, "lock", flow.lock);
+    read_section(top, "buffer", flow.buffer);
+    if (flow.buffer.enabled) {
+        if (flow.consumers != 1)
             r.fail(top.path("buffer"), fmt::format("a reorder buffer orders one consumer's events; with {} consumers "
                                                    "an order's events land in different buffers (use \"consumers\": 1)",
-                                                   s.consumers));
+                                                   flow.consumers));
     }
-    read_section(top, "fanout", s.fanout);
-    if (s.fanout.enabled) {
-        if (s.buffer.enabled)
+    read_section(top, "fanout", flow.fanout);
+    if (flow.fanout.enabled) {
+        if (flow.buffer.enabled)
             r.fail(top.path("fanout"), "the reorder buffer runs in a consumer's own read loop; with \"fanout\" its "
                                        "workers apply the events (use one or the other)");
-        if (s.stream.ack == StreamSpec::Ack::batch)
+        if (flow.stream.ack == StreamSpec::Ack::batch)
             r.fail(top.path("fanout"), "with \"fanout\" each worker acknowledges its own job; \"stream\": "
                                        "{\"ack\": \"batch\"} acknowledges a consumer's whole read (use one or the other)");
     }
@@ -185,53 +189,56 @@ void read_job_wrappers(const Reader& r, const Object& top, Scenario& s) {
 // write, an inbox transaction, a side effect after it) or a worker that applies events one by one
 // has no place in it.
 void refuse_batch_commit_conflicts(const Reader& r, const Object& top, const Scenario& s) {
-    if (s.write.commit != WriteSpec::Commit::batch) return;
+    const StreamLab& flow = s.flow();
+    if (flow.write.commit != WriteSpec::Commit::batch) return;
     const std::string at = child(top.path("write"), "commit");
     auto refuse = [&](const std::string& what) {
         r.fail(at, "\"batch\" sends the UPDATEs of one read as one transaction; " + what + " (use \"commit\": \"each\")");
     };
     if (!writes_update_only(s))
-        refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(s.write.mode) + "\"");
-    else if (s.write.dedupe != WriteDedupe::none)
+        refuse("it takes mode \"plain\" or \"cas\", got mode \"" + to_string(flow.write.mode) + "\"");
+    else if (flow.write.dedupe != WriteDedupe::none)
         refuse("the inbox dedupe runs a transaction of its own per event");
-    else if (s.write.side_effect)
+    else if (flow.write.side_effect)
         refuse("a side effect is sent after each event's own write");
-    else if (s.lock.enabled)
+    else if (flow.lock.enabled)
         refuse("a lock is held around each event's own write");
-    else if (s.buffer.enabled)
+    else if (flow.buffer.enabled)
         refuse("the reorder buffer applies held events one by one");
-    else if (s.fanout.enabled)
+    else if (flow.fanout.enabled)
         refuse("with \"fanout\" the workers apply the events one by one");
 }
 
 // Every producer failure names an event of the lab, and every outbox failure one of its rows.
 void refuse_unknown_failures(const Reader& r, const Object& top, const Scenario& s) {
-    for (size_t i = 0; i < s.producer.failures.size(); ++i) {
-        const PublishFailure& f = s.producer.failures[i];
-        const bool known = std::any_of(s.events.begin(), s.events.end(),
+    const StreamLab& flow = s.flow();
+    for (size_t i = 0; i < flow.producer.failures.size(); ++i) {
+        const PublishFailure& f = flow.producer.failures[i];
+        const bool known = std::any_of(flow.events.begin(), flow.events.end(),
                                        [&](const EventSpec& e) { return e.order == f.order && e.type == f.type; });
         if (!known)
             r.fail(child(child(top.path("producer"), "failures"), i),
                    fmt::format("no event of order {} with type \"{}\"", f.order, f.type));
     }
     // Outbox ids are 1..N in the order of the events, one row per event.
-    const auto rows = static_cast<int64_t>(s.events.size());
-    for (size_t i = 0; i < s.dispatcher.failures.size(); ++i)
-        if (s.dispatcher.failures[i].outbox_id > rows)
+    const auto rows = static_cast<int64_t>(flow.events.size());
+    for (size_t i = 0; i < flow.dispatcher.failures.size(); ++i)
+        if (flow.dispatcher.failures[i].outbox_id > rows)
             r.expected(child(child(child(top.path("dispatcher"), "failures"), i), "outbox_id"),
-                       integer_range_text(1, rows), s.dispatcher.failures[i].outbox_id);
+                       integer_range_text(1, rows), flow.dispatcher.failures[i].outbox_id);
 }
 
 // The dispatcher replaces the producer: what only the producer has does not apply beside it.
 void refuse_dispatcher_conflicts(const Reader& r, const Object& top, const Scenario& s) {
-    if (carries_amounts(s))
+    const StreamLab& flow = s.flow();
+    if (carries_amounts(flow))
         r.fail(top.path("dispatcher"), "the outbox's rows carry no amount: events with a \"delta\" need the producer");
-    for (size_t i = 0; i < s.orders.size(); ++i)
-        if (s.orders[i].absent)
+    for (size_t i = 0; i < flow.orders.size(); ++i)
+        if (flow.orders[i].absent)
             r.fail(child(child(top.path("orders"), i), "absent"),
                    "the dispatcher's source app updates the order's source row, which an absent order "
                    "does not have");
-    if (!s.producer.failures.empty())
+    if (!flow.producer.failures.empty())
         r.fail(top.path("producer"),
                "producer failures do not apply with a dispatcher (it replaces the producer); "
                "schedule failures under /dispatcher/failures");
@@ -249,36 +256,38 @@ void read_publisher(const Object& top, const std::string& role, S& spec, ExecRol
 
 // Who publishes: the producer (its retries, its IDMP) or an outbox dispatcher in its place.
 void read_publishers(const Reader& r, const Object& top, Scenario& s) {
-    read_publisher(top, "producer", s.producer, s.exec);
-    read_publisher(top, "dispatcher", s.dispatcher, s.exec);
-    if (s.producer.idmp &&
+    StreamLab& flow = s.flow();
+    read_publisher(top, "producer", flow.producer, s.exec);
+    read_publisher(top, "dispatcher", flow.dispatcher, s.exec);
+    if (flow.producer.idmp &&
         std::find(s.needs_features.begin(), s.needs_features.end(), "XADD IDMP") == s.needs_features.end())
         r.fail(child(top.path("producer"), "idmp"),
                "XADD ... IDMP needs Redis 8.6: add \"requires\": [\"XADD IDMP\"] so older servers skip the lab");
     refuse_unknown_failures(r, top, s);
-    if (s.dispatcher.enabled) refuse_dispatcher_conflicts(r, top, s);
+    if (flow.dispatcher.enabled) refuse_dispatcher_conflicts(r, top, s);
 }
 
 // "shard": one consumer per shard on a Redis Cluster of the lab's own, and what it cannot run with.
 void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
-    read_section(top, "shard", s.shard);
-    if (!s.shard.enabled) return;
-    const auto events = static_cast<int64_t>(s.events.size());
-    if (s.shard.reshard && events < 2)
+    StreamLab& flow = s.flow();
+    read_section(top, "shard", flow.shard);
+    if (!flow.shard.enabled) return;
+    const auto events = static_cast<int64_t>(flow.events.size());
+    if (flow.shard.reshard && events < 2)
         r.fail(child(child(top.path("shard"), "reshard"), "after_events"),
                "a reshard needs events on both sides of the switch: the lab has fewer than 2");
-    if (s.shard.reshard && s.shard.reshard->after_events > events - 1)
+    if (flow.shard.reshard && flow.shard.reshard->after_events > events - 1)
         r.expected(child(child(top.path("shard"), "reshard"), "after_events"), integer_range_text(1, events - 1),
-                   s.shard.reshard->after_events);
+                   flow.shard.reshard->after_events);
     // One consumer per shard: the router decides the stream, the shard's consumer its order.
-    if (top.has("consumers") && s.consumers != s.shard.shard_count())
+    if (top.has("consumers") && flow.consumers != flow.shard.shard_count())
         r.fail(top.path("consumers"),
-               fmt::format("a sharded lab has one consumer per shard ({}); drop \"consumers\"", s.shard.shard_count()));
-    s.consumers = s.shard.shard_count();
-    const char* unsupported = s.dispatcher.enabled ? "dispatcher"
-                              : s.lock.enabled     ? "lock"
-                              : s.buffer.enabled   ? "buffer"
-                              : s.fanout.enabled   ? "fanout"
+               fmt::format("a sharded lab has one consumer per shard ({}); drop \"consumers\"", flow.shard.shard_count()));
+    flow.consumers = flow.shard.shard_count();
+    const char* unsupported = flow.dispatcher.enabled ? "dispatcher"
+                              : flow.lock.enabled     ? "lock"
+                              : flow.buffer.enabled   ? "buffer"
+                              : flow.fanout.enabled   ? "fanout"
                               // A reaper reads no shard; a consumer claims within its own.
                               : top.has("recovery") && top.at("recovery").contains("autoclaim") &&
                                         !(top.at("recovery").at("autoclaim").is_object() &&
@@ -287,7 +296,7 @@ void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
                               : top.has("soak")     ? "soak"
                               // A PostgreSQL of the lab's own is fine (the load labs'); a Redis is the cluster's.
                               : s.servers.own || s.servers.replica || s.servers.cache ? "servers"
-                              : !s.producer.failures.empty() ? "producer"
+                              : !flow.producer.failures.empty() ? "producer"
                                                              : nullptr;
     if (unsupported)
         r.fail(top.path(unsupported), std::string("a sharded lab (\"shard\") runs a router and one consumer per "
@@ -299,32 +308,34 @@ void read_stream_shard(const Reader& r, const Object& top, Scenario& s) {
 
 // How the report shows the lab (its stream line, its throughput) and how a soak drains.
 void read_stream_display(const Reader& r, const Object& top, Scenario& s) {
+    StreamLab& flow = s.flow();
     refuse_exec_conflicts(top, s);
-    s.stream_line = top.opt_choice("stream_line", s.stream_line, {"list", "xrange"});
-    s.show_throughput = s.fanout.enabled || s.shard.enabled;
+    flow.stream_line = top.opt_choice("stream_line", flow.stream_line, {"list", "xrange"});
+    flow.show_throughput = flow.fanout.enabled || flow.shard.enabled;
     if (top.has("show_throughput")) {
         if (!top.at("show_throughput").is_boolean())
             r.expected(top.path("show_throughput"), "true or false", top.at("show_throughput"));
-        s.show_throughput = top.at("show_throughput").get<bool>();
+        flow.show_throughput = top.at("show_throughput").get<bool>();
     }
-    read_section(top, "soak", s.soak);
+    read_section(top, "soak", flow.soak);
 }
 
 // The lab's roles, as trial_roles starts them, and its own servers: the targets a fault may name.
 std::vector<std::string> stream_fault_targets(const Scenario& s) {
+    const StreamLab& flow = s.flow();
     std::vector<std::string> actors;
-    for (int i = 1; i <= s.consumers; ++i) actors.push_back(fmt::format("C{}", i));
-    if (s.recovery.autoclaim.enabled && s.recovery.autoclaim.in_reaper()) actors.push_back("reaper");
-    if (s.dispatcher.enabled) {
+    for (int i = 1; i <= flow.consumers; ++i) actors.push_back(fmt::format("C{}", i));
+    if (flow.recovery.autoclaim.enabled && flow.recovery.autoclaim.in_reaper()) actors.push_back("reaper");
+    if (flow.dispatcher.enabled) {
         actors.push_back("app");
-        for (const auto& d : dispatcher_actors(s.dispatcher)) actors.push_back(d);
+        for (const auto& d : dispatcher_actors(flow.dispatcher)) actors.push_back(d);
     } else {
         actors.push_back("producer");
     }
     if (s.servers.own) actors.push_back("redis");
     if (s.servers.replica) actors.push_back("redis-replica");
     if (s.servers.postgres) actors.push_back("postgres");
-    if (s.shard.enabled && s.shard.cluster.replicas > 0) {
+    if (flow.shard.enabled && flow.shard.cluster.replicas > 0) {
         actors.push_back("redis-cluster-master");
         actors.push_back("redis-cluster-replica");
     }
@@ -333,17 +344,18 @@ std::vector<std::string> stream_fault_targets(const Scenario& s) {
 
 // A claim waits min_idle_ms with nothing moving: a shorter quiet period would end the trial first.
 void refuse_quiet_before_claim(const Reader& r, const Object& top, const Scenario& s) {
-    const auto& ac = s.recovery.autoclaim;
-    if (!ac.enabled || s.stream.quiet_ms > ac.min_idle_ms + ac.every_ms) return;
+    const StreamLab& flow = s.flow();
+    const auto& ac = flow.recovery.autoclaim;
+    if (!ac.enabled || flow.stream.quiet_ms > ac.min_idle_ms + ac.every_ms) return;
     r.fail(child(top.path("stream"), "quiet_ms"),
            fmt::format("{} ms would end the trial before the claim ({} ms idle, every {} ms) could come; make it more "
                        "than {} ms",
-                       s.stream.quiet_ms, ac.min_idle_ms, ac.every_ms, ac.min_idle_ms + ac.every_ms));
+                       flow.stream.quiet_ms, ac.min_idle_ms, ac.every_ms, ac.min_idle_ms + ac.every_ms));
 }
 }  // namespace
 
 void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
-    RELAB_CHECK(has_stream(s.kind), "a stream lab read as another kind");
+    StreamLab& flow = s.flow();  // checks the lab's kind is a stream lab's
     read_stream_workload(r, top, s);
     read_stream_write(r, top, s);
     read_job_wrappers(r, top, s);
@@ -352,25 +364,25 @@ void read_stream_lab(const Reader& r, const Object& top, Scenario& s) {
     read_stream_shard(r, top, s);
     read_stream_display(r, top, s);
     read_section(top, "sim", s.sim);
-    read_section(top, "recovery", s.recovery);
+    read_section(top, "recovery", flow.recovery);
     refuse_quiet_before_claim(r, top, s);
     if (top.has("servers"))
         s.servers = read_servers(Object(r, top.at("servers"), top.path("servers"), {"redis", "replica", "postgres"}));
-    if (s.producer.wait && !s.servers.replica)
+    if (flow.producer.wait && !s.servers.replica)
         r.fail(child(child(top.path("producer"), "wait"), "replicas"),
                "WAIT counts replicas and this lab has none: add \"servers\": {\"replica\": true}");
     if (top.has("faults")) s.faults = read_faults(r, top.at("faults"), top.path("faults"), stream_fault_targets(s));
     for (FaultSpec& f : s.faults) {
-        f.stream = s.stream.key;
-        f.group = s.stream.group;
+        f.stream = flow.stream.key;
+        f.group = flow.stream.group;
         const bool on_stream = f.action == FaultAction::delete_consumer || f.action == FaultAction::trim;
-        if (on_stream && s.shard.enabled)
+        if (on_stream && flow.shard.enabled)
             r.fail(top.path("faults"), to_string(f.action) + " acts on the lab's one stream: a sharded lab has one per shard");
     }
     for (size_t i = 0; i < s.faults.size(); ++i)
-        if (s.faults[i].target.shard >= s.shard.streams)
+        if (s.faults[i].target.shard >= flow.shard.streams)
             r.fail(child(child(top.path("faults"), i), "shard"),
-                   fmt::format("the lab has shards 0..{}", s.shard.streams - 1));
+                   fmt::format("the lab has shards 0..{}", flow.shard.streams - 1));
 }
 
 }  // namespace relab::scenario_json
