@@ -111,16 +111,21 @@ void write_idem_lab(const Scenario& s, const IdemSpec& spec, json& out) {
 
 // --- sessions ---
 
+// A step's optional bounds as the file gives them: {"min": …, "max": …}, under `key`, only when set.
+template <typename T>
+void put_range(json& o, const char* key, const std::optional<T>& min, const std::optional<T>& max) {
+    if (!min && !max) return;
+    json range = json::object();
+    if (min) range["min"] = *min;
+    if (max) range["max"] = *max;
+    o[key] = std::move(range);
+}
+
 json write_sql_step(const SessionStep& step) {
     json o = {{"sql", step.sql}};
     if (step.expect) o["expect"] = *step.expect;
     if (step.expect_sqlstate) o["expect_sqlstate"] = *step.expect_sqlstate;
-    if (step.expect_wait_min_ms || step.expect_wait_max_ms) {
-        json wait = json::object();
-        if (step.expect_wait_min_ms) wait["min"] = *step.expect_wait_min_ms;
-        if (step.expect_wait_max_ms) wait["max"] = *step.expect_wait_max_ms;
-        o["expect_wait_ms"] = std::move(wait);
-    }
+    put_range(o, "expect_wait_ms", step.expect_wait_min_ms, step.expect_wait_max_ms);
     return o;
 }
 
@@ -128,12 +133,7 @@ json write_redis_step(const RedisStep& rs) {
     json o = {{"redis", rs.argv}};
     if (rs.expect_reply) o["expect_reply"] = *rs.expect_reply;
     if (rs.expect_error) o["expect_error"] = *rs.expect_error;
-    if (rs.expect_min || rs.expect_max) {
-        json range = json::object();
-        if (rs.expect_min) range["min"] = *rs.expect_min;
-        if (rs.expect_max) range["max"] = *rs.expect_max;
-        o["expect_integer"] = std::move(range);
-    }
+    put_range(o, "expect_integer", rs.expect_min, rs.expect_max);
     if (rs.via_redis_cli) o["via"] = "redis-cli";
     put(o, "documented", rs.documented.empty() ? json() : json(rs.documented));
     put(o, "note", rs.note.empty() ? json() : json(rs.note));

@@ -207,15 +207,15 @@ TEST(GeneratedWorkloadTest, a_smaller_workload_leaves_out_the_scripted_failures_
     doc["dispatcher"] = {{"ordering", "per_key"},
                          {"failures", json::array({{{"outbox_id", 3}, {"attempts", {1}}}, {{"outbox_id", 25}, {"attempts", {1}}}})}};
     const Scenario s = parse(doc);
-    ASSERT_EQ(s.dispatcher.failures.size(), 2u);
+    ASSERT_EQ(s.flow().dispatcher.failures.size(), 2u);
     // 5 orders give 15 outbox rows: row 25 is beyond them, row 3 stays.
     const Scenario small = with_generated_orders(s, 5);
-    ASSERT_EQ(small.dispatcher.failures.size(), 1u);
-    EXPECT_EQ(small.dispatcher.failures.at(0).outbox_id, 3);
+    ASSERT_EQ(small.flow().dispatcher.failures.size(), 1u);
+    EXPECT_EQ(small.flow().dispatcher.failures.at(0).outbox_id, 3);
     EXPECT_NE(small.title.find("[--orders 5; 1 scripted failure(s) beyond the smaller workload left out]"), std::string::npos)
         << small.title;
     // Every failure still fits at 9 orders (27 rows): the title says only the size.
-    EXPECT_EQ(with_generated_orders(s, 9).dispatcher.failures.size(), 2u);
+    EXPECT_EQ(with_generated_orders(s, 9).flow().dispatcher.failures.size(), 2u);
     EXPECT_NE(with_generated_orders(s, 9).title.find("[--orders 9]"), std::string::npos);
 }
 

@@ -340,7 +340,7 @@ namespace {
 // failures by order and type, outbox failures by row); returns how many it left out.
 size_t drop_failures_beyond(json& doc, const Scenario& resized) {
     size_t dropped = 0;
-    const auto rows = static_cast<int64_t>(resized.events.size());
+    const auto rows = static_cast<int64_t>(resized.flow().events.size());
     const auto keep_if = [&](const char* section, auto known) {
         if (!doc.contains(section) || !doc[section].is_object() || !doc[section].contains("failures")) return;
         json& list = doc[section]["failures"];
@@ -354,7 +354,8 @@ size_t drop_failures_beyond(json& doc, const Scenario& resized) {
     };
     keep_if("dispatcher", [&](const json& f) { return f.value("outbox_id", int64_t{0}) <= rows; });
     keep_if("producer", [&](const json& f) {
-        return std::any_of(resized.events.begin(), resized.events.end(), [&](const EventSpec& e) {
+        const auto& events = resized.flow().events;
+        return std::any_of(events.begin(), events.end(), [&](const EventSpec& e) {
             return e.order == f.value("order", int64_t{-1}) && e.type == f.value("type", std::string());
         });
     });
