@@ -3,6 +3,7 @@
 // Pure functions of recorded data.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,7 +38,7 @@ namespace relab {
 //                   gone with no trace in the PEL
 //   trimmed_pending entries a trim removed while received and not acknowledged: their PEL entries
 //                   stay, and a read of them gives an ID with no body
-// published = processed_once + duplicated + lost + dead_lettered.
+// published = the sum of the classes in k_published_classes, each published entry in exactly one.
 // Beside them, in a lab whose consumers send side effects (write.side_effect):
 //   side_effects    side effects sent (`side_effect` records: rows of tmp_side_effects)
 //   side_effects_out_of_order  orders whose side effects, in the table's seq order, are not in
@@ -94,6 +95,14 @@ struct Accounting {
     Accounting& operator+=(const Accounting& other);
     bool operator==(const Accounting&) const = default;
 };
+
+// The classes a published entry falls in, exactly one each: their counts sum to `published`.
+inline constexpr int Accounting::*k_published_classes[] = {&Accounting::processed_once, &Accounting::duplicated,
+                                                            &Accounting::lost, &Accounting::dead_lettered};
+// Why `a`'s published entries are not split into its classes, or nullopt: every class of
+// k_published_classes between 0 and `published`, and together exactly `published`; pending and
+// never delivered (shares of the published entries, each entry in one at most) together at most it.
+std::optional<std::string> published_split_violation(const Accounting& a);
 
 // Where the text report prints a figure.
 enum class AccountingPart {

@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <deque>
+#include <exception>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -22,35 +22,13 @@
 
 #include <fmt/format.h>
 
+#include "process/proxy_way.h"
 #include "util/environment_error.h"
-#include "util/check.h"
 
 namespace relab {
 
 // Named, not anonymous: Impl's members use these types, and the unity build shares one file.
 namespace link_proxy_detail {
-
-using ProxyClock = std::chrono::steady_clock;
-
-// Bytes read from one side, waiting for their time (or a heal) to go to the other.
-struct ProxyChunk {
-    ProxyClock::time_point due;
-    bool held = false;  // taken by a blackhole: goes nowhere until the link is healed
-    std::string bytes;
-    size_t sent = 0;
-};
-
-// One direction of a connection: what `from` sent that `to` has not received yet.
-struct ProxyWay {
-    int from = -1;
-    int to = -1;
-    std::deque<ProxyChunk> queue;
-    bool eof = false;  // `from` closed its side
-    // The front chunk may be written now.
-    bool ready(ProxyClock::time_point now) const {
-        return !queue.empty() && !queue.front().held && queue.front().due <= now;
-    }
-};
 
 // A role's connection and the proxy's own to the server, carried both ways.
 struct ProxyPair {
@@ -76,10 +54,7 @@ void close_with_reset(int fd) {
 
 }  // namespace link_proxy_detail
 
-using link_proxy_detail::ProxyChunk;
-using link_proxy_detail::ProxyClock;
 using link_proxy_detail::ProxyPair;
-using link_proxy_detail::ProxyWay;
 
 struct LinkProxy::Impl {
     sockaddr_storage upstream{};
@@ -92,6 +67,7 @@ struct LinkProxy::Impl {
     bool stop = false;
     int64_t accepted = 0;
     std::vector<std::unique_ptr<ProxyPair>> pairs;
+    std::exception_ptr failure;  // the invariant the thread found broken, for set() to rethrow
     std::thread thread;
 
     void resolve(const std::string& host, int upstream_port) {
@@ -176,32 +152,44 @@ struct LinkProxy::Impl {
                 p.reset = true;
                 return;
             }
-            ProxyChunk c;
-            c.due = ProxyClock::now() + (reply ? mode.delay : Millis{0});
-            if (!w.queue.empty()) c.due = std::max(c.due, w.queue.back().due);  // bytes keep their order
-            c.held = mode.blackhole;
-            c.bytes.assign(buf, static_cast<size_t>(n));
-            w.queue.push_back(std::move(c));
+            w.take(std::string_view(buf, static_cast<size_t>(n)), ProxyClock::now() + (reply ? mode.delay : Millis{0}),
+                   mode.blackhole);
         }
     }
 
     void write_due(ProxyWay& w, ProxyPair& p) {
         const ProxyClock::time_point now = ProxyClock::now();
         while (w.ready(now)) {
-            ProxyChunk& c = w.queue.front();
-            const ssize_t n = ::send(w.to, c.bytes.data() + c.sent, c.bytes.size() - c.sent, MSG_NOSIGNAL);
+            const std::string_view bytes = w.next_bytes();
+            const ssize_t n = ::send(w.to, bytes.data(), bytes.size(), MSG_NOSIGNAL);
             if (n < 0) {
                 if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) p.dead = true;
                 return;
             }
-            c.sent += static_cast<size_t>(n);
-            if (c.sent < c.bytes.size()) return;
-            w.queue.pop_front();
+            w.wrote(static_cast<size_t>(n));
+            if (static_cast<size_t>(n) < bytes.size()) return;
         }
     }
 
     // Polls every socket until the next chunk is due; under the mutex except in poll().
     void run();
+    // The thread's body: a broken invariant ends it with every socket closed, so the roles see
+    // their link fail at once rather than hang, and the next set() rethrows it.
+    void run_or_fail() {
+        try {
+            run();
+        } catch (const std::logic_error&) {
+            std::lock_guard lock(mutex);
+            failure = std::current_exception();
+            for (const auto& p : pairs) {
+                link_proxy_detail::close_with_reset(p->up.from);
+                link_proxy_detail::close_with_reset(p->up.to);
+            }
+            pairs.clear();
+            ::close(listener);
+            listener = -1;
+        }
+    }
     int poll_timeout_ms(ProxyClock::time_point now) const;
     void close_finished();
 };
@@ -271,7 +259,7 @@ void LinkProxy::Impl::run() {
 LinkProxy::LinkProxy(std::string upstream_host, int upstream_port) : m(std::make_unique<Impl>()) {
     m->resolve(upstream_host, upstream_port);
     m->listen_on_loopback();
-    m->thread = std::thread([this] { m->run(); });
+    m->thread = std::thread([this] { m->run_or_fail(); });
 }
 
 LinkProxy::~LinkProxy() {
@@ -294,6 +282,7 @@ int64_t LinkProxy::set(LinkMode mode) {
     int64_t released = 0;
     {
         std::lock_guard lock(m->mutex);
+        if (m->failure) std::rethrow_exception(m->failure);
         m->mode = mode;
         if (!mode.blackhole) {
             const ProxyClock::time_point now = ProxyClock::now();

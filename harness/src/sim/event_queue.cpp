@@ -1,5 +1,7 @@
 #include "sim/event_queue.h"
 
+#include "util/check.h"
+
 namespace relab::sim {
 
 void EventQueue::push(const Event& e) {
@@ -21,16 +23,17 @@ void EventQueue::push(const Event& e) {
 }
 
 EventQueue::Event EventQueue::pop() {
-    if (m_has_next) {
-        m_has_next = false;
-        return m_next;
-    }
-    return heap_pop();
+    const Event e = m_has_next ? m_next : heap_pop();
+    m_has_next = false;
+    RELAB_CHECK(e.t >= m_reached, "the scheduler's time never moves back");
+    m_reached = e.t;
+    return e;
 }
 
 void EventQueue::clear() {
     m_events.clear();
     m_has_next = false;
+    m_reached = INT64_MIN;
 }
 
 // Sift-up and sift-down move a hole rather than swapping, so each level costs one move.

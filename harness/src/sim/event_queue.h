@@ -28,13 +28,16 @@ public:
     EventQueue() { m_events.reserve(256); }
 
     void push(const Event& e);
-    // Takes the earliest event off the queue; the queue must not be empty.
+    // Takes the earliest event off the queue; the queue must not be empty. The scheduler's clock
+    // is the time of the event it took last, so an event earlier than that one (queued in the past,
+    // or a heap out of order) throws std::logic_error: time never moves back.
     Event pop();
     // The earliest event, or null when none is queued.
     const Event* front() const {
         if (m_has_next) return &m_next;
         return m_events.empty() ? nullptr : &m_events.front();
     }
+    // Empties the queue and forgets the time reached: the next event may be at any time.
     void clear();
 
 private:
@@ -44,6 +47,7 @@ private:
     std::vector<Event> m_events;  // a binary min-heap under Event::before
     Event m_next{};               // with m_has_next: earlier than every event in m_events
     bool m_has_next = false;
+    int64_t m_reached = INT64_MIN;  // the time of the event taken last
 };
 
 }  // namespace relab::sim

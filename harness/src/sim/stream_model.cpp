@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "util/check.h"
+
 namespace relab::sim {
 
 namespace {
@@ -115,13 +117,18 @@ std::vector<StreamEntry> StreamModel::xreadgroup(const std::string& key, const s
         if (count > 0 && static_cast<int>(out.size()) >= count) break;
         out.push_back(make_entry(it->first, it->second));
         out.back().deliveries = 1;
-        g.last_delivered = it->first;
-        Pending& p = g.pel[it->first];
-        p.consumer = consumer;
-        p.delivered_at = now;
-        p.deliveries = 1;
+        g.deliver(it->first, consumer, now);
     }
     return out;
+}
+
+StreamModel::Pending& StreamModel::Group::deliver(const EntryId& id, const std::string& consumer, Nanos now) {
+    RELAB_CHECK(id > last_delivered, "a group's last-delivered ID never moves back");
+    last_delivered = id;
+    Pending& p = pel[id];
+    p = Pending{consumer, now, 1};
+    RELAB_CHECK(pel.rbegin()->first <= last_delivered, "the PEL holds only IDs its group delivered");
+    return p;
 }
 
 std::vector<StreamEntry> StreamModel::xreadgroup_pending(const std::string& key, const std::string& group,

@@ -115,16 +115,23 @@ public:
     int blocked_readers() const;
     std::vector<uint64_t> blocked_tickets() const;  // oldest first, across streams
 
-private:
     struct Pending {
         std::string consumer;
         Nanos delivered_at{0};
         int64_t deliveries = 0;
     };
+    // A consumer group. Public so a test can hand-make a broken one: its invariants are checked in
+    // deliver(), the only place an ID enters the PEL or last-delivered moves.
     struct Group {
         EntryId last_delivered;
         std::map<EntryId, Pending> pel;
+        // XREADGROUP's delivery of `id` to `consumer`: the group's last-delivered ID, and pending.
+        // Throws std::logic_error when last-delivered would move back or the PEL would hold an ID
+        // the group never delivered (one after last-delivered).
+        Pending& deliver(const EntryId& id, const std::string& consumer, Nanos now);
     };
+
+private:
     struct Stream {
         std::map<EntryId, Fields> entries;
         EntryId last_id;
