@@ -18,7 +18,8 @@ PACKAGES=(cmake g++ ninja-build pkg-config git redis-server redis-tools libhired
           postgresql zlib1g-dev libgoogle-perftools-dev)
 # The tests also render the HTML report in headless Chromium, check junit.xml with xmllint,
 # validate docker-compose.yml with docker-compose (which needs no Docker engine for that), and
-# build the fuzz targets with clang and libFuzzer (ctest label fuzz, harness/fuzz/). The lint
+# build the fuzz targets with clang and libFuzzer (ctest label fuzz, harness/fuzz/) and the
+# sanitizer builds with clang's runtimes (labels asan and tsan, harness/sanitize/). The lint
 # tests run node: Debian's nodejs and npm when the machine has no node and npm of its own (looked up
 # as commands, not packages: a NodeSource nodejs ships npm inside and conflicts with Debian's npm).
 if [ "${1:-}" = "test" ]; then

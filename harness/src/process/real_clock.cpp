@@ -1,6 +1,7 @@
 #include "process/real_clock.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <ctime>
 
@@ -8,9 +9,14 @@ namespace relab {
 
 namespace {
 
-volatile std::sig_atomic_t g_trial_ended = 0;
+// An atomic, not a volatile sig_atomic_t: a role's task threads read it while the signal handler
+// writes it on another thread, a data race that only an atomic orders (ThreadSanitizer found it).
+std::atomic<bool> g_trial_ended{false};
+static_assert(std::atomic<bool>::is_always_lock_free, "a signal handler may only touch a lock-free atomic");
 
-extern "C" void on_trial_end(int) { g_trial_ended = 1; }
+extern "C" void on_trial_end(int) { g_trial_ended.store(true, std::memory_order_relaxed); }
+
+bool trial_ended() { return g_trial_ended.load(std::memory_order_relaxed); }
 
 }  // namespace
 
@@ -22,16 +28,16 @@ void install_trial_end_wakeup() {
     ::sigaction(kTrialEndSignal, &sa, nullptr);
 }
 
-bool trial_end_signalled() { return g_trial_ended != 0; }
+bool trial_end_signalled() { return trial_ended(); }
 
 void RealClock::sleep_for(Nanos d) {
     const auto deadline = std::chrono::steady_clock::now() + d;
     for (;;) {
         Nanos left = std::chrono::duration_cast<Nanos>(deadline - std::chrono::steady_clock::now());
-        if (g_trial_ended) left = std::min<Nanos>(left, std::chrono::milliseconds(1));
+        if (trial_ended()) left = std::min<Nanos>(left, std::chrono::milliseconds(1));
         if (left.count() <= 0) return;
         timespec ts{static_cast<time_t>(left.count() / 1'000'000'000), static_cast<long>(left.count() % 1'000'000'000)};
-        const bool ended_before = g_trial_ended != 0;
+        const bool ended_before = trial_ended();
         // 0: slept all of it. EINTR: the trial's end (or another handled signal): the time left is
         // taken again, at most 1 ms once the trial has ended.
         if (::nanosleep(&ts, nullptr) == 0 || ended_before) return;

@@ -1,5 +1,7 @@
 #include "sim/fiber.h"
 
+#include "sim/fiber_sanitizer.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -79,36 +81,92 @@ FiberStack::~FiberStack() {
 Fiber::Fiber(size_t stack_bytes) : m_stack(stack_bytes) {}
 
 Fiber::~Fiber() {
-    // An unfinished context is unwound by Boost.Context while the stack still exists.
-    m_context = boost::context::fiber{};
+    end_context();
+    sanitizer::destroy_fiber(m_san.tsan_fiber);
 }
 
 void Fiber::start(std::string name, std::function<void()> body) {
-    m_context = boost::context::fiber{};
+    end_context();
     m_name = std::move(name);
     m_body = std::move(body);
     m_error = nullptr;
     m_cancel = false;
+    m_entered = false;
+    m_discard = false;
     m_exceptions = ExceptionState{};
+    // TSan: a new history for each context, because Boost.Context's entry frame is pushed onto the
+    // history current while the context is made, and never popped.
+    sanitizer::destroy_fiber(m_san.tsan_fiber);
+    m_san.tsan_fiber = sanitizer::create_fiber();
+    void* const scheduler = sanitizer::current_fiber();
+    sanitizer::switch_to(m_san.tsan_fiber);
     boost::context::stack_context sctx;
     sctx.sp = m_stack.top();
     sctx.size = m_stack.size();
     m_context = boost::context::fiber(std::allocator_arg, boost::context::preallocated(sctx.sp, sctx.size, sctx),
-                                      BorrowedStack{}, [this](boost::context::fiber&& caller) {
-                                          m_caller = std::move(caller);
-                                          run_body();
-                                          return std::move(m_caller);
-                                      });
+                                      BorrowedStack{},
+                                      [this](boost::context::fiber&& caller) { return enter(std::move(caller)); });
+    sanitizer::switch_to(scheduler);
     m_state = FiberState::ready;
+}
+
+boost::context::fiber Fiber::enter(boost::context::fiber&& caller) {
+    sanitizer::arrived_on_stack(nullptr, &m_san.scheduler_bottom, &m_san.scheduler_size);
+    m_caller = std::move(caller);
+    m_entered = true;
+    try {
+        if (!m_discard) run_body();
+    } catch (const boost::context::detail::forced_unwind&) {
+        // end_context() unwinding a suspended fiber: this stack is left for good.
+        sanitizer::leaving_stack(nullptr, m_san.scheduler_bottom, m_san.scheduler_size);
+        throw;
+    }
+    sanitizer::leaving_stack(nullptr, m_san.scheduler_bottom, m_san.scheduler_size);
+    return std::move(m_caller);
 }
 
 void Fiber::resume() {
     const ExceptionState scheduler = swap_exception_state(m_exceptions);
+    // TSan: only the scheduler's side switches, before the jump and after the return, so that
+    // every frame is pushed and popped on the same history.
+    void* const scheduler_fiber = sanitizer::current_fiber();
+    sanitizer::switch_to(m_san.tsan_fiber);
+    sanitizer::leaving_stack(&m_san.scheduler_fake_stack, m_stack.bottom(), m_stack.size());
     m_context = std::move(m_context).resume();
+    sanitizer::arrived_on_stack(m_san.scheduler_fake_stack, nullptr, nullptr);
+    sanitizer::switch_to(scheduler_fiber);
     m_exceptions = swap_exception_state(scheduler);
 }
 
-void Fiber::yield() { m_caller = std::move(m_caller).resume(); }
+void Fiber::yield() {
+    sanitizer::leaving_stack(&m_san.fiber_fake_stack, m_san.scheduler_bottom, m_san.scheduler_size);
+    try {
+        m_caller = std::move(m_caller).resume();
+    } catch (const boost::context::detail::forced_unwind&) {
+        // Back on this stack to unwind it (end_context()): ASan must know it is live again.
+        sanitizer::arrived_on_stack(m_san.fiber_fake_stack, &m_san.scheduler_bottom, &m_san.scheduler_size);
+        throw;
+    }
+    sanitizer::arrived_on_stack(m_san.fiber_fake_stack, &m_san.scheduler_bottom, &m_san.scheduler_size);
+}
+
+void Fiber::end_context() {
+    if (!m_context) return;
+    if (!m_entered) {
+        // Never ran: resumed to the end of enter(), which skips the body, so the sanitizers see
+        // both switches (Boost.Context's own unwinding would run no code of ours on that stack).
+        m_discard = true;
+        resume();
+        return;
+    }
+    // Suspended in its body: Boost.Context unwinds the stack (forced_unwind through yield()).
+    void* const scheduler_fiber = sanitizer::current_fiber();
+    sanitizer::switch_to(m_san.tsan_fiber);
+    sanitizer::leaving_stack(&m_san.scheduler_fake_stack, m_stack.bottom(), m_stack.size());
+    m_context = boost::context::fiber{};
+    sanitizer::arrived_on_stack(m_san.scheduler_fake_stack, nullptr, nullptr);
+    sanitizer::switch_to(scheduler_fiber);
+}
 
 void Fiber::run_body() {
     try {

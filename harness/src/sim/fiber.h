@@ -20,6 +20,7 @@ public:
     ~FiberStack();
     FiberStack(const FiberStack&) = delete;
     FiberStack& operator=(const FiberStack&) = delete;
+    void* bottom() const { return m_usable; }
     void* top() const { return static_cast<char*>(m_usable) + m_usable_bytes; }
     size_t size() const { return m_usable_bytes; }
 
@@ -63,7 +64,20 @@ public:
     void request_cancel() { m_cancel = true; }
 
 private:
+    // What the sanitizers know of this fiber's switches (sim/fiber_sanitizer.h); unused without them.
+    struct SanitizerMarks {
+        void* scheduler_fake_stack = nullptr;  // ASan: the scheduler's, while the fiber runs
+        void* fiber_fake_stack = nullptr;      // ASan: the fiber's, while it is suspended
+        const void* scheduler_bottom = nullptr;  // ASan: the stack that resumed the fiber
+        size_t scheduler_size = 0;
+        void* tsan_fiber = nullptr;  // TSan: this context's history, new at every start()
+    };
+
     void run_body();
+    // The context's body: `m_body` unless the context is discarded before it ran.
+    boost::context::fiber enter(boost::context::fiber&& caller);
+    // Ends the context left from the last start(), if any, before its stack is reused or unmapped.
+    void end_context();
 
     FiberStack m_stack;
     boost::context::fiber m_context;  // the fiber, while it is not running
@@ -74,6 +88,9 @@ private:
     FiberState m_state = FiberState::finished;
     std::exception_ptr m_error;
     bool m_cancel = false;
+    bool m_entered = false;  // the context has run: a suspended one is unwound, not discarded
+    bool m_discard = false;  // the next resume() ends a context that never ran, without its body
+    SanitizerMarks m_san;
 };
 
 // Thrown inside a fiber the scheduler cancels, to unwind its stack. Deliberately not derived from
