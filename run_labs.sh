@@ -3,7 +3,8 @@
 #   ./run_labs.sh                 run every lab, write reports/out/
 #   ./run_labs.sh baseline s1 …   run some parts (or scenario ids, or files)
 #   ./run_labs.sh test            build and run every test
-#   ./run_labs.sh test quick      build relab and the unit tests, run the unit and lint tests (before every commit)
+#   ./run_labs.sh test quick      build relab and the unit tests, run the unit and lint tests and the pure layers under ASan (before every commit)
+#   ./run_labs.sh test sanitize   the ASan+UBSan and TSan builds and their tests
 #   ./run_labs.sh build           install what is missing and build relab, nothing more (a CI job's first step)
 #   ./run_labs.sh load            the load labs (scenarios/load: 10,000 orders per strategy, a failover, S5's isolation levels), reports/load/
 #   ./run_labs.sh examples        the labs whose roles are PHP and Python programs (scenarios/examples), reports/examples/
@@ -83,10 +84,18 @@ if [ "${1:-}" = "test" ]; then
   # than they compute, and those that measure speed run alone (RUN_SERIAL, CMakeLists.txt).
   jobs=${RELAB_TEST_JOBS:-3}
   if [ "${1:-}" = "quick" ]; then
-    # The tier to run before every commit: the unit and lint tests, nothing that starts a server.
+    # The tier to run before every commit: the unit and lint tests and the server-free layers under
+    # ASan+UBSan, nothing that starts a server.
     shift
     tools/lint/install.sh build/npm || echo "run_labs.sh: tools/lint/install.sh failed: the lint tests will fail" >&2
     ctest --test-dir build --output-on-failure -L quick -j "$(nproc)" "$@" || status=$?
+    exit "$status"
+  fi
+  if [ "${1:-}" = "sanitize" ]; then
+    # The ASan+UBSan and TSan builds (harness/sanitize/): each configures and builds its own
+    # directory beside build/, then runs the unit tests, a simulated run and a real smoke under it.
+    shift
+    ctest --test-dir build --output-on-failure -L 'asan|tsan' "$@" || status=$?
     exit "$status"
   fi
   mkdir -p reports/out
@@ -101,9 +110,10 @@ if [ "${1:-}" = "test" ]; then
   if [ $# -gt 0 ]; then
     ctest --test-dir build --output-on-failure -j "$jobs" "$@" || status=$?
   else
-    # First the tests that compute (unit, lint, fuzzing, sanitizer builds), then the real-server
-    # tests: a compiler beside them would stall their roles past the timings their labs measure.
-    ctest --test-dir build --output-on-failure -LE real -j "$(nproc)" || status=$?
+    # First the tests that compute (unit, lint, fuzzing), then the real-server tests: a compiler
+    # beside them would stall their roles past the timings their labs measure. The sanitizer builds
+    # (labels asan, tsan) compile relab twice more, about 20 minutes on 2 cores: `test sanitize`.
+    ctest --test-dir build --output-on-failure -LE 'real|asan|tsan' -j "$(nproc)" || status=$?
     rc=0
     ctest --test-dir build --output-on-failure -L real -j "$jobs" || rc=$?
     if [ "$status" -eq 0 ]; then status=$rc; fi
