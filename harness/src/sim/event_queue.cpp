@@ -1,7 +1,5 @@
 #include "sim/event_queue.h"
 
-#include "util/check.h"
-
 namespace relab::sim {
 
 void EventQueue::push(const Event& e) {
@@ -20,14 +18,6 @@ void EventQueue::push(const Event& e) {
         return;
     }
     heap_push(e);
-}
-
-EventQueue::Event EventQueue::pop() {
-    const Event e = m_has_next ? m_next : heap_pop();
-    m_has_next = false;
-    RELAB_CHECK(e.t >= m_reached, "the scheduler's time never moves back");
-    m_reached = e.t;
-    return e;
 }
 
 void EventQueue::clear() {

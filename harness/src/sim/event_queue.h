@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/check.h"
+
 namespace relab::sim {
 
 class EventQueue {
@@ -31,7 +33,11 @@ public:
     // Takes the earliest event off the queue; the queue must not be empty. The scheduler's clock
     // is the time of the event it took last, so an event earlier than that one (queued in the past,
     // or a heap out of order) throws std::logic_error: time never moves back.
-    Event pop();
+    Event pop() {
+        if (!m_has_next) return reached(heap_pop());
+        m_has_next = false;
+        return reached(m_next);
+    }
     // The earliest event, or null when none is queued.
     const Event* front() const {
         if (m_has_next) return &m_next;
@@ -41,6 +47,11 @@ public:
     void clear();
 
 private:
+    const Event& reached(const Event& e) {
+        RELAB_CHECK(e.t >= m_reached, "the scheduler's time never moves back");
+        m_reached = e.t;
+        return e;
+    }
     void heap_push(const Event& e);
     Event heap_pop();
 

@@ -5,9 +5,20 @@
 #include <stdexcept>
 #include <string>
 
-#define RELAB_CHECK(cond, what)                                                                                 \
-    do {                                                                                                        \
-        if (!(cond))                                                                                            \
-            throw std::logic_error(std::string("relab invariant broken at ") + __FILE__ + ":" +                 \
-                                   std::to_string(__LINE__) + ": " #cond ": " + (what));                        \
+namespace relab::check_detail {
+
+// Out of line and cold: a check inlined on the simulator's path costs its comparison and a jump,
+// and none of the message's building.
+[[noreturn, gnu::cold, gnu::noinline]] inline void broken(const char* file, int line, const char* cond,
+                                                          const std::string& what) {
+    throw std::logic_error(std::string("relab invariant broken at ") + file + ":" + std::to_string(line) + ": " +
+                           cond + ": " + what);
+}
+
+}  // namespace relab::check_detail
+
+#define RELAB_CHECK(cond, what)                                                     \
+    do {                                                                            \
+        if (!(cond)) [[unlikely]]                                                   \
+            ::relab::check_detail::broken(__FILE__, __LINE__, #cond, (what));       \
     } while (0)
