@@ -24,18 +24,10 @@ export ASAN_OPTIONS="detect_leaks=1:${ASAN_OPTIONS:-}"
 fuzz_flags=(-timeout=10 -rss_limit_mb=2048)
 
 if [ "$mode" = build ]; then
-  cxx="${RELAB_FUZZ_CXX:-clang++}"
-  if ! command -v "$cxx" >/dev/null; then
-    echo "run_fuzz.sh: no $cxx: the fuzz targets need clang and libFuzzer (Debian: apt-get install clang" \
-         "libclang-rt-14-dev; ./run_labs.sh test installs them)" >&2
-    exit 1
-  fi
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -S "$src" -B "$dir" "${generator[@]}" -DRELAB_FUZZ=ON -DCMAKE_CXX_COMPILER="$cxx" || exit 1
-  fi
-  exec cmake --build "$dir" -j "$(nproc)"
+  # shellcheck source=../clang_build.sh
+  . "$src/harness/clang_build.sh"
+  clang_build run_fuzz.sh "${RELAB_FUZZ_CXX:-clang++}" "$src" "$dir" -DRELAB_FUZZ=ON --
+  exit $?
 fi
 
 targets=()

@@ -26,19 +26,11 @@ case "$kind" in
 esac
 
 if [ "$mode" = build ]; then
-  cxx="${RELAB_SANITIZE_CXX:-clang++}"
-  if ! command -v "$cxx" >/dev/null; then
-    echo "run_sanitized.sh: no $cxx: the sanitizer builds need clang and its runtimes (Debian: apt-get install" \
-         "clang libclang-rt-14-dev; ./run_labs.sh test installs them)" >&2
-    exit 1
-  fi
-  generator=()
-  command -v ninja >/dev/null && generator=(-G Ninja)
-  if [ ! -f "$dir/CMakeCache.txt" ]; then
-    cmake -S "$src" -B "$dir" "${generator[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRELAB_SANITIZE="$kind" \
-      -DRELAB_TCMALLOC=OFF -DCMAKE_CXX_COMPILER="$cxx" || exit 1
-  fi
-  exec cmake --build "$dir" -j "$(nproc)" --target "$@"
+  # shellcheck source=../clang_build.sh
+  . "$src/harness/clang_build.sh"
+  clang_build run_sanitized.sh "${RELAB_SANITIZE_CXX:-clang++}" "$src" "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DRELAB_SANITIZE="$kind" -DRELAB_TCMALLOC=OFF -- "$@"
+  exit $?
 fi
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/relab-sanitize.XXXXXX")"

@@ -15,9 +15,9 @@ std::optional<std::string> accounting_violation(const Accounting& a) {
     if (a.unapplied > a.processed_once + a.duplicated)
         return fmt::format("unapplied {} exceeds the entries processed ({})", a.unapplied,
                            a.processed_once + a.duplicated);
-    for (const int v : {a.redelivered, a.unexpected, a.stale_overwrites, a.side_effects, a.side_effects_out_of_order,
-                        a.republished, a.reapplied, a.skipped, a.lost, a.duplicated, a.dead_lettered})
-        if (v < 0) return fmt::format("a negative count ({})", v);
+    // Every figure the accounting has counts something: none is below zero.
+    for (const AccountingFigure& f : accounting_figures())
+        if (a.*f.count < 0) return fmt::format("a negative count: {} {}", f.name, a.*f.count);
     if (a.side_effects_out_of_order > a.side_effects)
         return fmt::format("{} orders with side effects out of order, but {} side effects sent",
                            a.side_effects_out_of_order, a.side_effects);
