@@ -61,6 +61,8 @@ fi
 # tests' by ./run_labs.sh test quick.
 if [ "${1:-}" = "test" ] && [ "${2:-}" = "quick" ]; then
   cmake --build build -j "$(nproc)" --target relab relab_unit_tests >&2
+elif [ "${1:-}" = "test" ] && [ "${2:-}" = "sanitize" ]; then
+  :  # the sanitizer tests build their own directories (build-asan/, build-tsan/)
 elif [ "${1:-}" = "test" ]; then
   cmake --build build -j "$(nproc)" >&2
 else
